@@ -1,0 +1,50 @@
+import { ENV_VARS, type EnvVarName } from './schema.ts';
+import type { Config } from './config.ts';
+
+export const REDACTED = '[redacted]';
+
+/** A URL with its password replaced, so a DATABASE_URL can be shown. */
+export function redactUrl(value: string): string {
+  try {
+    const u = new URL(value);
+    if (u.password) u.password = REDACTED;
+    return u.toString();
+  } catch {
+    return value;
+  }
+}
+
+/** The config as it may be printed or logged: secrets replaced, passwords in URLs removed. */
+export function redactConfig(config: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(config)) {
+    const spec = ENV_VARS[name as EnvVarName];
+    if (spec?.secret && value !== undefined) out[name] = REDACTED;
+    else if (typeof value === 'string' && /^[a-z]+:\/\//i.test(value)) out[name] = redactUrl(value);
+    else out[name] = value;
+  }
+  return out;
+}
+
+/** Every secret value in the config, for scrubbing free text (error messages, provider bodies). */
+export function secretValues(config: Config): string[] {
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(config)) {
+    if (typeof value !== 'string' || !value) continue;
+    if (ENV_VARS[name as EnvVarName]?.secret) values.push(value);
+    try {
+      const password = new URL(value).password;
+      if (password) values.push(password, decodeURIComponent(password));
+    } catch {
+      /* not a URL */
+    }
+  }
+  return values.filter((v) => v.length >= 3);
+}
+
+/** Replaces each secret occurrence in text. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) out = out.split(s).join(REDACTED);
+  return out;
+}

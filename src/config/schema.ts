@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { IANAZone } from 'luxon';
+import { CURRENCIES } from '../money/decimal.ts';
+
+const intIn = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `expected a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `expected at least ${min}`).max(max, `expected at most ${max}`));
+
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    }, `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+
+const email = z.string().trim().regex(/^[^\s@,]+@[^\s@,]+$/, 'expected an e-mail address such as finance@example.com');
+const emailList = z
+  .string()
+  .trim()
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .pipe(z.array(email).min(1, 'expected one or more comma-separated e-mail addresses'));
+
+const currencyList = z
+  .string()
+  .trim()
+  .transform((v) => v.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean))
+  .pipe(z.array(z.enum(CURRENCIES, { message: `expected a comma-separated list of ${CURRENCIES.join(', ')}` })).min(1));
+
+/** "INR=0.01,NGN=1": absolute tolerance per currency in the currency's units. */
+const tolerances = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    const out: Record<string, string> = {};
+    for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const m = /^([A-Z]{3})=(\d+(\.\d+)?)$/.exec(part.toUpperCase());
+      if (!m || !(CURRENCIES as readonly string[]).includes(m[1])) {
+        ctx.addIssue({ code: 'custom', message: `expected CUR=amount pairs such as "INR=0.01,NGN=1" (got "${part}")` });
+        return z.NEVER;
+      }
+      out[m[1]] = m[2];
+    }
+    return out;
+  });
+
+/** "Paid=success,Expired=failed": extra provider status strings and their category. */
+const statusMap = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    const out: Record<string, 'pending' | 'success' | 'failed' | 'unknown'> = {};
+    for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const m = /^([^=]+)=(pending|success|failed|unknown)$/i.exec(part);
+      if (!m) {
+        ctx.addIssue({ code: 'custom', message: `expected Status=category pairs, category one of pending, success, failed, unknown (got "${part}")` });
+        return z.NEVER;
+      }
+      out[m[1].trim()] = m[2].toLowerCase() as 'pending';
+    }
+    return out;
+  });
+
+const timezone = z
+  .string()
+  .trim()
+  .refine((v) => IANAZone.isValidZone(v), 'expected an IANA time zone such as Asia/Kolkata or UTC');
+
+const signature = z
+  .string()
+  .trim()
+  .regex(/^(hmac-sha256|md5-sorted|module:.+)$/, 'expected hmac-sha256, md5-sorted, or module:<path to a signing module>');
+
+const text = z.string().trim().min(1, 'expected a non-empty value');
+
+/** Every environment variable payrecon reads: name, parser, default, and whether it is secret. */
+export const ENV_VARS = {
+  DATABASE_URL: { schema: url(['postgres:', 'postgresql:']), secret: false, doc: 'Postgres connection URL; unset: embedded PGlite under PGLITE_DIR' },
+  DATABASE_SCHEMA: { schema: z.string().trim().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case SQL identifier such as payrecon'), default: 'payrecon', secret: false, doc: 'schema that holds payrecon tables' },
+  PGLITE_DIR: { schema: text, default: '.data/pglite', secret: false, doc: 'directory of the embedded database when DATABASE_URL is unset' },
+  PROVIDER_BASE_URL: { schema: url(['http:', 'https:']), secret: false, doc: 'provider base URL (without /v1/api); unset: the demo starts the sandbox' },
+  PROVIDER_MERCHANT_ID: { schema: text, default: 'demo-merchant', secret: false, doc: 'MerchantID header' },
+  PROVIDER_SECRET: { schema: text, default: 'demo-secret', secret: true, doc: 'signing key shared with the provider' },
+  PROVIDER_SIGNATURE: { schema: signature, default: 'hmac-sha256', secret: false, doc: 'signing scheme: hmac-sha256, md5-sorted or module:<path>' },
+  PROVIDER_TIMEOUT_MS: { schema: intIn(100, 300_000), default: '15000', secret: false, doc: 'per-request timeout' },
+  PROVIDER_MAX_RETRIES: { schema: intIn(0, 10), default: '3', secret: false, doc: 'retries for network errors, timeouts, 429 and 5xx' },
+  PROVIDER_RATE_LIMIT: { schema: intIn(0, 100_000), default: '0', secret: false, doc: 'maximum requests per second; 0 = no cap' },
+  PROVIDER_STATUS_MAP: { schema: statusMap, default: '', secret: false, doc: 'extra status strings, e.g. "Paid=success,Expired=failed"' },
+  RECON_CONCURRENCY: { schema: intIn(1, 1024), default: '16', secret: false, doc: 'provider fetches in flight at once' },
+  RECON_LOOKBACK_DAYS: { schema: intIn(1, 3650), default: '30', secret: false, doc: 'default run: orders created within this many days' },
+  RECON_BATCH_SIZE: { schema: intIn(1, 10_000), default: '500', secret: false, doc: 'orders read and results written per batch' },
+  RECON_TOLERANCE: { schema: tolerances, default: '', secret: false, doc: 'absolute tolerance per currency, e.g. "INR=0.01"; default exact' },
+  RECON_CURRENCIES: { schema: currencyList, default: 'INR,NGN,IDR', secret: false, doc: 'currencies snapshotted and reported' },
+  REPORT_DIR: { schema: text, default: 'reports', secret: false, doc: 'where reports/<date>/ are written' },
+  REPORT_TIMEZONE: { schema: timezone, default: 'UTC', secret: false, doc: 'business-day time zone (IANA)' },
+  SMTP_URL: { schema: url(['smtp:', 'smtps:']), secret: true, doc: 'SMTP server, e.g. smtp://user:pass@mail:587' },
+  REPORT_EMAIL_FROM: { schema: email, default: 'payrecon@localhost', secret: false, doc: 'sender of report e-mails' },
+  REPORT_EMAIL_TO: { schema: emailList, secret: false, doc: 'comma-separated recipients of report e-mails' },
+  ALERT_WEBHOOK_URL: { schema: url(['http:', 'https:']), secret: true, doc: 'Slack-compatible webhook for alerts' },
+  ALERT_EMAIL_TO: { schema: emailList, secret: false, doc: 'comma-separated recipients of alerts' },
+  LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'expected one of fatal, error, warn, info, debug, trace, silent' }), default: 'info', secret: false, doc: 'log level' },
+} as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
+
+export type EnvVarName = keyof typeof ENV_VARS;
