@@ -1,0 +1,31 @@
+import type { StatusCategory } from './types.ts';
+
+/** Known provider strings. The spec shows only Initiated and Success; the rest are common siblings. */
+export const DEFAULT_STATUS_MAP: Readonly<Record<string, StatusCategory>> = Object.freeze({
+  initiated: 'pending',
+  pending: 'pending',
+  processing: 'pending',
+  created: 'pending',
+  success: 'success',
+  successful: 'success',
+  completed: 'success',
+  failed: 'failed',
+  failure: 'failed',
+  rejected: 'failed',
+  cancelled: 'failed',
+  canceled: 'failed',
+  expired: 'failed',
+  reversed: 'failed',
+});
+
+export type StatusMapper = (status: string | undefined | null) => StatusCategory;
+
+/** Case-insensitive mapping with configured overrides; an unseen string is `unknown`, never an error. */
+export function createStatusMapper(overrides: Readonly<Record<string, StatusCategory>> = {}): StatusMapper {
+  const table = new Map<string, StatusCategory>();
+  for (const [k, v] of Object.entries(DEFAULT_STATUS_MAP)) table.set(k, v);
+  for (const [k, v] of Object.entries(overrides)) table.set(k.trim().toLowerCase(), v);
+  return (status) => (typeof status === 'string' ? table.get(status.trim().toLowerCase()) ?? 'unknown' : 'unknown');
+}
+
+export const isFinalCategory = (c: StatusCategory): boolean => c === 'success' || c === 'failed';
