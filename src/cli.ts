@@ -1,0 +1,41 @@
+import { Command, CommanderError } from 'commander';
+import { COMMANDS } from './commands/index.ts';
+import { EXIT } from './commands/exit-codes.ts';
+import { ConfigError } from './config/errors.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('payrecon')
+    .description('Reconcile a merchant\'s pay-ins and payouts (INR, NGN, IDR) against its provider, and report to accounting.')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .addHelpText(
+      'after',
+      `
+Exit status: 0 done, 1 mismatches found (with --fail-on-mismatch), 2 run could not complete, 3 bad configuration or arguments.
+Quick start: payrecon demo`,
+    );
+  for (const register of COMMANDS) register(program);
+  return program;
+}
+
+/** Entry point for bin/payrecon.mjs: runs one command and sets the exit code. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      process.exitCode = err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+      return;
+    }
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\nSee .env.example or 'payrecon <command> --help' for each variable.\n`);
+      process.exitCode = EXIT.USAGE;
+      return;
+    }
+    process.stderr.write(`payrecon: ${(err as Error).message}\n`);
+    process.exitCode = (err as { exitCode?: number }).exitCode ?? EXIT.INCOMPLETE;
+  }
+}

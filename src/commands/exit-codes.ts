@@ -1,0 +1,10 @@
+/** Exit statuses shared by every command (documented in the README). */
+export const EXIT = Object.freeze({
+  OK: 0,
+  /** The run completed and found mismatches (only with --fail-on-mismatch). */
+  MISMATCHES: 1,
+  /** The run could not complete: credentials refused, provider unavailable, database lost. */
+  INCOMPLETE: 2,
+  /** Bad input: invalid configuration, arguments, or an unmigrated database. Nothing was done. */
+  USAGE: 3,
+});

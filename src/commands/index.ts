@@ -1,0 +1,7 @@
+import type { Command } from 'commander';
+import { registerSandbox } from './sandbox.ts';
+
+/** Every subcommand, in the order --help lists them. One line per command file. */
+export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
+  registerSandbox,
+];
