@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/config.ts';
+import { ConfigError } from '../src/config/errors.ts';
+import { redactConfig, secretValues, scrub } from '../src/config/redact.ts';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return [...err.problems];
+    throw err;
+  }
+  return [];
+}
+
+describe('config defaults', () => {
+  it('an empty environment is a valid demo configuration', () => {
+    const config = loadConfig({});
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.DATABASE_SCHEMA).toBe('payrecon');
+    expect(config.PROVIDER_SIGNATURE).toBe('hmac-sha256');
+    expect(config.RECON_CONCURRENCY).toBe(16);
+    expect(config.REPORT_TIMEZONE).toBe('UTC');
+    expect(config.RECON_CURRENCIES).toEqual(['INR', 'NGN', 'IDR']);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('parses lists, tolerances and status maps', () => {
+    const config = loadConfig({
+      RECON_TOLERANCE: 'inr=0.01, NGN=1',
+      PROVIDER_STATUS_MAP: 'Paid=success,Expired=FAILED',
+      REPORT_EMAIL_TO: 'a@example.com, b@example.com',
+      RECON_CURRENCIES: 'ngn',
+    });
+    expect(config.RECON_TOLERANCE).toEqual({ INR: '0.01', NGN: '1' });
+    expect(config.PROVIDER_STATUS_MAP).toEqual({ Paid: 'success', Expired: 'failed' });
+    expect(config.REPORT_EMAIL_TO).toEqual(['a@example.com', 'b@example.com']);
+    expect(config.RECON_CURRENCIES).toEqual(['NGN']);
+  });
+});
+
+describe('config validation: each bad value names its variable and what it expects', () => {
+  it.each([
+    ['DATABASE_URL', 'mysql://localhost/db', 'postgres://'],
+    ['DATABASE_URL', 'not a url', 'postgres://'],
+    ['DATABASE_SCHEMA', 'Robert"); DROP TABLE', 'SQL identifier'],
+    ['PROVIDER_BASE_URL', 'ftp://provider', 'http://'],
+    ['PROVIDER_SIGNATURE', 'sha1', 'hmac-sha256'],
+    ['PROVIDER_TIMEOUT_MS', 'ten', 'whole number'],
+    ['PROVIDER_TIMEOUT_MS', '5', 'at least 100'],
+    ['PROVIDER_TIMEOUT_MS', '1.5', 'whole number'],
+    ['PROVIDER_MAX_RETRIES', '-1', 'whole number'],
+    ['PROVIDER_RATE_LIMIT', '1e3', 'whole number'],
+    ['PROVIDER_STATUS_MAP', 'Paid=done', 'Status=category'],
+    ['RECON_CONCURRENCY', '0', 'at least 1'],
+    ['RECON_CONCURRENCY', '100000', 'at most 1024'],
+    ['RECON_TOLERANCE', 'USD=1', 'CUR=amount'],
+    ['RECON_TOLERANCE', 'INR=-1', 'CUR=amount'],
+    ['RECON_CURRENCIES', 'INR,USD', 'INR, NGN, IDR'],
+    ['REPORT_TIMEZONE', 'Mars/Olympus', 'IANA time zone'],
+    ['SMTP_URL', 'http://mail', 'smtp://'],
+    ['REPORT_EMAIL_FROM', 'finance', 'e-mail address'],
+    ['REPORT_EMAIL_TO', 'a@example.com,,nope', 'e-mail address'],
+    ['ALERT_WEBHOOK_URL', 'hooks.slack.com/x', 'http://'],
+    ['LOG_LEVEL', 'loud', 'one of'],
+  ])('%s=%s', (name, value, expects) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${name}: `));
+    expect(problems[0]).toContain(expects);
+  });
+
+  it('reports every bad variable at once', () => {
+    const problems = problemsOf({ RECON_CONCURRENCY: 'x', REPORT_TIMEZONE: 'x' });
+    expect(problems.map((p) => p.split(':')[0])).toEqual(['RECON_CONCURRENCY', 'REPORT_TIMEZONE']);
+  });
+
+  it('never echoes a secret value in the error', () => {
+    const problems = problemsOf({ SMTP_URL: 'ftp://user:hunter2-secret@mail' });
+    expect(problems[0]).toContain('SMTP_URL');
+    expect(problems[0]).not.toContain('hunter2-secret');
+  });
+});
+
+describe('redaction', () => {
+  const config = loadConfig({
+    PROVIDER_SECRET: 'topsecret-key',
+    DATABASE_URL: 'postgres://app:db-pass-123@db:5432/merchant',
+    SMTP_URL: 'smtp://mailer:smtp-pass-456@mail:587',
+  });
+
+  it('hides secrets and URL passwords when config is printed', () => {
+    const shown = JSON.stringify(redactConfig(config));
+    for (const secret of ['topsecret-key', 'db-pass-123', 'smtp-pass-456']) expect(shown).not.toContain(secret);
+    expect(shown).toContain('db:5432/merchant');
+  });
+
+  it('scrubs every secret from free text', () => {
+    const text = 'auth failed for topsecret-key via postgres://app:db-pass-123@db and smtp-pass-456';
+    const clean = scrub(text, secretValues(config));
+    for (const secret of ['topsecret-key', 'db-pass-123', 'smtp-pass-456']) expect(clean).not.toContain(secret);
+  });
+});
