@@ -23,3 +23,11 @@ export const AMOUNT_KEYS: ReadonlySet<string> = new Set(['amount', 'paidAmount',
 
 export type { LosslessNumber };
 export { isNumber };
+
+/**
+ * Parses JSON keeping numbers as LosslessNumber (exact text), so a validator can still tell
+ * a JSON number from a string (parseLossless turns both into strings).
+ */
+export function parseLosslessTyped(text: string): unknown {
+  return parse(text);
+}

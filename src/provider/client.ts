@@ -1,0 +1,266 @@
+import type { Logger } from '../log/logger.ts';
+import { silentLogger } from '../log/logger.ts';
+import type { Currency } from '../money/decimal.ts';
+import {
+  CredentialsError,
+  describeReceived,
+  OrderNotFoundError,
+  ProviderError,
+  ProviderResponseError,
+  ProviderUnavailableError,
+} from './errors.ts';
+import { Transport, type RawResponse } from './http.ts';
+import { stringifyBody } from './json.ts';
+import { isNotFoundEnvelope, parseJsonBody, readArray, readEnvelope, readRecord, SHAPES, type Envelope, type ParseContext } from './parse.ts';
+import { defaultSleep, RateLimiter } from './rate-limit.ts';
+import { parseRetryAfter, RETRYABLE_STATUSES, withRetries, type RetryPolicy } from './retry.ts';
+import { unixTimestamp, type SigningScheme } from './signing.ts';
+import { createStatusMapper, type StatusMapper } from './status.ts';
+import {
+  API_PREFIX,
+  PATHS,
+  type Balance,
+  type BankEntry,
+  type Operation,
+  type PaymentFetchResponse,
+  type PaymentInitiateRequest,
+  type PaymentInitiateResponse,
+  type PayoutFetchResponse,
+  type PayoutInitiateRequest,
+  type PayoutInitiateResponse,
+  type StatusCategory,
+  type UsdtRate,
+} from './types.ts';
+
+export interface ProviderClientOptions {
+  baseUrl: string;
+  merchantId: string;
+  secret: string;
+  scheme: SigningScheme;
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** Sizes the keep-alive pool. */
+  concurrency?: number;
+  /** 0 = none. */
+  rateLimitPerSec?: number;
+  statusMapper?: StatusMapper;
+  /** Clock for the Timestamp header. */
+  now?: () => number;
+  logger?: Logger;
+  secretsToScrub?: string[];
+  /** Default 200; tests pass small. */
+  retryBaseMs?: number;
+  /** Cap of any one wait between attempts, Retry-After included. Default 30 000. */
+  maxRetryDelayMs?: number;
+  /** Bodies above this are abandoned. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Injectable for tests of the retry path. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export type WithCategory<T> = T & { category: StatusCategory };
+
+/** Initiates create money movements: re-sending one that may have arrived could pay twice. */
+const NOT_IDEMPOTENT: ReadonlySet<Operation> = new Set(['paymentInitiate', 'payoutInitiate']);
+const FETCHES: ReadonlySet<Operation> = new Set(['paymentFetch', 'payoutFetch']);
+
+/**
+ * Typed client for the provider's seven operations: signs each request, retries what is safe to
+ * retry, validates every answer, and turns every failure into a ProviderError subclass.
+ */
+export class ProviderClient {
+  private readonly transport: Transport;
+  private readonly limiter?: RateLimiter;
+  private readonly policy: RetryPolicy;
+  private readonly statusMapper: StatusMapper;
+  private readonly now: () => number;
+  private readonly logger: Logger;
+  private readonly secrets: string[];
+
+  constructor(private readonly options: ProviderClientOptions) {
+    const timeoutMs = options.timeoutMs ?? 15_000;
+    this.transport = new Transport({
+      baseUrl: options.baseUrl,
+      connections: Math.max(1, options.concurrency ?? 16),
+      timeoutMs,
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    });
+    const rate = options.rateLimitPerSec ?? 0;
+    if (rate > 0) this.limiter = new RateLimiter(rate, undefined, options.sleep ?? defaultSleep);
+    this.policy = { maxRetries: options.maxRetries ?? 3, baseMs: options.retryBaseMs ?? 200, maxDelayMs: options.maxRetryDelayMs ?? 30_000 };
+    this.statusMapper = options.statusMapper ?? createStatusMapper();
+    this.now = options.now ?? Date.now;
+    this.logger = options.logger ?? silentLogger;
+    this.secrets = [options.secret, ...(options.secretsToScrub ?? [])].filter((s) => s.length >= 3);
+  }
+
+  async initiatePayment(req: PaymentInitiateRequest): Promise<PaymentInitiateResponse> {
+    const { data, ctx } = await this.call('paymentInitiate', { ...req });
+    const out = readRecord(data, SHAPES.paymentInitiate, 'data', ctx);
+    this.expectEcho(ctx, 'data.merchantRef', req.merchantRef, out.merchantRef);
+    return out;
+  }
+
+  async fetchPayment(transactionRef: string): Promise<WithCategory<PaymentFetchResponse>> {
+    const { data, ctx } = await this.call('paymentFetch', { transactionRef }, transactionRef);
+    const out = readRecord(data, SHAPES.paymentFetch, 'data', ctx);
+    this.expectEcho(ctx, 'data.transactionRef', transactionRef, out.transactionRef);
+    return { ...out, category: this.statusMapper(out.status) };
+  }
+
+  async initiatePayout(req: PayoutInitiateRequest): Promise<WithCategory<PayoutInitiateResponse>> {
+    const { data, ctx } = await this.call('payoutInitiate', { ...req });
+    const out = readRecord(data, SHAPES.payoutInitiate, 'data', ctx);
+    this.expectEcho(ctx, 'data.merchantRef', req.merchantRef, out.merchantRef);
+    return { ...out, category: this.statusMapper(out.status) };
+  }
+
+  async fetchPayout(transactionRef: string): Promise<WithCategory<PayoutFetchResponse>> {
+    const { data, ctx } = await this.call('payoutFetch', { transactionRef }, transactionRef);
+    const out = readRecord(data, SHAPES.payoutFetch, 'data', ctx);
+    this.expectEcho(ctx, 'data.transactionRef', transactionRef, out.transactionRef);
+    return { ...out, category: this.statusMapper(out.status) };
+  }
+
+  async bankCodes(currency: 'IDR' | 'NGN'): Promise<BankEntry[]> {
+    const { data, ctx } = await this.call('bankCodes', { currency });
+    return readArray(data, SHAPES.bankEntry, 'data', ctx);
+  }
+
+  async balance(currency: Currency): Promise<Balance> {
+    const { data, ctx } = await this.call('balance', { currency });
+    const out = readRecord(data, SHAPES.balance, 'data', ctx);
+    this.expectEcho(ctx, 'data.currency', currency, out.currency);
+    return out;
+  }
+
+  async usdtRate(currency: Currency): Promise<UsdtRate> {
+    const { data, ctx } = await this.call('usdtRate', { currency });
+    const out = readRecord(data, SHAPES.usdtRate, 'data', ctx);
+    this.expectEcho(ctx, 'data.currency', currency, out.currency);
+    return out;
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  /** An answer about another order or currency than asked is never silently accepted. */
+  private expectEcho(ctx: ParseContext, field: string, asked: string, got: string): void {
+    if (asked === got) return;
+    const shown = describeReceived(got, this.secrets);
+    throw new ProviderResponseError(ctx.operation, `field "${field}": answer is for ${shown}, but ${describeReceived(asked, this.secrets)} was asked`, {
+      httpStatus: ctx.httpStatus,
+      field,
+      received: shown,
+    });
+  }
+
+  /** Sends one operation with retries and returns the envelope's `data` (checked for code "200"). */
+  private async call(operation: Operation, body: Record<string, unknown>, transactionRef?: string): Promise<{ data: unknown; ctx: ParseContext }> {
+    const bodyText = stringifyBody(body);
+    const started = performance.now();
+    const result = await withRetries((attempt) => this.attempt(operation, bodyText, attempt, transactionRef), this.policy, {
+      sleep: this.options.sleep,
+      random: this.options.random,
+      canRetry: (err) => !NOT_IDEMPOTENT.has(operation) || err.detail.outcomeUnknown === false,
+      onRetry: (err, retryIndex, delayMs) =>
+        this.logger.warn({ operation, retry: retryIndex + 1, delayMs, cause: err.detail.cause ?? err.detail.httpStatus, err: err.message }, 'provider call failed; retrying'),
+    }).catch((err: unknown) => {
+      throw this.asProviderError(operation, err);
+    });
+    this.logger.debug({ operation, ms: Math.round(performance.now() - started) }, 'provider call done');
+    return result;
+  }
+
+  private async attempt(operation: Operation, bodyText: string, attempt: number, transactionRef?: string): Promise<{ data: unknown; ctx: ParseContext }> {
+    await this.limiter?.acquire();
+    // Signed per attempt: a retry after a long wait must not carry a stale Timestamp.
+    const timestamp = unixTimestamp(this.now());
+    const signature = this.options.scheme.sign({ timestamp, body: bodyText, merchantId: this.options.merchantId }, this.options.secret);
+    const headers = {
+      MerchantID: this.options.merchantId,
+      Signature: signature,
+      Timestamp: timestamp,
+      'Content-Type': 'application/json',
+    };
+    this.logger.trace({ operation, attempt }, 'provider request');
+    const res = await this.transport.post(operation, `${API_PREFIX}${PATHS[operation]}`, headers, bodyText);
+    return { data: this.interpret(operation, res, transactionRef), ctx: { operation, httpStatus: res.status, secrets: this.secrets } };
+  }
+
+  /** HTTP status first, then the envelope: which answers are errors, and of which kind. */
+  private interpret(operation: Operation, res: RawResponse, transactionRef?: string): unknown {
+    const ctx: ParseContext = { operation, httpStatus: res.status, secrets: this.secrets };
+    if (res.status === 401 || res.status === 403) {
+      throw new CredentialsError(operation, `provider refused the credentials (HTTP ${res.status}); check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE: ${describeReceived(res.text, this.secrets)}`, {
+        httpStatus: res.status,
+        received: describeReceived(res.text, this.secrets),
+      });
+    }
+    if (RETRYABLE_STATUSES.has(res.status) || res.status >= 500) {
+      throw new ProviderUnavailableError(
+        operation,
+        `provider answered HTTP ${res.status}: ${describeReceived(res.text, this.secrets)}`,
+        {
+          httpStatus: res.status,
+          received: describeReceived(res.text, this.secrets),
+          retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.now()),
+          // A 429 is a refusal before any processing; a 5xx may have happened after it.
+          outcomeUnknown: res.status !== 429,
+        },
+        RETRYABLE_STATUSES.has(res.status),
+      );
+    }
+    const env = this.envelopeOf(res, ctx);
+    if (env.code === '200') {
+      if (transactionRef !== undefined && FETCHES.has(operation) && (env.data === null || env.data === undefined)) {
+        throw new OrderNotFoundError(operation, transactionRef, `provider returned no order for transactionRef ${describeReceived(transactionRef, this.secrets)} (data is empty)`, {
+          httpStatus: res.status,
+          code: env.code,
+        });
+      }
+      if (res.status !== 200) {
+        throw new ProviderResponseError(operation, `unexpected HTTP ${res.status} with a success envelope`, { httpStatus: res.status, code: env.code });
+      }
+      return env.data;
+    }
+    const said = `code ${describeReceived(env.code, this.secrets)}, message ${describeReceived(env.message, this.secrets)}`;
+    if (transactionRef !== undefined && FETCHES.has(operation) && isNotFoundEnvelope(env)) {
+      throw new OrderNotFoundError(operation, transactionRef, `provider does not know transactionRef ${describeReceived(transactionRef, this.secrets)} (${said})`, {
+        httpStatus: res.status,
+        code: env.code,
+      });
+    }
+    if (env.code === '401' || env.code === '403') {
+      throw new CredentialsError(operation, `provider refused the credentials (${said})`, { httpStatus: res.status, code: env.code });
+    }
+    throw new ProviderResponseError(operation, `field "code": expected "200", received ${said} (HTTP ${res.status})`, {
+      httpStatus: res.status,
+      code: env.code,
+      field: 'code',
+      received: describeReceived(env.code, this.secrets),
+    });
+  }
+
+  private envelopeOf(res: RawResponse, ctx: ParseContext): Envelope {
+    try {
+      return readEnvelope(parseJsonBody(res.text, res.contentType, ctx), ctx);
+    } catch (err) {
+      // A non-JSON 404/400 is more likely a wrong base URL or path than a bad body: say so.
+      if (err instanceof ProviderResponseError && res.status !== 200) {
+        const reason = err.message.slice(`${ctx.operation}: `.length);
+        throw new ProviderResponseError(ctx.operation, `HTTP ${res.status} without a provider envelope (check PROVIDER_BASE_URL): ${reason}`, err.detail);
+      }
+      throw err;
+    }
+  }
+
+  /** Last line of defence: whatever escaped becomes a ProviderError, so callers handle one type. */
+  private asProviderError(operation: Operation, err: unknown): ProviderError {
+    if (err instanceof ProviderError) return err;
+    const message = err instanceof Error ? err.message : String(err);
+    return new ProviderResponseError(operation, `unexpected failure: ${describeReceived(message, this.secrets)}`);
+  }
+}

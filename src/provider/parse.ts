@@ -1,0 +1,146 @@
+import { isLosslessNumber } from 'lossless-json';
+import { isDecimalText, normalizeDecimal } from '../money/decimal.ts';
+import { describeReceived, ProviderResponseError } from './errors.ts';
+import { parseLosslessTyped } from './json.ts';
+import type { Operation } from './types.ts';
+
+/** What the parsing functions need to write a useful error. */
+export interface ParseContext {
+  operation: Operation;
+  httpStatus: number;
+  secrets: readonly string[];
+}
+
+export interface Envelope {
+  code: string;
+  message: string;
+  data: unknown;
+}
+
+type FieldType = 'string' | 'amount' | 'optionalString';
+export type Shape = Readonly<Record<string, FieldType>>;
+
+/** Maps a shape to the record it validates into; amounts come out as canonical decimal text. */
+export type ShapeOf<S extends Shape> = { [K in keyof S as S[K] extends 'optionalString' ? never : K]: string } & {
+  [K in keyof S as S[K] extends 'optionalString' ? K : never]?: string;
+};
+
+function fail(ctx: ParseContext, field: string, expected: string, received: unknown): never {
+  const shown = describeReceived(received, ctx.secrets);
+  throw new ProviderResponseError(ctx.operation, `field "${field}": expected ${expected}, received ${shown}`, {
+    httpStatus: ctx.httpStatus,
+    field,
+    received: shown,
+  });
+}
+
+/** Body text to a JSON value, with numbers kept as exact text; HTML pages and broken JSON are named as such. */
+export function parseJsonBody(text: string, contentType: string | undefined, ctx: ParseContext): unknown {
+  const head = text.trimStart().slice(0, 15).toLowerCase();
+  if (/text\/html/i.test(contentType ?? '') || head.startsWith('<!doctype') || head.startsWith('<html') || head.startsWith('<')) {
+    const shown = describeReceived(text, ctx.secrets);
+    throw new ProviderResponseError(ctx.operation, `expected a JSON body, received an HTML page (HTTP ${ctx.httpStatus}): ${shown}`, {
+      httpStatus: ctx.httpStatus,
+      received: shown,
+    });
+  }
+  if (text.trim() === '') {
+    throw new ProviderResponseError(ctx.operation, `expected a JSON body, received an empty body (HTTP ${ctx.httpStatus})`, { httpStatus: ctx.httpStatus });
+  }
+  try {
+    return parseLosslessTyped(text);
+  } catch (err) {
+    const shown = describeReceived(text, ctx.secrets);
+    throw new ProviderResponseError(
+      ctx.operation,
+      `body is not valid JSON (${(err as Error).message}) (HTTP ${ctx.httpStatus}): ${shown}`,
+      { httpStatus: ctx.httpStatus, received: shown },
+    );
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
+}
+
+/** The common envelope {code, message, data}; `code` may arrive as "200" or 200. */
+export function readEnvelope(body: unknown, ctx: ParseContext): Envelope {
+  if (!isPlainObject(body)) fail(ctx, '(body)', 'a JSON object {code, message, data}', body);
+  const rawCode = body.code;
+  let code: string;
+  if (typeof rawCode === 'string') code = rawCode;
+  else if (isLosslessNumber(rawCode)) code = rawCode.value;
+  else fail(ctx, 'code', 'a string such as "200"', rawCode);
+  const message = body.message;
+  if (message !== undefined && message !== null && typeof message !== 'string') fail(ctx, 'message', 'a string', message);
+  return { code, message: message ?? '', data: body.data };
+}
+
+/**
+ * Amount text from a JSON number or numeric string. Exponent forms are only accepted from JSON
+ * numbers (some serialisers emit them) and only with a small exponent, so "1e999999" cannot blow up.
+ */
+export function readAmount(value: unknown, field: string, ctx: ParseContext): string {
+  if (typeof value === 'string' && isDecimalText(value)) return normalizeDecimal(value);
+  if (isLosslessNumber(value)) {
+    const text = value.value;
+    if (isDecimalText(text)) return normalizeDecimal(text);
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?[eE]([+-]?\d+)$/.exec(text);
+    if (m && Math.abs(Number(m[3])) <= 40) return normalizeDecimal(text);
+  }
+  return fail(ctx, field, 'a decimal amount (JSON number or numeric string)', value);
+}
+
+/** Validates one object against a shape; extra fields are dropped, missing or mistyped ones are named. */
+export function readRecord<S extends Shape>(value: unknown, shape: S, path: string, ctx: ParseContext): ShapeOf<S> {
+  if (!isPlainObject(value)) fail(ctx, path, 'an object', value);
+  const out: Record<string, string> = {};
+  for (const [key, type] of Object.entries(shape)) {
+    const field = `${path}.${key}`;
+    const v = value[key];
+    if (type === 'amount') {
+      if (v === undefined || v === null) fail(ctx, field, 'a decimal amount', v);
+      out[key] = readAmount(v, field, ctx);
+    } else if (type === 'optionalString') {
+      if (v === undefined || v === null) continue;
+      if (typeof v !== 'string') fail(ctx, field, 'a string', v);
+      out[key] = v;
+    } else {
+      if (typeof v !== 'string') fail(ctx, field, 'a string', v);
+      out[key] = v;
+    }
+  }
+  return out as ShapeOf<S>;
+}
+
+/** An array of records of one shape (the bank code list). */
+export function readArray<S extends Shape>(value: unknown, shape: S, path: string, ctx: ParseContext): ShapeOf<S>[] {
+  if (!Array.isArray(value)) fail(ctx, path, 'an array', value);
+  return value.map((item, i) => readRecord(item, shape, `${path}[${i}]`, ctx));
+}
+
+/** Response shapes of the seven operations (spec: "Resources and their fields"). */
+export const SHAPES = {
+  paymentInitiate: { transactionRef: 'string', merchantRef: 'string', currency: 'string', method: 'string', amount: 'amount', checkoutUrl: 'string' },
+  paymentFetch: {
+    transactionRef: 'string', merchantRef: 'string', currency: 'string', method: 'string',
+    amount: 'amount', paidAmount: 'amount', fee: 'amount', status: 'string',
+  },
+  payoutInitiate: { transactionRef: 'string', merchantRef: 'string', currency: 'string', method: 'string', amount: 'amount', fee: 'amount', status: 'string' },
+  payoutFetch: {
+    transactionRef: 'string', merchantRef: 'string', utr: 'optionalString', currency: 'string', method: 'string',
+    amount: 'amount', fee: 'amount', status: 'string',
+  },
+  bankEntry: { bankCode: 'string', bankName: 'string' },
+  balance: { currency: 'string', available: 'amount', pending: 'amount', held: 'amount', credit: 'amount' },
+  usdtRate: { currency: 'string', deposit: 'amount', withdraw: 'amount' },
+} as const satisfies Record<string, Shape>;
+
+/**
+ * How the client recognises "unknown transactionRef" (the spec does not say): an envelope `code`
+ * of "404", or a message that says not found / does not exist / no such / invalid transactionRef.
+ * A "200" envelope whose data is null or absent is treated the same way by the fetch operations.
+ */
+export function isNotFoundEnvelope(env: Envelope): boolean {
+  return env.code === '404' || /not\s*found|not\s*exist|no\s+such|unknown\s+(order|transaction)|invalid\s+transaction\s*ref/i.test(env.message);
+}
