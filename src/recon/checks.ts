@@ -1,0 +1,146 @@
+import type { Decimal } from '../money/decimal.ts';
+import { isFinalCategory } from '../provider/status.ts';
+import type { StatusCategory } from '../provider/types.ts';
+import { differsBeyond, readAmount, show } from './amounts.ts';
+import { scheduledFee } from './fees.ts';
+import { describeDuration, staleLimit } from './timing.ts';
+import type { Finding, LocalOrder, ProviderOrder, ReconPolicy } from './types.ts';
+
+/** One order and the provider's copy of it, with the tolerance for its currency already resolved. */
+export interface CheckContext {
+  local: LocalOrder;
+  provider: ProviderOrder;
+  policy: ReconPolicy;
+  tolerance: Decimal;
+}
+
+export type Check = (ctx: CheckContext) => Finding[];
+
+/** Text fields are compared exactly after trimming: "BANK" and "bank" are different methods to a provider. */
+const sameText = (a: string, b: string | undefined): boolean => typeof b === 'string' && a.trim() === b.trim();
+
+export const checkCurrency: Check = ({ local, provider }) =>
+  sameText(local.currency, provider.currency)
+    ? []
+    : [{ code: 'CURRENCY', local: local.currency, provider: provider.currency, note: `currency ${local.currency} here, ${provider.currency} at provider` }];
+
+export const checkMethod: Check = ({ local, provider }) =>
+  sameText(local.method, provider.method)
+    ? []
+    : [{ code: 'METHOD', local: local.method, provider: provider.method, note: `method ${local.method} here, ${provider.method} at provider` }];
+
+export const checkMerchantRef: Check = ({ local, provider }) =>
+  sameText(local.merchantRef, provider.merchantRef)
+    ? []
+    : [{ code: 'MERCHANT_REF', local: local.merchantRef, provider: provider.merchantRef, note: `provider's order belongs to merchantRef ${provider.merchantRef}` }];
+
+export const checkAmount: Check = ({ local, provider, tolerance }) =>
+  differsBeyond(local.amount, provider.amount, tolerance)
+    ? [{ code: 'AMOUNT', local: local.amount, provider: provider.amount, note: `amount ${show(local.amount, local.currency)} here, ${show(provider.amount, local.currency)} at provider` }]
+    : [];
+
+/**
+ * Checks that say the provider's record may not be this order at all. When any fires, the
+ * provider's status is not written to the local order: finalising an order from someone
+ * else's record (e.g. shipping goods for another payer's payment) is worse than waiting for a person.
+ */
+export const IDENTITY_CHECKS: readonly Check[] = [checkCurrency, checkMethod, checkMerchantRef, checkAmount];
+
+/** How the provider's status reads in a report; an unclassifiable string is named as such. */
+export function describeProviderStatus(provider: ProviderOrder): string {
+  return provider.category === 'unknown' ? `unknown provider status "${provider.status}"` : `provider ${provider.category} (${provider.status})`;
+}
+
+/** A final local status never moves: any other answer, pending and unknown included, is for a person. */
+export const checkStatus: Check = ({ local, provider }) =>
+  isFinalCategory(local.category) && provider.category !== local.category
+    ? [{ code: 'STATUS', local: local.status, provider: provider.status, note: `local ${local.category} (${local.status}), ${describeProviderStatus(provider)}` }]
+    : [];
+
+/** Only a payment the provider calls successful has a meaningful paidAmount. */
+export const checkPaidAmount: Check = ({ local, provider, tolerance }) => {
+  if (local.direction !== 'payment' || provider.category !== 'success') return [];
+  const cur = local.currency;
+  if (provider.paidAmount === undefined) {
+    return [{ code: 'PAID_AMOUNT', local: local.amount, provider: null, note: 'provider reports success without paidAmount' }];
+  }
+  const findings: Finding[] = [];
+  const paid = readAmount(provider.paidAmount);
+  const amount = readAmount(local.amount);
+  if (paid === null || amount === null) {
+    findings.push({ code: 'PAID_AMOUNT', local: local.amount, provider: provider.paidAmount, note: `paid ${show(provider.paidAmount, cur)} of ${show(local.amount, cur)} (not a number)` });
+  } else if (paid.minus(amount).abs().greaterThan(tolerance)) {
+    const gap = show(paid.minus(amount).abs(), cur);
+    const note = paid.lessThan(amount)
+      ? `underpaid: paid ${show(paid, cur)} of ${show(amount, cur)} (short ${gap})`
+      : `overpaid: paid ${show(paid, cur)} of ${show(amount, cur)} (over ${gap})`;
+    findings.push({ code: 'PAID_AMOUNT', local: local.amount, provider: provider.paidAmount, note });
+  }
+  if (local.paidAmount !== null && differsBeyond(local.paidAmount, provider.paidAmount, tolerance)) {
+    findings.push({
+      code: 'PAID_AMOUNT',
+      local: local.paidAmount,
+      provider: provider.paidAmount,
+      note: `paidAmount recorded ${show(local.paidAmount, cur)}, provider ${show(provider.paidAmount, cur)}`,
+    });
+  }
+  return findings;
+};
+
+/** Only when the merchant recorded a fee: an unrecorded fee is learnt from the provider, not disputed. */
+export const checkRecordedFee: Check = ({ local, provider, tolerance }) =>
+  local.fee !== null && differsBeyond(local.fee, provider.fee, tolerance)
+    ? [{ code: 'FEE', local: local.fee, provider: provider.fee, note: `fee recorded ${show(local.fee, local.currency)}, provider ${show(provider.fee, local.currency)}` }]
+    : [];
+
+/**
+ * The contracted fee applies to completed orders only (a pending or failed order may carry no
+ * fee yet). Payments are charged on what was collected (paidAmount), payouts on what was sent.
+ */
+export const checkFeeSchedule: Check = ({ local, provider, policy, tolerance }) => {
+  const rule = policy.feeSchedule?.[local.currency]?.[local.direction];
+  if (!rule || provider.category !== 'success') return [];
+  const base = (local.direction === 'payment' ? readAmount(provider.paidAmount) : null) ?? readAmount(provider.amount);
+  if (base === null) return []; // AMOUNT / PAID_AMOUNT already report the unreadable value
+  const expected = scheduledFee(base, rule, local.currency);
+  if (!differsBeyond(expected.toFixed(), provider.fee, tolerance)) return [];
+  const cur = local.currency;
+  return [{
+    code: 'FEE',
+    local: expected.toFixed(),
+    provider: provider.fee,
+    note: `fee ${show(provider.fee, cur)}, schedule expects ${show(expected, cur)} (${rule.percent}% + ${show(rule.fixed, cur)} on ${show(base, cur)})`,
+  }];
+};
+
+/** Indian payouts are traced by UTR; a completed one without it cannot be proven to the beneficiary. */
+export const checkUtr: Check = ({ local, provider }) =>
+  local.direction === 'payout' && local.currency === 'INR' && provider.category === 'success' && (provider.utr ?? '').trim() === ''
+    ? [{ code: 'UTR_MISSING', local: local.utr, provider: provider.utr ?? null, note: 'INR payout succeeded without UTR' }]
+    : [];
+
+/** Checks run on every found order, after the identity checks. */
+export const VALUE_CHECKS: readonly Check[] = [checkStatus, checkPaidAmount, checkRecordedFee, checkFeeSchedule, checkUtr];
+
+/** Needs only the local order, so it also runs when the provider does not know the order. */
+export function checkBankCode(local: LocalOrder, policy: ReconPolicy): Finding[] {
+  if (local.direction !== 'payout' || local.bankCode === null || !policy.knownBankCodes) return [];
+  const code = local.bankCode.trim();
+  return policy.knownBankCodes(local.currency, code) === false
+    ? [{ code: 'BANK_CODE', local: code, provider: null, note: `bank code ${code} not in the ${local.currency} list` }]
+    : [];
+}
+
+export function notFoundFinding(local: LocalOrder): Finding {
+  return { code: 'NOT_FOUND', local: local.transactionRef, provider: null, note: `provider does not know transactionRef ${local.transactionRef}` };
+}
+
+/** `category` is where the order stands after this check; exactly at the limit is not yet stale. */
+export function checkStale(local: LocalOrder, category: StatusCategory, policy: ReconPolicy, now: Date): Finding[] {
+  const limit = staleLimit(policy, local.direction, category);
+  if (limit === null) return [];
+  const age = now.getTime() - local.createdAt.getTime();
+  return age > limit
+    ? [{ code: 'STALE', local: local.createdAt.toISOString(), provider: null, note: `${category} for ${describeDuration(age)}, limit ${describeDuration(limit)}` }]
+    : [];
+}

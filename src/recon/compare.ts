@@ -1,0 +1,99 @@
+import { isFinalCategory } from '../provider/status.ts';
+import { toleranceFor } from './amounts.ts';
+import {
+  IDENTITY_CHECKS,
+  VALUE_CHECKS,
+  checkBankCode,
+  checkStale,
+  describeProviderStatus,
+  notFoundFinding,
+  type CheckContext,
+} from './checks.ts';
+import { backoffDelay } from './timing.ts';
+import type { CheckResult, Finding, LocalOrder, MismatchCode, OrderUpdate, ProviderAnswer, ProviderOrder, ReconPolicy, Verdict } from './types.ts';
+
+/**
+ * Compares one local order with the provider's answer. Pure: `now` is the run's clock.
+ *
+ * Choices made for the finance team:
+ * - A final local status is never changed here; a provider that disagrees is a STATUS mismatch.
+ * - A not-final order is brought up to date with the provider even when values disagree (an
+ *   underpaid payment is recorded as paid with what was actually paid), and the disagreement
+ *   is still reported as a mismatch. The exception is an identity mismatch (currency, method,
+ *   merchantRef, amount): then nothing is written, see IDENTITY_CHECKS.
+ * - A mismatch on an order that is final after this check gets no scheduled re-check: a person
+ *   handles it (explicit reruns still look at it). Orders still open keep their backoff.
+ */
+export function compareOrder(local: LocalOrder, answer: ProviderAnswer, policy: ReconPolicy, now: Date): CheckResult {
+  if (answer.kind === 'error') return errorResult(local, answer.message, policy, now);
+
+  const findings: Finding[] = [];
+  let update: OrderUpdate | null = null;
+  let provider: ProviderOrder | null = null;
+
+  if (answer.kind === 'not_found') {
+    findings.push(notFoundFinding(local));
+  } else {
+    provider = answer.order;
+    const ctx: CheckContext = { local, provider, policy, tolerance: toleranceFor(policy, local.currency) };
+    const identity = IDENTITY_CHECKS.flatMap((check) => check(ctx));
+    findings.push(...identity, ...VALUE_CHECKS.flatMap((check) => check(ctx)));
+    if (!isFinalCategory(local.category) && identity.length === 0) update = updateFrom(local, provider);
+  }
+  findings.push(...checkBankCode(local, policy));
+
+  const category = update?.category ?? local.category;
+  findings.push(...checkStale(local, category, policy, now));
+
+  const codes = [...new Set<MismatchCode>(findings.map((f) => f.code))].sort();
+  const verdict: Verdict =
+    findings.length > 0 ? 'mismatch' : update?.finalized ? 'resolved' : isFinalCategory(local.category) ? 'matched' : 'pending';
+
+  return {
+    verdict,
+    findings,
+    codes,
+    reason: reasonFor(verdict, local, provider, findings),
+    update,
+    nextCheckAt: isFinalCategory(category) ? null : new Date(now.getTime() + backoffDelay(policy, local.direction, local.checkCount)),
+  };
+}
+
+/** Nothing learnt, nothing written; try again at the first (shortest) step since the failure is likely transient. */
+function errorResult(local: LocalOrder, message: string, policy: ReconPolicy, now: Date): CheckResult {
+  return {
+    verdict: 'error',
+    findings: [],
+    codes: [],
+    reason: `provider error: ${message}`,
+    update: null,
+    nextCheckAt: new Date(now.getTime() + backoffDelay(policy, local.direction, 0)),
+  };
+}
+
+/**
+ * What a not-final local order becomes. A final answer copies everything the provider knows;
+ * a still-open one only records a status change, so unknown strings become visible locally.
+ */
+function updateFrom(local: LocalOrder, provider: ProviderOrder): OrderUpdate | null {
+  if (isFinalCategory(provider.category)) {
+    const update: OrderUpdate = { status: provider.status, category: provider.category, fee: provider.fee, finalized: true };
+    if (local.direction === 'payment' && provider.paidAmount !== undefined) update.paidAmount = provider.paidAmount;
+    const utr = provider.utr?.trim();
+    if (local.direction === 'payout' && utr) update.utr = utr;
+    return update;
+  }
+  if (provider.status.trim() === local.status.trim() && provider.category === local.category) return null;
+  return { status: provider.status, category: provider.category, finalized: false };
+}
+
+function reasonFor(verdict: Verdict, local: LocalOrder, provider: ProviderOrder | null, findings: Finding[]): string {
+  const parts: string[] = [];
+  // The STATUS note already names an unknown provider status; say it once.
+  if (provider?.category === 'unknown' && !findings.some((f) => f.code === 'STATUS')) parts.push(describeProviderStatus(provider));
+  parts.push(...findings.map((f) => f.note ?? f.code));
+  if (parts.length > 0 || provider === null) return parts.join('; ');
+  if (verdict === 'resolved') return `resolved: ${local.status} → ${provider.status}`;
+  if (verdict === 'matched') return `matched: ${provider.status}`;
+  return `pending at provider (${provider.status})`;
+}

@@ -1,0 +1,126 @@
+import type { Currency } from '../money/decimal.ts';
+import type { Amount, Direction, StatusCategory } from '../provider/types.ts';
+
+export { defaultPolicy, resolvePolicy } from './policy.ts';
+export type { PolicyOverrides } from './policy.ts';
+
+/** The merchant's order as payrecon reads it from payment_orders / payout_orders. */
+export interface LocalOrder {
+  direction: Direction;
+  merchantRef: string;
+  transactionRef: string;
+  currency: Currency;
+  method: string;
+  amount: Amount;
+  /** Payments only: what the merchant last recorded as paid; null when never recorded. */
+  paidAmount: Amount | null;
+  fee: Amount | null;
+  /** Payouts only (INR): the bank's reference once paid out. */
+  utr: string | null;
+  bankCode: string | null;
+  status: string;
+  category: StatusCategory;
+  createdAt: Date;
+  /** Checks completed before this one; picks the backoff step. */
+  checkCount: number;
+}
+
+/** What the provider said about the order; fields are raw text so a wrong value is reported, not rejected. */
+export interface ProviderOrder {
+  merchantRef: string;
+  transactionRef: string;
+  currency: string;
+  method: string;
+  amount: Amount;
+  paidAmount?: Amount;
+  fee: Amount;
+  utr?: string;
+  status: string;
+  category: StatusCategory;
+}
+
+export type ProviderAnswer =
+  | { kind: 'found'; order: ProviderOrder }
+  | { kind: 'not_found' }
+  | { kind: 'error'; message: string };
+
+export const MISMATCH_CODES = [
+  'STATUS',
+  'AMOUNT',
+  'PAID_AMOUNT',
+  'FEE',
+  'CURRENCY',
+  'METHOD',
+  'MERCHANT_REF',
+  'NOT_FOUND',
+  'STALE',
+  'UTR_MISSING',
+  'BANK_CODE',
+  'BALANCE_DRIFT',
+  'WEBHOOK_MISSING',
+  'WEBHOOK_CONFLICT',
+] as const;
+export type MismatchCode = (typeof MISMATCH_CODES)[number];
+
+/** One disagreement; `local`/`provider` are the two values side by side, `note` a human sentence. */
+export interface Finding {
+  code: MismatchCode;
+  local: string | null;
+  provider: string | null;
+  note?: string;
+}
+
+export const VERDICTS = ['matched', 'resolved', 'pending', 'mismatch', 'error'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** Fee the provider is contracted to charge: amount × percent / 100 + fixed. */
+export interface FeeRule {
+  /** "1.5" means 1.5 %. */
+  percent: Amount;
+  fixed: Amount;
+}
+
+/** Age limits for orders that are not final yet, per the category they are in. */
+export interface StaleLimits {
+  pending: number;
+  unknown: number;
+}
+
+/** A non-empty list of delays; the last one repeats. */
+export type Backoff = readonly [number, ...number[]];
+
+/**
+ * Everything compareOrder needs to know beyond the two records. Plain data (except the optional
+ * bank-code lookup) so it can be built from configuration and logged with a run.
+ */
+export interface ReconPolicy {
+  /** Absolute, in the currency's units; a missing currency means exact ("0"). */
+  tolerances: Partial<Record<Currency, Amount>>;
+  feeSchedule?: Partial<Record<Currency, Partial<Record<Direction, FeeRule>>>>;
+  staleAfterMs: Record<Direction, StaleLimits>;
+  backoffMs: Record<Direction, Backoff>;
+  /** false = code not in the provider's list; undefined = no list for that currency, so nothing to say. */
+  knownBankCodes?: (currency: Currency, code: string) => boolean | undefined;
+}
+
+export interface OrderUpdate {
+  status: string;
+  category: StatusCategory;
+  paidAmount?: Amount;
+  fee?: Amount;
+  utr?: string;
+  /** True when the order reached a final status and needs no more scheduled checks. */
+  finalized: boolean;
+}
+
+export interface CheckResult {
+  verdict: Verdict;
+  findings: Finding[];
+  /** Sorted alphabetically, unique. */
+  codes: MismatchCode[];
+  reason: string;
+  /** What to write to the local order, or null to leave it as it is. */
+  update: OrderUpdate | null;
+  /** Null when the order needs no scheduled re-check (final, or final and waiting for a person). */
+  nextCheckAt: Date | null;
+}
