@@ -1,0 +1,47 @@
+import { DateTime } from 'luxon';
+
+/** Bad report input (date, zone): nothing was done. exitCode 3 is EXIT.USAGE for the CLI. */
+export class ReportInputError extends Error {
+  readonly exitCode = 3;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReportInputError';
+  }
+}
+
+export interface BusinessDay {
+  /** The validated YYYY-MM-DD, safe to use as a directory name. */
+  readonly date: string;
+  readonly timezone: string;
+  /** Local midnight of the day and of the next day: the window is [start, end). */
+  readonly start: DateTime;
+  readonly end: DateTime;
+}
+
+const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A business day in a zone. The shape check runs first so path-like input
+ * ("../../etc") is refused before luxon or the file system ever sees it.
+ */
+export function businessDay(date: string, timezone: string): BusinessDay {
+  if (typeof date !== 'string' || !DATE_SHAPE.test(date)) {
+    throw new ReportInputError(`invalid date ${JSON.stringify(date)}: expected YYYY-MM-DD`);
+  }
+  const start = DateTime.fromISO(date, { zone: timezone });
+  if (!start.isValid) {
+    const zoneOk = DateTime.now().setZone(timezone).isValid;
+    throw new ReportInputError(zoneOk ? `invalid date ${date}: not a calendar date` : `invalid time zone ${JSON.stringify(timezone)}`);
+  }
+  // fromISO rolls nothing over, but be explicit: 2023-02-29 must not become March 1st.
+  if (start.toISODate() !== date) throw new ReportInputError(`invalid date ${date}: not a calendar date`);
+  // startOf('day') handles zones whose midnight does not exist on DST days.
+  return { date, timezone, start: start.startOf('day'), end: start.plus({ days: 1 }).startOf('day') };
+}
+
+/** Yesterday in the zone: the default report date, since today is not over yet. */
+export function defaultReportDate(timezone: string, now: Date = new Date()): string {
+  const d = DateTime.fromJSDate(now).setZone(timezone).minus({ days: 1 }).toISODate();
+  if (!d) throw new ReportInputError(`invalid time zone ${JSON.stringify(timezone)}`);
+  return d;
+}

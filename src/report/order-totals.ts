@@ -1,0 +1,72 @@
+import { Decimal } from '../money/decimal.ts';
+import type { ReportItemRow } from '../db/reports.ts';
+
+export const REPORT_VERDICTS = ['matched', 'resolved', 'pending', 'mismatch', 'error'] as const;
+export const DIRECTIONS = ['payment', 'payout'] as const;
+
+/** One currency and direction of the day's checked orders. */
+export interface OrderTotals {
+  orders: number;
+  verdicts: Record<(typeof REPORT_VERDICTS)[number], number>;
+  /** Orders the provider reports as success: the only ones whose money moved. */
+  settled: number;
+  /** Σ provider amount (the merchant's amount where the provider gave none), settled orders. */
+  gross: Decimal;
+  /** Σ provider fee, settled orders. */
+  fees: Decimal;
+  /** Signed effect on the provider balance: payments +(paid − fee), payouts −(amount + fee). */
+  net: Decimal;
+}
+
+function emptyTotals(): OrderTotals {
+  return {
+    orders: 0,
+    verdicts: { matched: 0, resolved: 0, pending: 0, mismatch: 0, error: 0 },
+    settled: 0,
+    gross: new Decimal(0),
+    fees: new Decimal(0),
+    net: new Decimal(0),
+  };
+}
+
+const orZero = (v: string | null): Decimal => (v === null ? new Decimal(0) : new Decimal(v));
+
+/**
+ * Sums the day's items as they stream past (the same rows items.csv gets), so the summary
+ * agrees with items.csv by construction and needs no second pass over a million rows.
+ */
+export class OrderTotalsAccumulator {
+  private readonly byKey = new Map<string, OrderTotals>();
+  readonly currencies = new Set<string>();
+  readonly runIds = new Set<string>();
+
+  add(r: ReportItemRow): void {
+    const key = `${r.currency}\u0000${r.direction}`;
+    let t = this.byKey.get(key);
+    if (!t) {
+      t = emptyTotals();
+      this.byKey.set(key, t);
+      this.currencies.add(r.currency);
+    }
+    this.runIds.add(r.run_id);
+    t.orders += 1;
+    if (r.verdict in t.verdicts) t.verdicts[r.verdict as keyof OrderTotals['verdicts']] += 1;
+    if (r.provider_category !== 'success') return;
+    t.settled += 1;
+    const amount = new Decimal(r.provider_amount ?? r.local_amount);
+    const fee = orZero(r.provider_fee);
+    t.gross = t.gross.plus(amount);
+    t.fees = t.fees.plus(fee);
+    if (r.direction === 'payment') {
+      const paid = r.provider_paid_amount === null ? amount : new Decimal(r.provider_paid_amount);
+      t.net = t.net.plus(paid.minus(fee));
+    } else {
+      t.net = t.net.minus(amount.plus(fee));
+    }
+  }
+
+  /** Zero totals for a currency and direction nobody checked, so every row is present. */
+  get(currency: string, direction: string): OrderTotals {
+    return this.byKey.get(`${currency}\u0000${direction}`) ?? emptyTotals();
+  }
+}

@@ -1,0 +1,102 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * The file-system side of report versions. REPORT_DIR/<date>/ holds v1/, v2/, ... (never
+ * rewritten once renamed into place), a CURRENT file naming the current one ("v2\n"), and
+ * while a run writes, one .tmp-* directory that becomes vN by a single rename.
+ */
+export const CURRENT_FILE = 'CURRENT';
+const TEMP_PREFIX = '.tmp-';
+const VERSION_NAME = /^v([1-9]\d*)$/;
+
+export class ReportDirError extends Error {
+  readonly exitCode = 2;
+  constructor(readonly dir: string, cause: unknown) {
+    super(`cannot write reports in ${dir}: ${(cause as Error).message ?? String(cause)}`, { cause });
+    this.name = 'ReportDirError';
+  }
+}
+
+export const versionName = (version: number): string => `v${version}`;
+
+/** Creates REPORT_DIR/<date>/ if missing and proves it writable, before any query runs. */
+export async function ensureWritableDir(dir: string): Promise<void> {
+  try {
+    await fs.mkdir(dir, { recursive: true });
+    await fs.access(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new ReportDirError(dir, err);
+  }
+}
+
+/** Leftovers of killed runs. Only call while holding the date's lock: a live run's temp dir looks the same. */
+export async function removeTempDirs(dateDir: string): Promise<string[]> {
+  const names = (await fs.readdir(dateDir)).filter((n) => n.startsWith(TEMP_PREFIX));
+  for (const n of names) await fs.rm(path.join(dateDir, n), { recursive: true, force: true });
+  return names;
+}
+
+export async function makeTempDir(dateDir: string): Promise<string> {
+  try {
+    return await fs.mkdtemp(path.join(dateDir, TEMP_PREFIX));
+  } catch (err) {
+    throw new ReportDirError(dateDir, err);
+  }
+}
+
+/** Version numbers present on disk, whatever CURRENT says. */
+export async function versionsOnDisk(dateDir: string): Promise<number[]> {
+  const names = await fs.readdir(dateDir).catch(() => [] as string[]);
+  return names.flatMap((n) => {
+    const m = VERSION_NAME.exec(n);
+    return m ? [Number(m[1])] : [];
+  });
+}
+
+/** The current version: CURRENT if it names an existing version, else the highest on disk. */
+export async function currentVersion(dateDir: string): Promise<number | null> {
+  const onDisk = await versionsOnDisk(dateDir);
+  const pointer = await fs.readFile(path.join(dateDir, CURRENT_FILE), 'utf8').catch(() => '');
+  const m = VERSION_NAME.exec(pointer.trim());
+  if (m && onDisk.includes(Number(m[1]))) return Number(m[1]);
+  return onDisk.length ? Math.max(...onDisk) : null;
+}
+
+export async function fsyncDir(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes a small file and flushes it to disk. */
+export async function writeFileSynced(file: string, content: string): Promise<void> {
+  const handle = await fs.open(file, 'wx');
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The temp dir becomes vN in one rename (a directory is renamed whole or not at all). */
+export async function publishVersion(tempDir: string, dateDir: string, version: number): Promise<string> {
+  await fsyncDir(tempDir);
+  const target = path.join(dateDir, versionName(version));
+  await fs.rename(tempDir, target);
+  await fsyncDir(dateDir);
+  return target;
+}
+
+/** Points CURRENT at a version, atomically (write beside, then rename over). */
+export async function setCurrent(dateDir: string, version: number): Promise<void> {
+  const tmp = path.join(dateDir, `${TEMP_PREFIX}${CURRENT_FILE}-${process.pid}`);
+  await fs.rm(tmp, { force: true });
+  await writeFileSynced(tmp, `${versionName(version)}\n`);
+  await fs.rename(tmp, path.join(dateDir, CURRENT_FILE));
+  await fsyncDir(dateDir);
+}

@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { CsvFile } from '../src/report/csv-file.ts';
+
+describe('CsvFile', () => {
+  it('writes RFC 4180 CSV (CRLF, quotes for comma, quote, CR, LF) and reports rows, bytes and hash', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-csv-')), 'x.csv');
+    const csv = new CsvFile(file, ['a', 'b']);
+    await csv.write(['1,5', 'say "hi"']);
+    await csv.write(['line\nbreak', 'cr\rhere']);
+    await csv.write(['-12.50', 'ünï']);
+    const result = await csv.close();
+    const text = 'a,b\r\n"1,5","say ""hi"""\r\n"line\nbreak","cr\rhere"\r\n-12.50,ünï\r\n';
+    const bytes = fs.readFileSync(file);
+    expect(bytes.toString('utf8')).toBe(text);
+    expect(result).toEqual({ rows: 3, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+  });
+
+  it('refuses to overwrite an existing file', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-csv-')), 'x.csv');
+    fs.writeFileSync(file, 'keep');
+    const csv = new CsvFile(file, ['a']);
+    await expect(csv.close()).rejects.toThrow(/EEXIST/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('keep');
+  });
+});

@@ -1,0 +1,142 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { pgliteOf } from '../src/db/connect.ts';
+import { listReportVersions } from '../src/db/reports.ts';
+import { writeReports, type WriteReportsOptions } from '../src/report/write-reports.ts';
+import { ReportDirError } from '../src/report/version-dir.ts';
+import { ReportInputError } from '../src/report/date.ts';
+import { REPORT_FILES } from '../src/report/manifest.ts';
+
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+const SEED = fs.readFileSync(path.join(FIXTURES, 'report-day.sql'), 'utf8');
+const expected = (name: string) => fs.readFileSync(path.join(FIXTURES, 'report-day', name), 'utf8');
+const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+async function runSql(t: TestDatabase, sql: string): Promise<void> {
+  // PGlite's query() takes one statement; exec() takes a script but not knex's search_path.
+  if (t.engine === 'pglite') await pgliteOf(t.db).exec(`SET search_path TO ${t.db.schema};\n${sql}`);
+  else await t.db.knex.raw(sql);
+}
+
+describe.each(availableEngines)('writeReports on %s', (engine) => {
+  let t: TestDatabase;
+  let reportDir: string;
+  const options = (over: Partial<WriteReportsOptions> = {}): WriteReportsOptions => ({
+    date: '2024-05-01',
+    timezone: 'Asia/Kolkata',
+    reportDir,
+    now: new Date('2024-05-02T01:00:00Z'),
+    currencies: ['INR', 'NGN', 'IDR'],
+    tolerances: { INR: '1' },
+    pageSize: 3, // several cursor pages even for the small fixture
+    ...over,
+  });
+
+  beforeAll(async () => {
+    t = await createTestDatabase(`report_${engine}`, { engine });
+    await runSql(t, SEED);
+    reportDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-report-')), 'reports', 'nested');
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  it('writes the expected files byte for byte into v1 and records the version', async () => {
+    const r = await writeReports(t.db.knex, options());
+    const dateDir = path.join(reportDir, '2024-05-01');
+    expect(r).toMatchObject({ version: 1, unchanged: false, directory: path.join(dateDir, 'v1') });
+    for (const name of REPORT_FILES) {
+      expect(fs.readFileSync(path.join(r.directory, name), 'utf8'), name).toBe(expected(name));
+    }
+    expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v1\n');
+
+    const manifest = JSON.parse(fs.readFileSync(path.join(r.directory, 'manifest.json'), 'utf8'));
+    expect(manifest).toEqual(r.manifest);
+    expect(manifest).toMatchObject({
+      business_date: '2024-05-01',
+      timezone: 'Asia/Kolkata',
+      window: { from: '2024-05-01T00:00:00.000+05:30', to: '2024-05-02T00:00:00.000+05:30' },
+      version: 1,
+      supersedes: null,
+      created_at: '2024-05-02T01:00:00.000Z',
+      run_ids: ['2', '3', '4'],
+    });
+    expect(Object.fromEntries(REPORT_FILES.map((n) => [n, manifest.files[n].rows]))).toEqual({
+      'items.csv': 8, 'mismatches.csv': 3, 'summary.csv': 9, 'balances.csv': 3, 'rates.csv': 3,
+    });
+    for (const n of REPORT_FILES) expect(manifest.files[n].sha256).toBe(sha256(path.join(r.directory, n)));
+
+    const rows = await listReportVersions(t.db.knex, '2024-05-01');
+    expect(rows.map((x) => [x.version, x.directory, x.content_hash])).toEqual([[1, r.directory, manifest.content_hash]]);
+    expect(r.record?.id).toBe(rows[0].id);
+  });
+
+  it('reruns on unchanged data without a new version, and clears a killed run\'s temp dir', async () => {
+    const dateDir = path.join(reportDir, '2024-05-01');
+    fs.mkdirSync(path.join(dateDir, '.tmp-killed'));
+    fs.writeFileSync(path.join(dateDir, '.tmp-killed', 'items.csv'), 'half a fi');
+    const before = REPORT_FILES.map((n) => sha256(path.join(dateDir, 'v1', n)));
+
+    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    expect(r).toMatchObject({ version: 1, unchanged: true });
+    expect(r.manifest.created_at).toBe('2024-05-02T01:00:00.000Z');
+    expect(fs.readdirSync(dateDir).sort()).toEqual(['CURRENT', 'v1']);
+    expect(REPORT_FILES.map((n) => sha256(path.join(dateDir, 'v1', n)))).toEqual(before);
+    expect(await listReportVersions(t.db.knex, '2024-05-01')).toHaveLength(1);
+  });
+
+  it('writes v2 beside an untouched v1 when the data changed', async () => {
+    const dateDir = path.join(reportDir, '2024-05-01');
+    const v1Before = fs.readdirSync(path.join(dateDir, 'v1')).map((n) => [n, sha256(path.join(dateDir, 'v1', n))]);
+    await runSql(t, `INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
+        local_status, local_category, local_amount, verdict) VALUES
+        (3, 'payout', 40, 'P-LATE', 'T-40', 'IDR', 'BNI', '2024-05-01T15:00:00Z', 'Initiated', 'pending', 1500000, 'pending')`);
+
+    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    expect(r).toMatchObject({ version: 2, unchanged: false, directory: path.join(dateDir, 'v2') });
+    expect(r.manifest.supersedes).toBe(1);
+    expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v2\n');
+    expect(fs.readdirSync(path.join(dateDir, 'v1')).map((n) => [n, sha256(path.join(dateDir, 'v1', n))])).toEqual(v1Before);
+    expect(fs.readFileSync(path.join(r.directory, 'items.csv'), 'utf8')).toContain(
+      '\r\n3,2024-05-01T20:30:00.000+05:30,payout,P-LATE,T-40,IDR,BNI,Initiated,,1500000.00,,,,,,,pending,,\r\n',
+    );
+    expect((await listReportVersions(t.db.knex, '2024-05-01')).map((x) => x.version)).toEqual([1, 2]);
+
+    // --force: a new version even though nothing changed, with the same bytes.
+    const forced = await writeReports(t.db.knex, options({ force: true }));
+    expect(forced).toMatchObject({ version: 3, unchanged: false });
+    expect(forced.manifest.content_hash).toBe(r.manifest.content_hash);
+  });
+
+  it('leaves no version behind when a run fails half-way', async () => {
+    const dateDir = path.join(reportDir, '2024-05-01');
+    // A balance nobody can add up: the roll-forward refuses it after items.csv was written.
+    await runSql(t, `INSERT INTO balance_snapshots (currency, available, pending, held, credit, taken_at)
+                     VALUES ('INR', 'NaN', 0, 0, 0, '2024-05-01T18:29:00Z')`);
+    await expect(writeReports(t.db.knex, options())).rejects.toThrow(/expected decimal text/);
+    expect(fs.readdirSync(dateDir).sort()).toEqual(['CURRENT', 'v1', 'v2', 'v3']);
+    expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v3\n');
+    expect((await listReportVersions(t.db.knex, '2024-05-01')).map((x) => x.version)).toEqual([1, 2, 3]);
+    await runSql(t, `DELETE FROM balance_snapshots WHERE available = 'NaN'`);
+  });
+
+  it('refuses a path-like or impossible date before touching the file system', async () => {
+    const untouched = path.join(os.tmpdir(), `payrecon-never-${process.pid}`);
+    for (const date of ['../../etc', '2024-02-30', '2024-5-1', '2024-05-01/..', '']) {
+      await expect(writeReports(t.db.knex, options({ date, reportDir: untouched }))).rejects.toBeInstanceOf(ReportInputError);
+    }
+    expect(fs.existsSync(untouched)).toBe(false);
+  });
+
+  it('names the directory it cannot write', async () => {
+    const file = path.join(path.dirname(reportDir), 'not-a-dir');
+    fs.writeFileSync(file, 'x');
+    const err = await writeReports(t.db.knex, options({ reportDir: file })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ReportDirError);
+    expect((err as Error).message).toContain(path.join(file, '2024-05-01'));
+  });
+});
