@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Db } from './connect.ts';
+
+/** A stable signed 64-bit advisory lock key (as decimal text) for a name, e.g. "migrate:payrecon". */
+export function advisoryKey(name: string): string {
+  return createHash('sha256').update(`payrecon:${name}`).digest().readBigInt64BE(0).toString();
+}
+
+/**
+ * Runs fn while one pooled connection is held out of the pool, so a session-level advisory lock
+ * taken on it lives exactly as long as fn. Postgres only (PGlite has a single connection).
+ * The connection is given back only after `release` ran on it; if that fails it is discarded,
+ * which ends the session and so frees any lock it held.
+ */
+export async function withHeldConnection<T>(
+  db: Db,
+  fn: (query: (sql: string, bindings: readonly unknown[]) => Promise<Record<string, unknown>[]>) => Promise<T>,
+  release: (query: (sql: string, bindings: readonly unknown[]) => Promise<Record<string, unknown>[]>) => Promise<void>,
+): Promise<T> {
+  const client = db.knex.client as {
+    acquireConnection(): Promise<unknown>;
+    releaseConnection(c: unknown): Promise<void>;
+  };
+  const conn = await client.acquireConnection();
+  const query = async (sql: string, bindings: readonly unknown[]) => {
+    const res = await db.knex.raw(sql, bindings as Knex.RawBinding[]).connection(conn);
+    return (res as { rows: Record<string, unknown>[] }).rows;
+  };
+  try {
+    return await fn(query);
+  } finally {
+    try {
+      await release(query);
+    } catch {
+      // knex's pool validator drops connections marked this way instead of reusing them.
+      (conn as { __knex__disposed?: unknown }).__knex__disposed = new Error('advisory unlock failed');
+      await (conn as { end?: () => Promise<void> }).end?.().catch(() => undefined);
+    }
+    await client.releaseConnection(conn);
+  }
+}

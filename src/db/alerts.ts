@@ -1,0 +1,106 @@
+import type { Knex } from 'knex';
+
+/** The alerts table: what was raised, whether and when it went out. */
+
+export type AlertStatus = 'pending' | 'sent' | 'suppressed';
+
+export interface AlertRecord {
+  id: string;
+  fingerprint: string;
+  kind: string;
+  run_id: string | null;
+  title: string;
+  payload: unknown;
+  payload_digest: string;
+  created_at: Date;
+  status: AlertStatus;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  sent_at: Date | null;
+  delivered_channels: string[];
+}
+
+const COLUMNS = `id::text AS id, fingerprint, kind, run_id::text AS run_id, title, payload, payload_digest, created_at,
+  status, attempts, last_error, next_attempt_at, sent_at, delivered_channels`;
+
+export interface NewAlert {
+  fingerprint: string;
+  kind: string;
+  runId: string | null;
+  title: string;
+  payload: unknown;
+  payloadDigest: string;
+  createdAt: Date;
+  status: 'pending' | 'suppressed';
+}
+
+export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
+  const res = (await db.raw(
+    `INSERT INTO alerts (fingerprint, kind, run_id, title, payload, payload_digest, created_at, status, next_attempt_at)
+     VALUES (?, ?, ?::bigint, ?, ?::jsonb, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    [a.fingerprint, a.kind, a.runId, a.title, JSON.stringify(a.payload), a.payloadDigest, a.createdAt, a.status, a.status === 'pending' ? a.createdAt : null],
+  )) as { rows: AlertRecord[] };
+  return res.rows[0];
+}
+
+/** The newest alert for a fingerprint that was or will be delivered (suppressed ones are only records). */
+export async function latestLiveAlert(db: Knex, fingerprint: string): Promise<AlertRecord | null> {
+  const res = (await db.raw(
+    `SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ? AND status IN ('pending', 'sent')
+      ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [fingerprint],
+  )) as { rows: AlertRecord[] };
+  return res.rows[0] ?? null;
+}
+
+/** Older undelivered alerts of a fingerprint, replaced by a newer finding: sending them now would be stale news. */
+export async function supersedePendingAlerts(db: Knex, fingerprint: string, byId: string): Promise<number> {
+  const res = (await db.raw(
+    `UPDATE alerts SET status = 'suppressed', next_attempt_at = NULL, last_error = coalesce(last_error || '; ', '') || ?
+      WHERE fingerprint = ? AND status = 'pending' AND id <> ?::bigint RETURNING id`,
+    [`superseded by alert ${byId}`, fingerprint, byId],
+  )) as { rows: unknown[] };
+  return res.rows.length;
+}
+
+/**
+ * Claims the oldest due pending alert: counts the attempt and pushes next_attempt_at out by
+ * `leaseMs`, so a concurrent sender skips it and a sender that crashes mid-delivery leaves it
+ * to be retried once the lease has run out.
+ */
+export async function claimDueAlert(db: Knex, now: Date, leaseMs: number): Promise<AlertRecord | null> {
+  const res = (await db.raw(
+    `UPDATE alerts SET attempts = attempts + 1, next_attempt_at = ?
+      WHERE id = (SELECT id FROM alerts WHERE status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+                   ORDER BY next_attempt_at NULLS FIRST, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING ${COLUMNS}`,
+    [new Date(now.getTime() + leaseMs), now],
+  )) as { rows: AlertRecord[] };
+  return res.rows[0] ?? null;
+}
+
+/** Records that one channel took the alert, before the others are tried. */
+export async function recordAlertChannel(db: Knex, id: string, channel: string): Promise<void> {
+  await db.raw(
+    `UPDATE alerts SET delivered_channels = array_append(delivered_channels, ?::text)
+      WHERE id = ?::bigint AND NOT (? = ANY (delivered_channels))`,
+    [channel, id, channel],
+  );
+}
+
+export async function markAlertSent(db: Knex, id: string, at: Date): Promise<void> {
+  await db.raw(`UPDATE alerts SET status = 'sent', sent_at = ?, next_attempt_at = NULL, last_error = NULL WHERE id = ?::bigint`, [at, id]);
+}
+
+/** Keeps the alert pending until `nextAttemptAt`; `error` must already be scrubbed. */
+export async function markAlertFailed(db: Knex, id: string, error: string, nextAttemptAt: Date): Promise<void> {
+  await db.raw(`UPDATE alerts SET last_error = ?, next_attempt_at = ? WHERE id = ?::bigint`, [error, nextAttemptAt, id]);
+}
+
+export async function alertsByFingerprint(db: Knex, fingerprint: string): Promise<AlertRecord[]> {
+  const res = (await db.raw(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ? ORDER BY created_at, id`, [fingerprint])) as {
+    rows: AlertRecord[];
+  };
+  return res.rows;
+}

@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+import ClientPgLite from 'knex-pglite';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import type { Config } from '../config/config.ts';
+
+/**
+ * One open database, whichever engine. Through `knex` both engines return:
+ *   numeric      -> string ("12345678901234.56"), never a JS number
+ *   int8 / ids   -> string ("42"): bigserial ids and count(*) are strings on both engines
+ *   int4         -> number (check_count, checked, selected)
+ *   timestamptz  -> Date
+ *   jsonb        -> parsed value; text[] -> string[]
+ * Writes: pass jsonb as JSON.stringify(...) text (pg would turn a JS array into a Postgres array literal).
+ */
+export interface Db {
+  readonly knex: Knex;
+  readonly engine: 'postgres' | 'pglite';
+  /** The schema holding payrecon's tables; every connection's search_path is set to it. */
+  readonly schema: string;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Postgres pool size (at least 2: job and migration locks hold one connection for a whole run). */
+  poolMax?: number;
+  /** Postgres application_name, shown in pg_stat_activity. */
+  applicationName?: string;
+  /** PGlite only: `memory://` for a throw-away database; default: config.PGLITE_DIR. */
+  pgliteDataDir?: string;
+}
+
+const DEFAULT_POOL_MAX = 10;
+
+export async function openDatabase(config: Config, opts: OpenOptions = {}): Promise<Db> {
+  const schema = config.DATABASE_SCHEMA;
+  if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, schema, opts);
+  return openPglite(opts.pgliteDataDir ?? config.PGLITE_DIR, schema);
+}
+
+async function openPostgres(url: string, schema: string, opts: OpenOptions): Promise<Db> {
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { connectionString: url, application_name: opts.applicationName ?? 'payrecon', types: pgTypes },
+    // knex sets search_path on every new pooled connection, before its first query.
+    searchPath: [schema],
+    pool: { min: 0, max: Math.max(2, opts.poolMax ?? DEFAULT_POOL_MAX) },
+  });
+  // Fail here, with the driver's message, rather than at the first repository call.
+  await knex.raw('select 1');
+  return { knex, engine: 'postgres', schema, close: () => knex.destroy() };
+}
+
+const NUMERIC_ARRAY = 1231;
+const TEXT_ARRAY = 1009;
+/** pg's defaults, except numeric[] which pg parses into floats: read it like text[] instead. Per client, not global. */
+const builtinParser = pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown;
+const pgTypes = {
+  getTypeParser: (oid: number, format?: string) =>
+    oid === NUMERIC_ARRAY && format !== 'binary' ? builtinParser(TEXT_ARRAY, 'text') : builtinParser(oid, format),
+} as unknown as Knex.PgCustomTypesConfig;
+
+async function openPglite(dataDir: string, schema: string): Promise<Db> {
+  const inMemory = dataDir.startsWith('memory://');
+  if (!inMemory) fs.mkdirSync(dataDir, { recursive: true });
+  // PGlite returns int8 as BigInt by default; strings keep both engines alike.
+  const pglite = new PGlite(inMemory ? undefined : dataDir, {
+    parsers: { [pgliteTypes.INT8]: (v: string) => v, [pgliteTypes.NUMERIC]: (v: string) => v },
+  });
+  await pglite.waitReady;
+  const knex = knexFactory({
+    client: ClientPgLite as unknown as typeof knexFactory.Client,
+    // knex-pglite accepts an existing instance through a connection function.
+    connection: (() => ({ pglite })) as unknown as Knex.StaticConnectionConfig,
+    searchPath: [schema],
+  });
+  pglites.set(knex, pglite);
+  return { knex, engine: 'pglite', schema, close: () => knex.destroy() };
+}
+
+const pglites = new WeakMap<Knex, PGlite>();
+
+/** The PGlite instance behind a pglite Db, for multi-statement scripts (its query() takes one statement). */
+export function pgliteOf(db: Db): PGlite {
+  const p = pglites.get(db.knex);
+  if (!p) throw new Error('not a PGlite database');
+  return p;
+}

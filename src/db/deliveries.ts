@@ -1,0 +1,65 @@
+import type { Knex } from 'knex';
+
+/**
+ * E-mail delivery bookkeeping on report_versions. A send is: beginEmailAttempt (committed
+ * before the SMTP conversation, so a crash leaves the version `pending`), then markEmailSent
+ * or markEmailFailed.
+ */
+
+export type EmailStatus = 'none' | 'pending' | 'sent';
+
+export interface ReportDelivery {
+  id: string;
+  business_date: string;
+  version: number;
+  directory: string;
+  manifest: unknown;
+  email_status: EmailStatus;
+  email_attempts: number;
+  email_error: string | null;
+  emailed_at: Date | null;
+}
+
+const COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest,
+  email_status, email_attempts, email_error, emailed_at`;
+
+export async function reportDeliveryById(db: Knex, id: string): Promise<ReportDelivery | null> {
+  const res = (await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE id = ?::bigint`, [id])) as { rows: ReportDelivery[] };
+  return res.rows[0] ?? null;
+}
+
+export async function reportDeliveryByVersion(db: Knex, businessDate: string, version: number): Promise<ReportDelivery | null> {
+  const res = (await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE business_date = ?::date AND version = ?`, [
+    businessDate,
+    version,
+  ])) as { rows: ReportDelivery[] };
+  return res.rows[0] ?? null;
+}
+
+/** Marks the version pending and counts the attempt; returns the row as it now is. */
+export async function beginEmailAttempt(db: Knex, id: string): Promise<ReportDelivery> {
+  const res = (await db.raw(
+    `UPDATE report_versions SET email_status = 'pending', email_attempts = email_attempts + 1
+      WHERE id = ?::bigint RETURNING ${COLUMNS}`,
+    [id],
+  )) as { rows: ReportDelivery[] };
+  if (!res.rows[0]) throw new Error(`report version ${id} does not exist`);
+  return res.rows[0];
+}
+
+export async function markEmailSent(db: Knex, id: string, at: Date): Promise<void> {
+  await db.raw(`UPDATE report_versions SET email_status = 'sent', emailed_at = ?, email_error = NULL WHERE id = ?::bigint`, [at, id]);
+}
+
+/** Leaves the version pending for retryPendingEmails; `error` must already be scrubbed. */
+export async function markEmailFailed(db: Knex, id: string, error: string): Promise<void> {
+  await db.raw(`UPDATE report_versions SET email_status = 'pending', email_error = ? WHERE id = ?::bigint`, [error, id]);
+}
+
+/** Versions whose e-mail was asked for and not yet accepted by the server, oldest first. */
+export async function pendingReportDeliveries(db: Knex): Promise<ReportDelivery[]> {
+  const res = (await db.raw(
+    `SELECT ${COLUMNS} FROM report_versions WHERE email_status = 'pending' ORDER BY business_date, version`,
+  )) as { rows: ReportDelivery[] };
+  return res.rows;
+}

@@ -1,0 +1,92 @@
+import type { Knex } from 'knex';
+import { pgliteOf, type Db } from './connect.ts';
+import { advisoryKey, withHeldConnection } from './advisory.ts';
+import { NotMigratedError } from './errors.ts';
+import { quoteIdent } from './ident.ts';
+import { listMigrationFiles, readMigrationFile } from './sql-files.ts';
+
+export { NotMigratedError };
+
+const TABLE = 'knex_migrations';
+
+/** sql/NNN_name.sql as knex migrations; forward-only, so down() refuses. */
+function migrationSource(db: Db): Knex.MigrationSource<string> {
+  return {
+    getMigrations: async () => listMigrationFiles(),
+    getMigrationName: (name) => name,
+    getMigration: async (name) => ({
+      up: async (trx: Knex) => {
+        // knex runs the pending batch in one transaction; SET LOCAL keeps the tables in our schema.
+        await trx.raw(`SET LOCAL search_path TO ${quoteIdent(db.schema)}`);
+        const sql = readMigrationFile(name);
+        // PGlite's query() takes one statement; exec() runs a script on the same (only) session.
+        if (db.engine === 'pglite') await pgliteOf(db).exec(sql);
+        else await trx.raw(sql);
+      },
+      down: async () => {
+        throw new Error(`migrations are forward-only; write a new sql/NNN_*.sql instead of reverting ${name}`);
+      },
+    }),
+  };
+}
+
+function migratorConfig(db: Db): Knex.MigratorConfig {
+  return { migrationSource: migrationSource(db), schemaName: db.schema, tableName: TABLE };
+}
+
+export interface MigrateResult {
+  /** Migration files applied by this call, in order; empty when already up to date. */
+  applied: string[];
+}
+
+/**
+ * Creates the schema and applies pending migrations. Safe when several processes migrate at once:
+ * they queue on a Postgres advisory lock and the later ones find nothing pending.
+ */
+export async function migrate(db: Db): Promise<MigrateResult> {
+  const run = async (): Promise<MigrateResult> => {
+    await db.knex.raw(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(db.schema)}`);
+    const [, log] = (await db.knex.migrate.latest(migratorConfig(db))) as [number, string[]];
+    return { applied: log };
+  };
+  // PGlite is one process, one session: queue calls in-process instead.
+  if (db.engine === 'pglite') return serialized(db, run);
+  const key = advisoryKey(`migrate:${db.schema}`);
+  return withHeldConnection(
+    db,
+    async (query) => {
+      await query('select pg_advisory_lock(?::bigint)', [key]);
+      return run();
+    },
+    async (query) => {
+      await query('select pg_advisory_unlock(?::bigint)', [key]);
+    },
+  );
+}
+
+const queues = new WeakMap<Knex, Promise<unknown>>();
+function serialized<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  const prev = queues.get(db.knex) ?? Promise.resolve();
+  const next = prev.catch(() => undefined).then(fn);
+  queues.set(db.knex, next);
+  return next;
+}
+
+/** Migration files not yet applied; reads only, never creates the schema or knex's table. */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const all = listMigrationFiles();
+  const reg = await db.knex.raw<{ rows: { t: string | null }[] }>('select to_regclass(?) as t', [
+    `${quoteIdent(db.schema)}.${TABLE}`,
+  ]);
+  if (!reg.rows[0]?.t) return all;
+  const done = new Set(
+    (await db.knex.withSchema(db.schema).from(TABLE).select<{ name: string }[]>('name')).map((r) => r.name),
+  );
+  return all.filter((f) => !done.has(f));
+}
+
+/** Throws NotMigratedError ("run `payrecon migrate`") when any migration is pending. */
+export async function assertMigrated(db: Db): Promise<void> {
+  const pending = await pendingMigrations(db);
+  if (pending.length) throw new NotMigratedError(db.schema, pending);
+}

@@ -1,0 +1,240 @@
+import type { Knex } from 'knex';
+import type { Currency } from '../money/decimal.ts';
+import type { Direction, StatusCategory } from '../provider/types.ts';
+import { decimal, decimalOrNull } from './amounts.ts';
+
+type Conn = Knex | Knex.Transaction;
+
+/** The merchant's order as payrecon reads it. Ids are strings (int8); amounts are decimal text. */
+export interface OrderRow {
+  direction: Direction;
+  id: string;
+  merchantRef: string;
+  transactionRef: string;
+  currency: Currency;
+  method: string;
+  amount: string;
+  /** Payments only; always null for payouts (no such column). */
+  paidAmount: string | null;
+  fee: string | null;
+  /** Payouts only. */
+  bankCode: string | null;
+  /** Payouts only. */
+  utr: string | null;
+  status: string;
+  statusCategory: StatusCategory;
+  createdAt: Date;
+  updatedAt: Date;
+  finalizedAt: Date | null;
+  lastCheckedAt: Date | null;
+  checkCount: number;
+  nextCheckAt: Date | null;
+}
+
+export interface NewOrder {
+  merchantRef: string;
+  transactionRef: string;
+  currency: Currency;
+  method: string;
+  amount: string;
+  paidAmount?: string | null;
+  fee?: string | null;
+  bankCode?: string | null;
+  utr?: string | null;
+  status?: string;
+  statusCategory?: StatusCategory;
+  createdAt?: Date;
+  updatedAt?: Date;
+  finalizedAt?: Date | null;
+  nextCheckAt?: Date | null;
+}
+
+export type OrderFilter = (
+  | { mode: 'due'; asOf: Date; lookbackFrom: Date }
+  | { mode: 'range'; from: Date; to: Date }
+  | { mode: 'ref'; ref: string }
+) & { currency?: Currency };
+
+export interface CheckUpdate {
+  id: string;
+  checkedAt: Date;
+  /** Null: no further check scheduled. */
+  nextCheckAt: Date | null;
+  // Each of the following is left unchanged when undefined.
+  status?: string;
+  statusCategory?: StatusCategory;
+  /** Payments only. */
+  paidAmount?: string;
+  fee?: string;
+  /** Payouts only. */
+  utr?: string;
+  finalizedAt?: Date;
+  updatedAt?: Date;
+}
+
+export const ORDER_TABLES: Readonly<Record<Direction, string>> = Object.freeze({
+  payment: 'payment_orders',
+  payout: 'payout_orders',
+});
+
+const tableOf = (direction: Direction): string => {
+  const t = ORDER_TABLES[direction];
+  if (!t) throw new TypeError(`unknown direction ${JSON.stringify(direction)}`);
+  return t;
+};
+
+// Payments: 14 columns; 1000 rows stay well under Postgres' 65535 bind parameters per statement.
+const INSERT_CHUNK = 1000;
+
+/** Bulk insert (chunked multi-row statements); returns the inserted rows in input order. */
+export async function insertOrders(db: Conn, direction: Direction, rows: readonly NewOrder[]): Promise<OrderRow[]> {
+  const out: OrderRow[] = [];
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const chunk = rows.slice(i, i + INSERT_CHUNK).map((r) => toColumns(direction, r));
+    const inserted = await db(tableOf(direction)).insert(chunk).returning('*');
+    out.push(...inserted.map((r: Record<string, unknown>) => toOrderRow(direction, r)));
+  }
+  return out;
+}
+
+/** Column values for one order; undefined columns take the table's defaults. */
+export function toColumns(direction: Direction, r: NewOrder): Record<string, unknown> {
+  if (direction === 'payment' && (r.bankCode != null || r.utr != null)) {
+    throw new TypeError(`payment ${r.merchantRef}: bankCode and utr are payout fields`);
+  }
+  if (direction === 'payout' && r.paidAmount != null) {
+    throw new TypeError(`payout ${r.merchantRef}: paidAmount is a payment field`);
+  }
+  const cols: Record<string, unknown> = {
+    merchant_ref: r.merchantRef,
+    transaction_ref: r.transactionRef,
+    currency: r.currency,
+    method: r.method,
+    amount: decimal(r.amount, 'amount'),
+    fee: decimalOrNull(r.fee, 'fee'),
+    status: r.status,
+    status_category: r.statusCategory,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+    finalized_at: r.finalizedAt,
+    next_check_at: r.nextCheckAt,
+  };
+  if (direction === 'payment') cols.paid_amount = decimalOrNull(r.paidAmount, 'paidAmount');
+  else Object.assign(cols, { bank_code: r.bankCode ?? null, utr: r.utr ?? null });
+  return cols;
+}
+
+export function toOrderRow(direction: Direction, r: Record<string, unknown>): OrderRow {
+  return {
+    direction,
+    id: String(r.id),
+    merchantRef: r.merchant_ref as string,
+    transactionRef: r.transaction_ref as string,
+    currency: r.currency as Currency,
+    method: r.method as string,
+    amount: r.amount as string,
+    paidAmount: (r.paid_amount as string | null | undefined) ?? null,
+    fee: (r.fee as string | null) ?? null,
+    bankCode: (r.bank_code as string | null | undefined) ?? null,
+    utr: (r.utr as string | null | undefined) ?? null,
+    status: r.status as string,
+    statusCategory: r.status_category as StatusCategory,
+    createdAt: r.created_at as Date,
+    updatedAt: r.updated_at as Date,
+    finalizedAt: (r.finalized_at as Date | null) ?? null,
+    lastCheckedAt: (r.last_checked_at as Date | null) ?? null,
+    checkCount: r.check_count as number,
+    nextCheckAt: (r.next_check_at as Date | null) ?? null,
+  };
+}
+
+function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.QueryBuilder {
+  const q = db(tableOf(direction));
+  switch (filter.mode) {
+    case 'due':
+      q.whereIn('status_category', ['pending', 'unknown'])
+        .where('created_at', '>=', filter.lookbackFrom)
+        .where((w) => w.whereNull('next_check_at').orWhere('next_check_at', '<=', filter.asOf));
+      break;
+    case 'range':
+      q.where('created_at', '>=', filter.from).where('created_at', '<', filter.to);
+      break;
+    case 'ref':
+      q.where((w) => w.where('merchant_ref', filter.ref).orWhere('transaction_ref', filter.ref));
+      break;
+    default:
+      throw new TypeError(`unknown order filter ${JSON.stringify(filter)}`);
+  }
+  if (filter.currency) q.where('currency', filter.currency);
+  return q;
+}
+
+/** One keyset page: orders with id > afterId (null: from the start), ascending id, at most limit. */
+export async function selectOrdersPage(
+  db: Conn,
+  direction: Direction,
+  filter: OrderFilter,
+  afterId: string | null,
+  limit: number,
+): Promise<OrderRow[]> {
+  const q = filtered(db, direction, filter);
+  if (afterId !== null) q.where('id', '>', afterId);
+  const rows = await q.select('*').orderBy('id', 'asc').limit(limit);
+  return rows.map((r: Record<string, unknown>) => toOrderRow(direction, r));
+}
+
+export async function countOrders(db: Conn, direction: Direction, filter: OrderFilter): Promise<number> {
+  const [row] = await filtered(db, direction, filter).count<{ n: string }[]>('* as n');
+  return Number(row.n);
+}
+
+/**
+ * Records one batch of checks in a single UPDATE ... FROM unnest(arrays): last_checked_at,
+ * check_count + 1 and next_check_at always; the other fields only where given. Returns rows updated.
+ */
+export async function applyCheckResults(trx: Conn, direction: Direction, updates: readonly CheckUpdate[]): Promise<number> {
+  if (updates.length === 0) return 0;
+  const ids = new Set(updates.map((u) => u.id));
+  // UPDATE ... FROM applies only one of several source rows for the same target: refuse the ambiguity.
+  if (ids.size !== updates.length) throw new TypeError('applyCheckResults: duplicate order id in one batch');
+  const ts = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+  const col = <T>(f: (u: CheckUpdate) => T) => updates.map(f);
+  if (direction === 'payment' && updates.some((u) => u.utr !== undefined)) {
+    throw new TypeError('applyCheckResults: utr is a payout field');
+  }
+  if (direction === 'payout' && updates.some((u) => u.paidAmount !== undefined)) {
+    throw new TypeError('applyCheckResults: paidAmount is a payment field');
+  }
+  const extra = direction === 'payment' ? 'paid_amount' : 'utr';
+  const extraType = direction === 'payment' ? 'numeric' : 'text';
+  const extraValues =
+    direction === 'payment' ? col((u) => decimalOrNull(u.paidAmount, 'paidAmount')) : col((u) => u.utr ?? null);
+  const table = tableOf(direction);
+  const res = await trx.raw(
+    `UPDATE ${table} AS o SET
+       last_checked_at = v.checked_at,
+       check_count = o.check_count + 1,
+       next_check_at = v.next_check_at,
+       status = COALESCE(v.status, o.status),
+       status_category = COALESCE(v.status_category, o.status_category),
+       fee = COALESCE(v.fee, o.fee),
+       ${extra} = COALESCE(v.extra, o.${extra}),
+       finalized_at = COALESCE(v.finalized_at, o.finalized_at),
+       updated_at = COALESCE(v.updated_at, o.updated_at)
+     FROM unnest(?::bigint[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::timestamptz[], ?::timestamptz[])
+       AS v(id, checked_at, next_check_at, status, status_category, fee, extra, finalized_at, updated_at)
+     WHERE o.id = v.id`,
+    [
+      col((u) => u.id),
+      col((u) => ts(u.checkedAt)),
+      col((u) => ts(u.nextCheckAt)),
+      col((u) => u.status ?? null),
+      col((u) => u.statusCategory ?? null),
+      col((u) => decimalOrNull(u.fee, 'fee')),
+      extraValues,
+      col((u) => ts(u.finalizedAt)),
+      col((u) => ts(u.updatedAt)),
+    ] as unknown as Knex.RawBinding[],
+  );
+  return (res as { rowCount: number }).rowCount;
+}

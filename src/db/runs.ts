@@ -1,0 +1,137 @@
+import type { Knex } from 'knex';
+
+type Conn = Knex | Knex.Transaction;
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'credentials' | 'provider_unavailable' | 'interrupted';
+
+/** Counters by name (e.g. { matched: 10, mismatch: 2 }); whole numbers. */
+export type RunCounts = Record<string, number>;
+
+export interface RunRow {
+  id: string;
+  job: string;
+  params: Record<string, unknown>;
+  status: RunStatus;
+  dryRun: boolean;
+  startedAt: Date;
+  heartbeatAt: Date;
+  finishedAt: Date | null;
+  /** Where a killed run resumes, e.g. { payment: "1234", payout: "77" } (last order id fully written). */
+  checkpoint: Record<string, unknown>;
+  selected: number;
+  checked: number;
+  counts: RunCounts;
+  error: string | null;
+}
+
+function toRunRow(r: Record<string, unknown>): RunRow {
+  return {
+    id: String(r.id),
+    job: r.job as string,
+    params: r.params as Record<string, unknown>,
+    status: r.status as RunStatus,
+    dryRun: r.dry_run as boolean,
+    startedAt: r.started_at as Date,
+    heartbeatAt: r.heartbeat_at as Date,
+    finishedAt: (r.finished_at as Date | null) ?? null,
+    checkpoint: r.checkpoint as Record<string, unknown>,
+    selected: r.selected as number,
+    checked: r.checked as number,
+    counts: r.counts as RunCounts,
+    error: (r.error as string | null) ?? null,
+  };
+}
+
+export async function createRun(
+  db: Conn,
+  job: string,
+  params: Record<string, unknown>,
+  opts: { dryRun: boolean; now: Date; selected?: number },
+): Promise<RunRow> {
+  const [row] = await db('recon_runs')
+    .insert({
+      job,
+      params: JSON.stringify(params),
+      dry_run: opts.dryRun,
+      started_at: opts.now,
+      heartbeat_at: opts.now,
+      selected: opts.selected ?? 0,
+    })
+    .returning('*');
+  return toRunRow(row);
+}
+
+/** The latest run of job still marked running: call only while holding the job lock, so it is a dead run to resume. */
+export async function findResumableRun(db: Conn, job: string): Promise<RunRow | null> {
+  const row = await db('recon_runs')
+    .where({ job, status: 'running' })
+    .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .first();
+  return row ? toRunRow(row) : null;
+}
+
+export async function findRun(db: Conn, runId: string): Promise<RunRow | null> {
+  const row = await db('recon_runs').where({ id: runId }).first();
+  return row ? toRunRow(row) : null;
+}
+
+/**
+ * Progress after a batch, in the batch's transaction so the checkpoint moves with its results:
+ * merges checkpoint keys, adds countsDelta to counts and checkedDelta to checked, bumps the heartbeat.
+ */
+export async function checkpointRun(
+  trx: Conn,
+  runId: string,
+  checkpoint: Record<string, unknown>,
+  countsDelta: RunCounts,
+  checkedDelta: number,
+  now: Date = new Date(),
+): Promise<void> {
+  await trx.raw(
+    `UPDATE recon_runs SET
+       checkpoint = checkpoint || ?::jsonb,
+       checked = checked + ?::int,
+       heartbeat_at = ?,
+       counts = COALESCE((
+         SELECT jsonb_object_agg(k, s) FROM (
+           SELECT k, sum(v::bigint) AS s FROM (
+             SELECT key AS k, value AS v FROM jsonb_each_text(counts)
+             UNION ALL SELECT key, value FROM jsonb_each_text(?::jsonb)
+           ) u GROUP BY k
+         ) g), '{}'::jsonb)
+     WHERE id = ?`,
+    [JSON.stringify(checkpoint), checkedDelta, now, JSON.stringify(countsDelta), runId],
+  );
+}
+
+/** Sets how many orders the run selected (known once counted, possibly after createRun). */
+export async function setRunSelected(db: Conn, runId: string, selected: number): Promise<void> {
+  await db('recon_runs').where({ id: runId }).update({ selected });
+}
+
+export async function heartbeat(db: Conn, runId: string, now: Date = new Date()): Promise<void> {
+  await db('recon_runs').where({ id: runId }).update({ heartbeat_at: now });
+}
+
+/** Final status; counts, when given, replace the stored ones. */
+export async function finishRun(
+  db: Conn,
+  runId: string,
+  status: Exclude<RunStatus, 'running'>,
+  counts: RunCounts | undefined,
+  error: string | null | undefined,
+  now: Date,
+): Promise<void> {
+  const set: Record<string, unknown> = { status, finished_at: now, heartbeat_at: now, error: error ?? null };
+  if (counts) set.counts = JSON.stringify(counts);
+  await db('recon_runs').where({ id: runId }).update(set);
+}
+
+/** The latest run of each job, by job name. */
+export async function lastRuns(db: Conn): Promise<RunRow[]> {
+  const rows = await db('recon_runs')
+    .distinctOn('job')
+    .select('*')
+    .orderBy([{ column: 'job' }, { column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  return rows.map(toRunRow);
+}

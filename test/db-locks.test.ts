@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../src/db/connect.ts';
+import { withJobLock } from '../src/db/locks.ts';
+import { availableEngines, createTestDatabase, requiresServer, type TestDatabase } from './helpers/db.ts';
+
+describe.each(availableEngines)('job lock on %s', (engine) => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase(`locks_${engine}`, { engine });
+  });
+  afterAll(() => t?.drop());
+
+  it('refuses a second run of the same job while the first holds it; other jobs run', async () => {
+    const outer = await withJobLock(t.db, 'reconcile', async () => {
+      const inner = await withJobLock(t.db, 'reconcile', async () => 'ran');
+      const other = await withJobLock(t.db, 'snapshot', async () => 'ran');
+      // The run itself keeps using the pool while the lock is held.
+      const [{ n }] = await t.db.knex('payment_orders').count('* as n');
+      return { inner, other, n };
+    });
+    expect(outer).toEqual({ acquired: true, result: { inner: { acquired: false }, other: { acquired: true, result: 'ran' }, n: '0' } });
+    expect(await withJobLock(t.db, 'reconcile', async () => 2)).toEqual({ acquired: true, result: 2 });
+  });
+
+  it('releases the lock when the run throws', async () => {
+    await expect(withJobLock(t.db, 'report', async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    expect(await withJobLock(t.db, 'report', async () => 'again')).toEqual({ acquired: true, result: 'again' });
+  });
+});
+
+describe('job lock across processes', () => {
+  let t: TestDatabase;
+  let other: Db;
+  beforeAll(async () => {
+    if (requiresServer('a second connection pool stands in for a second process')) return;
+    t = await createTestDatabase('locks_xproc', { engine: 'postgres' });
+    other = await openDatabase(t.config, { poolMax: 2 });
+  });
+  afterAll(async () => {
+    await other?.close();
+    await t?.drop();
+  });
+
+  it.skipIf(requiresServer('a second connection pool stands in for a second process'))(
+    'a lock held by one pool refuses the other until released, also after a throw',
+    async () => {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let started!: () => void;
+      const running = new Promise<void>((r) => (started = r));
+      const first = withJobLock(t.db, 'reconcile', async () => {
+        started();
+        await held;
+        throw new Error('crashed');
+      });
+      await running;
+      expect(await withJobLock(other, 'reconcile', async () => 'second')).toEqual({ acquired: false });
+      release();
+      await expect(first).rejects.toThrow('crashed');
+      expect(await withJobLock(other, 'reconcile', async () => 'second')).toEqual({ acquired: true, result: 'second' });
+      // Both pools are still usable: no connection was leaked holding a lock.
+      const sessions = await t.db.knex.raw(`select count(*) as n from pg_locks where locktype = 'advisory'`);
+      expect(sessions.rows[0].n).toBe('0');
+    },
+  );
+});
