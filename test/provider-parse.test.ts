@@ -116,6 +116,7 @@ describe('not-found detection', () => {
   it.each([
     [{ code: '404', message: 'x' }, true],
     [{ code: '1001', message: 'Order not found' }, true],
+    [{ code: '4004', message: 'ORDER_NOT_FOUND' }, true],
     [{ code: '500', message: 'Transaction does not exist' }, true],
     [{ code: '400', message: 'invalid transactionRef' }, true],
     [{ code: '400', message: 'amount too small' }, false],

@@ -142,5 +142,5 @@ export const SHAPES = {
  * A "200" envelope whose data is null or absent is treated the same way by the fetch operations.
  */
 export function isNotFoundEnvelope(env: Envelope): boolean {
-  return env.code === '404' || /not\s*found|not\s*exist|no\s+such|unknown\s+(order|transaction)|invalid\s+transaction\s*ref/i.test(env.message);
+  return env.code === '404' || /not[\s_-]*found|not[\s_-]*exist|no[\s_-]+such|unknown[\s_-]+(order|transaction)|invalid[\s_-]+transaction[\s_-]*ref/i.test(env.message);
 }
