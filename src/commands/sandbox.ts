@@ -1,11 +1,67 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { loadConfig, readEnv } from '../config/config.ts';
+import { createLogger } from '../log/logger.ts';
+import { loadSigningScheme } from '../provider/signing.ts';
+import { startSandbox } from '../sandbox/server.ts';
+import { envHelp } from './env-help.ts';
+
+const int = (min: number, max: number) => (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+  return Number(value);
+};
+
+const httpUrl = (value: string): string => {
+  if (!/^https?:\/\/\S+$/.test(value)) throw new InvalidArgumentError('expected an http:// or https:// URL');
+  return value;
+};
+
+interface SandboxCliOptions {
+  port: number;
+  host: string;
+  seed: number;
+  webhookUrl?: string;
+  webhookIntervalMs: number;
+  latencyMs: number;
+}
 
 export function registerSandbox(program: Command): void {
   program
     .command('sandbox')
     .description('run the provider emulator (all seven operations, webhooks, a control interface)')
-    .option('--port <n>', 'port to listen on', '4010')
-    .action(async () => {
-      throw new Error('sandbox: not built yet');
+    .option('--port <n>', 'port to listen on (0 = any free port)', int(0, 65535), 4010)
+    .option('--host <address>', 'address to bind', '127.0.0.1')
+    .option('--seed <n>', 'seed of order outcomes, references and rates', int(0, 2 ** 32 - 1), 1)
+    .option('--webhook-url <url>', 'where payment webhooks are POSTed (none if unset)', httpUrl)
+    .option('--webhook-interval-ms <n>', 'webhook retry interval', int(10, 3_600_000), 60_000)
+    .option('--latency-ms <n>', 'latency added to every provider request', int(0, 600_000), 0)
+    .addHelpText(
+      'after',
+      `${envHelp(['PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'PROVIDER_SIGNATURE', 'LOG_LEVEL'])}
+The sandbox accepts the merchant PROVIDER_MERCHANT_ID signing with PROVIDER_SECRET (demo-merchant / demo-secret
+when unset). Provider operations are under <url>/v1/api; the control interface (no authentication) under
+<url>/__control/: order/get, order/set, order/delete, fault/add, fault/clear, fault/list, latency, balance/adjust,
+clock/advance, reset, bulk-seed, stats, webhook-url, bank/set, bank/remove. Stops on SIGINT or SIGTERM.`,
+    )
+    .action(async (opts: SandboxCliOptions) => {
+      const config = loadConfig(readEnv());
+      const logger = createLogger({ level: config.LOG_LEVEL });
+      const sandbox = await startSandbox({
+        port: opts.port,
+        host: opts.host,
+        seed: opts.seed,
+        merchants: [{ id: config.PROVIDER_MERCHANT_ID, secret: config.PROVIDER_SECRET }],
+        signature: await loadSigningScheme(config.PROVIDER_SIGNATURE),
+        webhookUrl: opts.webhookUrl,
+        webhookIntervalMs: opts.webhookIntervalMs,
+        latencyMs: opts.latencyMs,
+        logger,
+      });
+      // One line for people and scripts; the secret is never printed.
+      process.stdout.write(`payrecon sandbox listening on ${sandbox.url} (API ${sandbox.url}/v1/api, control ${sandbox.url}/__control) merchant ${config.PROVIDER_MERCHANT_ID}\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+      await sandbox.close();
     });
 }

@@ -1,0 +1,24 @@
+import type { ServerResponse } from 'node:http';
+import type { Logger } from '../log/logger.ts';
+import type { SigningScheme } from '../provider/signing.ts';
+import type { FaultRegistry } from './faults.ts';
+import type { RequestStats } from './request-stats.ts';
+import type { SandboxState } from './state.ts';
+import type { WebhookDispatcher } from './webhooks.ts';
+
+/** What the request handlers share: one per running sandbox. */
+export interface SandboxContext {
+  baseUrl: string;
+  state: SandboxState;
+  faults: FaultRegistry;
+  webhooks: WebhookDispatcher;
+  stats: RequestStats;
+  secrets: ReadonlyMap<string, string>;
+  scheme: SigningScheme;
+  timestampWindowSec: number;
+  logger: Logger;
+  /** Responses a timeout fault keeps open; closed when the sandbox closes. */
+  held: Set<ServerResponse>;
+  /** Values `reset` returns to. */
+  initial: { webhookUrl?: string; latencyMs: number };
+}
