@@ -1,0 +1,63 @@
+// Thin entry of the reconcile job: config, dependencies, a call into src/, an exit code.
+import { openJobContext, withStopSignal, type JobContextOptions } from '../src/runtime/job-context.ts';
+import { createProviderClient } from '../src/provider/from-config.ts';
+import type { ProviderClientOptions } from '../src/provider/client.ts';
+import { loadActiveBankCodes } from '../src/db/bank-codes.ts';
+import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { reconcile, type ReconcileOutcome } from '../src/runner/reconcile.ts';
+import { buildSelection, type SelectionRequest } from '../src/runner/selection.ts';
+import { createProgress } from '../src/cli-ui/progress.ts';
+import { EXIT } from '../src/commands/exit-codes.ts';
+
+export interface ReconcileJobOptions extends SelectionRequest {
+  dryRun?: boolean;
+  failOnMismatch?: boolean;
+  progress?: boolean;
+  provider?: Partial<ProviderClientOptions>;
+}
+
+export interface ReconcileJobResult {
+  exitCode: number;
+  outcome: ReconcileOutcome;
+}
+
+export async function reconcileJob(options: ReconcileJobOptions, context: JobContextOptions = {}): Promise<ReconcileJobResult> {
+  const ctx = await openJobContext('reconcile', context);
+  const { config, logger, db } = ctx;
+  const client = await createProviderClient(config, { logger, ...options.provider });
+  const progress = options.progress === false ? null : createProgress(logger);
+  try {
+    const selection = buildSelection(options, { now: new Date(), zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS });
+    const policy = policyFromConfig(config, await loadActiveBankCodes(db.knex));
+    const outcome = await withStopSignal(
+      (stopSignal) =>
+        reconcile(
+          {
+            db,
+            fetcher: client,
+            policy,
+            clock: () => new Date(),
+            logger,
+            concurrency: config.RECON_CONCURRENCY,
+            batchSize: config.RECON_BATCH_SIZE,
+            stopSignal,
+            onProgress: progress ? (p) => progress.update(p.checked, p.selected, p.mismatches) : undefined,
+          },
+          { selection, dryRun: options.dryRun ?? false },
+        ),
+      logger,
+    );
+    return { exitCode: exitCodeOf(outcome, options.failOnMismatch ?? false), outcome };
+  } finally {
+    progress?.stop();
+    await client.close();
+    await ctx.close();
+  }
+}
+
+function exitCodeOf(outcome: ReconcileOutcome, failOnMismatch: boolean): number {
+  if (outcome.status === 'skipped' || outcome.status === 'interrupted') return EXIT.OK;
+  if (outcome.status !== 'completed') return EXIT.INCOMPLETE;
+  const mismatches = outcome.runs.reduce((n, r) => n + (r.counts['verdict:mismatch'] ?? 0), 0);
+  return failOnMismatch && mismatches > 0 ? EXIT.MISMATCHES : EXIT.OK;
+}

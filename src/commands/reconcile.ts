@@ -1,0 +1,73 @@
+import { Option, type Command } from 'commander';
+import { reconcileJob } from '../../jobs/reconcile.ts';
+import type { RunSummary } from '../runner/reconcile.ts';
+import { renderTable } from '../cli-ui/table.ts';
+import { CURRENCIES, type Currency } from '../money/decimal.ts';
+import type { Direction } from '../provider/types.ts';
+import { DB_ENV, PROVIDER_ENV, envHelp } from './env-help.ts';
+
+interface ReconcileCliOptions {
+  date?: string;
+  from?: string;
+  to?: string;
+  ref?: string;
+  kind?: Direction;
+  currency?: string;
+  dryRun?: boolean;
+  failOnMismatch?: boolean;
+  json?: boolean;
+}
+
+export function registerReconcile(program: Command): void {
+  program
+    .command('reconcile')
+    .description('re-fetch orders from the provider, record verdicts and mismatches, resolve pending orders')
+    .option('--date <YYYY-MM-DD>', 'every order created that business day (REPORT_TIMEZONE), final ones included')
+    .option('--from <YYYY-MM-DD>', 'first business day of a range (with --to)')
+    .option('--to <YYYY-MM-DD>', 'last business day of a range, inclusive')
+    .option('--ref <ref>', 'one order, by merchantRef or transactionRef')
+    .addOption(new Option('--kind <kind>', 'only payments or only payouts').choices(['payment', 'payout']))
+    .addOption(new Option('--currency <code>', 'only one currency').choices([...CURRENCIES]).argParser((v) => v.toUpperCase()))
+    .option('--dry-run', 'check and report, but write nothing except the run record')
+    .option('--fail-on-mismatch', 'exit 1 when any mismatch was found')
+    .option('--json', 'print the run summaries as JSON')
+    .addHelpText(
+      'after',
+      `
+Default: every non-final order created within RECON_LOOKBACK_DAYS whose next check is due.
+Examples:
+  payrecon reconcile
+  payrecon reconcile --date 2026-11-21            # finance rerun of a day
+  payrecon reconcile --ref 3f1c...-uuid --dry-run
+  payrecon reconcile --from 2026-11-01 --to 2026-11-07 --kind payout --currency NGN
+Exit: 0 completed (or skipped: another run holds the lock), 1 mismatches with --fail-on-mismatch,
+      2 could not complete (credentials refused, provider unavailable), 3 bad arguments or configuration.
+${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RECON_LOOKBACK_DAYS', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
+    )
+    .action(async (opts: ReconcileCliOptions) => {
+      const { exitCode, outcome } = await reconcileJob({
+        ...opts,
+        currency: opts.currency as Currency | undefined,
+        progress: !opts.json,
+      });
+      if (opts.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
+      else if (outcome.status === 'skipped') process.stdout.write('reconcile: another run holds the lock; nothing done\n');
+      else for (const run of outcome.runs) process.stdout.write(describeRun(run));
+      process.exitCode = exitCode;
+    });
+}
+
+export function describeRun(run: RunSummary): string {
+  const verdicts = ['matched', 'resolved', 'pending', 'mismatch', 'error'];
+  const codes = Object.keys(run.counts).filter((k) => k.startsWith('code:')).sort();
+  const rows: Array<[string, number]> = [
+    ...verdicts.map((v): [string, number] => [v, run.counts[`verdict:${v}`] ?? 0]),
+    ...codes.map((k): [string, number] => [k.slice(5), run.counts[k]]),
+  ];
+  const head = `reconcile run ${run.runId}${run.resumed ? ' (resumed)' : ''}: ${run.status}, ${run.checked} of ${run.selected} orders checked\n`;
+  const tail = run.error ? `${run.error}\n` : '';
+  const examples = run.examples.length
+    ? `first mismatches:\n${run.examples.map((e) => `  ${e.merchantRef}  ${e.codes.join(',')}  ${e.reason}`).join('\n')}\n`
+    : '';
+  return head + renderTable(['verdict / code', 'orders'], rows) + examples + tail;
+}

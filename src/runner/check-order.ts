@@ -1,0 +1,77 @@
+import type { OrderRow } from '../db/orders.ts';
+import type { ReconItemRow } from '../db/items.ts';
+import type { CheckUpdate } from '../db/orders.ts';
+import { compareOrder } from '../recon/compare.ts';
+import type { CheckResult, LocalOrder, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
+
+/** The local order as the pure core sees it. */
+export function toLocalOrder(order: OrderRow): LocalOrder {
+  return {
+    direction: order.direction,
+    merchantRef: order.merchantRef,
+    transactionRef: order.transactionRef,
+    currency: order.currency,
+    method: order.method,
+    amount: order.amount,
+    paidAmount: order.paidAmount,
+    fee: order.fee,
+    utr: order.utr,
+    bankCode: order.bankCode,
+    status: order.status,
+    category: order.statusCategory,
+    createdAt: order.createdAt,
+    checkCount: order.checkCount,
+  };
+}
+
+export interface CheckedOrder {
+  item: Omit<ReconItemRow, 'runId'>;
+  update: CheckUpdate;
+  result: CheckResult;
+}
+
+/** Compares one order with the provider's answer and shapes the rows to write. */
+export function checkOrder(order: OrderRow, answer: ProviderAnswer, policy: ReconPolicy, now: Date): CheckedOrder {
+  const result = compareOrder(toLocalOrder(order), answer, policy, now);
+  const provider = answer.kind === 'found' ? answer.order : null;
+  const item: Omit<ReconItemRow, 'runId'> = {
+    direction: order.direction,
+    orderId: order.id,
+    merchantRef: order.merchantRef,
+    transactionRef: order.transactionRef,
+    currency: order.currency,
+    method: order.method,
+    checkedAt: now,
+    localStatus: order.status,
+    localCategory: order.statusCategory,
+    localAmount: order.amount,
+    localPaidAmount: order.paidAmount,
+    localFee: order.fee,
+    localUtr: order.utr,
+    providerStatus: provider?.status ?? null,
+    providerCategory: provider?.category ?? null,
+    providerAmount: provider?.amount ?? null,
+    providerPaidAmount: provider?.paidAmount ?? null,
+    providerFee: provider?.fee ?? null,
+    providerUtr: provider?.utr ?? null,
+    verdict: result.verdict,
+    codes: result.codes,
+    details: result.findings,
+    reason: result.reason,
+  };
+  const u = result.update;
+  const update: CheckUpdate = {
+    id: order.id,
+    checkedAt: now,
+    nextCheckAt: result.nextCheckAt,
+    ...(u && {
+      status: u.status,
+      statusCategory: u.category,
+      fee: u.fee,
+      ...(order.direction === 'payment' ? { paidAmount: u.paidAmount } : { utr: u.utr }),
+      finalizedAt: u.finalized ? now : undefined,
+      updatedAt: now,
+    }),
+  };
+  return { item, update, result };
+}

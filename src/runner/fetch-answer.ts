@@ -1,0 +1,29 @@
+import { CredentialsError, OrderNotFoundError, ProviderError } from '../provider/errors.ts';
+import type { PaymentFetchResponse, PayoutFetchResponse, StatusCategory, Direction } from '../provider/types.ts';
+import type { ProviderAnswer } from '../recon/types.ts';
+
+/** The two fetch operations a reconcile run needs; ProviderClient provides them. */
+export interface OrderFetcher {
+  fetchPayment(transactionRef: string): Promise<PaymentFetchResponse & { category: StatusCategory }>;
+  fetchPayout(transactionRef: string): Promise<PayoutFetchResponse & { category: StatusCategory }>;
+}
+
+export type FetchOutcome =
+  | { answer: ProviderAnswer; failed: boolean }
+  | { credentials: CredentialsError };
+
+/**
+ * Fetches one order and turns every outcome into an answer for the core: found, not found, or
+ * an error with its reason. Only a credentials refusal escapes, because it must stop the run.
+ */
+export async function fetchAnswer(fetcher: OrderFetcher, direction: Direction, transactionRef: string): Promise<FetchOutcome> {
+  try {
+    const order = direction === 'payment' ? await fetcher.fetchPayment(transactionRef) : await fetcher.fetchPayout(transactionRef);
+    return { answer: { kind: 'found', order }, failed: false };
+  } catch (err) {
+    if (err instanceof CredentialsError) return { credentials: err };
+    if (err instanceof OrderNotFoundError) return { answer: { kind: 'not_found' }, failed: false };
+    const message = err instanceof ProviderError ? err.message : `unexpected error: ${(err as Error)?.message ?? String(err)}`;
+    return { answer: { kind: 'error', message }, failed: true };
+  }
+}

@@ -1,0 +1,201 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/connect.ts';
+import { countOrders, selectOrdersPage, applyCheckResults, type OrderFilter, type OrderRow, type CheckUpdate } from '../db/orders.ts';
+import { insertItems, type ReconItemRow } from '../db/items.ts';
+import { createRun, findResumableRun, checkpointRun, finishRun, setRunSelected, type RunRow, type RunStatus } from '../db/runs.ts';
+import { withJobLock } from '../db/locks.ts';
+import type { Direction } from '../provider/types.ts';
+import type { ReconPolicy } from '../recon/types.ts';
+import { FailureWindow } from './failure-window.ts';
+import { runOrderedPipeline } from './ordered-pipeline.ts';
+import { fetchAnswer, type OrderFetcher } from './fetch-answer.ts';
+import { checkOrder, type CheckedOrder } from './check-order.ts';
+import type { Selection } from './selection.ts';
+
+export const RECONCILE_JOB = 'reconcile';
+
+export interface ReconcileDeps {
+  db: Db;
+  fetcher: OrderFetcher;
+  policy: ReconPolicy;
+  clock: () => Date;
+  logger: Logger;
+  concurrency: number;
+  batchSize: number;
+  /** Set (e.g. by SIGTERM) to stop taking new orders; written batches stay, the run stays resumable. */
+  stopSignal?: AbortSignal;
+  onProgress?: (progress: ReconcileProgress) => void;
+}
+
+export interface ReconcileProgress {
+  runId: string;
+  selected: number;
+  checked: number;
+  mismatches: number;
+}
+
+export type ReconcileStatus = RunStatus | 'skipped';
+
+export interface ReconcileOutcome {
+  status: ReconcileStatus;
+  /** Runs this call completed or advanced: a dead run resumed first, then the one asked for. */
+  runs: RunSummary[];
+}
+
+export interface RunSummary {
+  runId: string;
+  resumed: boolean;
+  status: Exclude<RunStatus, 'running'>;
+  selected: number;
+  checked: number;
+  counts: Record<string, number>;
+  error: string | null;
+  /** The first few mismatched orders, for alerts and the summary on screen. */
+  examples: Array<{ merchantRef: string; transactionRef: string; codes: string[]; reason: string }>;
+}
+
+const DIRECTIONS: readonly Direction[] = ['payment', 'payout'];
+const EXAMPLES_KEPT = 5;
+
+/**
+ * One reconcile invocation under the job's advisory lock: a run left behind by a killed process is
+ * resumed from its checkpoint first (same run id, same selection, no order checked twice), then the
+ * requested selection runs.
+ */
+export async function reconcile(deps: ReconcileDeps, request: { selection: Selection; dryRun: boolean }): Promise<ReconcileOutcome> {
+  const locked = await withJobLock(deps.db, RECONCILE_JOB, async () => {
+    const runs: RunSummary[] = [];
+    const dead = await findResumableRun(deps.db.knex, RECONCILE_JOB);
+    if (dead) {
+      deps.logger.info({ runId: dead.id }, 'resuming a run that did not finish');
+      runs.push(await executeRun(deps, dead, true));
+      if (runs[0].status !== 'completed') return runs;
+    }
+    const params = { selection: request.selection };
+    const run = await createRun(deps.db.knex, RECONCILE_JOB, params, { dryRun: request.dryRun, now: deps.clock() });
+    runs.push(await executeRun(deps, run, false));
+    return runs;
+  });
+  if (!locked.acquired) {
+    deps.logger.info('another reconcile run holds the lock; skipping');
+    return { status: 'skipped', runs: [] };
+  }
+  const runs = locked.result!;
+  return { status: runs[runs.length - 1].status, runs };
+}
+
+function filterFor(selection: Selection): OrderFilter {
+  const currency = selection.currency ? { currency: selection.currency } : {};
+  switch (selection.mode) {
+    case 'due':
+      return { mode: 'due', asOf: new Date(selection.asOf), lookbackFrom: new Date(selection.lookbackFrom), ...currency };
+    case 'range':
+      return { mode: 'range', from: new Date(selection.from), to: new Date(selection.to), ...currency };
+    case 'ref':
+      return { mode: 'ref', ref: selection.ref, ...currency };
+  }
+}
+
+async function* pagesOf(db: Db, direction: Direction, filter: OrderFilter, afterId: string | null, size: number): AsyncGenerator<OrderRow[]> {
+  let cursor = afterId;
+  for (;;) {
+    const page = await selectOrdersPage(db.knex, direction, filter, cursor, size);
+    if (page.length === 0) return;
+    yield page;
+    cursor = page[page.length - 1].id;
+    if (page.length < size) return;
+  }
+}
+
+type Stop = { status: 'credentials' | 'provider_unavailable'; message: string } | null;
+
+async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean): Promise<RunSummary> {
+  const { db, logger } = deps;
+  const log = logger.child({ runId: run.id });
+  const selection = (run.params as { selection: Selection }).selection;
+  const filter = filterFor(selection);
+  const directions = DIRECTIONS.filter((d) => !selection.kind || selection.kind === d);
+  const counts: Record<string, number> = { ...run.counts };
+  let checked = run.checked;
+  const examples: RunSummary['examples'] = [];
+  // A holder, not a let: the pipeline's callbacks set it and TypeScript must not narrow it away.
+  const halt: { stop: Stop } = { stop: null };
+  const failures = new FailureWindow();
+
+  let selected = run.selected;
+  if (!resumed || selected === 0) {
+    selected = 0;
+    for (const d of directions) selected += await countOrders(db.knex, d, filter);
+    await setRunSelected(db.knex, run.id, selected);
+  }
+  log.info({ selection, selected, dryRun: run.dryRun, resumed }, 'reconcile run started');
+
+  const stopped = () => halt.stop !== null || deps.stopSignal?.aborted === true;
+
+  try {
+    for (const direction of directions) {
+      if (stopped()) break;
+      const after = (run.checkpoint[direction] as string | undefined) ?? null;
+      await runOrderedPipeline<OrderRow, CheckedOrder | null>(
+        pagesOf(db, direction, filter, after, deps.batchSize),
+        async (order) => {
+          if (halt.stop) return null;
+          const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef);
+          if ('credentials' in outcome) {
+            halt.stop ??= { status: 'credentials', message: `the provider refused payrecon's credentials (${outcome.credentials.message}); check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE` };
+            return null;
+          }
+          failures.record(outcome.failed);
+          if (failures.tripped && !halt.stop) {
+            halt.stop = { status: 'provider_unavailable', message: `the provider failed most recent fetches (last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'})` };
+          }
+          return checkOrder(order, outcome.answer, deps.policy, deps.clock());
+        },
+        async (page, results) => {
+          // A batch cut short by a stop is not written: its orders stay due for the next run.
+          if (halt.stop || results.some((r) => r === null)) return;
+          const done = results as CheckedOrder[];
+          const delta = countDelta(done);
+          await db.knex.transaction(async (trx) => {
+            if (!run.dryRun) {
+              await insertItems(trx, done.map((c): ReconItemRow => ({ ...c.item, runId: run.id })));
+              await applyCheckResults(trx, direction, done.map((c): CheckUpdate => c.update));
+            }
+            await checkpointRun(trx, run.id, { [direction]: page[page.length - 1].id }, delta, done.length, deps.clock());
+          });
+          checked += done.length;
+          for (const [k, v] of Object.entries(delta)) counts[k] = (counts[k] ?? 0) + v;
+          for (const c of done) {
+            if (c.result.verdict === 'mismatch' && examples.length < EXAMPLES_KEPT) {
+              examples.push({ merchantRef: c.item.merchantRef, transactionRef: c.item.transactionRef, codes: c.result.codes, reason: c.result.reason });
+            }
+          }
+          deps.onProgress?.({ runId: run.id, selected, checked, mismatches: counts['verdict:mismatch'] ?? 0 });
+        },
+        { concurrency: deps.concurrency, shouldStop: stopped },
+      );
+    }
+  } catch (err) {
+    const message = (err as Error).message;
+    log.error({ err: message }, 'reconcile run failed');
+    await finishRun(db.knex, run.id, 'failed', counts, message, deps.clock()).catch(() => undefined);
+    return { runId: run.id, resumed, status: 'failed', selected, checked, counts, error: message, examples };
+  }
+
+  const { stop } = halt;
+  const status: Exclude<RunStatus, 'running'> = stop ? stop.status : deps.stopSignal?.aborted ? 'interrupted' : 'completed';
+  const error = stop?.message ?? (status === 'interrupted' ? 'stopped by a signal; the next run resumes it' : null);
+  await finishRun(db.knex, run.id, status, counts, error, deps.clock());
+  log.info({ status, selected, checked, counts }, 'reconcile run finished');
+  return { runId: run.id, resumed, status, selected, checked, counts, error, examples };
+}
+
+/** Counts as stored on the run: `verdict:<v>` and `code:<CODE>` keys. */
+function countDelta(done: readonly CheckedOrder[]): Record<string, number> {
+  const delta: Record<string, number> = {};
+  for (const { result } of done) {
+    delta[`verdict:${result.verdict}`] = (delta[`verdict:${result.verdict}`] ?? 0) + 1;
+    for (const code of result.codes) delta[`code:${code}`] = (delta[`code:${code}`] ?? 0) + 1;
+  }
+  return delta;
+}

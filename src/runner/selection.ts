@@ -1,0 +1,56 @@
+import { DateTime } from 'luxon';
+import type { Currency } from '../money/decimal.ts';
+import type { Direction } from '../provider/types.ts';
+
+/** What a reconcile run checks, as stored in recon_runs.params so a resumed run selects the same orders. */
+export type Selection =
+  | { mode: 'due'; asOf: string; lookbackFrom: string; kind?: Direction; currency?: Currency }
+  | { mode: 'range'; from: string; to: string; label: string; kind?: Direction; currency?: Currency }
+  | { mode: 'ref'; ref: string; kind?: Direction; currency?: Currency };
+
+export interface SelectionRequest {
+  date?: string;
+  from?: string;
+  to?: string;
+  ref?: string;
+  kind?: Direction;
+  currency?: Currency;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Parses a business date strictly: YYYY-MM-DD and a real calendar day, nothing path-like. */
+export function parseBusinessDate(value: string, zone: string, field = '--date'): DateTime {
+  const day = DATE.test(value) ? DateTime.fromISO(value, { zone }) : null;
+  if (!day || !day.isValid) throw new RangeError(`${field}: expected a calendar date as YYYY-MM-DD (got ${JSON.stringify(value.slice(0, 40))})`);
+  return day.startOf('day');
+}
+
+/**
+ * Turns the command line into a selection. Business dates are days in the report time zone;
+ * --to is inclusive. Pure: the caller passes the run's start time.
+ */
+export function buildSelection(request: SelectionRequest, opts: { now: Date; zone: string; lookbackDays: number }): Selection {
+  const common = { kind: request.kind, currency: request.currency };
+  const modes = [request.date !== undefined, request.from !== undefined || request.to !== undefined, request.ref !== undefined].filter(Boolean);
+  if (modes.length > 1) throw new RangeError('choose one of --date, --from/--to, or --ref');
+  if (request.ref !== undefined) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/.test(request.ref)) {
+      throw new RangeError('--ref: expected a merchantRef or transactionRef (letters, digits, "-", "_", ".", ":"; at most 128)');
+    }
+    return { mode: 'ref', ref: request.ref, ...common };
+  }
+  if (request.date !== undefined) {
+    const day = parseBusinessDate(request.date, opts.zone);
+    return { mode: 'range', from: day.toUTC().toISO()!, to: day.plus({ days: 1 }).toUTC().toISO()!, label: request.date, ...common };
+  }
+  if (request.from !== undefined || request.to !== undefined) {
+    if (request.from === undefined || request.to === undefined) throw new RangeError('--from and --to go together');
+    const from = parseBusinessDate(request.from, opts.zone, '--from');
+    const to = parseBusinessDate(request.to, opts.zone, '--to');
+    if (to < from) throw new RangeError('--to: must not be before --from');
+    return { mode: 'range', from: from.toUTC().toISO()!, to: to.plus({ days: 1 }).toUTC().toISO()!, label: `${request.from}..${request.to}`, ...common };
+  }
+  const asOf = DateTime.fromJSDate(opts.now).toUTC();
+  return { mode: 'due', asOf: asOf.toISO()!, lookbackFrom: asOf.minus({ days: opts.lookbackDays }).toISO()!, ...common };
+}
