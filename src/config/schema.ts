@@ -106,6 +106,8 @@ export const ENV_VARS = {
   REPORT_EMAIL_TO: { schema: emailList, secret: false, doc: 'comma-separated recipients of report e-mails' },
   ALERT_WEBHOOK_URL: { schema: url(['http:', 'https:']), secret: true, doc: 'Slack-compatible webhook for alerts' },
   ALERT_EMAIL_TO: { schema: emailList, secret: false, doc: 'comma-separated recipients of alerts' },
+  ALERT_REPEAT_AFTER_MS: { schema: intIn(0, 31_536_000_000), default: '86400000', secret: false, doc: 'an unchanged alert is sent again only after this long (default 24 h)' },
+  NOTIFY_TIMEOUT_MS: { schema: intIn(100, 300_000), default: '15000', secret: false, doc: 'timeout for SMTP connections and alert webhook requests' },
   LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'expected one of fatal, error, warn, info, debug, trace, silent' }), default: 'info', secret: false, doc: 'log level' },
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
 

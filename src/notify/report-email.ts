@@ -1,0 +1,106 @@
+import type { Db } from '../db/connect.ts';
+import {
+  beginEmailAttempt, markEmailFailed, markEmailSent, pendingReportDeliveries, reportDeliveryById, reportDeliveryByVersion,
+  type ReportDelivery,
+} from '../db/deliveries.ts';
+import { describeError } from './errors.ts';
+import type { Mailer } from './mailer.ts';
+import { buildReportEmail } from './report-content.ts';
+import { BUSY, withSendLock } from './send-lock.ts';
+
+export type ReportSelector = { versionId: string } | { businessDate: string; version: number };
+
+export type SendReportEmailOptions = ReportSelector & {
+  /** Send a version that was already e-mailed again (a new Message-ID: it is a deliberate second mail). */
+  resend?: boolean;
+  now: Date;
+  /** Recipients; default the mailer's REPORT_EMAIL_TO. */
+  to?: readonly string[];
+  /** Attachment size above which a CSV goes as .csv.gz; default GZIP_ABOVE_BYTES. */
+  gzipAboveBytes?: number;
+  /** Strings to scrub from stored errors besides those the mailer already scrubs. */
+  secrets?: readonly string[];
+};
+
+export type ReportEmailResult =
+  | { status: 'sent'; versionId: string; businessDate: string; version: number; messageId: string; attempts: number }
+  | { status: 'already_sent'; versionId: string; businessDate: string; version: number; emailedAt: Date | null }
+  | { status: 'failed'; versionId: string; businessDate: string; version: number; error: string; attempts: number }
+  /** Another process is sending this version right now. */
+  | { status: 'busy'; versionId: string; businessDate: string; version: number };
+
+/**
+ * E-mails one report version to accounting with delivery bookkeeping: the row goes `pending`
+ * (committed) before the SMTP conversation and `sent` after the server accepted the message;
+ * an SMTP failure leaves it pending with the (scrubbed) error, for retryPendingEmails.
+ *
+ * Exactly-once is not attainable across a crash between the server's acceptance and the
+ * `sent` update: the version stays pending and the next run sends it again. That duplicate
+ * carries the same Message-ID (derived from the version and its previous emailed_at, both
+ * unchanged until `sent` is recorded), so mail servers and clients that de-duplicate on
+ * Message-ID drop it, and a person can recognise it. Concurrent senders are kept apart by
+ * a per-version lock, so the only duplicate left is that crash window.
+ *
+ * Throws only for a missing version or no recipients; delivery failures are a result.
+ */
+export async function sendReportEmail(db: Db, mailer: Mailer, opts: SendReportEmailOptions): Promise<ReportEmailResult> {
+  const found = await findVersion(db, opts);
+  const to = opts.to ?? mailer.reportTo;
+  if (to.length === 0) throw new Error('no recipients: set REPORT_EMAIL_TO');
+  const ref = { versionId: found.id, businessDate: found.business_date, version: found.version };
+
+  const outcome = await withSendLock(db, `report-email:${found.id}`, async (): Promise<ReportEmailResult> => {
+    // Read again under the lock: another sender may have finished since.
+    const current = (await reportDeliveryById(db.knex, found.id))!;
+    if (current.email_status === 'sent' && !opts.resend) {
+      return { status: 'already_sent', ...ref, emailedAt: current.emailed_at };
+    }
+    const row = await beginEmailAttempt(db.knex, found.id);
+    const messageId = reportMessageId(row, mailer.from);
+    try {
+      const content = buildReportEmail(row, { gzipAboveBytes: opts.gzipAboveBytes });
+      await mailer.send({ from: mailer.from, to, messageId, ...content });
+    } catch (err) {
+      const error = describeError(err, opts.secrets ?? []);
+      await markEmailFailed(db.knex, row.id, error);
+      return { status: 'failed', ...ref, error, attempts: row.email_attempts };
+    }
+    await markEmailSent(db.knex, row.id, opts.now);
+    return { status: 'sent', ...ref, messageId, attempts: row.email_attempts };
+  });
+  return outcome === BUSY ? { status: 'busy', ...ref } : outcome;
+}
+
+/** Sends every version left pending by a failed or interrupted send, oldest first; never throws for delivery. */
+export async function retryPendingEmails(
+  db: Db,
+  mailer: Mailer,
+  now: Date,
+  opts: Pick<SendReportEmailOptions, 'to' | 'gzipAboveBytes' | 'secrets'> = {},
+): Promise<ReportEmailResult[]> {
+  const results: ReportEmailResult[] = [];
+  for (const row of await pendingReportDeliveries(db.knex)) {
+    results.push(await sendReportEmail(db, mailer, { ...opts, versionId: row.id, now }));
+  }
+  return results;
+}
+
+/**
+ * Stable for every attempt of one send: the version plus the time of the previous successful
+ * send (none for the first), so retries share an id and a deliberate resend gets a new one.
+ */
+export function reportMessageId(row: Pick<ReportDelivery, 'business_date' | 'version' | 'emailed_at'>, from: string): string {
+  const domain = from.split('@')[1] || 'payrecon.invalid';
+  const previous = row.emailed_at ? row.emailed_at.getTime() : 0;
+  return `<payrecon.report.${row.business_date}.v${row.version}.${previous}@${domain}>`;
+}
+
+async function findVersion(db: Db, sel: ReportSelector): Promise<ReportDelivery> {
+  const row =
+    'versionId' in sel ? await reportDeliveryById(db.knex, sel.versionId) : await reportDeliveryByVersion(db.knex, sel.businessDate, sel.version);
+  if (!row) {
+    const what = 'versionId' in sel ? `id ${sel.versionId}` : `${sel.businessDate} version ${sel.version}`;
+    throw new Error(`no report version ${what}`);
+  }
+  return row;
+}

@@ -1,0 +1,167 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { pgliteOf } from '../src/db/connect.ts';
+import { reportDeliveryById } from '../src/db/deliveries.ts';
+import { writeReports } from '../src/report/write-reports.ts';
+import { REPORT_FILES } from '../src/report/manifest.ts';
+import { createMailer, type Mailer } from '../src/notify/mailer.ts';
+import { retryPendingEmails, sendReportEmail } from '../src/notify/report-email.ts';
+
+const SEED = fs.readFileSync(path.join(import.meta.dirname, 'fixtures', 'report-day.sql'), 'utf8');
+const PASSWORD = 'sm7p-Pa55word';
+const DATE = '2024-05-01';
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** A real SMTP server: plain text, AUTH accepted (or refused quoting the password, to test scrubbing). */
+class MailSink {
+  readonly received: ParsedMail[] = [];
+  refuseAuth = false;
+  private server = new SMTPServer({
+    authOptional: true,
+    allowInsecureAuth: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onAuth: (auth, _session, cb) => {
+      if (this.refuseAuth) cb(new Error(`password ${auth.password} refused`));
+      else cb(null, { user: auth.username });
+    },
+    onData: (stream, _session, cb) => {
+      simpleParser(stream).then((m) => {
+        this.received.push(m);
+        cb();
+      }, cb);
+    },
+  });
+  listen(port: number) {
+    return new Promise<void>((r) => this.server.listen(port, '127.0.0.1', () => r()));
+  }
+  close() {
+    return new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
+
+describe.each(availableEngines)('report e-mail on %s', (engine) => {
+  let t: TestDatabase;
+  let mailer: Mailer;
+  let sink: MailSink;
+  let port: number;
+  let versionId: string;
+  let directory: string;
+  const now = new Date('2024-05-02T02:00:00Z');
+
+  beforeAll(async () => {
+    port = await freePort();
+    t = await createTestDatabase(`notify_mail_${engine}`, {
+      engine,
+      env: {
+        SMTP_URL: `smtp://recon:${PASSWORD}@127.0.0.1:${port}`,
+        REPORT_EMAIL_FROM: 'payrecon@merchant.example',
+        REPORT_EMAIL_TO: 'accounting@merchant.example,cfo@merchant.example',
+        NOTIFY_TIMEOUT_MS: '3000',
+      },
+    });
+    if (t.engine === 'pglite') await pgliteOf(t.db).exec(`SET search_path TO ${t.db.schema};\n${SEED}`);
+    else await t.db.knex.raw(SEED);
+    const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-notify-'));
+    // Exact tolerance, so the fixture's INR drift of 0.50 is a finding and shows in the subject.
+    const r = await writeReports(t.db.knex, { date: DATE, timezone: 'Asia/Kolkata', reportDir, now, currencies: ['INR', 'NGN', 'IDR'] });
+    versionId = r.record!.id;
+    directory = r.directory;
+    mailer = createMailer(t.config);
+    sink = new MailSink();
+  });
+  afterAll(async () => {
+    mailer?.close();
+    await sink?.close().catch(() => undefined);
+    await t?.drop();
+  });
+
+  it('SMTP down: the version stays pending with the error and a counted attempt', async () => {
+    const r = await sendReportEmail(t.db, mailer, { versionId, now });
+    expect(r.status).toBe('failed');
+    const row = await reportDeliveryById(t.db.knex, versionId);
+    expect(row).toMatchObject({ email_status: 'pending', email_attempts: 1, emailed_at: null });
+    expect(row!.email_error).toMatch(/ECONNREFUSED/);
+  });
+
+  it('a server refusing AUTH with the password in its reply: the stored error does not contain it', async () => {
+    await sink.listen(port);
+    sink.refuseAuth = true;
+    const [r] = await retryPendingEmails(t.db, mailer, now);
+    expect(r.status).toBe('failed');
+    const row = await reportDeliveryById(t.db.knex, versionId);
+    expect(row).toMatchObject({ email_status: 'pending', email_attempts: 2 });
+    expect(row!.email_error).toContain('refused');
+    expect(row!.email_error).not.toContain(PASSWORD);
+    expect(JSON.stringify(r)).not.toContain(PASSWORD);
+    expect(sink.received).toHaveLength(0);
+  });
+
+  it('SMTP up: the next run delivers it exactly once, with the headline, tables and every CSV byte for byte', async () => {
+    sink.refuseAuth = false;
+    const results = await retryPendingEmails(t.db, mailer, now);
+    expect(results.map((r) => r.status)).toEqual(['sent']);
+    expect(await retryPendingEmails(t.db, mailer, now)).toEqual([]);
+    expect(sink.received).toHaveLength(1);
+
+    const row = await reportDeliveryById(t.db.knex, versionId);
+    expect(row).toMatchObject({ email_status: 'sent', email_attempts: 3, email_error: null, emailed_at: now });
+
+    const mail = sink.received[0];
+    expect(mail.subject).toBe(`payrecon ${DATE}: 3 mismatches, 1 error, INR drift 0.50`);
+    expect(mail.messageId).toBe(`<payrecon.report.${DATE}.v1.0@merchant.example>`);
+    expect((mail.to as { value: { address: string }[] }).value.map((a) => a.address)).toEqual([
+      'accounting@merchant.example',
+      'cfo@merchant.example',
+    ]);
+    expect(mail.text).toMatch(/INR\s+payment\s+4\s+2\s+1\s+0\s+1\s+0\s+1850\.50/);
+    expect(mail.html).toContain('<th style="border:1px solid #ccc;padding:2px 6px;text-align:left">drift</th>');
+    expect(mail.attachments.map((a) => a.filename)).toEqual([...REPORT_FILES]);
+    for (const a of mail.attachments) expect(a.content.equals(fs.readFileSync(path.join(directory, a.filename!))), a.filename).toBe(true);
+  });
+
+  it('a sent version is not sent again; resend sends it once more under a new Message-ID', async () => {
+    const again = await sendReportEmail(t.db, mailer, { businessDate: DATE, version: 1, now });
+    expect(again).toMatchObject({ status: 'already_sent', emailedAt: now });
+    expect(sink.received).toHaveLength(1);
+
+    const later = new Date(now.getTime() + 3_600_000);
+    const resent = await sendReportEmail(t.db, mailer, { businessDate: DATE, version: 1, resend: true, now: later });
+    expect(resent.status).toBe('sent');
+    expect(sink.received).toHaveLength(2);
+    expect(sink.received[1].messageId).toBe(`<payrecon.report.${DATE}.v1.${now.getTime()}@merchant.example>`);
+    expect(await reportDeliveryById(t.db.knex, versionId)).toMatchObject({ email_status: 'sent', emailed_at: later, email_attempts: 4 });
+  });
+
+  it('files above the size threshold go as .csv.gz whose content is the file', async () => {
+    const r = await sendReportEmail(t.db, mailer, { versionId, resend: true, now, gzipAboveBytes: 1000 });
+    expect(r.status).toBe('sent');
+    const mail = sink.received.at(-1)!;
+    const big = REPORT_FILES.filter((f) => fs.statSync(path.join(directory, f)).size > 1000);
+    expect(big.length).toBeGreaterThan(0);
+    expect(mail.attachments.map((a) => a.filename)).toEqual(REPORT_FILES.map((f) => (big.includes(f) ? `${f}.gz` : f)));
+    for (const a of mail.attachments) {
+      const name = a.filename!.replace(/\.gz$/, '');
+      const bytes = a.filename!.endsWith('.gz') ? zlib.gunzipSync(a.content) : a.content;
+      expect(bytes.equals(fs.readFileSync(path.join(directory, name))), a.filename).toBe(true);
+    }
+  });
+
+  it('an unknown version is a usage error, not a delivery result', async () => {
+    await expect(sendReportEmail(t.db, mailer, { businessDate: DATE, version: 9, now })).rejects.toThrow(/no report version 2024-05-01 version 9/);
+  });
+});
