@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { neutralizeCell, textCell } from '../src/report/neutralize.ts';
-import { amountCell, timeFormatter, usdtCell } from '../src/report/format.ts';
+import { amountCell, padDecimals, timeFormatter, usdtCell } from '../src/report/format.ts';
 import { businessDay, defaultReportDate, ReportInputError } from '../src/report/date.ts';
-import { Decimal } from '../src/money/decimal.ts';
+import { Decimal, formatAmount } from '../src/money/decimal.ts';
 
 describe('neutralizeCell', () => {
   it.each([
@@ -42,6 +42,18 @@ describe('amountCell', () => {
   ])('%s %s -> %s', (value, currency, out) => {
     expect(amountCell(value, currency)).toBe(out);
   });
+  it('pads by string exactly as Decimal would round, and defers to Decimal when rounding is needed', () => {
+    const values = ['0', '-0', '-0.00', '1', '10', '250.5', '250.50', '1.250', '-12.5', '0.1', '0.01', '0.001', '0.005', '-0.004',
+      '99999999999999999999.99', '12.345', '-1.995', '1000.000000'];
+    for (const v of values) {
+      const fast = padDecimals(v, 2);
+      if (fast !== null) expect(fast, v).toBe(formatAmount(v, 'INR'));
+      expect(amountCell(v, 'INR'), v).toBe(formatAmount(v, 'INR'));
+    }
+    expect(padDecimals('12.345', 2)).toBeNull();
+    expect(padDecimals('1.250', 2)).toBe('1.25');
+  });
+
   it('leaves a missing amount empty and rounds USDT to 6 decimals', () => {
     expect(amountCell(null, 'INR')).toBe('');
     expect(usdtCell(new Decimal('-1005.5').dividedBy('83.6'))).toBe('-12.027512');

@@ -1,5 +1,5 @@
 import { IANAZone } from 'luxon';
-import { Decimal, formatAmount, isCurrency, normalizeDecimal } from '../money/decimal.ts';
+import { CURRENCY_DECIMALS, Decimal, formatAmount, isCurrency, normalizeDecimal } from '../money/decimal.ts';
 
 /** USDT is written with 6 decimals (its usual precision on exchanges). */
 export const USDT_DECIMALS = 6;
@@ -10,7 +10,31 @@ export const USDT_DECIMALS = 6;
  */
 export function amountCell(value: string | Decimal | null | undefined, currency: string): string {
   if (value === null || value === undefined) return '';
-  return isCurrency(currency) ? formatAmount(value, currency) : normalizeDecimal(value);
+  if (!isCurrency(currency)) return normalizeDecimal(value);
+  if (typeof value === 'string') {
+    const fast = padDecimals(value, CURRENCY_DECIMALS[currency]);
+    if (fast !== null) return fast;
+  }
+  return formatAmount(value, currency);
+}
+
+const PLAIN = /^-?\d+(?:\.(\d*?)0*)?$/;
+
+/**
+ * "250.5" -> "250.50" by string padding, exact and ~10x cheaper than a Decimal per cell on a
+ * million-row file; null when rounding would be needed (more significant decimals than allowed).
+ */
+export function padDecimals(text: string, decimals: number): string | null {
+  const m = PLAIN.exec(text);
+  if (!m) return null;
+  const significant = m[1] ?? '';
+  if (significant.length > decimals) return null;
+  const dot = text.indexOf('.');
+  const whole = dot === -1 ? text : text.slice(0, dot);
+  // "-0.00" would read as a different value in some tools; Decimal writes it as "0.00" too.
+  const sign = whole.startsWith('-') && /[1-9]/.test(whole + significant) ? '-' : '';
+  const digits = whole.replace('-', '').replace(/^0+(?=\d)/, '');
+  return decimals === 0 ? `${sign}${digits}` : `${sign}${digits}.${significant.padEnd(decimals, '0')}`;
 }
 
 /** A rate or other non-money decimal: written with the digits it was stored with. */

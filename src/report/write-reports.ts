@@ -71,6 +71,9 @@ async function writeInTransaction(
   tx: Knex.Transaction, opts: WriteReportsOptions, date: string, dateDir: string, window: Window, localWindow: { from: string; to: string },
 ): Promise<WriteReportsResult> {
   const log = opts.logger;
+  // The lock statement also fixes the transaction's snapshot, so a writer that committed while we
+  // waited is invisible to the queries; the version number also counts vN directories on disk,
+  // which that writer renamed into place before committing.
   await lockReportDate(tx, date);
   const leftovers = await removeTempDirs(dateDir);
   if (leftovers.length) log?.warn({ dateDir, leftovers }, 'removed temp directories of an interrupted report run');
@@ -141,7 +144,8 @@ async function writeFiles(
     for await (const page of streamReportItems(tx, window, opts.pageSize)) {
       for (const r of page) {
         const cells = itemRow(r, formatTime);
-        await items.write(cells);
+        const wait = items.write(cells);
+        if (wait) await wait;
         if (r.verdict === 'mismatch') await mismatches.write(cells);
         totals.add(r);
       }

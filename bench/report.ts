@@ -1,0 +1,103 @@
+/**
+ * Times writeReports on N checked orders of one day and prints seconds and peak RSS.
+ *
+ *   npx tsx bench/report.ts --orders 1000000
+ *
+ * BENCH_DATABASE_URL: a Postgres to use (a throw-away schema is created in it and dropped);
+ * unset: a new database on postgres://postgres@127.0.0.1:5432, dropped afterwards.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { loadConfig } from '../src/config/config.ts';
+import { openDatabase } from '../src/db/connect.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { writeReports } from '../src/report/write-reports.ts';
+
+const { values } = parseArgs({ options: { orders: { type: 'string', default: '100000' } } });
+const orders = Number(values.orders);
+if (!Number.isInteger(orders) || orders < 1) throw new Error('--orders: expected a positive whole number');
+
+const suffix = randomBytes(4).toString('hex');
+const server = process.env.BENCH_DATABASE_URL;
+const adminUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `payrecon_bench_${suffix}`;
+const schema = server ? `payrecon_bench_${suffix}` : 'payrecon';
+
+async function admin(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+let url = server;
+if (!url) {
+  await admin(`CREATE DATABASE ${dbName}`);
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  url = u.toString();
+}
+const db = await openDatabase(loadConfig({ DATABASE_URL: url, DATABASE_SCHEMA: schema, LOG_LEVEL: 'silent' }), { poolMax: 2 });
+const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-bench-report-'));
+try {
+  await migrate(db);
+  const seedStart = performance.now();
+  await db.knex.raw(`INSERT INTO recon_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T00:00:00Z', 'completed'), (2, 'reconcile', '2024-05-01T00:00:00Z', 'completed')`);
+  // Every order once, spread over the day; every tenth a second, earlier check that must not be reported.
+  await db.knex.raw(
+    `INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
+       local_status, local_category, local_amount, local_paid_amount, local_fee,
+       provider_status, provider_category, provider_amount, provider_paid_amount, provider_fee, provider_utr, verdict, codes, reason)
+     SELECT CASE WHEN c = 0 THEN 2 ELSE 1 END, CASE WHEN g % 3 = 0 THEN 'payout' ELSE 'payment' END, g, 'M-' || md5(g::text), 'T-' || g,
+            (ARRAY['INR','NGN','IDR'])[1 + g % 3], 'NATIVE',
+            '2024-05-01T00:00:00Z'::timestamptz + (g % 86400) * interval '1 second' + (c * interval '1 millisecond'),
+            'Success', 'success', 100 + (g % 1000) * 1.25, 100 + (g % 1000) * 1.25, 2.5,
+            'Success', 'success', 100 + (g % 1000) * 1.25, 100 + (g % 1000) * 1.25 - (g % 50 = 0)::int, 2.5,
+            CASE WHEN g % 3 = 0 THEN 'UTR' || g END,
+            CASE WHEN g % 50 = 0 THEN 'mismatch' ELSE 'matched' END,
+            CASE WHEN g % 50 = 0 THEN '{PAID_AMOUNT}'::text[] ELSE '{}'::text[] END,
+            CASE WHEN g % 50 = 0 THEN 'paid amount differs' ELSE '' END
+       FROM generate_series(1, ?::int) g, LATERAL (SELECT 0 AS c UNION ALL SELECT -1 WHERE g % 10 = 0) checks`,
+    [orders],
+  );
+  await db.knex.raw(`INSERT INTO balance_snapshots (currency, available, pending, held, credit, taken_at)
+    SELECT c, 1000000, 0, 0, 0, t FROM unnest(ARRAY['INR','NGN','IDR']) c, unnest(ARRAY['2024-05-01T00:01:00Z','2024-05-01T23:59:00Z']::timestamptz[]) t`);
+  await db.knex.raw(`INSERT INTO rate_snapshots (currency, deposit, withdraw, taken_at)
+    SELECT c, 83.1, 83.5, '2024-05-01T12:00:00Z' FROM unnest(ARRAY['INR','NGN','IDR']) c`);
+  await db.knex.raw('ANALYZE');
+  const seeded = (performance.now() - seedStart) / 1000;
+
+  const rssBefore = process.resourceUsage().maxRSS;
+  const start = performance.now();
+  const r = await writeReports(db.knex, { date: '2024-05-01', timezone: 'UTC', reportDir, now: new Date() });
+  const seconds = (performance.now() - start) / 1000;
+  const items = r.manifest.files['items.csv'];
+  console.log(JSON.stringify({
+    orders,
+    seed_seconds: Number(seeded.toFixed(1)),
+    report_seconds: Number(seconds.toFixed(2)),
+    items_rows: items.rows,
+    items_mb: Number((items.bytes / 1e6).toFixed(1)),
+    mismatch_rows: r.manifest.files['mismatches.csv'].rows,
+    rows_per_second: Math.round(items.rows / seconds),
+    peak_rss_mb_before_report: Math.round(rssBefore / 1024),
+    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+  }));
+} finally {
+  await db.close();
+  fs.rmSync(reportDir, { recursive: true, force: true });
+  if (server) {
+    const c = new pg.Client({ connectionString: server });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => c.end());
+  } else {
+    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  }
+}
