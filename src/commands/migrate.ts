@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import { loadConfig, type Config } from '../config/config.ts';
+import { openDatabase } from '../db/connect.ts';
+import { migrate, type MigrateResult } from '../db/migrate.ts';
+import { DB_ENV, envHelp } from './env-help.ts';
+
+export interface MigrateCommandOptions {
+  json?: boolean;
+}
+
+/** Applies pending migrations and prints them; the only command allowed on an unmigrated database. */
+export async function runMigrate(
+  opts: MigrateCommandOptions,
+  config: Config = loadConfig(),
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<MigrateResult> {
+  const db = await openDatabase(config, { applicationName: 'payrecon-migrate', poolMax: 2 });
+  try {
+    const result = await migrate(db);
+    if (opts.json) out.write(`${JSON.stringify({ schema: db.schema, engine: db.engine, ...result })}\n`);
+    else if (result.applied.length === 0) out.write(`schema ${db.schema}: up to date\n`);
+    else out.write(`schema ${db.schema}: applied ${result.applied.length}\n${result.applied.map((m) => `  ${m}\n`).join('')}`);
+    return result;
+  } finally {
+    await db.close();
+  }
+}
+
+export function registerMigrate(program: Command): void {
+  program
+    .command('migrate')
+    .description('create the schema and apply pending sql/ migrations (safe when several run at once)')
+    .option('--json', 'print {schema, engine, applied} as JSON')
+    .addHelpText('after', envHelp(DB_ENV))
+    .action(async (opts: MigrateCommandOptions) => {
+      await runMigrate(opts);
+    });
+}
