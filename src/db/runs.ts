@@ -61,10 +61,14 @@ export async function createRun(
   return toRunRow(row);
 }
 
-/** The latest run of job still marked running: call only while holding the job lock, so it is a dead run to resume. */
+/**
+ * The latest run of job left unfinished: 'running' (its process died: call only while holding the job
+ * lock, so it is not alive) or 'interrupted' (stopped by a signal after a checkpoint).
+ */
 export async function findResumableRun(db: Conn, job: string): Promise<RunRow | null> {
   const row = await db('recon_runs')
-    .where({ job, status: 'running' })
+    .where({ job })
+    .whereIn('status', ['running', 'interrupted'])
     .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }])
     .first();
   return row ? toRunRow(row) : null;

@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorld, type World } from './helpers/world.ts';
+import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
+import { reconcile } from '../src/runner/reconcile.ts';
+import { buildSelection, type SelectionRequest } from '../src/runner/selection.ts';
+import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { loadActiveBankCodes } from '../src/db/bank-codes.ts';
+import { silentLogger } from '../src/log/logger.ts';
+
+async function run(world: World, request: SelectionRequest = {}, dryRun = false) {
+  const { config, t, client } = world;
+  return reconcile(
+    {
+      db: t.db,
+      fetcher: client,
+      policy: policyFromConfig(config, await loadActiveBankCodes(t.db.knex)),
+      clock: () => new Date(),
+      logger: silentLogger,
+      concurrency: 8,
+      batchSize: 7, // small pages: several batches, checkpoints and read-ahead even with few orders
+    },
+    { selection: buildSelection(request, { now: new Date(), zone: 'UTC', lookbackDays: 30 }), dryRun },
+  );
+}
+
+type Item = { direction: string; merchant_ref: string; transaction_ref: string; verdict: string; codes: string[]; details: Array<{ code: string; local: string | null; provider: string | null }> };
+
+async function itemsOf(world: World, runId: string): Promise<Map<string, Item>> {
+  const rows: Item[] = await world.t.db.knex('recon_items').where({ run_id: runId }).select('*');
+  return new Map(rows.map((r) => [r.transaction_ref, r]));
+}
+
+describe('reconcile against the sandbox', () => {
+  let world: World;
+  let orders: SeededOrder[];
+  const pick = (direction: string, currency: string | null, n: number) =>
+    orders.filter((o) => o.direction === direction && (currency === null || o.currency === currency))[n];
+
+  beforeAll(async () => {
+    world = await createWorld('reconcile');
+    orders = await seedMerchant(world.t.db.knex, world.client, { payments: 40, payouts: 30, seed: 7 });
+  });
+  afterAll(() => world?.close());
+
+  it('finds every mismatch code with the two values that disagree, and resolves the rest', async () => {
+    const { control, t } = world;
+    const ngnBanks = (await world.client.bankCodes('NGN')).map((b) => b.bankCode);
+    await control.advanceClock(2_000); // every order final at the provider
+
+    const under = pick('payment', null, 0);
+    const amount = pick('payment', null, 1);
+    const fee = pick('payment', null, 2);
+    const currency = pick('payment', null, 3);
+    const method = pick('payment', null, 4);
+    const ref = pick('payment', null, 5);
+    const gone = pick('payment', null, 6);
+    const stale = pick('payment', null, 7);
+    const unknown = pick('payment', null, 8);
+    const utr = pick('payout', 'INR', 0);
+    const bank = pick('payout', 'NGN', 0);
+
+    const provider = async (o: SeededOrder) => (await control.getOrder(o.transactionRef))!;
+    const underAt = await provider(under);
+    await control.setOrder(under.transactionRef, { paidAmount: '1.00' });
+    const amountAt = await provider(amount);
+    await control.setOrder(amount.transactionRef, { amount: '999999.99' });
+    const feeAt = await provider(fee);
+    await t.db.knex('payment_orders').where({ transaction_ref: fee.transactionRef }).update({ fee: '0.01' });
+    await control.setOrder(currency.transactionRef, { currency: currency.currency === 'INR' ? 'NGN' : 'INR' });
+    await control.setOrder(method.transactionRef, { method: 'CARD' });
+    await control.setOrder(ref.transactionRef, { merchantRef: '00000000-0000-4000-8000-000000000000' });
+    await control.deleteOrder(gone.transactionRef);
+    await control.setOrder(stale.transactionRef, { status: 'Pending' });
+    await t.db.knex('payment_orders').where({ transaction_ref: stale.transactionRef }).update({ created_at: new Date(Date.now() - 2 * 86_400_000) });
+    await control.setOrder(unknown.transactionRef, { status: 'Settling' });
+    await control.setOrder(utr.transactionRef, { status: 'Success', utr: '' });
+    const now = new Date();
+    await t.db.knex('bank_codes').insert(
+      ngnBanks.filter((c) => c !== bank.bankCode).map((c) => ({ currency: 'NGN', bank_code: c, bank_name: c, first_seen_at: now, last_seen_at: now })),
+    );
+    const bankRow = await t.db.knex('payout_orders').where({ transaction_ref: bank.transactionRef }).first();
+    await t.db.knex('bank_codes').where({ currency: 'NGN', bank_code: bankRow.bank_code }).delete();
+
+    const outcome = await run(world);
+    expect(outcome.status).toBe('completed');
+    const [summary] = outcome.runs;
+    expect(summary.selected).toBe(orders.length);
+    expect(summary.checked).toBe(orders.length);
+    const items = await itemsOf(world, summary.runId);
+    expect(items.size).toBe(orders.length);
+
+    const finding = (o: SeededOrder, code: string) => items.get(o.transactionRef)!.details.find((d) => d.code === code);
+    expect(items.get(under.transactionRef)!.codes).toEqual(['PAID_AMOUNT']);
+    expect(finding(under, 'PAID_AMOUNT')).toMatchObject({ local: underAt.amount, provider: '1' });
+    expect(items.get(amount.transactionRef)!.codes).toContain('AMOUNT');
+    expect(finding(amount, 'AMOUNT')).toMatchObject({ local: amountAt.amount, provider: '999999.99' });
+    expect(items.get(fee.transactionRef)!.codes).toEqual(['FEE']);
+    expect(finding(fee, 'FEE')).toMatchObject({ local: '0.01', provider: feeAt.fee });
+    expect(items.get(currency.transactionRef)!.codes).toContain('CURRENCY');
+    expect(items.get(method.transactionRef)!.codes).toEqual(['METHOD']);
+    expect(finding(method, 'METHOD')).toMatchObject({ provider: 'CARD' });
+    expect(items.get(ref.transactionRef)!.codes).toEqual(['MERCHANT_REF']);
+    expect(items.get(gone.transactionRef)!.codes).toEqual(['NOT_FOUND']);
+    expect(items.get(stale.transactionRef)!.codes).toEqual(['STALE']);
+    expect(items.get(unknown.transactionRef)!.verdict).toBe('pending');
+    expect(items.get(utr.transactionRef)!.codes).toEqual(['UTR_MISSING']);
+    expect(items.get(bank.transactionRef)!.codes).toEqual(['BANK_CODE']);
+
+    // Everything not tampered with became final and consistent: resolved, and written to the order.
+    const tampered = new Set([under, amount, fee, currency, method, ref, gone, stale, unknown, utr, bank].map((o) => o.transactionRef));
+    const clean = orders.filter((o) => !tampered.has(o.transactionRef));
+    for (const o of clean) expect(items.get(o.transactionRef)!.verdict, o.transactionRef).toBe('resolved');
+    const resolvedRow = await t.db.knex('payment_orders').where({ transaction_ref: clean.find((o) => o.direction === 'payment')!.transactionRef }).first();
+    expect(resolvedRow.status).toBe('Success');
+    expect(resolvedRow.status_category).toBe('success');
+    expect(resolvedRow.finalized_at).toBeInstanceOf(Date);
+    expect(typeof resolvedRow.paid_amount).toBe('string');
+
+    // The run row carries the counts per verdict and code.
+    const runRow = await t.db.knex('recon_runs').where({ id: summary.runId }).first();
+    expect(runRow.status).toBe('completed');
+    expect(runRow.counts['verdict:resolved']).toBe(clean.length);
+    expect(runRow.counts['code:NOT_FOUND']).toBe(1);
+  });
+
+  it('does not re-check final orders in the default run, and a final order contradicted by the provider is a STATUS mismatch on rerun', async () => {
+    const again = await run(world);
+    const checkedAgain = again.runs[0].checked;
+    // Only the still-open orders are due, and they are not due yet (backoff).
+    expect(checkedAgain).toBe(0);
+
+    const target = orders.filter((o) => o.direction === 'payment').at(-1)!; // untouched by the first test
+    const before = await world.t.db.knex('payment_orders').where({ transaction_ref: target.transactionRef }).first();
+    await world.control.setOrder(target.transactionRef, { status: 'Failed' });
+    const today = new Date().toISOString().slice(0, 10);
+    const rerun = await run(world, { date: today });
+    const items = await itemsOf(world, rerun.runs[0].runId);
+    expect(items.size).toBe(orders.length - 1); // the stale order was moved to two days ago
+    expect(items.get(target.transactionRef)!.codes).toContain('STATUS');
+    const after = await world.t.db.knex('payment_orders').where({ transaction_ref: target.transactionRef }).first();
+    expect(after.status).toBe(before.status); // a final local status never moves backwards
+  });
+
+  it('a --date rerun is idempotent: same verdicts, no order changed', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const snapshot = async () =>
+      (await world.t.db.knex('payment_orders').select('transaction_ref', 'status', 'paid_amount', 'fee', 'finalized_at').orderBy('id'))
+        .concat(await world.t.db.knex('payout_orders').select('transaction_ref', 'status', 'utr', 'fee', 'finalized_at').orderBy('id'));
+    const first = await run(world, { date: today });
+    const ordersAfterFirst = await snapshot();
+    const second = await run(world, { date: today });
+    expect(await snapshot()).toEqual(ordersAfterFirst);
+    const a = await itemsOf(world, first.runs[0].runId);
+    const b = await itemsOf(world, second.runs[0].runId);
+    expect(b.size).toBe(a.size);
+    for (const [refKey, item] of a) expect({ v: b.get(refKey)!.verdict, c: b.get(refKey)!.codes }).toEqual({ v: item.verdict, c: item.codes });
+  });
+
+  it('a dry run writes nothing but its run record', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const before = await world.t.db.knex('recon_items').count<{ n: string }[]>('* as n');
+    const outcome = await run(world, { date: today }, true);
+    expect(outcome.runs[0].checked).toBe(orders.length - 1);
+    const after = await world.t.db.knex('recon_items').count<{ n: string }[]>('* as n');
+    expect(after[0].n).toBe(before[0].n);
+    const runRow = await world.t.db.knex('recon_runs').where({ id: outcome.runs[0].runId }).first();
+    expect(runRow.dry_run).toBe(true);
+    expect(runRow.checked).toBe(orders.length - 1);
+  });
+
+  it('--ref checks one order by merchantRef or transactionRef', async () => {
+    const o = orders[3];
+    for (const ref of [o.merchantRef, o.transactionRef]) {
+      const outcome = await run(world, { ref });
+      expect(outcome.runs[0].selected).toBe(1);
+    }
+  });
+
+  it('stops at once with a credentials message on 403, writing no items', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const faultId = await world.control.addFault({ kind: 'status403' });
+    try {
+      const outcome = await run(world, { date: today });
+      expect(outcome.status).toBe('credentials');
+      expect(outcome.runs[0].error).toMatch(/PROVIDER_SECRET/);
+      const n = await world.t.db.knex('recon_items').where({ run_id: outcome.runs[0].runId }).count<{ n: string }[]>('* as n');
+      expect(Number(n[0].n)).toBe(0);
+    } finally {
+      await world.control.clearFaults();
+      void faultId;
+    }
+  });
+
+  it('stops as provider_unavailable when most fetches fail, instead of writing error rows for every order', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    // More orders than the failure window, so the window can fill.
+    await seedMerchant(world.t.db.knex, world.client, { payments: 80, payouts: 0, seed: 8 });
+    await world.control.addFault({ kind: 'status500' });
+    try {
+      const outcome = await run(world, { date: today });
+      expect(outcome.status).toBe('provider_unavailable');
+      expect(outcome.runs[0].checked).toBeLessThan(outcome.runs[0].selected);
+    } finally {
+      await world.control.clearFaults();
+    }
+  });
+});
+
+describe('reconcile smoke path on embedded PGlite', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await createWorld('reconcile_pglite', { db: { engine: 'pglite' } });
+  });
+  afterAll(() => world?.close());
+
+  it('seeds, resolves every order, and finds an injected underpayment', async () => {
+    const orders = await seedMerchant(world.t.db.knex, world.client, { payments: 12, payouts: 8, seed: 3 });
+    await world.control.advanceClock(2_000);
+    const victim = orders.find((o) => o.direction === 'payment')!;
+    await world.control.setOrder(victim.transactionRef, { paidAmount: '1.5' });
+    const outcome = await run(world);
+    expect(outcome.status).toBe('completed');
+    const items = await itemsOf(world, outcome.runs[0].runId);
+    expect(items.size).toBe(20);
+    expect(items.get(victim.transactionRef)!.codes).toEqual(['PAID_AMOUNT']);
+    expect([...items.values()].filter((i) => i.verdict === 'resolved')).toHaveLength(19);
+  });
+});
