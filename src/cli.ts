@@ -8,6 +8,8 @@ export function buildProgram(): Command {
     .description('Reconcile a merchant\'s pay-ins and payouts (INR, NGN, IDR) against its provider, and report to accounting.')
     .version('0.1.0')
     .showHelpAfterError()
+    // Before the subcommands are added, so they inherit it: bad arguments exit 3, not commander's 1.
+    .exitOverride()
     .addHelpText(
       'after',
       `
@@ -21,7 +23,6 @@ Quick start: payrecon demo`,
 /** Entry point for bin/payrecon.mjs: runs one command and sets the exit code. */
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv);
   } catch (err) {
