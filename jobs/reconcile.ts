@@ -8,6 +8,12 @@ import { reconcile, type ReconcileOutcome } from '../src/runner/reconcile.ts';
 import { buildSelection, type SelectionRequest } from '../src/runner/selection.ts';
 import { createProgress } from '../src/cli-ui/progress.ts';
 import { EXIT } from '../src/commands/exit-codes.ts';
+import { raiseAndDeliver } from '../src/runtime/alerting.ts';
+import { alertsForReconcileRun, alertForFailedRun } from '../src/notify/alert-builders.ts';
+import type { AlertInput } from '../src/notify/raise-alert.ts';
+import { selectMismatchedItems } from '../src/db/items.ts';
+import type { MismatchCode } from '../src/recon/types.ts';
+import type { Db } from '../src/db/connect.ts';
 
 export interface ReconcileJobOptions extends SelectionRequest {
   dryRun?: boolean;
@@ -47,12 +53,27 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
         ),
       logger,
     );
+    progress?.stop();
+    if (!options.dryRun) await raiseAndDeliver({ db, config, logger, now: () => new Date() }, await alertsFor(db, outcome));
     return { exitCode: exitCodeOf(outcome, options.failOnMismatch ?? false), outcome };
   } finally {
     progress?.stop();
     await client.close();
     await ctx.close();
   }
+}
+
+/** Mismatch and stale alerts per run, and one for a run that could not complete. */
+async function alertsFor(db: Db, outcome: ReconcileOutcome): Promise<AlertInput[]> {
+  const alerts: AlertInput[] = [];
+  for (const run of outcome.runs) {
+    const items = (await selectMismatchedItems(db.knex, run.runId)).map((i) => ({ ...i, codes: i.codes as MismatchCode[] }));
+    alerts.push(...alertsForReconcileRun({ runId: run.runId, items }));
+    if (run.status === 'credentials' || run.status === 'provider_unavailable' || run.status === 'failed') {
+      alerts.push(alertForFailedRun('reconcile', run.status, run.error ?? run.status, run.runId));
+    }
+  }
+  return alerts;
 }
 
 function exitCodeOf(outcome: ReconcileOutcome, failOnMismatch: boolean): number {

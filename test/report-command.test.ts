@@ -1,19 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { runReport } from '../src/commands/report.ts';
+import { describe as describeReport } from '../src/commands/report.ts';
+import { reportJob } from '../jobs/report.ts';
 import { ReportInputError } from '../src/report/date.ts';
-
-function capture(): { out: PassThrough; text: () => string } {
-  const out = new PassThrough();
-  const chunks: Buffer[] = [];
-  out.on('data', (c: Buffer) => chunks.push(c));
-  return { out, text: () => Buffer.concat(chunks).toString('utf8') };
-}
 
 describe('payrecon report', () => {
   let t: TestDatabase;
@@ -31,22 +24,21 @@ describe('payrecon report', () => {
   });
 
   it('prints the version directory and row counts, then reports unchanged', async () => {
-    const first = capture();
-    const r = await runReport({ date: '2024-05-01' }, config(), first.out);
-    expect(first.text()).toBe(
+    const r = await reportJob({ date: '2024-05-01' }, { config: config() });
+    expect(r.exitCode).toBe(0);
+    expect(describeReport(r.report)).toBe(
       `report 2024-05-01: wrote v1\n${path.join(reportDir, '2024-05-01', 'v1')}\n` +
         '  items.csv       0 rows\n  mismatches.csv  0 rows\n  summary.csv     9 rows\n  balances.csv    0 rows\n  rates.csv       0 rows\n',
     );
-    expect(r.record?.version).toBe(1);
+    expect(r.report.record?.version).toBe(1);
 
-    const again = capture();
-    await runReport({ date: '2024-05-01', json: true }, config(), again.out);
-    expect(JSON.parse(again.text())).toMatchObject({ version: 1, unchanged: true });
+    const again = await reportJob({ date: '2024-05-01' }, { config: config() });
+    expect(again.report).toMatchObject({ version: 1, unchanged: true });
   });
 
   it('rejects a path-like --date with the usage exit code before opening the database', async () => {
     const bad = loadConfig({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', REPORT_DIR: reportDir, LOG_LEVEL: 'silent' });
-    const err = await runReport({ date: '../../etc' }, bad, capture().out).catch((e: unknown) => e);
+    const err = await reportJob({ date: '../../etc' }, { config: bad }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReportInputError);
     expect((err as ReportInputError).exitCode).toBe(3);
   });

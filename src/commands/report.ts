@@ -1,49 +1,33 @@
 import type { Command } from 'commander';
-import { loadConfig, type Config } from '../config/config.ts';
-import { openDatabase } from '../db/connect.ts';
-import { assertMigrated } from '../db/migrate.ts';
-import { createLogger } from '../log/logger.ts';
-import { businessDay, defaultReportDate } from '../report/date.ts';
+import { reportJob } from '../../jobs/report.ts';
 import { REPORT_FILES } from '../report/manifest.ts';
-import { writeReports, type WriteReportsResult } from '../report/write-reports.ts';
+import type { WriteReportsResult } from '../report/write-reports.ts';
+import type { ReportEmailResult } from '../notify/report-email.ts';
 import { DB_ENV, envHelp } from './env-help.ts';
 
 export interface ReportCommandOptions {
   date?: string;
   force?: boolean;
+  email?: boolean;
+  resend?: boolean;
   json?: boolean;
 }
 
-/**
- * Writes (or confirms) the day's report version and returns it: the e-mail step takes the
- * result's `record` (a report_versions row) from here.
- */
-export async function runReport(opts: ReportCommandOptions, config: Config = loadConfig(), out: NodeJS.WritableStream = process.stdout): Promise<WriteReportsResult> {
-  const timezone = config.REPORT_TIMEZONE;
-  // Validated before the database is opened: a bad --date does nothing at all.
-  const date = businessDay(opts.date ?? defaultReportDate(timezone), timezone).date;
-  const logger = createLogger({ level: config.LOG_LEVEL });
-  const db = await openDatabase(config, { applicationName: 'payrecon-report' });
-  try {
-    await assertMigrated(db);
-    const result = await writeReports(db.knex, {
-      date,
-      timezone,
-      reportDir: config.REPORT_DIR,
-      now: new Date(),
-      force: opts.force ?? false,
-      logger,
-      currencies: config.RECON_CURRENCIES,
-      tolerances: config.RECON_TOLERANCE,
-    });
-    out.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : describe(result));
-    return result;
-  } finally {
-    await db.close();
+function describeEmail(e: ReportEmailResult): string {
+  const what = `e-mail ${e.businessDate} v${e.version}: `;
+  switch (e.status) {
+    case 'sent':
+      return `${what}sent\n`;
+    case 'already_sent':
+      return `${what}already sent (use --resend to send it again)\n`;
+    case 'busy':
+      return `${what}another process is sending it\n`;
+    case 'failed':
+      return `${what}FAILED, left pending for the next run: ${e.error}\n`;
   }
 }
 
-function describe(r: WriteReportsResult): string {
+export function describe(r: WriteReportsResult): string {
   const head = r.unchanged
     ? `report ${r.manifest.business_date}: unchanged, current version is v${r.version}`
     : `report ${r.manifest.business_date}: wrote v${r.version}`;
@@ -58,9 +42,13 @@ export function registerReport(program: Command): void {
     .description('write the CSV reports of a business day as a new version in REPORT_DIR/<date>/')
     .option('--date <YYYY-MM-DD>', 'business date in REPORT_TIMEZONE (default: yesterday there)')
     .option('--force', 'write a new version even when the content is unchanged')
-    .option('--json', 'print the result (version, directory, manifest) as JSON')
-    .addHelpText('after', envHelp([...DB_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'RECON_CURRENCIES', 'RECON_TOLERANCE']))
+    .option('--email', 'e-mail the version to REPORT_EMAIL_TO (once per version) and retry pending deliveries')
+    .option('--resend', 'with --email: send a version that was already e-mailed again')
+    .option('--json', 'print the result (version, directory, manifest, e-mails) as JSON')
+    .addHelpText('after', envHelp([...DB_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'RECON_CURRENCIES', 'RECON_TOLERANCE', 'SMTP_URL', 'REPORT_EMAIL_FROM', 'REPORT_EMAIL_TO', 'ALERT_WEBHOOK_URL', 'ALERT_EMAIL_TO']))
     .action(async (opts: ReportCommandOptions) => {
-      await runReport(opts);
+      const { exitCode, report, emails } = await reportJob({ date: opts.date, force: opts.force, email: opts.email, resend: opts.resend });
+      process.stdout.write(opts.json ? `${JSON.stringify({ ...report, emails }, null, 2)}\n` : describe(report) + emails.map(describeEmail).join(''));
+      process.exitCode = exitCode;
     });
 }

@@ -1,0 +1,41 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import { secretValues } from '../config/redact.ts';
+import type { Db } from '../db/connect.ts';
+import { createMailer, type Mailer } from '../notify/mailer.ts';
+import { raiseAlert, type AlertInput } from '../notify/raise-alert.ts';
+import { alertChannelsFromConfig, deliverPendingAlerts } from '../notify/deliver-alerts.ts';
+
+export interface AlertingContext {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  now: () => Date;
+  /** Tests and the demo inject one; otherwise built from SMTP_URL when ALERT_EMAIL_TO is set. */
+  mailer?: Mailer;
+}
+
+/**
+ * Records the findings as alerts (deduplicated by fingerprint) and delivers whatever is pending,
+ * including earlier failures. Never throws: an alert that cannot go out must not fail the job that found it.
+ */
+export async function raiseAndDeliver(ctx: AlertingContext, inputs: readonly AlertInput[]): Promise<void> {
+  const { db, config, logger } = ctx;
+  const secrets = secretValues(config);
+  try {
+    for (const input of inputs) {
+      const { suppressed } = await raiseAlert(db, input, { now: ctx.now(), repeatAfterMs: config.ALERT_REPEAT_AFTER_MS, secrets });
+      logger.info({ kind: input.kind, suppressed }, suppressed ? 'alert unchanged since last sent; not repeated' : 'alert raised');
+    }
+    if (!config.ALERT_WEBHOOK_URL && !config.ALERT_EMAIL_TO?.length) return;
+    const ownMailer = !ctx.mailer && config.ALERT_EMAIL_TO?.length && config.SMTP_URL ? createMailer(config) : undefined;
+    try {
+      const result = await deliverPendingAlerts(db, alertChannelsFromConfig(config, ctx.mailer ?? ownMailer), ctx.now());
+      if (result.failed.length) logger.warn({ failed: result.failed.length }, 'some alerts could not be delivered; retried on the next run');
+    } finally {
+      ownMailer?.close();
+    }
+  } catch (err) {
+    logger.error({ err: (err as Error).message }, 'alerting failed; the job result stands');
+  }
+}
