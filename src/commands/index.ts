@@ -4,6 +4,7 @@ import { registerImport } from './import.ts';
 import { registerSandbox } from './sandbox.ts';
 import { registerReport } from './report.ts';
 import { registerReconcile } from './reconcile.ts';
+import { registerWebhook } from './webhook.ts';
 
 /** Every subcommand, in the order --help lists them. One line per command file. */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
@@ -12,4 +13,5 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerSandbox,
   registerReconcile,
   registerReport,
+  registerWebhook,
 ];

@@ -108,6 +108,11 @@ export const ENV_VARS = {
   ALERT_EMAIL_TO: { schema: emailList, secret: false, doc: 'comma-separated recipients of alerts' },
   ALERT_REPEAT_AFTER_MS: { schema: intIn(0, 31_536_000_000), default: '86400000', secret: false, doc: 'an unchanged alert is sent again only after this long (default 24 h)' },
   NOTIFY_TIMEOUT_MS: { schema: intIn(100, 300_000), default: '15000', secret: false, doc: 'timeout for SMTP connections and alert webhook requests' },
+  WEBHOOK_PORT: { schema: intIn(0, 65535), default: '8080', secret: false, doc: 'port of `payrecon webhook serve` (POST /webhooks/payment, /webhooks/payout)' },
+  WEBHOOK_TIMESTAMP_WINDOW_SEC: { schema: intIn(30, 86_400), default: '900', secret: false, doc: 'accepted age of a webhook Timestamp (covers the provider\'s 10 retries even if they reuse the first Timestamp)' },
+  WEBHOOK_MAX_BODY_BYTES: { schema: intIn(1024, 10_485_760), default: '65536', secret: false, doc: 'larger webhook bodies are refused (413)' },
+  WEBHOOK_CONFIRM_CONCURRENCY: { schema: intIn(1, 256), default: '8', secret: false, doc: 'confirmation fetches in flight at once' },
+  WEBHOOK_MISSING_MARGIN_MIN: { schema: intIn(0, 10_080), default: '5', secret: false, doc: 'WEBHOOK_MISSING only after the provider\'s ~10 min of retries plus this margin' },
   LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'expected one of fatal, error, warn, info, debug, trace, silent' }), default: 'info', secret: false, doc: 'log level' },
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
 

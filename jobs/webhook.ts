@@ -1,0 +1,85 @@
+// Thin entries of the webhook receiver: config, dependencies, a call into src/webhook, an exit code.
+import { openJobContext, withStopSignal, type JobContextOptions } from '../src/runtime/job-context.ts';
+import { createProviderClient } from '../src/provider/from-config.ts';
+import type { ProviderClientOptions } from '../src/provider/client.ts';
+import { loadSigningScheme } from '../src/provider/signing.ts';
+import { createStatusMapper } from '../src/provider/status.ts';
+import { confirmPendingWebhooks, type ConfirmCounts } from '../src/webhook/confirm.ts';
+import { createWebhookHandler } from '../src/webhook/handler.ts';
+import { createConfirmQueue } from '../src/webhook/queue.ts';
+import { startWebhookServer, type WebhookServer } from '../src/webhook/server.ts';
+import { EXIT } from '../src/commands/exit-codes.ts';
+
+/** Events left pending (crash, provider outage) are swept this often while serving. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+export interface ServeOptions {
+  port?: number;
+  host?: string;
+  provider?: Partial<ProviderClientOptions>;
+  /** Called once listening (the CLI prints the address; tests learn the port). */
+  onListening?: (server: WebhookServer) => void;
+  /** Stops the server (tests); the CLI stops on SIGINT/SIGTERM. */
+  stop?: AbortSignal;
+}
+
+export async function serveWebhooksJob(options: ServeOptions = {}, context: JobContextOptions = {}): Promise<number> {
+  const ctx = await openJobContext('webhook', context);
+  const { config, logger, db } = ctx;
+  const client = await createProviderClient(config, { logger, ...options.provider });
+  const confirmDeps = { db, client, logger, statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP), concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY };
+  const queue = createConfirmQueue(confirmDeps);
+  const handler = createWebhookHandler({
+    db,
+    scheme: await loadSigningScheme(config.PROVIDER_SIGNATURE),
+    secret: config.PROVIDER_SECRET,
+    now: Date.now,
+    logger,
+    windowSec: config.WEBHOOK_TIMESTAMP_WINDOW_SEC,
+    maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
+    confirm: queue.enqueue,
+  });
+  const server = await startWebhookServer(handler, { port: options.port ?? config.WEBHOOK_PORT, host: options.host });
+  const sweep = () => confirmPendingWebhooks(confirmDeps).then(
+    (counts) => logger.info({ counts }, 'pending webhook confirmations swept'),
+    (err: unknown) => logger.error({ err: (err as Error).message }, 'sweep of pending webhook confirmations failed'),
+  );
+  try {
+    logger.info({ url: server.url }, 'webhook receiver listening');
+    options.onListening?.(server);
+    await sweep();
+    const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+    try {
+      await withStopSignal((signal) => untilAborted(options.stop ? AbortSignal.any([signal, options.stop]) : signal), logger);
+    } finally {
+      clearInterval(timer);
+    }
+    return EXIT.OK;
+  } finally {
+    await server.close();
+    await queue.idle();
+    await client.close();
+    await ctx.close();
+  }
+}
+
+export async function confirmPendingJob(options: { provider?: Partial<ProviderClientOptions> } = {}, context: JobContextOptions = {}): Promise<{ exitCode: number; counts: ConfirmCounts }> {
+  const ctx = await openJobContext('webhook-confirm', context);
+  const { config, logger, db } = ctx;
+  const client = await createProviderClient(config, { logger, ...options.provider });
+  try {
+    const counts = await confirmPendingWebhooks({
+      db, client, logger, statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP), concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
+    });
+    // Anything still retryable means the provider could not be asked: the run did not complete.
+    return { exitCode: counts.retry > 0 ? EXIT.INCOMPLETE : EXIT.OK, counts };
+  } finally {
+    await client.close();
+    await ctx.close();
+  }
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

@@ -1,0 +1,180 @@
+import type { Knex } from 'knex';
+import type { Direction, StatusCategory } from '../provider/types.ts';
+import { decimalOrNull } from './amounts.ts';
+import { ORDER_TABLES, toOrderRow, type OrderRow } from './orders.ts';
+
+type Conn = Knex | Knex.Transaction;
+
+export type Confirmation = 'pending' | 'confirmed' | 'conflict' | 'error';
+
+export interface NewWebhookEvent {
+  direction: Direction;
+  dedupeKey: string;
+  transactionRef: string | null;
+  merchantRef: string | null;
+  currency: string | null;
+  method: string | null;
+  amount: string | null;
+  paidAmount: string | null;
+  fee: string | null;
+  status: string | null;
+  rawBody: string;
+  headers: Record<string, string>;
+  receivedAt: Date;
+}
+
+export interface WebhookEventRow extends Omit<NewWebhookEvent, 'dedupeKey'> {
+  id: string;
+  dedupeKey: string;
+  deliveries: number;
+  confirmation: Confirmation;
+  confirmedAt: Date | null;
+  confirmationNote: string | null;
+}
+
+export interface StoredResult {
+  id: string;
+  /** False: an identical notification was already stored; only its delivery count went up. */
+  inserted: boolean;
+  confirmation: Confirmation;
+}
+
+/**
+ * Stores a notification, or counts one more delivery of an identical one: a single statement, so concurrent
+ * retries of one notification can never create two rows, and the row is durable once this returns.
+ */
+export async function storeWebhookEvent(db: Conn, e: NewWebhookEvent): Promise<StoredResult> {
+  const res = await db.raw(
+    `INSERT INTO webhook_events (direction, dedupe_key, transaction_ref, merchant_ref, currency, method, amount, paid_amount, fee, status, raw_body, headers, received_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?::numeric, ?::numeric, ?::numeric, ?, ?, ?::jsonb, ?)
+     ON CONFLICT (dedupe_key) DO UPDATE SET deliveries = webhook_events.deliveries + 1
+     RETURNING id, confirmation, (xmax = 0) AS inserted`,
+    [
+      e.direction, e.dedupeKey, e.transactionRef, e.merchantRef, e.currency, e.method,
+      decimalOrNull(e.amount, 'amount'), decimalOrNull(e.paidAmount, 'paidAmount'), decimalOrNull(e.fee, 'fee'),
+      e.status, e.rawBody, JSON.stringify(e.headers), e.receivedAt.toISOString(),
+    ] as Knex.RawBinding[],
+  );
+  const row = (res as { rows: Array<{ id: unknown; confirmation: Confirmation; inserted: boolean }> }).rows[0];
+  return { id: String(row.id), inserted: row.inserted, confirmation: row.confirmation };
+}
+
+function toEventRow(r: Record<string, unknown>): WebhookEventRow {
+  return {
+    id: String(r.id),
+    direction: r.direction as Direction,
+    dedupeKey: r.dedupe_key as string,
+    transactionRef: (r.transaction_ref as string | null) ?? null,
+    merchantRef: (r.merchant_ref as string | null) ?? null,
+    currency: (r.currency as string | null) ?? null,
+    method: (r.method as string | null) ?? null,
+    amount: (r.amount as string | null) ?? null,
+    paidAmount: (r.paid_amount as string | null) ?? null,
+    fee: (r.fee as string | null) ?? null,
+    status: (r.status as string | null) ?? null,
+    rawBody: r.raw_body as string,
+    headers: r.headers as Record<string, string>,
+    receivedAt: r.received_at as Date,
+    deliveries: r.deliveries as number,
+    confirmation: r.confirmation as Confirmation,
+    confirmedAt: (r.confirmed_at as Date | null) ?? null,
+    confirmationNote: (r.confirmation_note as string | null) ?? null,
+  };
+}
+
+export async function getWebhookEvent(db: Conn, id: string): Promise<WebhookEventRow | null> {
+  const row = await db('webhook_events').where({ id }).first();
+  return row ? toEventRow(row) : null;
+}
+
+/** Locks one event for the confirming transaction; null if it is gone or no longer pending (someone else settled it). */
+export async function lockPendingEvent(trx: Knex.Transaction, id: string): Promise<WebhookEventRow | null> {
+  const row = await trx('webhook_events').where({ id, confirmation: 'pending' }).forUpdate().first();
+  return row ? toEventRow(row) : null;
+}
+
+/** Oldest first: ids of events still waiting for confirmation. */
+export async function listPendingEventIds(db: Conn, limit: number, afterId: string | null = null): Promise<string[]> {
+  const q = db('webhook_events').where({ confirmation: 'pending' }).select('id').orderBy('id', 'asc').limit(limit);
+  if (afterId !== null) q.where('id', '>', afterId);
+  return (await q).map((r: { id: unknown }) => String(r.id));
+}
+
+export async function settleEvent(trx: Conn, id: string, confirmation: Exclude<Confirmation, 'pending'>, note: string | null, at: Date): Promise<void> {
+  await trx('webhook_events').where({ id }).update({ confirmation, confirmation_note: note, confirmed_at: at });
+}
+
+/** A transient failure: the event stays pending (retried later), the note says what went wrong last. */
+export async function noteEvent(db: Conn, id: string, note: string): Promise<void> {
+  await db('webhook_events').where({ id, confirmation: 'pending' }).update({ confirmation_note: note });
+}
+
+export async function findOrderByTransactionRef(db: Conn, direction: Direction, transactionRef: string): Promise<OrderRow | null> {
+  // Locked: the order is read and conditionally written in the same confirming transaction.
+  const row = await db(ORDER_TABLES[direction]).where({ transaction_ref: transactionRef }).forUpdate().first();
+  return row ? toOrderRow(direction, row) : null;
+}
+
+export interface ConfirmedFinal {
+  status: string;
+  statusCategory: StatusCategory;
+  fee: string | null;
+  /** Payments only. */
+  paidAmount?: string | null;
+  /** Payouts only. */
+  utr?: string | null;
+  at: Date;
+}
+
+/**
+ * Writes a confirmed final status to a local order only while it is still non-final: a final local status
+ * never moves, and of two racing writers (webhook, reconcile) only the first applies. Returns rows changed.
+ */
+export async function applyConfirmedFinal(trx: Conn, direction: Direction, orderId: string, f: ConfirmedFinal): Promise<number> {
+  const cols: Record<string, unknown> = {
+    status: f.status,
+    status_category: f.statusCategory,
+    fee: decimalOrNull(f.fee, 'fee'),
+    finalized_at: f.at,
+    updated_at: f.at,
+    // Final: the reconcile job's schedule no longer needs to visit it.
+    next_check_at: null,
+  };
+  if (direction === 'payment') cols.paid_amount = decimalOrNull(f.paidAmount ?? null, 'paidAmount');
+  else if (f.utr !== undefined) cols.utr = f.utr;
+  return trx(ORDER_TABLES[direction]).where({ id: orderId }).whereIn('status_category', ['pending', 'unknown']).update(cols);
+}
+
+/** Payments payrecon saw final in [from, to) with no payment notification stored for their transactionRef. */
+export async function finalPaymentsWithoutNotification(db: Conn, from: Date, to: Date): Promise<OrderRow[]> {
+  const rows = await db('payment_orders as o')
+    .whereIn('o.status_category', ['success', 'failed'])
+    .where('o.finalized_at', '>=', from)
+    .where('o.finalized_at', '<', to)
+    .whereNotExists((q) => q.select(db.raw('1')).from('webhook_events as w').where('w.direction', 'payment').whereRaw('w.transaction_ref = o.transaction_ref'))
+    .select('o.*')
+    .orderBy('o.id', 'asc');
+  return rows.map((r: Record<string, unknown>) => toOrderRow('payment', r));
+}
+
+export interface ConflictRow extends WebhookEventRow {
+  /** From the local order when there is one, else what the notification said. */
+  localMerchantRef: string | null;
+}
+
+/** Notifications received in [from, to) that a fetch contradicted. */
+export async function conflictsReceived(db: Conn, from: Date, to: Date): Promise<ConflictRow[]> {
+  const rows = await db('webhook_events as w')
+    .leftJoin('payment_orders as p', function () {
+      this.on('p.transaction_ref', '=', 'w.transaction_ref').andOnVal('w.direction', '=', 'payment');
+    })
+    .leftJoin('payout_orders as q', function () {
+      this.on('q.transaction_ref', '=', 'w.transaction_ref').andOnVal('w.direction', '=', 'payout');
+    })
+    .where('w.confirmation', 'conflict')
+    .where('w.received_at', '>=', from)
+    .where('w.received_at', '<', to)
+    .select('w.*', db.raw('coalesce(p.merchant_ref, q.merchant_ref) as local_merchant_ref'))
+    .orderBy('w.id', 'asc');
+  return rows.map((r: Record<string, unknown>) => ({ ...toEventRow(r), localMerchantRef: (r.local_merchant_ref as string | null) ?? null }));
+}

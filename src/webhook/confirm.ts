@@ -1,0 +1,115 @@
+import pLimit from 'p-limit';
+import type { Db } from '../db/connect.ts';
+import {
+  applyConfirmedFinal,
+  findOrderByTransactionRef,
+  getWebhookEvent,
+  listPendingEventIds,
+  lockPendingEvent,
+  noteEvent,
+  settleEvent,
+  type WebhookEventRow,
+} from '../db/webhook-events.ts';
+import type { Logger } from '../log/logger.ts';
+import { silentLogger } from '../log/logger.ts';
+import type { ProviderClient } from '../provider/client.ts';
+import { OrderNotFoundError, ProviderError, ProviderResponseError } from '../provider/errors.ts';
+import { createStatusMapper, type StatusMapper } from '../provider/status.ts';
+import { contradictions, planOrderUpdate, type FetchedOrder } from './judge.ts';
+import type { Notification } from './payload.ts';
+
+/** The two fetches confirmation needs (the real ProviderClient, or a test double). */
+export type WebhookFetcher = Pick<ProviderClient, 'fetchPayment' | 'fetchPayout'>;
+
+export interface ConfirmDeps {
+  db: Db;
+  client: WebhookFetcher;
+  now?: () => Date;
+  logger?: Logger;
+  /** The same mapping the client uses (PROVIDER_STATUS_MAP), for the notification's own status string. */
+  statusMapper?: StatusMapper;
+}
+
+/** retry: a transient failure (provider unavailable, credentials); the event stays pending. skipped: not pending any more. */
+export type ConfirmOutcome = 'confirmed' | 'conflict' | 'error' | 'retry' | 'skipped';
+
+const asNotification = (e: WebhookEventRow): Notification => ({
+  direction: e.direction, transactionRef: e.transactionRef, merchantRef: e.merchantRef, currency: e.currency, method: e.method,
+  amount: e.amount, paidAmount: e.paidAmount, fee: e.fee, status: e.status,
+});
+
+/**
+ * Confirms one stored notification with the matching fetch, then, in one transaction holding the event's row
+ * lock, either updates the local order and marks it confirmed, or marks a conflict and touches nothing.
+ * Safe to run twice or from two processes: only the holder of a still-pending event settles it.
+ */
+export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promise<ConfirmOutcome> {
+  const now = deps.now ?? (() => new Date());
+  const logger = deps.logger ?? silentLogger;
+  const mapStatus = deps.statusMapper ?? createStatusMapper();
+  const event = await getWebhookEvent(deps.db.knex, id);
+  if (!event || event.confirmation !== 'pending') return 'skipped';
+  const ref = event.transactionRef;
+  if (ref === null) {
+    await settleEvent(deps.db.knex, id, 'error', `${event.direction} notification without transactionRef: stored, nothing to confirm it with`, now());
+    return 'error';
+  }
+
+  let fetched: FetchedOrder;
+  try {
+    fetched = event.direction === 'payment' ? await deps.client.fetchPayment(ref) : await deps.client.fetchPayout(ref);
+  } catch (err) {
+    if (err instanceof OrderNotFoundError) {
+      await settleEvent(deps.db.knex, id, 'conflict', `provider does not know transactionRef ${ref}: notification not confirmed`, now());
+      return 'conflict';
+    }
+    if (err instanceof ProviderResponseError) {
+      await settleEvent(deps.db.knex, id, 'error', `fetch answer unusable: ${err.message}`, now());
+      return 'error';
+    }
+    if (!(err instanceof ProviderError)) throw err;
+    // Unavailable or credentials: nothing is known yet; confirmPendingWebhooks tries again later.
+    await noteEvent(deps.db.knex, id, `fetch failed, will retry: ${err.message}`);
+    logger.warn({ eventId: id, transactionRef: ref, err: err.message }, 'webhook confirmation: fetch failed; left pending');
+    return 'retry';
+  }
+
+  const diffs = contradictions(asNotification(event), fetched, mapStatus);
+  return deps.db.knex.transaction(async (trx) => {
+    if (!(await lockPendingEvent(trx, id))) return 'skipped';
+    const at = now();
+    if (diffs.length) {
+      await settleEvent(trx, id, 'conflict', `fetch contradicts notification: ${diffs.join('; ')}`, at);
+      logger.warn({ eventId: id, transactionRef: ref, diffs }, 'webhook conflict: fetch contradicts notification');
+      return 'conflict' as const;
+    }
+    const local = await findOrderByTransactionRef(trx, event.direction, ref);
+    const plan = planOrderUpdate(local, fetched, at);
+    let note = plan.note;
+    if (plan.apply && local && (await applyConfirmedFinal(trx, event.direction, local.id, plan.apply)) === 0) {
+      note = 'confirmed; order became final meanwhile: not updated';
+    }
+    await settleEvent(trx, id, 'confirmed', note, at);
+    logger.debug({ eventId: id, transactionRef: ref, note }, 'webhook confirmed');
+    return 'confirmed' as const;
+  });
+}
+
+export type ConfirmCounts = Record<ConfirmOutcome, number>;
+
+/**
+ * Confirms everything still pending (after a crash, a provider outage, or on a schedule), oldest first,
+ * with at most `concurrency` fetches in flight.
+ */
+export async function confirmPendingWebhooks(deps: ConfirmDeps & { concurrency?: number; pageSize?: number }): Promise<ConfirmCounts> {
+  const counts: ConfirmCounts = { confirmed: 0, conflict: 0, error: 0, retry: 0, skipped: 0 };
+  const limit = pLimit(Math.max(1, deps.concurrency ?? 8));
+  let after: string | null = null;
+  for (;;) {
+    const ids = await listPendingEventIds(deps.db.knex, deps.pageSize ?? 500, after);
+    if (ids.length === 0) return counts;
+    after = ids[ids.length - 1];
+    const outcomes = await Promise.all(ids.map((id) => limit(() => confirmWebhookEvent(deps, id))));
+    for (const o of outcomes) counts[o]++;
+  }
+}

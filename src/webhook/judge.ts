@@ -1,0 +1,75 @@
+import { Decimal, isDecimalText } from '../money/decimal.ts';
+import type { OrderRow } from '../db/orders.ts';
+import type { ConfirmedFinal } from '../db/webhook-events.ts';
+import { isFinalCategory, type StatusMapper } from '../provider/status.ts';
+import type { StatusCategory } from '../provider/types.ts';
+import type { Notification } from './payload.ts';
+
+/** What the matching fetch answered, amounts as decimal text. */
+export interface FetchedOrder {
+  transactionRef: string;
+  merchantRef: string;
+  currency: string;
+  method: string;
+  amount: string;
+  paidAmount?: string;
+  fee: string;
+  status: string;
+  category: StatusCategory;
+  utr?: string;
+}
+
+const sameAmount = (a: string, b: string): boolean => isDecimalText(a) && isDecimalText(b) && new Decimal(a).equals(new Decimal(b));
+
+/**
+ * Does the fetch confirm the notification? Compared: status category (not the raw string, so "SUCCESS" and
+ * "Success" agree) and every field the notification carries. Returns the disagreements, empty when confirmed.
+ */
+export function contradictions(n: Notification, f: FetchedOrder, mapStatus: StatusMapper): string[] {
+  const out: string[] = [];
+  if (n.status !== null && mapStatus(n.status) !== f.category) {
+    out.push(`status: notified ${n.status} (${mapStatus(n.status)}), provider says ${f.status} (${f.category})`);
+  }
+  const amounts: Array<[string, string | null, string | undefined]> = [
+    ['amount', n.amount, f.amount],
+    ['paidAmount', n.paidAmount, f.paidAmount],
+    ['fee', n.fee, f.fee],
+  ];
+  for (const [field, notified, fetched] of amounts) {
+    if (notified === null) continue;
+    if (fetched === undefined || !sameAmount(notified, fetched)) out.push(`${field}: notified ${notified}, provider says ${fetched ?? 'nothing'}`);
+  }
+  const texts: Array<[string, string | null, string]> = [
+    ['merchantRef', n.merchantRef, f.merchantRef],
+    ['currency', n.currency, f.currency],
+    ['method', n.method, f.method],
+  ];
+  for (const [field, notified, fetched] of texts) {
+    if (notified !== null && notified !== fetched) out.push(`${field}: notified ${notified}, provider says ${fetched}`);
+  }
+  return out;
+}
+
+export type OrderPlan = { apply: ConfirmedFinal; note: string } | { apply: null; note: string };
+
+/**
+ * Given a confirmed notification, what to write to the local order. Only a non-final local order that is
+ * recognisably the same order moves, and only to a final status; anything else is left for reconcile to report.
+ */
+export function planOrderUpdate(local: OrderRow | null, f: FetchedOrder, at: Date): OrderPlan {
+  if (!local) return { apply: null, note: 'confirmed; no local order with this transactionRef' };
+  if (!isFinalCategory(f.category)) return { apply: null, note: `confirmed; provider status ${f.status} is not final, order left as it is` };
+  if (isFinalCategory(local.statusCategory)) {
+    const same = local.statusCategory === f.category;
+    return { apply: null, note: `confirmed; local order already final (${local.status})${same ? '' : `, provider says ${f.status}: left for reconcile`}` };
+  }
+  const differs: string[] = [];
+  if (local.merchantRef !== f.merchantRef) differs.push('merchantRef');
+  if (local.currency !== f.currency) differs.push('currency');
+  if (!sameAmount(local.amount, f.amount)) differs.push('amount');
+  if (differs.length) return { apply: null, note: `confirmed; local order differs in ${differs.join(', ')}: not updated, left for reconcile` };
+  const apply: ConfirmedFinal = { status: f.status, statusCategory: f.category, fee: f.fee, at };
+  if (local.direction === 'payment') apply.paidAmount = f.paidAmount ?? null;
+  else if (f.utr !== undefined) apply.utr = f.utr;
+  return { apply, note: `confirmed; order updated to ${f.status}` };
+}

@@ -1,0 +1,79 @@
+import type { Direction } from '../provider/types.ts';
+import type { MismatchCode } from '../recon/types.ts';
+
+/**
+ * How long the provider keeps notifying: every minute, at most 10 attempts, so the last one leaves ~9 minutes
+ * after the first; 10 minutes covers that plus a slow last delivery.
+ */
+export const PROVIDER_RETRY_WINDOW_MS = 10 * 60_000;
+
+/** One webhook finding per order, shaped like recon's Finding (code, local, provider, note) plus its keys. */
+export interface WebhookFinding {
+  direction: Direction;
+  merchantRef: string | null;
+  transactionRef: string | null;
+  code: Extract<MismatchCode, 'WEBHOOK_MISSING' | 'WEBHOOK_CONFLICT'>;
+  local: string | null;
+  provider: string | null;
+  note: string;
+}
+
+export interface FinalOrderSeen {
+  direction: Direction;
+  merchantRef: string;
+  transactionRef: string;
+  status: string;
+  /** When payrecon saw it final: an upper bound on when the provider finalized it. */
+  finalizedAt: Date;
+  notified: boolean;
+}
+
+export interface MissingRule {
+  now: Date;
+  marginMs: number;
+  retryWindowMs?: number;
+}
+
+/**
+ * WEBHOOK_MISSING when an order is final, no notification for it was ever stored, and the provider's retries
+ * must be over. finalizedAt is an upper bound on the provider's finalization, so finalizedAt + window + margin
+ * is never too early: late orders are judged later, never falsely.
+ */
+export function judgeMissing(order: FinalOrderSeen, rule: MissingRule): WebhookFinding | null {
+  if (order.notified) return null;
+  const windowMs = rule.retryWindowMs ?? PROVIDER_RETRY_WINDOW_MS;
+  const deadline = order.finalizedAt.getTime() + windowMs + rule.marginMs;
+  if (rule.now.getTime() < deadline) return null;
+  const minutes = Math.round((windowMs + rule.marginMs) / 60_000);
+  return {
+    direction: order.direction,
+    merchantRef: order.merchantRef,
+    transactionRef: order.transactionRef,
+    code: 'WEBHOOK_MISSING',
+    local: order.status,
+    provider: null,
+    note: `final (${order.status}) since ${order.finalizedAt.toISOString()} at the latest; no ${order.direction} notification received within ${minutes} min (provider retries plus margin)`,
+  };
+}
+
+export interface ConflictSeen {
+  direction: Direction;
+  merchantRef: string | null;
+  transactionRef: string | null;
+  /** What the notification said, e.g. "Success 1000.00". */
+  notified: string;
+  note: string | null;
+}
+
+/** A notification that the matching fetch contradicted: the order was not touched, a person should look. */
+export function conflictFinding(c: ConflictSeen): WebhookFinding {
+  return {
+    direction: c.direction,
+    merchantRef: c.merchantRef,
+    transactionRef: c.transactionRef,
+    code: 'WEBHOOK_CONFLICT',
+    local: null,
+    provider: c.notified,
+    note: c.note ?? 'fetch contradicts the notification',
+  };
+}

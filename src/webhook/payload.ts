@@ -1,0 +1,74 @@
+import crypto from 'node:crypto';
+import { parseLossless } from '../provider/json.ts';
+import { isDecimalText, normalizeDecimal } from '../money/decimal.ts';
+import type { Direction } from '../provider/types.ts';
+
+/** A verified notification's fields as stored: amounts are decimal text, never JS numbers. */
+export interface Notification {
+  direction: Direction;
+  transactionRef: string | null;
+  merchantRef: string | null;
+  currency: string | null;
+  method: string | null;
+  amount: string | null;
+  paidAmount: string | null;
+  fee: string | null;
+  status: string | null;
+}
+
+export class PayloadError extends Error {}
+
+const PAYMENT_TEXT = ['transactionRef', 'merchantRef', 'currency', 'method', 'status'] as const;
+const PAYMENT_AMOUNTS = ['amount', 'paidAmount', 'fee'] as const;
+
+function parseObject(raw: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    // Lossless: a provider sending amounts as JSON numbers still never goes through a float.
+    parsed = parseLossless(raw);
+  } catch {
+    throw new PayloadError('body is not JSON');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new PayloadError('body is not a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+const amount = (v: unknown): string | null => (typeof v === 'string' && isDecimalText(v.trim()) ? v.trim() : null);
+
+/** The payment webhook as the spec shows it: all eight fields required, amounts numeric text. */
+export function parsePaymentNotification(raw: string): Notification {
+  const o = parseObject(raw);
+  const missing = [...PAYMENT_TEXT, ...PAYMENT_AMOUNTS].filter((k) => text(o[k]) === null);
+  if (missing.length) throw new PayloadError(`missing or empty field(s): ${missing.join(', ')}`);
+  const bad = PAYMENT_AMOUNTS.filter((k) => amount(o[k]) === null);
+  if (bad.length) throw new PayloadError(`not a decimal amount: ${bad.join(', ')}`);
+  return {
+    direction: 'payment',
+    transactionRef: text(o.transactionRef), merchantRef: text(o.merchantRef), currency: text(o.currency), method: text(o.method),
+    amount: amount(o.amount), paidAmount: amount(o.paidAmount), fee: amount(o.fee), status: text(o.status),
+  };
+}
+
+/** Payout payload is not specified: any JSON object is kept; familiar fields are picked when they look right. */
+export function parsePayoutNotification(raw: string): Notification {
+  const o = parseObject(raw);
+  return {
+    direction: 'payout',
+    transactionRef: text(o.transactionRef), merchantRef: text(o.merchantRef), currency: text(o.currency), method: text(o.method),
+    amount: amount(o.amount), paidAmount: null, fee: amount(o.fee), status: text(o.status),
+  };
+}
+
+/**
+ * Retries of one notification share this key. Payments: the fields that make it the same notification
+ * (amounts normalised, so "100.0" and "100" agree) rather than the bytes, so a provider that re-serialises
+ * on retry is still deduplicated, while a later notification with another status or amount is kept apart.
+ * Payouts, payload unknown: the raw body.
+ */
+export function dedupeKey(n: Notification, raw: string): string {
+  const basis = n.direction === 'payment'
+    ? ['payment', n.transactionRef ?? '', n.status ?? '', ...[n.amount, n.paidAmount, n.fee].map((v) => (v === null ? '' : normalizeDecimal(v)))].join('\n')
+    : `payout\n${raw}`;
+  return crypto.createHash('sha256').update(basis).digest('hex');
+}
