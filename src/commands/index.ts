@@ -1,17 +1,23 @@
 import type { Command } from 'commander';
+import { registerDemo } from './demo.ts';
 import { registerMigrate } from './migrate.ts';
 import { registerImport } from './import.ts';
 import { registerSandbox } from './sandbox.ts';
 import { registerReport } from './report.ts';
 import { registerReconcile } from './reconcile.ts';
 import { registerWebhook } from './webhook.ts';
+import { registerSnapshot } from './snapshot.ts';
+import { registerBanks } from './banks.ts';
 
 /** Every subcommand, in the order --help lists them. One line per command file. */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
+  registerDemo,
   registerMigrate,
   registerImport,
   registerSandbox,
   registerReconcile,
+  registerSnapshot,
+  registerBanks,
   registerReport,
   registerWebhook,
 ];

@@ -143,3 +143,20 @@ export async function selectMismatchedItems(
     reason: r.reason as string,
   }));
 }
+
+/** Each order's latest verdict and codes checked in [from, to), counted: what the day's report shows. */
+export async function latestVerdictCounts(db: Conn, from: Date, to: Date): Promise<Record<string, number>> {
+  const res = await db.raw(
+    `SELECT verdict, codes FROM (
+       SELECT DISTINCT ON (direction, order_id) verdict, codes FROM recon_items
+       WHERE checked_at >= ? AND checked_at < ?
+       ORDER BY direction, order_id, checked_at DESC, id DESC) latest`,
+    [from, to],
+  );
+  const counts: Record<string, number> = {};
+  for (const r of res.rows as Array<{ verdict: string; codes: string[] }>) {
+    counts[`verdict:${r.verdict}`] = (counts[`verdict:${r.verdict}`] ?? 0) + 1;
+    for (const c of r.codes) counts[`code:${c}`] = (counts[`code:${c}`] ?? 0) + 1;
+  }
+  return counts;
+}

@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import { runDemo } from '../demo/run-demo.ts';
+import { createLogger } from '../log/logger.ts';
+import { DB_ENV, envHelp } from './env-help.ts';
+
+export function registerDemo(program: Command): void {
+  program
+    .command('demo')
+    .description('the whole night in under a minute: sandbox provider, embedded database, seeded merchant, discrepancies, reports')
+    .option('--payments <n>', 'pay-ins to seed', '1800')
+    .option('--payouts <n>', 'payouts to seed', '1200')
+    .option('--seed <n>', 'seed of the merchant and the sandbox scenarios', '42')
+    .option('--data-dir <dir>', "the demo's embedded database (wiped at start)", '.data/demo')
+    .addHelpText(
+      'after',
+      `
+Needs nothing configured. Writes reports to REPORT_DIR/<today>/vN/; running it again writes a new version.
+With DATABASE_URL set, uses (and recreates) the schema payrecon_demo there instead of PGlite.
+Examples:
+  payrecon demo
+  payrecon demo --payments 5000 --payouts 3000
+${envHelp([...DB_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET'])}`,
+    )
+    .action(async (opts: { payments: string; payouts: string; seed: string; dataDir: string }) => {
+      const count = (name: string, v: string) => {
+        if (!/^\d{1,6}$/.test(v)) throw Object.assign(new Error(`--${name}: expected a whole number up to 999999 (got ${JSON.stringify(v)})`), { exitCode: 3 });
+        return Number(v);
+      };
+      await runDemo({
+        payments: count('payments', opts.payments),
+        payouts: count('payouts', opts.payouts),
+        seed: count('seed', opts.seed),
+        dataDir: opts.dataDir,
+        out: process.stdout,
+        // The demo's own lines are the output; job logs only when something goes wrong.
+        logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn' }),
+      });
+    });
+}

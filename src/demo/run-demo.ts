@@ -1,0 +1,158 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import { loadConfig, readEnv } from '../config/config.ts';
+import { openDatabase, type Db } from '../db/connect.ts';
+import { migrate } from '../db/migrate.ts';
+import { startSandbox, type Sandbox } from '../sandbox/server.ts';
+import { SandboxControl } from '../sandbox/control-client.ts';
+import { createProviderClient } from '../provider/from-config.ts';
+import { seedMerchant, type SeededOrder } from './seed-merchant.ts';
+import { reconcileJob } from '../../jobs/reconcile.ts';
+import { snapshotJob } from '../../jobs/snapshot.ts';
+import { reportJob } from '../../jobs/report.ts';
+import type { RunSummary } from '../runner/reconcile.ts';
+import { REPORT_FILES } from '../report/manifest.ts';
+import { renderTable } from '../cli-ui/table.ts';
+import { groupedAmount } from '../recon/format.ts';
+import { latestVerdictCounts } from '../db/items.ts';
+import type { Currency } from '../money/decimal.ts';
+
+export interface DemoOptions {
+  payments: number;
+  payouts: number;
+  seed: number;
+  /** Where the demo's own embedded database lives; wiped at start so the demo can run again and again. */
+  dataDir: string;
+  out: NodeJS.WritableStream;
+  logger: Logger;
+}
+
+export interface DemoResult {
+  reportDirectory: string;
+  files: string[];
+  runs: RunSummary[];
+  drift: Array<{ currency: string; drift: string }>;
+  seconds: number;
+}
+
+/** The unexplained balance move the demo injects: the drift the roll-forward must find. */
+export const DEMO_DRIFT = { currency: 'NGN' as Currency, amount: '1250.00' };
+
+/**
+ * The whole night in under a minute: a sandbox provider, a fresh embedded database, a merchant
+ * seeded through initiate, designed discrepancies, then snapshot, reconcile, snapshot, report.
+ */
+export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
+  const started = Date.now();
+  const say = (line: string) => opts.out.write(`${line}\n`);
+  const env = readEnv();
+  fs.rmSync(opts.dataDir, { recursive: true, force: true });
+  const base = loadConfig({ ...env, PGLITE_DIR: opts.dataDir });
+  const usingServer = Boolean(base.DATABASE_URL);
+
+  const sandbox = await startSandbox({
+    seed: opts.seed,
+    merchants: [{ id: base.PROVIDER_MERCHANT_ID, secret: base.PROVIDER_SECRET }],
+    logger: opts.logger,
+  });
+  // The demo's own schema on a real server, so it never touches a merchant's payrecon tables.
+  const config = loadConfig({
+    ...env,
+    PGLITE_DIR: opts.dataDir,
+    PROVIDER_BASE_URL: sandbox.url,
+    ...(usingServer ? { DATABASE_SCHEMA: 'payrecon_demo' } : {}),
+  });
+  const db = await openDatabase(config, { applicationName: 'payrecon-demo' });
+  try {
+    if (usingServer) await db.knex.raw('DROP SCHEMA IF EXISTS payrecon_demo CASCADE');
+    await migrate(db);
+    say(`database  ${usingServer ? `schema payrecon_demo on DATABASE_URL (recreated)` : `embedded PGlite at ${opts.dataDir} (fresh)`}`);
+    say(`provider  sandbox at ${sandbox.url} (seed ${opts.seed})`);
+    return await night({ ...opts, config, db, sandbox, say, started });
+  } finally {
+    await db.close();
+    await sandbox.close();
+  }
+}
+
+async function night(o: DemoOptions & { config: Config; db: Db; sandbox: Sandbox; say: (l: string) => void; started: number }): Promise<DemoResult> {
+  const { config, db, sandbox, say, logger } = o;
+  const control = new SandboxControl(sandbox.url);
+  const context = { config, db, logger };
+  const client = await createProviderClient(config, { logger });
+  let orders: SeededOrder[];
+  try {
+    const t0 = Date.now();
+    orders = await seedMerchant(db.knex, client, { payments: o.payments, payouts: o.payouts, seed: o.seed });
+    say(`seeded    ${o.payments} pay-ins and ${o.payouts} payouts over INR, NGN, IDR through initiate (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  } finally {
+    await client.close();
+  }
+
+  // Before the day's money moves: the opening balances.
+  await snapshotJob({}, context);
+
+  // Discrepancies a finance team meets: orders the provider never heard of, fees the merchant
+  // recorded differently, money that moved with no order. Underpaid pay-ins, stuck orders and
+  // INR payouts without a UTR come from the sandbox's own scenarios.
+  const payments = orders.filter((x) => x.direction === 'payment');
+  const payouts = orders.filter((x) => x.direction === 'payout');
+  for (const lost of payments.slice(0, 2)) await control.deleteOrder(lost.transactionRef);
+  const feeEdits = payouts.slice(0, 3).map((x) => x.transactionRef);
+  await db.knex('payout_orders').whereIn('transaction_ref', feeEdits).update({ fee: db.knex.raw('fee + 1') });
+  await control.advanceClock(15 * 60_000); // the provider's day goes by: orders settle
+  await control.adjustBalance(DEMO_DRIFT.currency, DEMO_DRIFT.amount);
+  say(`injected  2 pay-ins unknown to the provider, 3 payout fees recorded differently, ${DEMO_DRIFT.currency} balance moved by ${groupedAmount(DEMO_DRIFT.amount, DEMO_DRIFT.currency)} with no order`);
+
+  const first = await reconcileJob({ progress: false }, context);
+  // Orders still open after settling are stuck at the provider: make them four days old, as a
+  // stuck order in production would be by the time anyone looks, and check them again.
+  const stuck = await Promise.all(
+    (['payment_orders', 'payout_orders'] as const).map((table) =>
+      db.knex(table).whereIn('status_category', ['pending', 'unknown']).update({ created_at: db.knex.raw("created_at - interval '4 days'"), next_check_at: null }),
+    ),
+  );
+  const second = await reconcileJob({ progress: false }, context);
+  say(`stuck     ${stuck[0] + stuck[1]} orders still open at the provider, aged four days and re-checked`);
+
+  const closing = await snapshotJob({}, context);
+  const today = DateTime.now().setZone(config.REPORT_TIMEZONE).toISODate()!;
+  const report = await reportJob({ date: today }, context);
+
+  const runs = [...first.outcome.runs, ...second.outcome.runs];
+  const drift = closing.result.drift.map((d) => ({ currency: d.currency, drift: d.drift }));
+  say('');
+  const day = DateTime.fromISO(today, { zone: config.REPORT_TIMEZONE });
+  const counts = await latestVerdictCounts(db.knex, day.toJSDate(), day.plus({ days: 1 }).toJSDate());
+  say(renderTable(['verdict / code', 'orders'], verdictRows(counts)));
+  say(
+    renderTable(
+      ['currency', 'opening', 'explained by orders', 'closing', 'drift'],
+      closing.result.currencies
+        .filter((c) => c.rollForward)
+        .map((c) => {
+          const rf = c.rollForward!;
+          const show = (v: string | null) => (v === null ? '-' : groupedAmount(v, c.currency));
+          return [c.currency, show(rf.openingTotal), show(rf.explainedMovement), show(rf.closingTotal), show(rf.drift)];
+        }),
+    ),
+  );
+  const dir = path.relative(process.cwd(), report.report.directory) || report.report.directory;
+  const files = REPORT_FILES.map((f) => path.join(dir, f));
+  say(`reports for ${today} (${report.report.unchanged ? 'unchanged' : `version ${report.report.version}`}):`);
+  for (const f of REPORT_FILES) say(`  ${path.join(dir, f)}  (${report.report.manifest.files[f].rows} rows)`);
+  say(`  ${path.join(dir, 'manifest.json')}`);
+  const seconds = (Date.now() - o.started) / 1000;
+  say(`\ndone in ${seconds.toFixed(1)} s`);
+  return { reportDirectory: report.report.directory, files, runs, drift, seconds };
+}
+
+/** Verdicts, then the mismatch codes under them. */
+function verdictRows(totals: Record<string, number>): Array<[string, number]> {
+  const verdicts = ['matched', 'resolved', 'pending', 'mismatch', 'error'].map((v): [string, number] => [v, totals[`verdict:${v}`] ?? 0]);
+  const codes = Object.keys(totals).filter((k) => k.startsWith('code:')).sort().map((k): [string, number] => [`  ${k.slice(5)}`, totals[k]]);
+  return [...verdicts, ...codes];
+}
