@@ -47,6 +47,7 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
             concurrency: config.RECON_CONCURRENCY,
             batchSize: config.RECON_BATCH_SIZE,
             stopSignal,
+            webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
             onProgress: progress ? (p) => progress.update(p.checked, p.selected, p.mismatches) : undefined,
           },
           { selection, dryRun: options.dryRun ?? false },

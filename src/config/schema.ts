@@ -81,6 +81,13 @@ const signature = z
 
 const text = z.string().trim().min(1, 'expected a non-empty value');
 
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' }))
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
 /** Every environment variable payrecon reads: name, parser, default, and whether it is secret. */
 export const ENV_VARS = {
   DATABASE_URL: { schema: url(['postgres:', 'postgresql:']), secret: false, doc: 'Postgres connection URL; unset: embedded PGlite under PGLITE_DIR' },
@@ -99,6 +106,8 @@ export const ENV_VARS = {
   RECON_BATCH_SIZE: { schema: intIn(1, 10_000), default: '500', secret: false, doc: 'orders read and results written per batch' },
   RECON_TOLERANCE: { schema: tolerances, default: '', secret: false, doc: 'absolute tolerance per currency, e.g. "INR=0.01"; default exact' },
   RECON_CURRENCIES: { schema: currencyList, default: 'INR,NGN,IDR', secret: false, doc: 'currencies snapshotted and reported' },
+  RATE_STALE_AFTER_MIN: { schema: intIn(1, 525_600), default: '360', secret: false, doc: 'a USDT rate unchanged for longer than this many minutes is flagged RATE_STALE' },
+  RATE_JUMP_PERCENT: { schema: z.string().trim().regex(/^\d+(\.\d+)?$/, 'expected a percentage such as 5 or 2.5'), default: '5', secret: false, doc: 'a USDT rate moving more than this percent between snapshots is flagged RATE_JUMP' },
   REPORT_DIR: { schema: text, default: 'reports', secret: false, doc: 'where reports/<date>/ are written' },
   REPORT_TIMEZONE: { schema: timezone, default: 'UTC', secret: false, doc: 'business-day time zone (IANA)' },
   SMTP_URL: { schema: url(['smtp:', 'smtps:']), secret: true, doc: 'SMTP server, e.g. smtp://user:pass@mail:587' },
@@ -113,6 +122,7 @@ export const ENV_VARS = {
   WEBHOOK_MAX_BODY_BYTES: { schema: intIn(1024, 10_485_760), default: '65536', secret: false, doc: 'larger webhook bodies are refused (413)' },
   WEBHOOK_CONFIRM_CONCURRENCY: { schema: intIn(1, 256), default: '8', secret: false, doc: 'confirmation fetches in flight at once' },
   WEBHOOK_MISSING_MARGIN_MIN: { schema: intIn(0, 10_080), default: '5', secret: false, doc: 'WEBHOOK_MISSING only after the provider\'s ~10 min of retries plus this margin' },
+  WEBHOOK_EXPECTED: { schema: bool, default: 'false', secret: false, doc: 'the merchant runs the webhook receiver, so a final payment with no notification is WEBHOOK_MISSING' },
   LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'expected one of fatal, error, warn, info, debug, trace, silent' }), default: 'info', secret: false, doc: 'log level' },
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
 

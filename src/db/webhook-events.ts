@@ -178,3 +178,25 @@ export async function conflictsReceived(db: Conn, from: Date, to: Date): Promise
     .orderBy('w.id', 'asc');
   return rows.map((r: Record<string, unknown>) => ({ ...toEventRow(r), localMerchantRef: (r.local_merchant_ref as string | null) ?? null }));
 }
+
+/** Per transactionRef among refs: whether any notification was stored, and the note of a contradicted one. */
+export async function notificationStates(
+  db: Conn,
+  direction: Direction,
+  refs: readonly string[],
+): Promise<Map<string, { received: boolean; conflict: string | null }>> {
+  const out = new Map<string, { received: boolean; conflict: string | null }>();
+  if (refs.length === 0) return out;
+  const rows: Array<{ transaction_ref: string; confirmation: string; confirmation_note: string | null }> = await db('webhook_events')
+    .where({ direction })
+    .whereIn('transaction_ref', refs as string[])
+    .select('transaction_ref', 'confirmation', 'confirmation_note')
+    .orderBy('id');
+  for (const r of rows) {
+    const state = out.get(r.transaction_ref) ?? { received: false, conflict: null };
+    state.received = true;
+    if (r.confirmation === 'conflict') state.conflict ??= r.confirmation_note ?? 'the provider\'s fetch contradicts the notification';
+    out.set(r.transaction_ref, state);
+  }
+  return out;
+}

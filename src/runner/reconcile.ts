@@ -11,6 +11,8 @@ import { runOrderedPipeline } from './ordered-pipeline.ts';
 import { fetchAnswer, type OrderFetcher } from './fetch-answer.ts';
 import { checkOrder, type CheckedOrder } from './check-order.ts';
 import type { Selection } from './selection.ts';
+import { withWebhookCodes } from './webhook-codes.ts';
+import { notificationStates } from '../db/webhook-events.ts';
 
 export const RECONCILE_JOB = 'reconcile';
 
@@ -25,6 +27,8 @@ export interface ReconcileDeps {
   /** Set (e.g. by SIGTERM) to stop taking new orders; written batches stay, the run stays resumable. */
   stopSignal?: AbortSignal;
   onProgress?: (progress: ReconcileProgress) => void;
+  /** WEBHOOK_EXPECTED and WEBHOOK_MISSING_MARGIN_MIN: whether a missing notification is a finding. */
+  webhooks?: { expect: boolean; marginMs: number };
 }
 
 export interface ReconcileProgress {
@@ -154,7 +158,9 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean): P
         async (page, results) => {
           // A batch cut short by a stop is not written: its orders stay due for the next run.
           if (halt.stop || results.some((r) => r === null)) return;
-          const done = results as CheckedOrder[];
+          const states = await notificationStates(db.knex, direction, page.map((o) => o.transactionRef));
+          const rule = { expectWebhooks: deps.webhooks?.expect ?? false, marginMs: deps.webhooks?.marginMs ?? 0, now: deps.clock() };
+          const done = (results as CheckedOrder[]).map((c, i) => withWebhookCodes(page[i], c, states.get(page[i].transactionRef), rule));
           const delta = countDelta(done);
           await db.knex.transaction(async (trx) => {
             if (!run.dryRun) {
