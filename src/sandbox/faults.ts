@@ -17,7 +17,7 @@ export interface FaultMatch {
   fault?: FaultSpec;
 }
 
-/** Injected failures for provider requests, matched by operation and transactionRef, optionally for N requests. */
+/** Injected failures for provider requests, matched by operation, transactionRef and currency, optionally for N requests. */
 export class FaultRegistry {
   private active: Active[] = [];
   private nextId = 1;
@@ -55,6 +55,7 @@ export class FaultRegistry {
       const s = a.spec;
       if (s.operations && !s.operations.includes(op)) continue;
       if (s.transactionRefs && !refs.some((r) => s.transactionRefs!.includes(r))) continue;
+      if (s.currencies && !(isPlainObject(body) && typeof body.currency === 'string' && s.currencies.includes(body.currency))) continue;
       if (s.kind === 'latency') out.latencyMs += s.latencyMs ?? 1000;
       else if (out.fault) continue;
       else out.fault = s;

@@ -95,6 +95,8 @@ export interface FaultSpec {
   operations?: Operation[];
   /** Only requests whose body's transactionRef (or merchantRef) is listed; all when omitted. */
   transactionRefs?: string[];
+  /** Only requests whose body's currency is listed (balance, rate, bank codes, initiates); all when omitted. */
+  currencies?: string[];
   /** How many requests it hits before it is spent; unlimited when omitted. */
   count?: number;
   /** latency: delay in ms (default 1000). */

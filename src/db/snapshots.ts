@@ -1,0 +1,148 @@
+import type { Knex } from 'knex';
+import type { Currency } from '../money/decimal.ts';
+import type { PreviousRate } from '../recon/rates.ts';
+import { decimal } from './amounts.ts';
+
+type Conn = Knex | Knex.Transaction;
+
+/** One stored balance snapshot; amounts are the decimal text the provider sent. */
+export interface BalanceSnapshot {
+  id: string;
+  runId: string | null;
+  currency: Currency;
+  available: string;
+  pending: string;
+  held: string;
+  credit: string;
+  takenAt: Date;
+}
+
+export interface NewBalanceSnapshot {
+  runId: string | null;
+  currency: Currency;
+  available: string;
+  pending: string;
+  held: string;
+  credit: string;
+  takenAt: Date;
+}
+
+export interface RateSnapshot {
+  id: string;
+  runId: string | null;
+  currency: Currency;
+  deposit: string;
+  withdraw: string;
+  takenAt: Date;
+  flags: string[];
+}
+
+export interface NewRateSnapshot {
+  runId: string | null;
+  currency: Currency;
+  deposit: string;
+  withdraw: string;
+  takenAt: Date;
+  flags: readonly string[];
+}
+
+// ::text keeps numeric scale exactly as stored ("4850000.00"), on both engines.
+const BALANCE_COLUMNS = `id::text AS id, run_id::text AS run_id, currency, available::text AS available, pending::text AS pending,
+  held::text AS held, credit::text AS credit, taken_at`;
+
+interface BalanceDbRow {
+  id: string;
+  run_id: string | null;
+  currency: Currency;
+  available: string;
+  pending: string;
+  held: string;
+  credit: string;
+  taken_at: Date;
+}
+
+const toBalance = (r: BalanceDbRow): BalanceSnapshot => ({
+  id: r.id,
+  runId: r.run_id,
+  currency: r.currency,
+  available: r.available,
+  pending: r.pending,
+  held: r.held,
+  credit: r.credit,
+  takenAt: r.taken_at,
+});
+
+export async function insertBalanceSnapshot(db: Conn, s: NewBalanceSnapshot): Promise<BalanceSnapshot> {
+  const res = (await db.raw(
+    `INSERT INTO balance_snapshots (run_id, currency, available, pending, held, credit, taken_at)
+     VALUES (?, ?, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?) RETURNING ${BALANCE_COLUMNS}`,
+    [s.runId, s.currency, decimal(s.available, 'available'), decimal(s.pending, 'pending'), decimal(s.held, 'held'), decimal(s.credit, 'credit'), s.takenAt],
+  )) as { rows: BalanceDbRow[] };
+  return toBalance(res.rows[0]);
+}
+
+/** The snapshot just before `snapshot` for its currency (taken_at, then id, break ties): the opening of a consecutive pair. */
+export async function previousBalanceSnapshot(db: Conn, snapshot: Pick<BalanceSnapshot, 'id' | 'currency' | 'takenAt'>): Promise<BalanceSnapshot | null> {
+  const res = (await db.raw(
+    `SELECT ${BALANCE_COLUMNS} FROM balance_snapshots
+      WHERE currency = ? AND (taken_at < ? OR (taken_at = ? AND id < ?::bigint))
+      ORDER BY taken_at DESC, id DESC LIMIT 1`,
+    [snapshot.currency, snapshot.takenAt, snapshot.takenAt, snapshot.id],
+  )) as { rows: BalanceDbRow[] };
+  return res.rows[0] ? toBalance(res.rows[0]) : null;
+}
+
+/** First and last snapshot of a currency with taken_at in [from, to); null when the window has none. */
+export async function boundaryBalanceSnapshots(
+  db: Conn,
+  currency: Currency,
+  from: Date,
+  to: Date,
+): Promise<{ first: BalanceSnapshot | null; last: BalanceSnapshot | null }> {
+  const end = async (order: 'ASC' | 'DESC'): Promise<BalanceSnapshot | null> => {
+    const res = (await db.raw(
+      `SELECT ${BALANCE_COLUMNS} FROM balance_snapshots
+        WHERE currency = ? AND taken_at >= ? AND taken_at < ?
+        ORDER BY taken_at ${order}, id ${order} LIMIT 1`,
+      [currency, from, to],
+    )) as { rows: BalanceDbRow[] };
+    return res.rows[0] ? toBalance(res.rows[0]) : null;
+  };
+  return { first: await end('ASC'), last: await end('DESC') };
+}
+
+export async function insertRateSnapshot(db: Conn, s: NewRateSnapshot): Promise<RateSnapshot> {
+  const res = (await db.raw(
+    `INSERT INTO rate_snapshots (run_id, currency, deposit, withdraw, taken_at, flags)
+     VALUES (?, ?, ?::numeric, ?::numeric, ?, ?::text[])
+     RETURNING id::text AS id, run_id::text AS run_id, currency, deposit::text AS deposit, withdraw::text AS withdraw, taken_at, flags`,
+    [s.runId, s.currency, decimal(s.deposit, 'deposit'), decimal(s.withdraw, 'withdraw'), s.takenAt, [...s.flags]],
+  )) as { rows: Array<{ id: string; run_id: string | null; currency: Currency; deposit: string; withdraw: string; taken_at: Date; flags: string[] }> };
+  const r = res.rows[0];
+  return { id: r.id, runId: r.run_id, currency: r.currency, deposit: r.deposit, withdraw: r.withdraw, takenAt: r.taken_at, flags: r.flags };
+}
+
+/**
+ * The latest rate snapshot before `before`, with the time its value last changed: the first
+ * snapshot after the most recent one holding other figures (compared as numbers, so 86.50 = 86.5).
+ * Derived from the history rather than stored, so no extra column is needed.
+ */
+export async function previousRate(db: Conn, currency: Currency, before: Date): Promise<PreviousRate | null> {
+  const res = (await db.raw(
+    `WITH prev AS (
+       SELECT deposit, withdraw, taken_at FROM rate_snapshots
+        WHERE currency = ? AND taken_at < ? ORDER BY taken_at DESC, id DESC LIMIT 1
+     ),
+     changed AS (
+       SELECT max(r.taken_at) AS at FROM rate_snapshots r, prev
+        WHERE r.currency = ? AND r.taken_at < prev.taken_at AND (r.deposit <> prev.deposit OR r.withdraw <> prev.withdraw)
+     )
+     SELECT prev.deposit::text AS deposit, prev.withdraw::text AS withdraw, prev.taken_at,
+            (SELECT min(r.taken_at) FROM rate_snapshots r, changed
+              WHERE r.currency = ? AND r.taken_at > coalesce(changed.at, '-infinity'::timestamptz) AND r.taken_at <= prev.taken_at) AS unchanged_since
+       FROM prev`,
+    [currency, before, currency, currency],
+  )) as { rows: Array<{ deposit: string; withdraw: string; taken_at: Date; unchanged_since: Date }> };
+  const r = res.rows[0];
+  return r ? { deposit: r.deposit, withdraw: r.withdraw, takenAt: r.taken_at, unchangedSince: r.unchanged_since } : null;
+}

@@ -1,0 +1,192 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/connect.ts';
+import { withJobLock } from '../db/locks.ts';
+import { createRun, finishRun, type RunStatus } from '../db/runs.ts';
+import { insertBalanceSnapshot, insertRateSnapshot, previousBalanceSnapshot, previousRate, type BalanceSnapshot, type RateSnapshot } from '../db/snapshots.ts';
+import { insertBalanceCheck } from '../db/settlement.ts';
+import type { Currency } from '../money/decimal.ts';
+import { CredentialsError } from '../provider/errors.ts';
+import type { Balance, UsdtRate } from '../provider/types.ts';
+import { flagRate, type RateFlag } from '../recon/rates.ts';
+import type { Finding } from '../recon/types.ts';
+import { describeFailures, runStatusOf, unitFailure, type UnitFailure } from './outcome.ts';
+import { toleranceFor, type SnapshotPolicy } from './policy.ts';
+import { snapshotRollForward, type SnapshotRollForward } from './rollforward.ts';
+
+export const SNAPSHOT_JOB = 'snapshot';
+
+export interface SnapshotDeps {
+  db: Db;
+  client: { balance(currency: Currency): Promise<Balance>; usdtRate(currency: Currency): Promise<UsdtRate> };
+  policy: SnapshotPolicy;
+  /** taken_at of each snapshot: read once per currency, right after its balance answer. */
+  clock: () => Date;
+  logger: Logger;
+}
+
+export interface RateResult extends RateSnapshot {
+  flags: RateFlag[];
+  notes: string[];
+  unchangedSince: Date;
+}
+
+export interface CurrencySnapshot {
+  currency: Currency;
+  balance: BalanceSnapshot | null;
+  rate: RateResult | null;
+  /** Against the previous snapshot of the currency; null when this one was not stored. */
+  rollForward: SnapshotRollForward | null;
+}
+
+/** What a later alert step raises: one entry per flagged rate, one per drift beyond tolerance. */
+export interface RateFlagFinding {
+  currency: Currency;
+  flags: RateFlag[];
+  notes: string[];
+  rateSnapshotId: string;
+}
+
+export interface DriftFinding {
+  currency: Currency;
+  finding: Finding;
+  drift: string;
+  tolerance: string;
+  openingSnapshotId: string;
+  closingSnapshotId: string;
+  openingTakenAt: Date;
+  closingTakenAt: Date;
+}
+
+export interface SnapshotResult {
+  status: Exclude<RunStatus, 'running'> | 'skipped';
+  runId: string | null;
+  currencies: CurrencySnapshot[];
+  rateFlags: RateFlagFinding[];
+  drift: DriftFinding[];
+  failures: UnitFailure[];
+  error: string | null;
+}
+
+/**
+ * `payrecon snapshot`: under the job lock, one run that stores each currency's balance and USDT
+ * rate exactly as sent, flags the rate, and rolls the balance forward from the previous snapshot.
+ * A currency that fails is recorded and the others go on; refused credentials stop the run.
+ */
+export async function takeSnapshots(deps: SnapshotDeps, currencies: readonly Currency[]): Promise<SnapshotResult> {
+  const locked = await withJobLock(deps.db, SNAPSHOT_JOB, () => runSnapshots(deps, currencies));
+  if (locked.acquired) return locked.result!;
+  deps.logger.info('another snapshot run holds the lock; skipping');
+  return { status: 'skipped', runId: null, currencies: [], rateFlags: [], drift: [], failures: [], error: null };
+}
+
+async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[]): Promise<SnapshotResult> {
+  const { db, logger } = deps;
+  const run = await createRun(db.knex, SNAPSHOT_JOB, { currencies, policy: deps.policy }, { dryRun: false, now: deps.clock() });
+  const failures: UnitFailure[] = [];
+  const done: CurrencySnapshot[] = [];
+  const result = (status: SnapshotResult['status'], error: string | null): SnapshotResult => ({
+    status,
+    runId: run.id,
+    currencies: done,
+    rateFlags: done.flatMap((c) => (c.rate && c.rate.flags.length > 0 ? [{ currency: c.currency, flags: c.rate.flags, notes: c.rate.notes, rateSnapshotId: c.rate.id }] : [])),
+    drift: done.flatMap((c) => (c.rollForward?.finding ? [driftOf(c.rollForward)] : [])),
+    failures,
+    error,
+  });
+  try {
+    for (const currency of currencies) done.push(await snapshotCurrency(deps, run.id, currency, failures));
+  } catch (err) {
+    const credentials = err instanceof CredentialsError;
+    const error = (err as Error).message;
+    await finishRun(db.knex, run.id, credentials ? 'credentials' : 'failed', countsOf(result('failed', null)), error, deps.clock());
+    if (credentials) return result('credentials', error);
+    throw err;
+  }
+  const status = runStatusOf(failures, currencies.length);
+  const out = result(status, describeFailures(failures));
+  await finishRun(db.knex, run.id, status, countsOf(out), out.error, deps.clock());
+  logger.info({ runId: run.id, status, counts: countsOf(out) }, 'snapshots taken');
+  return out;
+}
+
+/** One currency: its balance (with roll-forward) and its rate, each stored on its own if the other fails. */
+async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Currency, failures: UnitFailure[]): Promise<CurrencySnapshot> {
+  const out: CurrencySnapshot = { currency, balance: null, rate: null, rollForward: null };
+  const balance = await attempt(() => deps.client.balance(currency), currency, 'balance', failures, deps.logger);
+  if (balance) {
+    const takenAt = deps.clock();
+    // Snapshot and its roll-forward commit together: a stored pair is always a checked pair.
+    await deps.db.knex.transaction(async (trx) => {
+      out.balance = await insertBalanceSnapshot(trx, { runId, currency, available: balance.available, pending: balance.pending, held: balance.held, credit: balance.credit, takenAt });
+      const opening = await previousBalanceSnapshot(trx, out.balance);
+      if (!opening) return;
+      out.rollForward = await snapshotRollForward(trx, { currency, opening, closing: out.balance, tolerance: toleranceFor(deps.policy, currency) });
+      await storeCheck(trx, runId, out.rollForward, takenAt);
+    });
+  }
+  const rate = await attempt(() => deps.client.usdtRate(currency), currency, 'usdtRate', failures, deps.logger);
+  if (rate) {
+    const takenAt = deps.clock();
+    const previous = await previousRate(deps.db.knex, currency, takenAt);
+    const check = flagRate(previous, { deposit: rate.deposit, withdraw: rate.withdraw, takenAt }, deps.policy.rates);
+    const stored = await insertRateSnapshot(deps.db.knex, { runId, currency, deposit: rate.deposit, withdraw: rate.withdraw, takenAt, flags: check.flags });
+    out.rate = { ...stored, flags: check.flags, notes: check.notes, unchangedSince: check.unchangedSince };
+  }
+  return out;
+}
+
+/** A provider call whose failure is this currency's alone; credentials refused is everyone's, so it propagates. */
+async function attempt<T>(fn: () => Promise<T>, currency: Currency, step: string, failures: UnitFailure[], logger: Logger): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof CredentialsError) throw err;
+    failures.push(unitFailure(currency, step, err));
+    logger.warn({ currency, step, err: (err as Error).message }, 'snapshot step failed');
+    return null;
+  }
+}
+
+async function storeCheck(trx: Parameters<typeof insertBalanceCheck>[0], runId: string, rf: SnapshotRollForward, checkedAt: Date): Promise<void> {
+  // Only called with both snapshots present, so every figure below is set.
+  await insertBalanceCheck(trx, {
+    runId,
+    currency: rf.currency,
+    openingSnapshotId: rf.opening!.id,
+    closingSnapshotId: rf.closing!.id,
+    openingTotal: rf.openingTotal!,
+    explainedMovement: rf.explainedMovement,
+    expectedClosing: rf.expectedClosing!,
+    closingTotal: rf.closingTotal!,
+    drift: rf.drift!,
+    tolerance: rf.tolerance,
+    withinTolerance: rf.withinTolerance!,
+    paymentsCount: rf.sums!.payments.count,
+    payoutsCount: rf.sums!.payouts.count,
+    checkedAt,
+  });
+}
+
+function driftOf(rf: SnapshotRollForward): DriftFinding {
+  return {
+    currency: rf.currency,
+    finding: rf.finding!,
+    drift: rf.drift!,
+    tolerance: rf.tolerance,
+    openingSnapshotId: rf.opening!.id,
+    closingSnapshotId: rf.closing!.id,
+    openingTakenAt: rf.opening!.takenAt,
+    closingTakenAt: rf.closing!.takenAt,
+  };
+}
+
+function countsOf(r: SnapshotResult): Record<string, number> {
+  const counts: Record<string, number> = {
+    balances: r.currencies.filter((c) => c.balance).length,
+    rates: r.currencies.filter((c) => c.rate).length,
+    failed: r.failures.length,
+    'code:BALANCE_DRIFT': r.drift.length,
+  };
+  for (const f of r.rateFlags) for (const flag of f.flags) counts[`code:${flag}`] = (counts[`code:${flag}`] ?? 0) + 1;
+  return counts;
+}
