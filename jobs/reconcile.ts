@@ -20,6 +20,8 @@ export interface ReconcileJobOptions extends SelectionRequest {
   failOnMismatch?: boolean;
   progress?: boolean;
   provider?: Partial<ProviderClientOptions>;
+  /** Stops the run like SIGTERM does (checkpoint, 'interrupted'): the scheduler's shutdown. */
+  stopSignal?: AbortSignal;
 }
 
 export interface ReconcileJobResult {
@@ -46,7 +48,7 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
             logger,
             concurrency: config.RECON_CONCURRENCY,
             batchSize: config.RECON_BATCH_SIZE,
-            stopSignal,
+            stopSignal: options.stopSignal ? AbortSignal.any([stopSignal, options.stopSignal]) : stopSignal,
             webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
             onProgress: progress ? (p) => progress.update(p.checked, p.selected, p.mismatches) : undefined,
           },
