@@ -14,6 +14,7 @@ import type { AlertInput } from '../src/notify/raise-alert.ts';
 import { selectMismatchedItems } from '../src/db/items.ts';
 import type { MismatchCode } from '../src/recon/types.ts';
 import type { Db } from '../src/db/connect.ts';
+import { loadConfig } from '../src/config/config.ts';
 
 export interface ReconcileJobOptions extends SelectionRequest {
   dryRun?: boolean;
@@ -30,12 +31,14 @@ export interface ReconcileJobResult {
 }
 
 export async function reconcileJob(options: ReconcileJobOptions, context: JobContextOptions = {}): Promise<ReconcileJobResult> {
-  const ctx = await openJobContext('reconcile', context);
-  const { config, logger, db } = ctx;
+  const config = context.config ?? loadConfig();
+  // Validated before the database is opened: a bad --date, --from/--to or --ref does nothing at all.
+  const selection = usage(() => buildSelection(options, { now: new Date(), zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS }));
+  const ctx = await openJobContext('reconcile', { ...context, config });
+  const { logger, db } = ctx;
   const client = await createProviderClient(config, { logger, ...options.provider });
   const progress = options.progress === false ? null : createProgress(logger);
   try {
-    const selection = buildSelection(options, { now: new Date(), zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS });
     const policy = policyFromConfig(config, await loadActiveBankCodes(db.knex));
     const outcome = await withStopSignal(
       (stopSignal) =>
@@ -63,6 +66,14 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
     progress?.stop();
     await client.close();
     await ctx.close();
+  }
+}
+
+function usage<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw Object.assign(err as Error, { exitCode: EXIT.USAGE });
   }
 }
 

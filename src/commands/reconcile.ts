@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { reconcileJob } from '../../jobs/reconcile.ts';
 import type { RunSummary } from '../runner/reconcile.ts';
 import { renderTable } from '../cli-ui/table.ts';
@@ -27,7 +27,14 @@ export function registerReconcile(program: Command): void {
     .option('--to <YYYY-MM-DD>', 'last business day of a range, inclusive')
     .option('--ref <ref>', 'one order, by merchantRef or transactionRef')
     .addOption(new Option('--kind <kind>', 'only payments or only payouts').choices(['payment', 'payout']))
-    .addOption(new Option('--currency <code>', 'only one currency').choices([...CURRENCIES]).argParser((v) => v.toUpperCase()))
+    .addOption(
+      // A custom argParser replaces commander's choices check, so the parser checks the list itself.
+      new Option('--currency <code>', 'only one currency').choices([...CURRENCIES]).argParser((v) => {
+        const code = v.toUpperCase();
+        if (!(CURRENCIES as readonly string[]).includes(code)) throw new InvalidArgumentError(`Allowed choices are ${CURRENCIES.join(', ')}.`);
+        return code;
+      }),
+    )
     .option('--dry-run', 'check and report, but write nothing except the run record')
     .option('--fail-on-mismatch', 'exit 1 when any mismatch was found')
     .option('--json', 'print the run summaries as JSON')
