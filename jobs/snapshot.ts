@@ -5,6 +5,9 @@ import type { ProviderClientOptions } from '../src/provider/client.ts';
 import { snapshotPolicyFromConfig } from '../src/snapshot/policy.ts';
 import { takeSnapshots, type SnapshotResult } from '../src/snapshot/take-snapshots.ts';
 import { EXIT } from '../src/commands/exit-codes.ts';
+import { raiseAndDeliver } from '../src/runtime/alerting.ts';
+import { alertForDrift, alertForFailedRun, alertForRateFlags } from '../src/notify/alert-builders.ts';
+import type { AlertInput } from '../src/notify/raise-alert.ts';
 
 export interface SnapshotJobOptions {
   provider?: Partial<ProviderClientOptions>;
@@ -27,7 +30,8 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
         { db, client, policy: snapshotPolicyFromConfig(config), clock: options.clock ?? (() => new Date()), logger },
         config.RECON_CURRENCIES,
       );
-      // Drift and rate flags are findings for the alert step, not a failure of the run.
+      // Drift and rate flags are findings to alert on, not a failure of the run.
+      await raiseAndDeliver({ db, config, logger, now: options.clock ?? (() => new Date()) }, alertsFor(result));
       const ok = result.status === 'completed' || result.status === 'skipped';
       return { exitCode: ok ? EXIT.OK : EXIT.INCOMPLETE, result };
     } finally {
@@ -36,4 +40,22 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
   } finally {
     await ctx.close();
   }
+}
+
+/** BALANCE_DRIFT per currency, rate flags, and a run that could not complete. */
+function alertsFor(result: SnapshotResult): AlertInput[] {
+  const alerts: AlertInput[] = result.drift.map((d) =>
+    alertForDrift(
+      { currency: d.currency, drift: d.drift, tolerance: d.tolerance, expectedClosing: d.finding.local ?? undefined, closing: d.finding.provider ?? undefined },
+      result.runId,
+    ),
+  );
+  for (const r of result.rateFlags) {
+    const alert = alertForRateFlags(r.currency, r, result.runId);
+    if (alert) alerts.push(alert);
+  }
+  if (result.status === 'credentials' || result.status === 'provider_unavailable' || result.status === 'failed') {
+    alerts.push(alertForFailedRun('snapshot', result.status, result.error ?? result.status, result.runId));
+  }
+  return alerts;
 }
