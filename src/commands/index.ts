@@ -8,6 +8,8 @@ import { registerReconcile } from './reconcile.ts';
 import { registerWebhook } from './webhook.ts';
 import { registerSnapshot } from './snapshot.ts';
 import { registerBanks } from './banks.ts';
+import { registerSchedule } from './schedule.ts';
+import { registerStatus } from './status.ts';
 
 /** Every subcommand, in the order --help lists them. One line per command file. */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
@@ -20,4 +22,6 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerBanks,
   registerReport,
   registerWebhook,
+  registerSchedule,
+  registerStatus,
 ];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { CURRENCIES } from '../money/decimal.ts';
+import { cronSetting } from '../schedule/cron-setting.ts';
 
 const intIn = (min: number, max: number) =>
   z
@@ -123,6 +124,11 @@ export const ENV_VARS = {
   WEBHOOK_CONFIRM_CONCURRENCY: { schema: intIn(1, 256), default: '8', secret: false, doc: 'confirmation fetches in flight at once' },
   WEBHOOK_MISSING_MARGIN_MIN: { schema: intIn(0, 10_080), default: '5', secret: false, doc: 'WEBHOOK_MISSING only after the provider\'s ~10 min of retries plus this margin' },
   WEBHOOK_EXPECTED: { schema: bool, default: 'false', secret: false, doc: 'the merchant runs the webhook receiver, so a final payment with no notification is WEBHOOK_MISSING' },
+  SCHEDULE_RECONCILE: { schema: cronSetting, default: '*/15 * * * *', secret: false, doc: '`payrecon schedule`: reconcile of due orders (cron in REPORT_TIMEZONE, or off)' },
+  SCHEDULE_SNAPSHOT: { schema: cronSetting, default: '0 * * * *', secret: false, doc: '`payrecon schedule`: balance and rate snapshot (cron, or off)' },
+  SCHEDULE_BANK_CODES: { schema: cronSetting, default: '30 2 * * *', secret: false, doc: '`payrecon schedule`: bank code sync (cron, or off)' },
+  SCHEDULE_DAILY: { schema: cronSetting, default: '0 6 * * *', secret: false, doc: '`payrecon schedule`: full reconcile of yesterday, then its report (e-mailed when SMTP_URL and REPORT_EMAIL_TO are set) (cron, or off)' },
+  SCHEDULE_SHUTDOWN_TIMEOUT_MS: { schema: intIn(0, 3_600_000), default: '30000', secret: false, doc: '`payrecon schedule`: on SIGTERM/SIGINT, how long running jobs get to finish or checkpoint' },
   LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'expected one of fatal, error, warn, info, debug, trace, silent' }), default: 'info', secret: false, doc: 'log level' },
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
 

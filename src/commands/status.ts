@@ -1,0 +1,42 @@
+import type { Command } from 'commander';
+import { openJobContext } from '../runtime/job-context.ts';
+import { lastRuns } from '../db/runs.ts';
+import { pendingReportDeliveries } from '../db/deliveries.ts';
+import { schedulesFromConfig } from '../schedule/schedules.ts';
+import { openAlerts } from '../status/queries.ts';
+import { buildStatus } from '../status/build.ts';
+import { renderStatus } from '../status/render.ts';
+import { DB_ENV, envHelp } from './env-help.ts';
+import { EXIT } from './exit-codes.ts';
+
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('last run of each job, next scheduled times, pending report e-mails, open alerts')
+    .option('--json', 'print the status as JSON')
+    .addHelpText(
+      'after',
+      `
+Next times come from the SCHEDULE_* variables of this environment (the scheduler's should match).
+Exit: 0 shown, 3 bad configuration or an unmigrated database.
+${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'REPORT_TIMEZONE'])}`,
+    )
+    .action(async (opts: { json?: boolean }) => {
+      const ctx = await openJobContext('status');
+      try {
+        const now = new Date();
+        const status = buildStatus({
+          now,
+          timezone: ctx.config.REPORT_TIMEZONE,
+          schedules: schedulesFromConfig(ctx.config),
+          lastRuns: await lastRuns(ctx.db.knex),
+          pendingEmails: await pendingReportDeliveries(ctx.db.knex),
+          openAlerts: await openAlerts(ctx.db.knex, now),
+        });
+        process.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
+        process.exitCode = EXIT.OK;
+      } finally {
+        await ctx.close();
+      }
+    });
+}

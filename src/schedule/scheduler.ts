@@ -1,0 +1,121 @@
+import crypto from 'node:crypto';
+import type { Logger } from 'pino';
+import { floorMinute } from './cron.ts';
+import type { CatchUp } from './catch-up.ts';
+import type { Schedules, ScheduledJobName } from './schedules.ts';
+
+export interface JobRunContext {
+  /** The cron occurrence this run stands for (a catch-up run: the one that was missed). */
+  scheduledFor: Date;
+  reason: 'scheduled' | 'catch-up';
+  /** daily: the business date to cover, when the catch-up plan fixed it. */
+  date?: string;
+  /** Aborted when the scheduler stops: stop taking work, checkpoint, return. */
+  signal: AbortSignal;
+  /** Child of the scheduler's logger for this job and this firing. */
+  logger: Logger;
+}
+
+export interface JobRunReport {
+  /** The job's own outcome: completed, skipped (another process holds its lock), interrupted, failed, ... */
+  status: string;
+  exitCode: number;
+  detail?: Record<string, unknown>;
+}
+
+export type JobRunner = (ctx: JobRunContext) => Promise<JobRunReport>;
+
+export interface SchedulerOptions {
+  schedules: Schedules;
+  runners: Readonly<Record<ScheduledJobName, JobRunner>>;
+  logger: Logger;
+}
+
+/**
+ * Decides and starts runs; owns no timer. Whatever drives it (node-cron in production, a test
+ * directly) calls tick(now) once a minute. At most one run per job is in flight in this process;
+ * across processes each job's advisory lock decides, and the loser reports 'skipped'.
+ */
+export class Scheduler {
+  private readonly inFlight = new Map<ScheduledJobName, Promise<void>>();
+  /** Latest occurrence fired per job, so a repeated tick or a catch-up never runs one twice. */
+  private readonly fired = new Map<ScheduledJobName, number>();
+  private readonly stopController = new AbortController();
+
+  constructor(private readonly options: SchedulerOptions) {}
+
+  get stopping(): boolean {
+    return this.stopController.signal.aborted;
+  }
+
+  /** Starts every job whose cron matches now's minute; returns the jobs started. */
+  tick(now: Date): ScheduledJobName[] {
+    const minute = floorMinute(now);
+    const started: ScheduledJobName[] = [];
+    for (const [job, spec] of Object.entries(this.options.schedules) as [ScheduledJobName, Schedules[ScheduledJobName]][]) {
+      if (spec?.matches(minute) && this.fire(job, minute, 'scheduled')) started.push(job);
+    }
+    return started;
+  }
+
+  /** Starts the missed runs the catch-up plan found; returns the jobs started. */
+  catchUp(plan: readonly CatchUp[]): ScheduledJobName[] {
+    return plan.filter((c) => this.fire(c.job, c.scheduledFor, 'catch-up', c.date)).map((c) => c.job);
+  }
+
+  /** Jobs running in this process now. */
+  running(): ScheduledJobName[] {
+    return [...this.inFlight.keys()];
+  }
+
+  /** Resolves when nothing is in flight (tests, and shutdown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size) await Promise.all(this.inFlight.values());
+  }
+
+  /**
+   * Takes no new runs, asks running ones to stop (reconcile checkpoints), and waits up to
+   * timeoutMs. Returns whether everything finished in time.
+   */
+  async stop(timeoutMs: number): Promise<{ finished: boolean; running: ScheduledJobName[] }> {
+    this.stopController.abort();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const finished = await Promise.race([this.idle().then(() => true as const), timedOut]);
+    clearTimeout(timer);
+    return { finished, running: this.running() };
+  }
+
+  private fire(job: ScheduledJobName, scheduledFor: Date, reason: JobRunContext['reason'], date?: string): boolean {
+    const log = this.options.logger.child({ schedule: job, firing: crypto.randomUUID().slice(0, 8) });
+    if (this.stopping) return false;
+    const at = scheduledFor.getTime();
+    if ((this.fired.get(job) ?? -Infinity) >= at) return false;
+    if (this.inFlight.has(job)) {
+      // Not queued: the next occurrence (or the run in flight) covers the same ground.
+      log.warn({ scheduledFor }, 'previous run still in progress; this occurrence is skipped');
+      return false;
+    }
+    this.fired.set(job, at);
+    const run = this.runOne(job, { scheduledFor, reason, date, signal: this.stopController.signal, logger: log }).finally(() =>
+      this.inFlight.delete(job),
+    );
+    this.inFlight.set(job, run);
+    return true;
+  }
+
+  private async runOne(job: ScheduledJobName, ctx: JobRunContext): Promise<void> {
+    const started = Date.now();
+    ctx.logger.info({ scheduledFor: ctx.scheduledFor, reason: ctx.reason, date: ctx.date }, 'job started');
+    try {
+      const report = await this.options.runners[job](ctx);
+      const fields = { status: report.status, exitCode: report.exitCode, ms: Date.now() - started, ...report.detail };
+      if (report.status === 'skipped') ctx.logger.info(fields, 'another process holds the job lock; skipped');
+      else if (report.exitCode === 0) ctx.logger.info(fields, 'job finished');
+      else ctx.logger.error(fields, 'job finished without completing');
+    } catch (err) {
+      // One failed run must not take the scheduler down: the next occurrence tries again.
+      ctx.logger.error({ err, ms: Date.now() - started }, 'job failed');
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import type { RunRow } from '../db/runs.ts';
+import type { ReportDelivery } from '../db/deliveries.ts';
+import { SCHEDULED_JOBS, type Schedules } from '../schedule/schedules.ts';
+import type { OpenAlert } from './queries.ts';
+
+export interface JobStatus {
+  job: string;
+  /** The cron expression, "off", or null for a job the scheduler does not run (e.g. webhook). */
+  schedule: string | null;
+  next: Date | null;
+  lastRun: Pick<RunRow, 'id' | 'status' | 'startedAt' | 'finishedAt' | 'selected' | 'checked' | 'counts' | 'error' | 'params'> | null;
+}
+
+export interface StatusReport {
+  now: Date;
+  timezone: string;
+  jobs: JobStatus[];
+  pendingEmails: Array<{ businessDate: string; version: number; attempts: number; error: string | null }>;
+  openAlerts: OpenAlert[];
+}
+
+/** Assembles the status view from what was read; pure (now is given). */
+export function buildStatus(input: {
+  now: Date;
+  timezone: string;
+  schedules: Schedules;
+  lastRuns: RunRow[];
+  pendingEmails: ReportDelivery[];
+  openAlerts: OpenAlert[];
+}): StatusReport {
+  const byJob = new Map(input.lastRuns.map((r) => [r.job, r]));
+  const lastOf = (job: string): JobStatus['lastRun'] => {
+    const r = byJob.get(job);
+    return r
+      ? { id: r.id, status: r.status, startedAt: r.startedAt, finishedAt: r.finishedAt, selected: r.selected, checked: r.checked, counts: r.counts, error: r.error, params: r.params }
+      : null;
+  };
+  const scheduled: JobStatus[] = SCHEDULED_JOBS.map((job) => {
+    const spec = input.schedules[job];
+    return { job, schedule: spec?.expression ?? 'off', next: spec?.next(input.now) ?? null, lastRun: lastOf(job) };
+  });
+  const others: JobStatus[] = [...byJob.keys()]
+    .filter((job) => !(SCHEDULED_JOBS as readonly string[]).includes(job))
+    .sort()
+    .map((job) => ({ job, schedule: null, next: null, lastRun: lastOf(job) }));
+  return {
+    now: input.now,
+    timezone: input.timezone,
+    jobs: [...scheduled, ...others],
+    pendingEmails: input.pendingEmails.map((d) => ({ businessDate: d.business_date, version: d.version, attempts: d.email_attempts, error: d.email_error })),
+    openAlerts: input.openAlerts,
+  };
+}

@@ -1,0 +1,35 @@
+import { DateTime } from 'luxon';
+import { renderTable } from '../cli-ui/table.ts';
+import type { JobStatus, StatusReport } from './build.ts';
+
+/** The status as terminal tables, times in the business time zone. */
+export function renderStatus(s: StatusReport): string {
+  const at = (d: Date | null) => (d ? DateTime.fromJSDate(d, { zone: s.timezone }).toFormat('yyyy-MM-dd HH:mm') : '-');
+  const jobs = renderTable(
+    ['job', 'schedule', 'last run', 'outcome', 'counts', 'next'],
+    s.jobs.map((j) => [j.job, j.schedule ?? '-', at(j.lastRun?.startedAt ?? null), outcome(j), counts(j), at(j.next)]),
+  );
+  const emails = s.pendingEmails.length
+    ? renderTable(['report date', 'version', 'attempts', 'last error'], s.pendingEmails.map((e) => [e.businessDate, String(e.version), String(e.attempts), e.error ?? '-']))
+    : 'none\n';
+  const alerts = s.openAlerts.length
+    ? renderTable(['raised', 'kind', 'delivery', 'title'], s.openAlerts.map((a) => [at(a.createdAt), a.kind, a.status, a.title]))
+    : 'none\n';
+  return `payrecon status at ${at(s.now)} (${s.timezone})\n${jobs}\npending report e-mails:\n${emails}\nopen alerts (undelivered, or raised in the last 24 h):\n${alerts}`;
+}
+
+function outcome(j: JobStatus): string {
+  if (!j.lastRun) return 'never run';
+  return j.lastRun.error ? `${j.lastRun.status}: ${j.lastRun.error.slice(0, 60)}` : j.lastRun.status;
+}
+
+/** checked/selected when the job selects orders, then its counters (verdict names without prefix; codes left to the run itself). */
+function counts(j: JobStatus): string {
+  const r = j.lastRun;
+  if (!r) return '-';
+  const parts = r.selected > 0 ? [`${r.checked}/${r.selected}`] : [];
+  for (const [k, v] of Object.entries(r.counts).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!k.startsWith('code:') && v) parts.push(`${k.replace(/^verdict:/, '')}=${v}`);
+  }
+  return parts.join(' ') || '-';
+}
