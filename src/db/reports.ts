@@ -92,14 +92,20 @@ export async function* streamReportItems(tx: Knex.Transaction, window: Window, p
   // Every row will be fetched: plan for total time, not for the first 10 % (the cursor default).
   await tx.raw('SET LOCAL cursor_tuple_fraction = 1.0');
   await tx.raw(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${ITEMS_SQL}`, [window.from, window.to]);
+  // Rows also carry order_key (the bigint sort key); callers read only ReportItemRow's fields.
+  // .then() once: a knex builder runs its query again on every .then, a Promise does not.
+  const fetchPage = (): Promise<{ rows: ReportItemRow[] }> => tx.raw(`FETCH ${pageSize} FROM ${CURSOR}`).then((r: { rows: ReportItemRow[] }) => r);
+  let next: Promise<{ rows: ReportItemRow[] }> | null = fetchPage();
   try {
-    for (;;) {
-      // Rows also carry order_key (the bigint sort key); callers read only ReportItemRow's fields.
-      const res = (await tx.raw(`FETCH ${pageSize} FROM ${CURSOR}`)) as { rows: ReportItemRow[] };
+    while (next) {
+      const res: { rows: ReportItemRow[] } = await next;
+      // The next page is fetched while the caller formats this one: Postgres and Node overlap.
+      next = res.rows.length < pageSize ? null : fetchPage();
+      next?.catch(() => undefined); // awaited on the next turn; a caller that stops early must not leave it unhandled
       if (res.rows.length > 0) yield res.rows;
-      if (res.rows.length < pageSize) return;
     }
   } finally {
+    if (next) await next.catch(() => undefined);
     await tx.raw(`CLOSE ${CURSOR}`).catch(() => undefined);
   }
 }
