@@ -15,7 +15,7 @@ export function advisoryKey(name: string): string {
  */
 export async function withHeldConnection<T>(
   db: Db,
-  fn: (query: (sql: string, bindings: readonly unknown[]) => Promise<Record<string, unknown>[]>) => Promise<T>,
+  fn: (query: (sql: string, bindings: readonly unknown[]) => Promise<Record<string, unknown>[]>, lost: AbortSignal) => Promise<T>,
   release: (query: (sql: string, bindings: readonly unknown[]) => Promise<Record<string, unknown>[]>) => Promise<void>,
 ): Promise<T> {
   const client = db.knex.client as {
@@ -27,9 +27,17 @@ export async function withHeldConnection<T>(
     const res = await db.knex.raw(sql, bindings as Knex.RawBinding[]).connection(conn);
     return (res as { rows: Record<string, unknown>[] }).rows;
   };
+  // The session (and so any advisory lock on it) ends when the connection does: tell fn.
+  const lost = new AbortController();
+  const events = conn as { on?: (e: string, l: () => void) => void; off?: (e: string, l: () => void) => void };
+  const onLost = () => lost.abort(new Error('the database connection holding the lock was closed'));
+  events.on?.('error', onLost);
+  events.on?.('end', onLost);
   try {
-    return await fn(query);
+    return await fn(query, lost.signal);
   } finally {
+    events.off?.('error', onLost);
+    events.off?.('end', onLost);
     try {
       await release(query);
     } catch {

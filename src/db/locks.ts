@@ -13,17 +13,18 @@ export interface JobLockResult<T> {
  * database: a session-level pg_try_advisory_lock on a connection held out of the pool for the whole
  * run (fn keeps using db.knex's other connections). Unlocked when fn ends, also when it throws.
  */
-export async function withJobLock<T>(db: Db, jobName: string, fn: () => Promise<T>): Promise<JobLockResult<T>> {
+export async function withJobLock<T>(db: Db, jobName: string, fn: (lock: { lost: AbortSignal }) => Promise<T>): Promise<JobLockResult<T>> {
   if (db.engine === 'pglite') return withLocalLock(db, jobName, fn);
   const key = advisoryKey(`job:${db.schema}:${jobName}`);
   let acquired = false;
   return withHeldConnection(
     db,
-    async (query) => {
+    async (query, lost) => {
       const rows = await query('select pg_try_advisory_lock(?::bigint) as ok', [key]);
       acquired = rows[0]?.ok === true;
       if (!acquired) return { acquired: false };
-      return { acquired: true, result: await fn() };
+      // lost: the lock's session ended (connection terminated); another process may now take it.
+      return { acquired: true, result: await fn({ lost }) };
     },
     async (query) => {
       if (acquired) await query('select pg_advisory_unlock(?::bigint)', [key]);
@@ -34,13 +35,13 @@ export async function withJobLock<T>(db: Db, jobName: string, fn: () => Promise<
 // PGlite is a single session in a single process, where advisory locks are re-entrant: track held jobs here.
 const held = new WeakMap<Knex, Set<string>>();
 
-async function withLocalLock<T>(db: Db, jobName: string, fn: () => Promise<T>): Promise<JobLockResult<T>> {
+async function withLocalLock<T>(db: Db, jobName: string, fn: (lock: { lost: AbortSignal }) => Promise<T>): Promise<JobLockResult<T>> {
   let jobs = held.get(db.knex);
   if (!jobs) held.set(db.knex, (jobs = new Set()));
   if (jobs.has(jobName)) return { acquired: false };
   jobs.add(jobName);
   try {
-    return { acquired: true, result: await fn() };
+    return { acquired: true, result: await fn({ lost: new AbortController().signal }) };
   } finally {
     jobs.delete(jobName);
   }

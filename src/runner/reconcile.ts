@@ -67,17 +67,18 @@ const EXAMPLES_KEPT = 5;
  * requested selection runs.
  */
 export async function reconcile(deps: ReconcileDeps, request: { selection: Selection; dryRun: boolean }): Promise<ReconcileOutcome> {
-  const locked = await withJobLock(deps.db, RECONCILE_JOB, async () => {
+  const locked = await withJobLock(deps.db, RECONCILE_JOB, async ({ lost }) => {
     const runs: RunSummary[] = [];
     const dead = await findResumableRun(deps.db.knex, RECONCILE_JOB);
     if (dead) {
       deps.logger.info({ runId: dead.id }, 'resuming a run that did not finish');
-      runs.push(await executeRun(deps, dead, true));
+      runs.push(await executeRun(deps, dead, true, lost));
       if (runs[0].status !== 'completed') return runs;
     }
+    if (lost.aborted) return runs;
     const params = { selection: request.selection };
     const run = await createRun(deps.db.knex, RECONCILE_JOB, params, { dryRun: request.dryRun, now: deps.clock() });
-    runs.push(await executeRun(deps, run, false));
+    runs.push(await executeRun(deps, run, false, lost));
     return runs;
   });
   if (!locked.acquired) {
@@ -113,7 +114,9 @@ async function* pagesOf(db: Db, direction: Direction, filter: OrderFilter, after
 
 type Stop = { status: 'credentials' | 'provider_unavailable'; message: string } | null;
 
-async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean): Promise<RunSummary> {
+const LOCK_LOST = 'lost the job lock (the database connection was closed); the run is left for the next start to resume';
+
+async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lockLost: AbortSignal): Promise<RunSummary> {
   const { db, logger } = deps;
   const log = logger.child({ runId: run.id });
   const selection = (run.params as { selection: Selection }).selection;
@@ -134,7 +137,8 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean): P
   }
   log.info({ selection, selected, dryRun: run.dryRun, resumed }, 'reconcile run started');
 
-  const stopped = () => halt.stop !== null || deps.stopSignal?.aborted === true;
+  // Without the lock another process may resume this run at its checkpoint: stop writing at once.
+  const stopped = () => halt.stop !== null || deps.stopSignal?.aborted === true || lockLost.aborted;
 
   try {
     for (const direction of directions) {
@@ -157,7 +161,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean): P
         },
         async (page, results) => {
           // A batch cut short by a stop is not written: its orders stay due for the next run.
-          if (halt.stop || results.some((r) => r === null)) return;
+          if (halt.stop || lockLost.aborted || results.some((r) => r === null)) return;
           const states = await notificationStates(db.knex, direction, page.map((o) => o.transactionRef));
           const rule = { expectWebhooks: deps.webhooks?.expect ?? false, marginMs: deps.webhooks?.marginMs ?? 0, now: deps.clock() };
           const done = (results as CheckedOrder[]).map((c, i) => withWebhookCodes(page[i], c, states.get(page[i].transactionRef), rule));
@@ -182,10 +186,15 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean): P
       );
     }
   } catch (err) {
-    const message = (err as Error).message;
+    const message = lockLost.aborted ? LOCK_LOST : (err as Error).message;
     log.error({ err: message }, 'reconcile run failed');
-    await finishRun(db.knex, run.id, 'failed', counts, message, deps.clock()).catch(() => undefined);
+    // Without the lock the run row is not ours to finish: it stays resumable.
+    if (!lockLost.aborted) await finishRun(db.knex, run.id, 'failed', counts, message, deps.clock()).catch(() => undefined);
     return { runId: run.id, resumed, status: 'failed', selected, checked, counts, error: message, examples };
+  }
+  if (lockLost.aborted) {
+    log.error({ checked }, LOCK_LOST);
+    return { runId: run.id, resumed, status: 'failed', selected, checked, counts, error: LOCK_LOST, examples };
   }
 
   const { stop } = halt;
