@@ -3,10 +3,13 @@ import { bankListJob, bankSyncJob } from '../../jobs/bank-codes.ts';
 import { BANK_CURRENCIES, type BankSyncResult } from '../banks/sync.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import type { BankCodeRow } from '../db/bank-codes.ts';
-import { DB_ENV, PROVIDER_ENV, envHelp } from './env-help.ts';
+import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 export function registerBanks(program: Command): void {
-  const banks = program.command('banks').description('the provider\'s bank code lists (IDR, NGN) that payouts must use');
+  const banks = program
+    .command('banks')
+    .description('the provider\'s bank code lists (IDR, NGN) that payouts must use')
+    .addHelpText('after', examplesHelp(['payrecon banks sync', 'payrecon banks list --currency NGN --search access']));
 
   banks
     .command('sync')

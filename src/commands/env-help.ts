@@ -16,3 +16,8 @@ export const PROVIDER_ENV: readonly EnvVarName[] = [
   'PROVIDER_BASE_URL', 'PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'PROVIDER_SIGNATURE', 'PROVIDER_TIMEOUT_MS',
   'PROVIDER_MAX_RETRIES', 'PROVIDER_RATE_LIMIT', 'PROVIDER_STATUS_MAP',
 ];
+
+/** The "Examples:" block of a command's --help. */
+export function examplesHelp(lines: readonly string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+}

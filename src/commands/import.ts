@@ -7,7 +7,7 @@ import { importOrders, type ImportResult } from '../db/import.ts';
 import { IMPORT_COLUMNS } from '../db/import-row.ts';
 import { createStatusMapper } from '../provider/status.ts';
 import type { Direction } from '../provider/types.ts';
-import { DB_ENV, envHelp } from './env-help.ts';
+import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from './exit-codes.ts';
 
 export interface ImportCommandOptions {
@@ -58,6 +58,7 @@ export function registerImport(program: Command): void {
   program
     .command('import')
     .description("insert the merchant's orders from a CSV file (header row first); bad rows are reported, good rows inserted")
+    .addHelpText('after', examplesHelp(['payrecon import orders.csv --kind payment', 'payrecon import payouts.csv --kind payout --json > import-result.json']))
     .argument('<file.csv>', 'CSV file with a header row')
     .requiredOption('--kind <kind>', 'payment or payout', parseKind)
     .option('--json', 'print {kind, rows, inserted, rejected: [{line, reason}]} as JSON')

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
 import { openDatabase } from '../db/connect.ts';
 import { migrate, type MigrateResult } from '../db/migrate.ts';
-import { DB_ENV, envHelp } from './env-help.ts';
+import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 export interface MigrateCommandOptions {
   json?: boolean;
@@ -30,6 +30,7 @@ export function registerMigrate(program: Command): void {
   program
     .command('migrate')
     .description('create the schema and apply pending sql/ migrations (safe when several run at once)')
+    .addHelpText('after', examplesHelp(['payrecon migrate', 'DATABASE_URL=postgres://app@db/merchant payrecon migrate --json']))
     .option('--json', 'print {schema, engine, applied} as JSON')
     .addHelpText('after', envHelp(DB_ENV))
     .action(async (opts: MigrateCommandOptions) => {

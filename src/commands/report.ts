@@ -3,7 +3,7 @@ import { reportJob } from '../../jobs/report.ts';
 import { REPORT_FILES } from '../report/manifest.ts';
 import type { WriteReportsResult } from '../report/write-reports.ts';
 import type { ReportEmailResult } from '../notify/report-email.ts';
-import { DB_ENV, envHelp } from './env-help.ts';
+import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 export interface ReportCommandOptions {
   date?: string;
@@ -40,6 +40,7 @@ export function registerReport(program: Command): void {
   program
     .command('report')
     .description('write the CSV reports of a business day as a new version in REPORT_DIR/<date>/')
+    .addHelpText('after', examplesHelp(['payrecon report                          # yesterday in REPORT_TIMEZONE', 'payrecon report --date 2026-11-21 --email', 'payrecon report --date 2026-11-21 --email --resend', 'payrecon report --date 2026-11-21 --json | jq .manifest.files']))
     .option('--date <YYYY-MM-DD>', 'business date in REPORT_TIMEZONE (default: yesterday there)')
     .option('--force', 'write a new version even when the content is unchanged')
     .option('--email', 'e-mail the version to REPORT_EMAIL_TO (once per version) and retry pending deliveries')

@@ -3,7 +3,7 @@ import { loadConfig, readEnv } from '../config/config.ts';
 import { createLogger } from '../log/logger.ts';
 import { loadSigningScheme } from '../provider/signing.ts';
 import { startSandbox } from '../sandbox/server.ts';
-import { envHelp } from './env-help.ts';
+import { envHelp, examplesHelp } from './env-help.ts';
 
 const int = (min: number, max: number) => (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
@@ -28,6 +28,7 @@ export function registerSandbox(program: Command): void {
   program
     .command('sandbox')
     .description('run the provider emulator (all seven operations, webhooks, a control interface)')
+    .addHelpText('after', examplesHelp(['payrecon sandbox --port 4010', 'payrecon sandbox --port 4010 --latency-ms 50 --webhook-url http://127.0.0.1:8080/webhooks/payment', 'curl -s -XPOST localhost:4010/__control/stats']))
     .option('--port <n>', 'port to listen on (0 = any free port)', int(0, 65535), 4010)
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .option('--seed <n>', 'seed of order outcomes, references and rates', int(0, 2 ** 32 - 1), 1)

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { scheduleJob } from '../../jobs/schedule.ts';
-import { DB_ENV, PROVIDER_ENV, envHelp } from './env-help.ts';
+import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 export function registerSchedule(program: Command): void {
   program
     .command('schedule')
     .description('run reconcile, snapshot, bank-codes and the daily reconcile + report on their cron schedules, until SIGTERM/SIGINT')
+    .addHelpText('after', examplesHelp(['payrecon schedule', "SCHEDULE_RECONCILE='*/5 * * * *' SCHEDULE_BANK_CODES=off payrecon schedule"]))
     .option('--no-catch-up', 'do not run at start what was due while no scheduler ran')
     .addHelpText(
       'after',

@@ -6,13 +6,14 @@ import { schedulesFromConfig } from '../schedule/schedules.ts';
 import { openAlerts } from '../status/queries.ts';
 import { buildStatus } from '../status/build.ts';
 import { renderStatus } from '../status/render.ts';
-import { DB_ENV, envHelp } from './env-help.ts';
+import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from './exit-codes.ts';
 
 export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('last run of each job, next scheduled times, pending report e-mails, open alerts')
+    .addHelpText('after', examplesHelp(['payrecon status', "payrecon status --json | jq '.jobs'"]))
     .option('--json', 'print the status as JSON')
     .addHelpText(
       'after',

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { confirmPendingJob, serveWebhooksJob } from '../../jobs/webhook.ts';
-import { DB_ENV, PROVIDER_ENV, envHelp } from './env-help.ts';
+import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 const port = (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535');
@@ -10,10 +10,14 @@ const port = (value: string): number => {
 const WEBHOOK_ENV = ['WEBHOOK_PORT', 'WEBHOOK_TIMESTAMP_WINDOW_SEC', 'WEBHOOK_MAX_BODY_BYTES', 'WEBHOOK_CONFIRM_CONCURRENCY'] as const;
 
 export function registerWebhook(program: Command): void {
-  const webhook = program.command('webhook').description('receive the provider\'s signed notifications and confirm them by fetch');
+  const webhook = program
+    .command('webhook')
+    .description('receive the provider\'s signed notifications and confirm them by fetch')
+    .addHelpText('after', examplesHelp(['payrecon webhook serve --port 8080', 'payrecon webhook confirm-pending --json']));
   webhook
     .command('serve')
     .description('listen for notifications: POST /webhooks/payment and /webhooks/payout')
+    .addHelpText('after', examplesHelp(['payrecon webhook serve --port 8080', 'WEBHOOK_TIMESTAMP_WINDOW_SEC=600 payrecon webhook serve --host 0.0.0.0']))
     .option('--port <n>', 'port to listen on (default WEBHOOK_PORT; 0 = any free port)', port)
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .addHelpText(
@@ -36,6 +40,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, ...WEBHOOK_ENV])}`,
     .command('confirm-pending')
     .description('confirm by fetch every stored notification still pending (after a crash or a provider outage)')
     .option('--json', 'print the counts as JSON')
+    .addHelpText('after', examplesHelp(['payrecon webhook confirm-pending', 'payrecon webhook confirm-pending --json']))
     .addHelpText('after', `\nExit: 0 done, 2 some could not be confirmed yet (provider unavailable).\n${envHelp([...DB_ENV, ...PROVIDER_ENV, 'WEBHOOK_CONFIRM_CONCURRENCY'])}`)
     .action(async (opts: { json?: boolean }) => {
       const { exitCode, counts } = await confirmPendingJob();
