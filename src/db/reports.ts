@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { settlementSums, type SettlementSums } from './settlement.ts';
 import { advisoryKey } from './advisory.ts';
 
 /**
@@ -134,43 +135,22 @@ export async function rateSnapshotsFor(db: Knex, window: Window): Promise<RateSn
   return res.rows;
 }
 
-/** What the merchant's own orders say moved a currency's balance: SUM()s as text, null when no order. */
-export interface FinalizedMovement {
-  /** Payments finalized as success; paidAmount falls back to amount where none was recorded. */
-  payments: { paidAmount: string | null; fee: string | null; count: number };
-  /** Payouts finalized as success. */
-  payouts: { amount: string | null; fee: string | null; count: number };
-}
+/** What the merchant's own orders say moved a currency's balance (the snapshot job's sums). */
+export type FinalizedMovement = SettlementSums;
 
 /**
  * Orders finalized in (first snapshot, last snapshot] of the window for the currency, the
- * bounds taken in SQL so microseconds are not lost. An order finalized at the very instant
- * of the opening snapshot is taken to be inside the opening balance already.
+ * bounds read as text so microseconds are not lost: the same sums as the snapshot job's check.
  */
 export async function finalizedMovement(db: Knex, currency: string, window: Window): Promise<FinalizedMovement> {
   const res = (await db.raw(
-    `WITH w AS (
-       SELECT min(taken_at) AS opened, max(taken_at) AS closed FROM balance_snapshots
-        WHERE currency = ? AND taken_at >= ?::timestamptz AND taken_at < ?::timestamptz
-     ),
-     p AS (
-       SELECT sum(coalesce(o.paid_amount, o.amount))::text AS paid, sum(o.fee)::text AS fee, count(*)::int AS n
-         FROM payment_orders o, w
-        WHERE o.currency = ? AND o.status_category = 'success' AND o.finalized_at > w.opened AND o.finalized_at <= w.closed
-     ),
-     q AS (
-       SELECT sum(o.amount)::text AS amount, sum(o.fee)::text AS fee, count(*)::int AS n
-         FROM payout_orders o, w
-        WHERE o.currency = ? AND o.status_category = 'success' AND o.finalized_at > w.opened AND o.finalized_at <= w.closed
-     )
-     SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`,
-    [currency, window.from, window.to, currency, currency],
-  )) as { rows: { paid: string | null; p_fee: string | null; p_n: number; amount: string | null; q_fee: string | null; q_n: number }[] };
-  const r = res.rows[0];
-  return {
-    payments: { paidAmount: r.paid, fee: r.p_fee, count: Number(r.p_n) },
-    payouts: { amount: r.amount, fee: r.q_fee, count: Number(r.q_n) },
-  };
+    `SELECT min(taken_at)::text AS opened, max(taken_at)::text AS closed FROM balance_snapshots
+      WHERE currency = ? AND taken_at >= ?::timestamptz AND taken_at < ?::timestamptz`,
+    [currency, window.from, window.to],
+  )) as { rows: Array<{ opened: string | null; closed: string | null }> };
+  const { opened, closed } = res.rows[0];
+  if (opened === null || closed === null) return { payments: { paidAmount: null, fee: null, count: 0 }, payouts: { amount: null, fee: null, count: 0 } };
+  return settlementSums(db, currency, opened, closed);
 }
 
 /** Serialises report writers for one business date, across processes; released with the transaction. */
