@@ -8,6 +8,19 @@ interface Active {
   id: string;
   spec: FaultSpec;
   remaining: number;
+  /** Seeded draws in [0, 1) for a fault with a probability. */
+  draw?: () => number;
+}
+
+/** mulberry32: a small seeded sequence (not for anything but choosing which requests a fault hits). */
+function seededDraws(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 export interface FaultMatch {
@@ -27,8 +40,13 @@ export class FaultRegistry {
   add(spec: FaultSpec): string {
     if (!(FAULT_KINDS as readonly string[]).includes(spec.kind)) throw new Error(`unknown fault kind "${spec.kind}"; expected one of ${FAULT_KINDS.join(', ')}`);
     if (spec.count !== undefined && !(Number.isInteger(spec.count) && spec.count > 0)) throw new Error('count must be a positive integer');
-    const id = `fault-${this.nextId++}`;
-    this.active.push({ id, spec, remaining: spec.count ?? Infinity });
+    if (spec.probability !== undefined && !(typeof spec.probability === 'number' && spec.probability > 0 && spec.probability <= 1)) {
+      throw new Error('probability must be a number in (0, 1]');
+    }
+    const n = this.nextId++;
+    const id = `fault-${n}`;
+    const draw = spec.probability === undefined ? undefined : seededDraws(n);
+    this.active.push({ id, spec, remaining: spec.count ?? Infinity, draw });
     return id;
   }
 
@@ -56,6 +74,7 @@ export class FaultRegistry {
       if (s.operations && !s.operations.includes(op)) continue;
       if (s.transactionRefs && !refs.some((r) => s.transactionRefs!.includes(r))) continue;
       if (s.currencies && !(isPlainObject(body) && typeof body.currency === 'string' && s.currencies.includes(body.currency))) continue;
+      if (a.draw && a.draw() >= s.probability!) continue;
       if (s.kind === 'latency') out.latencyMs += s.latencyMs ?? 1000;
       else if (out.fault) continue;
       else out.fault = s;

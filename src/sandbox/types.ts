@@ -99,6 +99,11 @@ export interface FaultSpec {
   currencies?: string[];
   /** How many requests it hits before it is spent; unlimited when omitted. */
   count?: number;
+  /**
+   * Share of matching requests it hits, in (0, 1]; every one when omitted. Drawn per request from a
+   * sequence seeded by the fault's id, so a sandbox given the same faults in the same order repeats it.
+   */
+  probability?: number;
   /** latency: delay in ms (default 1000). */
   latencyMs?: number;
   /** status429: Retry-After seconds; no header when omitted. */
