@@ -89,7 +89,7 @@ const CURSOR = 'payrecon_report_items';
  * `pageSize` rows in memory at a time, and it works the same on PGlite. `tx` must be a
  * transaction (a cursor lives inside one).
  */
-export async function* streamReportItems(tx: Knex.Transaction, window: Window, pageSize = 5000): AsyncGenerator<ReportItemRow[]> {
+export async function* streamReportItems(tx: Knex.Transaction, window: Window, pageSize = 1000): AsyncGenerator<ReportItemRow[]> {
   // Every row will be fetched: plan for total time, not for the first 10 % (the cursor default).
   await tx.raw('SET LOCAL cursor_tuple_fraction = 1.0');
   await tx.raw(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${ITEMS_SQL}`, [window.from, window.to]);
