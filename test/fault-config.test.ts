@@ -1,0 +1,70 @@
+/**
+ * Wrong values for the configuration variables that test/config.test.ts's table does not cover
+ * (ALERT_*, NOTIFY_*, WEBHOOK_*, SCHEDULE_*, RATE_*, RECON_LOOKBACK_DAYS, RECON_BATCH_SIZE), and a
+ * completeness check: every variable payrecon reads has a wrong-value row here or there, or is free text.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/config.ts';
+import { ConfigError } from '../src/config/errors.ts';
+import { ENV_VARS } from '../src/config/schema.ts';
+import { ROOT } from './helpers/cli.ts';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return [...err.problems];
+    throw err;
+  }
+  return [];
+}
+
+const TABLE: Array<[string, string, string]> = [
+  ['RECON_LOOKBACK_DAYS', '0', 'at least 1'],
+  ['RECON_LOOKBACK_DAYS', '30d', 'whole number'],
+  ['RECON_BATCH_SIZE', '0', 'at least 1'],
+  ['RECON_BATCH_SIZE', '1000000', 'at most 10000'],
+  ['RATE_STALE_AFTER_MIN', '0', 'at least 1'],
+  ['RATE_STALE_AFTER_MIN', '6h', 'whole number'],
+  ['RATE_JUMP_PERCENT', '-5', 'percentage'],
+  ['RATE_JUMP_PERCENT', '5%', 'percentage'],
+  ['ALERT_EMAIL_TO', 'ops', 'e-mail address'],
+  ['ALERT_REPEAT_AFTER_MS', 'soon', 'whole number'],
+  ['ALERT_REPEAT_AFTER_MS', '1e9', 'whole number'],
+  ['ALERT_REPEAT_AFTER_MS', '-1', 'whole number'],
+  ['NOTIFY_TIMEOUT_MS', '50', 'at least 100'],
+  ['WEBHOOK_PORT', '70000', 'at most 65535'],
+  ['WEBHOOK_PORT', 'http', 'whole number'],
+  ['WEBHOOK_TIMESTAMP_WINDOW_SEC', '5', 'at least 30'],
+  ['WEBHOOK_MAX_BODY_BYTES', '100', 'at least 1024'],
+  ['WEBHOOK_MAX_BODY_BYTES', '1GB', 'whole number'],
+  ['WEBHOOK_CONFIRM_CONCURRENCY', '0', 'at least 1'],
+  ['WEBHOOK_MISSING_MARGIN_MIN', 'x', 'whole number'],
+  ['WEBHOOK_EXPECTED', 'maybe', 'true or false'],
+  ['SCHEDULE_RECONCILE', 'every 5 minutes', 'cron'],
+  ['SCHEDULE_SNAPSHOT', '* * *', 'cron'],
+  ['SCHEDULE_BANK_CODES', '0 25 * * *', 'cron'],
+  ['SCHEDULE_DAILY', '61 * * * *', 'cron'],
+  ['SCHEDULE_SHUTDOWN_TIMEOUT_MS', '-5', 'whole number'],
+];
+
+/** Free text by design (a path, an id, a key): any non-blank value is acceptable. */
+const FREE_TEXT = new Set(['PGLITE_DIR', 'PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'REPORT_DIR']);
+
+describe('config validation: the variables config.test.ts does not cover', () => {
+  it.each(TABLE)('%s=%s', (name, value, expects) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${name}: `));
+    expect(problems[0]).toContain(expects);
+  });
+
+  it('every variable payrecon reads has a wrong-value row (here or in config.test.ts) or is free text', () => {
+    const existing = fs.readFileSync(path.join(ROOT, 'test/config.test.ts'), 'utf8');
+    const covered = new Set(TABLE.map(([n]) => n));
+    const missing = Object.keys(ENV_VARS).filter((name) => !covered.has(name) && !FREE_TEXT.has(name) && !existing.includes(`['${name}', `));
+    expect(missing).toEqual([]);
+  });
+});

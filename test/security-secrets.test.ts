@@ -1,0 +1,203 @@
+/**
+ * Secrets never leave: known secret values (provider signing key, SMTP password, alert webhook
+ * token, database password) go into real child processes — `payrecon demo`, a report e-mailed over
+ * a real SMTP server with AUTH, then failing runs (the provider refuses the signature with 403, the
+ * SMTP server refuses AUTH quoting the password) — and are searched for everywhere they could leak:
+ * stdout and stderr, report files, every row of every payrecon table (as text), e-mails received and
+ * alert webhook bodies. Also: SQL is parameterised where user input flows.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, requiresServer, type TestDatabase } from './helpers/db.ts';
+import { ROOT, runCli, type CliResult } from './helpers/cli.ts';
+import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import { reconcile } from '../src/runner/reconcile.ts';
+import { countOrders, selectOrdersPage } from '../src/db/orders.ts';
+import { defaultPolicy } from '../src/recon/policy.ts';
+import { silentLogger } from '../src/log/logger.ts';
+
+const PROVIDER_SECRET = 'known-secret-XYZ';
+const SMTP_USER = 'payrecon-mailer';
+const SMTP_PASSWORD = 'smtp-pass-Zq81-known';
+const HOOK_TOKEN = 'hook-token-Wv55-known';
+const DB_PASSWORD = 'db-pass-Lm02-known';
+const SECRETS = [PROVIDER_SECRET, SMTP_PASSWORD, HOOK_TOKEN, DB_PASSWORD];
+
+const SQL_TEXT = "x'; DROP TABLE payment_orders;--";
+
+function walk(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+}
+
+describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres database'))('secrets never leave', () => {
+  let t: TestDatabase;
+  let smtp: SMTPServer;
+  let hooks: http.Server;
+  let wrongSandbox: Sandbox;
+  let work: string;
+  let env: Record<string, string>;
+  let refuseAuth = false;
+  const mails: string[] = [];
+  const hookBodies: string[] = [];
+  const outputs: Array<{ what: string; r: CliResult }> = [];
+  const today = new Date().toISOString().slice(0, 10);
+
+  const run = async (what: string, args: string[], extra: Record<string, string> = {}) => {
+    const r = await runCli(args, { ...env, ...extra }, work);
+    outputs.push({ what, r });
+    return r;
+  };
+
+  beforeAll(async () => {
+    t = await createTestDatabase('security_secrets');
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-secrets-'));
+    smtp = new SMTPServer({
+      authOptional: false,
+      allowInsecureAuth: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onAuth: (auth, _session, cb) => {
+        if (refuseAuth || auth.password !== SMTP_PASSWORD) cb(new Error(`535 password ${auth.password} refused for ${auth.username}`));
+        else cb(null, { user: auth.username });
+      },
+      onData: (stream, _session, cb) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          mails.push(Buffer.concat(chunks).toString('utf8'));
+          cb();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    hooks = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        hookBodies.push(`${req.url}\n${JSON.stringify(req.headers)}\n${body}`);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    wrongSandbox = await startSandbox({ merchants: [{ id: 'demo-merchant', secret: 'the-provider-has-another-secret' }] });
+
+    const dbUrl = new URL(t.url!);
+    dbUrl.password = DB_PASSWORD; // trust auth ignores it
+    env = {
+      DATABASE_URL: dbUrl.toString(),
+      PROVIDER_SECRET,
+      SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${(smtp.server.address() as { port: number }).port}`,
+      REPORT_EMAIL_TO: 'accounting@example.com',
+      ALERT_WEBHOOK_URL: `http://127.0.0.1:${(hooks.address() as { port: number }).port}/services/T000/${HOOK_TOKEN}`,
+      ALERT_EMAIL_TO: 'ops@example.com',
+      REPORT_DIR: path.join(work, 'reports'),
+      LOG_LEVEL: 'debug',
+    };
+
+    // 1. The demo (its own sandbox signs with PROVIDER_SECRET), into schema payrecon_demo.
+    const demo = await run('demo', ['demo', '--payments', '120', '--payouts', '80', '--data-dir', path.join(work, 'demo')]);
+    expect(demo.code, demo.stderr).toBe(0);
+    const demoDb = { DATABASE_SCHEMA: 'payrecon_demo' };
+    // 2. Its report e-mailed through SMTP with AUTH.
+    const mailed = await run('report --email', ['report', '--date', today, '--email', '--json'], demoDb);
+    expect(mailed.code, mailed.stderr).toBe(0);
+    // 3. Failing runs: the provider refuses the signature (403), then the SMTP server refuses AUTH.
+    const refused = await run('reconcile with a wrong secret', ['reconcile', '--date', today], { ...demoDb, PROVIDER_BASE_URL: wrongSandbox.url });
+    expect(refused.code).toBe(2);
+    const snapRefused = await run('snapshot with a wrong secret', ['snapshot'], { ...demoDb, PROVIDER_BASE_URL: wrongSandbox.url });
+    expect(snapRefused.code).toBe(2);
+    refuseAuth = true;
+    const noAuth = await run('report --email with SMTP AUTH refused', ['report', '--date', today, '--email', '--force'], demoDb);
+    expect(noAuth.code).toBe(2);
+  }, 120_000);
+  afterAll(async () => {
+    await wrongSandbox?.close();
+    await new Promise<void>((resolve) => (hooks ? hooks.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+    await t?.drop();
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  const leaks = (text: string) => SECRETS.filter((s) => text.includes(s));
+
+  it('the runs did what the test needs: mail and alerts delivered, the refusals recorded', async () => {
+    expect(mails.length).toBeGreaterThanOrEqual(1);
+    expect(hookBodies.length).toBeGreaterThanOrEqual(1);
+    const k = t.db.knex;
+    const failedRuns = await k.withSchema('payrecon_demo').table('recon_runs').whereNotNull('error').pluck('error');
+    expect(failedRuns.join('\n')).toMatch(/credentials|PROVIDER_SECRET/);
+    const emailErrors = await k.withSchema('payrecon_demo').table('report_versions').whereNotNull('email_error').pluck('email_error');
+    expect(emailErrors.join('\n')).toMatch(/refused|535|auth/i);
+  });
+
+  it('no secret in any stdout or stderr', () => {
+    for (const { what, r } of outputs) expect(leaks(r.stdout + r.stderr), what).toEqual([]);
+    // LOG_LEVEL=debug: there was plenty to leak from.
+    expect(outputs.reduce((n, o) => n + o.r.stderr.length, 0)).toBeGreaterThan(1000);
+  });
+
+  it('no secret in any report file', () => {
+    const files = walk(path.join(work, 'reports'));
+    expect(files.length).toBeGreaterThan(5);
+    for (const f of files) expect(leaks(fs.readFileSync(f, 'utf8')), f).toEqual([]);
+  });
+
+  it('no secret in any row of any payrecon table (runs, alerts, report versions, everything)', async () => {
+    const tables = await t.db.knex.raw(`SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN ('payrecon', 'payrecon_demo') AND table_type = 'BASE TABLE'`);
+    expect(tables.rows.length).toBeGreaterThan(10);
+    for (const { table_schema, table_name } of tables.rows as Array<{ table_schema: string; table_name: string }>) {
+      const rows = await t.db.knex.raw(`SELECT t::text AS row FROM ${table_schema}.${table_name} t`);
+      const text = (rows.rows as Array<{ row: string }>).map((r) => r.row).join('\n');
+      expect(leaks(text), `${table_schema}.${table_name}`).toEqual([]);
+    }
+  });
+
+  it('no secret in the e-mails received or the alert webhook bodies', () => {
+    for (const m of mails) expect(leaks(m)).toEqual([]);
+    for (const b of hookBodies) expect(leaks(b.split('\n').slice(2).join('\n'))).toEqual([]); // the URL itself carries the token
+  });
+
+  it('a --ref holding SQL is text to the database: it selects nothing and the tables survive', async () => {
+    const k = t.db.knex;
+    // Below the CLI's own check (which refuses such a ref with exit 3, see cli-input.test.ts).
+    expect(await countOrders(k, 'payment', { mode: 'ref', ref: SQL_TEXT })).toBe(0);
+    expect(await selectOrdersPage(k, 'payout', { mode: 'ref', ref: SQL_TEXT }, null, 10)).toEqual([]);
+    const outcome = await reconcile(
+      { db: t.db, fetcher: { fetchPayment: () => Promise.reject(new Error('no fetch expected')), fetchPayout: () => Promise.reject(new Error('no fetch expected')) }, policy: defaultPolicy(), clock: () => new Date(), logger: silentLogger, concurrency: 2, batchSize: 10 },
+      { selection: { mode: 'ref', ref: SQL_TEXT }, dryRun: false },
+    );
+    expect(outcome.status).toBe('completed');
+    expect(outcome.runs.at(-1)).toMatchObject({ selected: 0, checked: 0 });
+    const stored = await k('recon_runs').where({ id: outcome.runs.at(-1)!.runId }).first();
+    expect(stored.params.selection.ref).toBe(SQL_TEXT); // stored verbatim, as a bound value
+    const exists = await k.raw(`SELECT to_regclass('payrecon.payment_orders') AS p, to_regclass('payrecon_demo.payment_orders') AS d`);
+    expect(exists.rows[0].p).not.toBeNull();
+    expect(exists.rows[0].d).not.toBeNull();
+    expect(Number((await k.withSchema('payrecon_demo').table('payment_orders').count<{ n: string }[]>('* as n'))[0].n)).toBe(120);
+  });
+
+  it('raw SQL in src/ and jobs/ interpolates only constants and quoted identifiers, never values', () => {
+    // Reviewed interpolations, none carrying input: column lists and cursor names (constants), a page size
+    // (a number), quoted identifiers, an order table from a fixed map by direction (`table`), a column and
+    // its type chosen by direction (`extra`, `extraType`), a literal column (`EPOCH_MS('taken_at')`), and
+    // 'ASC' | 'DESC' (`order`). A new interpolation fails here until someone reviews it and lists it.
+    const allowed = /^(COLUMNS|CURSOR|ITEMS_SQL|pageSize|table|extra|extraType|order|EPOCH_MS\('\w+'\)|quoteIdent\([\w.]+\)|[A-Z_]+)$/;
+    const offenders: string[] = [];
+    for (const dir of ['src', 'jobs']) {
+      for (const file of walk(path.join(ROOT, dir)).filter((f) => f.endsWith('.ts') && !f.includes(`${path.sep}sandbox${path.sep}`))) {
+        const text = fs.readFileSync(file, 'utf8');
+        for (const m of text.matchAll(/\b(raw|whereRaw|orWhereRaw|havingRaw|orderByRaw|joinRaw|query)\(\s*`([^`]*)`/g)) {
+          for (const expr of m[2].matchAll(/\$\{([^}]*)\}/g)) {
+            if (!allowed.test(expr[1].trim())) offenders.push(`${path.relative(ROOT, file)}: \${${expr[1]}}`);
+          }
+        }
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});
