@@ -72,6 +72,7 @@ function toItem(r: Record<string, unknown>): StoredReconItem {
 
 /** A text[] value as a Postgres array literal, every element quoted (exact for any string). */
 function textArrayLiteral(values: readonly string[]): string {
+  if (values.length === 0) return '{}'; // most items: no codes, no regex
   return `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
 }
 
