@@ -53,8 +53,9 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       if (options.email && report.record) {
         emails.push(await sendReportEmail(db, mailer, { versionId: report.record.id, resend: options.resend, now: now(), secrets }));
       }
-      // Deliveries that failed earlier (SMTP down) go out now: nothing is lost.
-      emails.push(...(await retryPendingEmails(db, mailer, now(), { secrets })));
+      // Deliveries that failed earlier (SMTP down) go out now: nothing is lost. Not when this
+      // run's own send just failed: the server is down, and the next run retries them all.
+      if (!emails.some((e) => e.status === 'failed')) emails.push(...(await retryPendingEmails(db, mailer, now(), { secrets })));
     }
     await raiseAndDeliver({ db, config, logger, now, mailer }, []);
     const failed = emails.some((e) => e.status === 'failed');

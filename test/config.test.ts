@@ -101,3 +101,23 @@ describe('redaction', () => {
     for (const secret of ['topsecret-key', 'db-pass-123', 'smtp-pass-456']) expect(clean).not.toContain(secret);
   });
 });
+
+describe('demo credentials', () => {
+  it('serve a provider on this machine (the sandbox)', () => {
+    expect(loadConfig({ PROVIDER_BASE_URL: 'http://127.0.0.1:4010' }).PROVIDER_SECRET).toBe('demo-secret');
+  });
+
+  it.each([
+    ['unset', {}],
+    ['blank', { PROVIDER_MERCHANT_ID: ' ', PROVIDER_SECRET: '   ' }],
+  ])('are refused for a real provider when %s, naming both variables', (_name, creds) => {
+    const problems = problemsOf({ PROVIDER_BASE_URL: 'https://api.provider.example', ...creds });
+    expect(problems.map((p) => p.split(':')[0])).toEqual(['PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET']);
+    expect(problems[1]).toContain('required when PROVIDER_BASE_URL points at a real provider');
+  });
+
+  it('a real provider with explicit credentials is fine', () => {
+    const config = loadConfig({ PROVIDER_BASE_URL: 'https://api.provider.example', PROVIDER_MERCHANT_ID: 'm-1', PROVIDER_SECRET: 'k' });
+    expect(config.PROVIDER_SECRET).toBe('k');
+  });
+});

@@ -37,8 +37,22 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
       problems.push(`${name}: ${result.error.issues[0]?.message ?? 'invalid'}; got ${shown}`);
     }
   }
+  problems.push(...demoCredentialProblems(env, out.PROVIDER_BASE_URL as string | undefined));
   if (problems.length) throw new ConfigError(problems);
   return deepFreeze(out) as Config;
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * The demo credentials are defaults only for a provider on this machine (the sandbox): a real
+ * provider gets requests signed with an explicit secret, never silently with "demo-secret".
+ */
+function demoCredentialProblems(env: Record<string, string | undefined>, baseUrl: string | undefined): string[] {
+  if (!baseUrl || LOOPBACK.test(new URL(baseUrl).hostname)) return [];
+  return (['PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET'] as const)
+    .filter((name) => !env[name]?.trim())
+    .map((name) => `${name}: required when PROVIDER_BASE_URL points at a real provider (${new URL(baseUrl).host}); the demo default only serves the local sandbox`);
 }
 
 function deepFreeze<T>(value: T): T {
