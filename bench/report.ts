@@ -71,6 +71,11 @@ try {
     SELECT c, 1000000, 0, 0, 0, t FROM unnest(ARRAY['INR','NGN','IDR']) c, unnest(ARRAY['2024-05-01T00:01:00Z','2024-05-01T23:59:00Z']::timestamptz[]) t`);
   await db.knex.raw(`INSERT INTO rate_snapshots (currency, deposit, withdraw, taken_at)
     SELECT c, 83.1, 83.5, '2024-05-01T12:00:00Z' FROM unnest(ARRAY['INR','NGN','IDR']) c`);
+  // About 1 % of rows carry commas, quotes, CR/LF or a formula, so quoting and neutralising are exercised
+  // and the printed sha256 per file shows whether a change to src/report kept the bytes identical.
+  await db.knex.raw(`UPDATE recon_items SET reason = CASE id % 4 WHEN 0 THEN 'a,b' WHEN 1 THEN 'say "hi"' WHEN 2 THEN E'x\\r\\ny' ELSE '=1+2' END,
+      merchant_ref = merchant_ref || CASE WHEN id % 3 = 0 THEN ',"' ELSE '' END
+    WHERE id % 97 = 0`);
   await db.knex.raw('ANALYZE');
   const seeded = (performance.now() - seedStart) / 1000;
 
@@ -89,6 +94,7 @@ try {
     rows_per_second: Math.round(items.rows / seconds),
     peak_rss_mb_before_report: Math.round(rssBefore / 1024),
     peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+    sha256: Object.fromEntries(Object.entries(r.manifest.files).map(([name, f]) => [name, f.sha256.slice(0, 16)])),
   }));
 } finally {
   await db.close();
