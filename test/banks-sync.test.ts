@@ -1,10 +1,10 @@
 // `payrecon banks sync` / `banks list` against the sandbox over HTTP, on a real test database.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import type { TestDatabase } from './helpers/db.ts';
+import { createWorld, type World } from './helpers/world.ts';
+import type { Sandbox } from '../src/sandbox/server.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { DEFAULT_BANKS } from '../src/sandbox/bank-codes.ts';
-import { createProviderClient } from '../src/provider/from-config.ts';
 import type { ProviderClient } from '../src/provider/client.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { syncBankCodes } from '../src/banks/sync.ts';
@@ -18,22 +18,17 @@ const DAY1 = new Date('2026-03-10T06:00:00.000Z');
 const DAY2 = new Date('2026-03-11T06:00:00.000Z');
 const DAY3 = new Date('2026-03-12T06:00:00.000Z');
 
+let world: World;
 let t: TestDatabase;
 let sb: Sandbox;
 let control: SandboxControl;
 let client: ProviderClient;
 
 beforeAll(async () => {
-  t = await createTestDatabase('banks');
-  sb = await startSandbox();
-  control = new SandboxControl(sb.url);
-  client = await createProviderClient(t.config, { baseUrl: sb.url, maxRetries: 0, logger: silentLogger });
+  world = await createWorld('banks', { sandbox: {}, client: { maxRetries: 0 } });
+  ({ t, sandbox: sb, control, client } = world);
 });
-afterAll(async () => {
-  await client?.close();
-  await sb?.close();
-  await t?.drop();
-});
+afterAll(() => world?.close());
 beforeEach(async () => {
   await control.reset();
   await t.db.knex.raw('TRUNCATE bank_codes, recon_runs CASCADE');

@@ -18,20 +18,12 @@ import { createWorld, type World } from './helpers/world.ts';
 import { requiresServer } from './helpers/db.ts';
 import { runCli, startCli } from './helpers/cli.ts';
 import { seedMerchant } from '../src/demo/seed-merchant.ts';
+import { rng } from '../src/sandbox/prng.ts';
 
 const SEED = 20261122;
 const KILLS = 20;
 const ORDERS = { payments: 100, payouts: 50 };
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Mail {
   subject: string;
@@ -80,7 +72,7 @@ describe.skipIf(requiresServer('several payrecon processes share one database'))
     await world.control.advanceClock(2_000);
     await world.control.setLatency(15); // a reconcile run lasts long enough to be killed half-way
 
-    const random = mulberry32(SEED);
+    const random = rng(SEED);
     const jobs: Array<string[]> = [
       ['reconcile', '--date', today, '--json'],
       ['snapshot', '--json'],

@@ -3,9 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import { CLEAN_LIFECYCLE, createWorld, type World } from './helpers/world.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
-import { createProviderClient } from '../src/provider/from-config.ts';
 import type { ProviderClient } from '../src/provider/client.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { insertOrders } from '../src/db/orders.ts';
@@ -22,29 +21,17 @@ const T1 = new Date('2026-03-10T08:00:00.000Z');
 const minutes = (m: number) => new Date(T1.getTime() + m * 60_000);
 const DAY = { from: new Date('2026-03-10T00:00:00.000Z'), to: new Date('2026-03-11T00:00:00.000Z') };
 
+let world: World;
 let t: TestDatabase;
-let sb: Sandbox;
 let control: SandboxControl;
 let client: ProviderClient;
 
 beforeAll(async () => {
-  t = await createTestDatabase('rollforward');
   // Every order succeeds in full one second after initiate, and only when the test moves the clock.
-  sb = await startSandbox({
-    now: () => SANDBOX_NOW,
-    lifecycle: {
-      paymentDelayMs: { min: 1000, max: 1000 }, payoutDelayMs: { min: 1000, max: 1000 },
-      paymentFailedShare: 0, paymentPartialShare: 0, paymentStuckShare: 0, payoutFailedShare: 0, payoutStuckShare: 0, utrMissingShare: 0,
-    },
-  });
-  control = new SandboxControl(sb.url);
-  client = await createProviderClient(t.config, { baseUrl: sb.url, maxRetries: 0, logger: silentLogger });
+  world = await createWorld('rollforward', { sandbox: { now: () => SANDBOX_NOW, lifecycle: CLEAN_LIFECYCLE }, client: { maxRetries: 0 } });
+  ({ t, control, client } = world);
 });
-afterAll(async () => {
-  await client?.close();
-  await sb?.close();
-  await t?.drop();
-});
+afterAll(() => world?.close());
 beforeEach(async () => {
   await control.reset();
   await t.db.knex.raw('TRUNCATE balance_snapshots, rate_snapshots, recon_runs, payment_orders, payout_orders CASCADE');

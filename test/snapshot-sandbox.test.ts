@@ -1,12 +1,12 @@
 // The snapshot job against the sandbox over HTTP, on a real test database.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import type { TestDatabase } from './helpers/db.ts';
+import { createWorld, type World } from './helpers/world.ts';
+import type { Sandbox } from '../src/sandbox/server.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { usdtRate } from '../src/sandbox/rates.ts';
 import { OPENING_BALANCE } from '../src/sandbox/ledger.ts';
 import { FaultRegistry } from '../src/sandbox/faults.ts';
-import { createProviderClient } from '../src/provider/from-config.ts';
 import type { ProviderClient } from '../src/provider/client.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { snapshotPolicyFromConfig } from '../src/snapshot/policy.ts';
@@ -21,22 +21,17 @@ const SANDBOX_NOW = Date.now();
 const T1 = new Date('2026-03-10T08:00:00.000Z');
 const minutes = (d: Date, m: number) => new Date(d.getTime() + m * 60_000);
 
+let world: World;
 let t: TestDatabase;
 let sb: Sandbox;
 let control: SandboxControl;
 let client: ProviderClient;
 
 beforeAll(async () => {
-  t = await createTestDatabase('snapshot', { env: { RATE_STALE_AFTER_MIN: '360', RATE_JUMP_PERCENT: '5' } });
-  sb = await startSandbox({ now: () => SANDBOX_NOW });
-  control = new SandboxControl(sb.url);
-  client = await createProviderClient(t.config, { baseUrl: sb.url, maxRetries: 0, logger: silentLogger });
+  world = await createWorld('snapshot', { db: { env: { RATE_STALE_AFTER_MIN: '360', RATE_JUMP_PERCENT: '5' } }, sandbox: { now: () => SANDBOX_NOW }, client: { maxRetries: 0 } });
+  ({ t, sandbox: sb, control, client } = world);
 });
-afterAll(async () => {
-  await client?.close();
-  await sb?.close();
-  await t?.drop();
-});
+afterAll(() => world?.close());
 beforeEach(async () => {
   await control.reset();
   // Each test starts from no history: previous snapshots would change flags and roll-forwards.

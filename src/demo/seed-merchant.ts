@@ -4,6 +4,7 @@ import { CURRENCIES, type Currency } from '../money/decimal.ts';
 import type { ProviderClient } from '../provider/client.ts';
 import { insertOrders, type NewOrder } from '../db/orders.ts';
 import type { Direction } from '../provider/types.ts';
+import { rng } from '../sandbox/prng.ts';
 
 /** Methods as the spec shows them per currency and direction. */
 export const DEMO_METHODS: Readonly<Record<Direction, Record<Currency, string>>> = Object.freeze({
@@ -19,17 +20,6 @@ export interface SeededOrder {
   merchantRef: string;
   transactionRef: string;
   currency: Currency;
-}
-
-/** A seeded sequence so the same seed gives the same merchant. */
-function draws(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Whole units plus cents, built as text: never a float on the way to the provider. */
@@ -49,7 +39,7 @@ export async function seedMerchant(
   client: ProviderClient,
   opts: { payments: number; payouts: number; seed?: number; concurrency?: number; createdAt?: () => Date },
 ): Promise<SeededOrder[]> {
-  const r = draws(opts.seed ?? 42);
+  const r = rng(opts.seed ?? 42); // the same seed gives the same merchant
   const limit = pLimit(opts.concurrency ?? 32);
   const banks = new Map<Currency, string[]>();
   for (const c of ['IDR', 'NGN'] as const) banks.set(c, (await client.bankCodes(c)).map((b) => b.bankCode));

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { rng } from './prng.ts';
 import type { Operation } from '../provider/types.ts';
 import { isPlainObject } from './request-json.ts';
 import { RawJson } from './response-json.ts';
@@ -10,17 +11,6 @@ interface Active {
   remaining: number;
   /** Seeded draws in [0, 1) for a fault with a probability. */
   draw?: () => number;
-}
-
-/** mulberry32: a small seeded sequence (not for anything but choosing which requests a fault hits). */
-function seededDraws(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export interface FaultMatch {
@@ -45,7 +35,7 @@ export class FaultRegistry {
     }
     const n = this.nextId++;
     const id = `fault-${n}`;
-    const draw = spec.probability === undefined ? undefined : seededDraws(n);
+    const draw = spec.probability === undefined ? undefined : rng(n);
     this.active.push({ id, spec, remaining: spec.count ?? Infinity, draw });
     return id;
   }

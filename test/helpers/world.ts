@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase, type TestDatabaseOptions } from 
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
 import { SandboxControl } from '../../src/sandbox/control-client.ts';
 import { createProviderClient } from '../../src/provider/from-config.ts';
-import type { ProviderClient } from '../../src/provider/client.ts';
+import type { ProviderClient, ProviderClientOptions } from '../../src/provider/client.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 
@@ -36,7 +36,7 @@ export const CLEAN_LIFECYCLE: SandboxOptions['lifecycle'] = {
 
 export async function createWorld(
   name: string,
-  opts: { db?: TestDatabaseOptions; sandbox?: SandboxOptions; env?: Record<string, string> } = {},
+  opts: { db?: TestDatabaseOptions; sandbox?: SandboxOptions; env?: Record<string, string>; client?: Partial<ProviderClientOptions> } = {},
 ): Promise<World> {
   const t = await createTestDatabase(name, opts.db);
   const sandbox = await startSandbox({ lifecycle: CLEAN_LIFECYCLE, ...opts.sandbox });
@@ -48,7 +48,7 @@ export async function createWorld(
     ...opts.env,
   };
   const config = loadConfig(env);
-  const client = await createProviderClient(config, { logger: silentLogger, retryBaseMs: 5, maxRetries: 2 });
+  const client = await createProviderClient(config, { logger: silentLogger, retryBaseMs: 5, maxRetries: 2, ...opts.client });
   return {
     t,
     sandbox,
