@@ -47,6 +47,8 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const CLI = path.join(ROOT, 'bin', 'payrecon.mjs');
 const RSS_PRELOAD = path.join(ROOT, 'bench', 'rss-at-exit.mjs');
 // Extra node flags for the measured children, e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+// Declared before the top-level code that uses it (a const further down would still be uninitialised).
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 function wholeNumber(flag: string, value: string, min: number): number {
@@ -232,17 +234,12 @@ function procCpuSeconds(pid: number): number {
   try {
     // Fields after the parenthesised command name; utime and stime are the 12th and 13th of them.
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
   } catch {
     return 0;
   }
 }
-// A function, not a module constant: the top-level code above runs before a const declared here.
-let clkTck: number | undefined;
-function clockTicks(): number {
-  clkTck ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  return clkTck;
-}
+
 
 /** Latest CPU seconds of every backend connected to the bench database (only the job connects while it runs). */
 async function samplePgBackends(into: Map<number, number>): Promise<void> {
