@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import ClientPgLite from 'knex-pglite';
-import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { Config } from '../config/config.ts';
 
 /**
@@ -62,6 +61,8 @@ const pgTypes = {
 } as unknown as Knex.PgCustomTypesConfig;
 
 async function openPglite(dataDir: string, schema: string): Promise<Db> {
+  // Loaded only when used: the embedded engine is large, and a Postgres deployment never needs it.
+  const [{ PGlite, types: pgliteTypes }, { default: ClientPgLite }] = await Promise.all([import('@electric-sql/pglite'), import('knex-pglite')]);
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) fs.mkdirSync(dataDir, { recursive: true });
   // PGlite returns int8 as BigInt by default; strings keep both engines alike.
