@@ -26,7 +26,7 @@ import { openDatabase, type Db } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createProviderClient } from '../src/provider/from-config.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
-import { syntheticOrder } from '../src/sandbox/synthetic.ts';
+import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 
 const { values } = parseArgs({
   options: {
@@ -117,7 +117,7 @@ try {
   await migrate(db);
   const loadStart = performance.now();
   const now = Date.now();
-  await bulkLoad(db, now);
+  await loadSyntheticOrders(db, { seed: SEED, count: N, now });
   await db.knex.raw('ANALYZE');
   await db.close();
   log(`loaded ${N} orders into ${dbName ?? 'PGlite'} in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
@@ -272,43 +272,6 @@ async function serverVersion(): Promise<string> {
   }
 }
 
-/**
- * The same N orders the sandbox knows, as the merchant's non-final records: 'Initiated'/pending,
- * created within the lookback window, never checked. Multi-row INSERT ... SELECT FROM unnest(arrays).
- */
-async function bulkLoad(db: Db, now: number): Promise<void> {
-  const CHUNK = 10_000;
-  for (let start = 0; start < N; start += CHUNK) {
-    const pay = { m: [] as string[], t: [] as string[], c: [] as string[], me: [] as string[], a: [] as string[], at: [] as string[] };
-    const out = { ...structuredClone(pay), b: [] as string[] };
-    for (let i = start; i < Math.min(N, start + CHUNK); i++) {
-      const o = syntheticOrder(SEED, i);
-      const dst = o.direction === 'payment' ? pay : out;
-      dst.m.push(o.merchantRef);
-      dst.t.push(o.transactionRef);
-      dst.c.push(o.currency);
-      dst.me.push(o.method);
-      dst.a.push(o.amount);
-      // A minute younger than the sandbox's copy at most: both sides date the order from its age.
-      dst.at.push(new Date(now - o.ageSeconds * 1000).toISOString());
-      if (o.direction === 'payout') out.b.push(o.bankCode ?? '');
-    }
-    if (pay.m.length) {
-      await db.knex.raw(
-        `INSERT INTO payment_orders (merchant_ref, transaction_ref, currency, method, amount, status, status_category, created_at, updated_at)
-         SELECT m, t, c, me, a, 'Initiated', 'pending', at, at FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::numeric[], ?::timestamptz[]) AS v(m, t, c, me, a, at)`,
-        [pay.m, pay.t, pay.c, pay.me, pay.a, pay.at] as never,
-      );
-    }
-    if (out.m.length) {
-      await db.knex.raw(
-        `INSERT INTO payout_orders (merchant_ref, transaction_ref, currency, method, amount, bank_code, status, status_category, created_at, updated_at)
-         SELECT m, t, c, me, a, b, 'Initiated', 'pending', at, at FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::timestamptz[]) AS v(m, t, c, me, a, b, at)`,
-        [out.m, out.t, out.c, out.me, out.a, out.b, out.at] as never,
-      );
-    }
-  }
-}
 
 /** Runs a child to completion; wall time, stdout, stderr and (with the preload) its peak RSS in KiB. */
 async function runChild(name: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string, onSpawn?: (pid: number) => void): Promise<{ code: number; seconds: number; stdout: string; stderr: string; rssKiB: number; cpuSeconds: number }> {

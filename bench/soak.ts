@@ -24,7 +24,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { openDatabase, type Db } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
-import { syntheticOrder } from '../src/sandbox/synthetic.ts';
+import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 import { createProviderClient } from '../src/provider/from-config.ts';
 import { reconcile } from '../src/runner/reconcile.ts';
 import { buildSelection } from '../src/runner/selection.ts';
@@ -65,39 +65,6 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-/** The same N orders the sandbox knows, as the merchant's non-final records, 10k per statement. */
-async function bulkLoad(db: Db, now: number): Promise<void> {
-  const CHUNK = 10_000;
-  for (let start = 0; start < N; start += CHUNK) {
-    const pay = { m: [] as string[], t: [] as string[], c: [] as string[], me: [] as string[], a: [] as string[], at: [] as string[] };
-    const out = { m: [] as string[], t: [] as string[], c: [] as string[], me: [] as string[], a: [] as string[], at: [] as string[], b: [] as string[] };
-    for (let i = start; i < Math.min(N, start + CHUNK); i++) {
-      const o = syntheticOrder(SEED, i);
-      const dst = o.direction === 'payment' ? pay : out;
-      dst.m.push(o.merchantRef);
-      dst.t.push(o.transactionRef);
-      dst.c.push(o.currency);
-      dst.me.push(o.method);
-      dst.a.push(o.amount);
-      dst.at.push(new Date(now - o.ageSeconds * 1000).toISOString());
-      if (o.direction === 'payout') out.b.push(o.bankCode ?? '');
-    }
-    if (pay.m.length) {
-      await db.knex.raw(
-        `INSERT INTO payment_orders (merchant_ref, transaction_ref, currency, method, amount, status, status_category, created_at, updated_at)
-         SELECT m, t, c, me, a, 'Initiated', 'pending', at, at FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::numeric[], ?::timestamptz[]) AS v(m, t, c, me, a, at)`,
-        [pay.m, pay.t, pay.c, pay.me, pay.a, pay.at] as never,
-      );
-    }
-    if (out.m.length) {
-      await db.knex.raw(
-        `INSERT INTO payout_orders (merchant_ref, transaction_ref, currency, method, amount, bank_code, status, status_category, created_at, updated_at)
-         SELECT m, t, c, me, a, b, 'Initiated', 'pending', at, at FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::timestamptz[]) AS v(m, t, c, me, a, b, at)`,
-        [out.m, out.t, out.c, out.me, out.a, out.b, out.at] as never,
-      );
-    }
-  }
-}
 
 const dbName = `payrecon_soak_${randomBytes(4).toString('hex')}`;
 const dbUrl = (() => {
@@ -130,7 +97,7 @@ try {
   db = await openDatabase(config, { applicationName: 'payrecon-soak' });
   await migrate(db);
   const loadStart = performance.now();
-  await bulkLoad(db, Date.now());
+  await loadSyntheticOrders(db, { seed: SEED, count: N, now: Date.now() });
   await db.knex.raw('ANALYZE');
   log(`loaded ${N} orders into ${dbName} in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
 
