@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.ts';
-import { ConfigError } from '../src/config/errors.ts';
+import { problemsOf } from './helpers/config.ts';
 import { redactConfig, secretValues, scrub } from '../src/config/redact.ts';
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return [...err.problems];
-    throw err;
-  }
-  return [];
-}
 
 describe('config defaults', () => {
   it('an empty environment is a valid demo configuration', () => {

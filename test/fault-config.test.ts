@@ -7,19 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.ts';
-import { ConfigError } from '../src/config/errors.ts';
+import { problemsOf } from './helpers/config.ts';
 import { ENV_VARS } from '../src/config/schema.ts';
 import { ROOT } from './helpers/cli.ts';
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return [...err.problems];
-    throw err;
-  }
-  return [];
-}
 
 const TABLE: Array<[string, string, string]> = [
   ['RECON_LOOKBACK_DAYS', '0', 'at least 1'],

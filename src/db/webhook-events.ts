@@ -2,22 +2,15 @@ import type { Knex } from 'knex';
 import type { Direction, StatusCategory } from '../provider/types.ts';
 import { decimalOrNull } from './amounts.ts';
 import { ORDER_TABLES, toOrderRow, type OrderRow } from './orders.ts';
+import type { Notification } from '../webhook/payload.ts';
 
 type Conn = Knex | Knex.Transaction;
 
 export type Confirmation = 'pending' | 'confirmed' | 'conflict' | 'error';
 
-export interface NewWebhookEvent {
-  direction: Direction;
+/** A verified notification as stored: its parsed fields, plus what makes it durable and deduplicable. */
+export interface NewWebhookEvent extends Notification {
   dedupeKey: string;
-  transactionRef: string | null;
-  merchantRef: string | null;
-  currency: string | null;
-  method: string | null;
-  amount: string | null;
-  paidAmount: string | null;
-  fee: string | null;
-  status: string | null;
   rawBody: string;
   headers: Record<string, string>;
   receivedAt: Date;
