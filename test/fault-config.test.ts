@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/config.ts';
 import { problemsOf } from './helpers/config.ts';
 import { ENV_VARS } from '../src/config/schema.ts';
 import { ROOT } from './helpers/cli.ts';
