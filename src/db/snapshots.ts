@@ -5,9 +5,7 @@ import { decimal } from './amounts.ts';
 
 type Conn = Knex | Knex.Transaction;
 
-/** One stored balance snapshot; amounts are the decimal text the provider sent. */
-export interface BalanceSnapshot {
-  id: string;
+export interface NewBalanceSnapshot {
   runId: string | null;
   currency: Currency;
   available: string;
@@ -17,14 +15,9 @@ export interface BalanceSnapshot {
   takenAt: Date;
 }
 
-export interface NewBalanceSnapshot {
-  runId: string | null;
-  currency: Currency;
-  available: string;
-  pending: string;
-  held: string;
-  credit: string;
-  takenAt: Date;
+/** One stored balance snapshot; amounts are the decimal text the provider sent. */
+export interface BalanceSnapshot extends NewBalanceSnapshot {
+  id: string;
 }
 
 export interface RateSnapshot {
