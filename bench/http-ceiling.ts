@@ -39,7 +39,11 @@ const config = loadConfig({
 const client = await createProviderClient(config);
 
 // Warm-up: open the keep-alive sockets and let V8 compile the hot paths before timing.
-await Promise.all(orders.slice(0, concurrency * 4).map((o) => (o.direction === 'payment' ? client.fetchPayment(o.ref) : client.fetchPayout(o.ref)).catch(() => undefined)));
+await Promise.all(
+  orders
+    .slice(0, concurrency * 4)
+    .map((o) => (o.direction === 'payment' ? client.fetchPayment(o.ref) : client.fetchPayout(o.ref)).catch(() => undefined)),
+);
 
 const cpuStart = process.cpuUsage();
 let next = 0;
@@ -63,4 +67,6 @@ await Promise.all(
 const elapsed = (performance.now() - start) / 1000;
 const cpu = process.cpuUsage(cpuStart);
 await client.close();
-process.stdout.write(`${JSON.stringify({ requests: done, seconds: Number(elapsed.toFixed(2)), rps: Math.round(done / elapsed), errors, cpu_us_per_request: Math.round((cpu.user + cpu.system) / done) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ requests: done, seconds: Number(elapsed.toFixed(2)), rps: Math.round(done / elapsed), errors, cpu_us_per_request: Math.round((cpu.user + cpu.system) / done) })}\n`,
+);

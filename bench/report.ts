@@ -49,7 +49,9 @@ const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-bench-report-'
 try {
   await migrate(db);
   const seedStart = performance.now();
-  await db.knex.raw(`INSERT INTO recon_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T00:00:00Z', 'completed'), (2, 'reconcile', '2024-05-01T00:00:00Z', 'completed')`);
+  await db.knex.raw(
+    `INSERT INTO recon_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T00:00:00Z', 'completed'), (2, 'reconcile', '2024-05-01T00:00:00Z', 'completed')`,
+  );
   // Every order once, spread over the day; every tenth a second, earlier check that must not be reported.
   await db.knex.raw(
     `INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
@@ -73,7 +75,8 @@ try {
     SELECT c, 83.1, 83.5, '2024-05-01T12:00:00Z' FROM unnest(ARRAY['INR','NGN','IDR']) c`);
   // About 1 % of rows carry commas, quotes, CR/LF or a formula, so quoting and neutralising are exercised
   // and the printed sha256 per file shows whether a change to src/report kept the bytes identical.
-  await db.knex.raw(`UPDATE recon_items SET reason = CASE id % 4 WHEN 0 THEN 'a,b' WHEN 1 THEN 'say "hi"' WHEN 2 THEN E'x\\r\\ny' ELSE '=1+2' END,
+  await db.knex
+    .raw(`UPDATE recon_items SET reason = CASE id % 4 WHEN 0 THEN 'a,b' WHEN 1 THEN 'say "hi"' WHEN 2 THEN E'x\\r\\ny' ELSE '=1+2' END,
       merchant_ref = merchant_ref || CASE WHEN id % 3 = 0 THEN ',"' ELSE '' END
     WHERE id % 97 = 0`);
   await db.knex.raw('ANALYZE');
@@ -84,18 +87,20 @@ try {
   const r = await writeReports(db.knex, { date: '2024-05-01', timezone: 'UTC', reportDir, now: new Date() });
   const seconds = (performance.now() - start) / 1000;
   const items = r.manifest.files['items.csv'];
-  console.log(JSON.stringify({
-    orders,
-    seed_seconds: Number(seeded.toFixed(1)),
-    report_seconds: Number(seconds.toFixed(2)),
-    items_rows: items.rows,
-    items_mb: Number((items.bytes / 1e6).toFixed(1)),
-    mismatch_rows: r.manifest.files['mismatches.csv'].rows,
-    rows_per_second: Math.round(items.rows / seconds),
-    peak_rss_mb_before_report: Math.round(rssBefore / 1024),
-    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-    sha256: Object.fromEntries(Object.entries(r.manifest.files).map(([name, f]) => [name, f.sha256.slice(0, 16)])),
-  }));
+  console.log(
+    JSON.stringify({
+      orders,
+      seed_seconds: Number(seeded.toFixed(1)),
+      report_seconds: Number(seconds.toFixed(2)),
+      items_rows: items.rows,
+      items_mb: Number((items.bytes / 1e6).toFixed(1)),
+      mismatch_rows: r.manifest.files['mismatches.csv'].rows,
+      rows_per_second: Math.round(items.rows / seconds),
+      peak_rss_mb_before_report: Math.round(rssBefore / 1024),
+      peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+      sha256: Object.fromEntries(Object.entries(r.manifest.files).map(([name, f]) => [name, f.sha256.slice(0, 16)])),
+    }),
+  );
 } finally {
   await db.close();
   fs.rmSync(reportDir, { recursive: true, force: true });

@@ -57,8 +57,13 @@ function wholeNumber(flag: string, value: string, min: number): number {
   return n;
 }
 
-const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)} load ${os.loadavg()[0].toFixed(2)}] ${msg}\n`);
-const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const log = (msg: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)} load ${os.loadavg()[0].toFixed(2)}] ${msg}\n`);
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 // ---------- database ----------
 const suffix = randomBytes(4).toString('hex');
@@ -77,7 +82,15 @@ const pgliteDir = path.join(tmp, 'pglite');
 const reportDir = path.join(tmp, 'reports');
 /** The environment every payrecon child gets: this database, this provider, nothing inherited that could point elsewhere. */
 const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...MERCHANT, LOG_LEVEL: 'warn', REPORT_DIR: reportDir, REPORT_TIMEZONE: 'UTC', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...MERCHANT,
+    LOG_LEVEL: 'warn',
+    REPORT_DIR: reportDir,
+    REPORT_TIMEZONE: 'UTC',
+    ...extra,
+  };
   if (dbUrl) env.DATABASE_URL = dbUrl;
   else env.PGLITE_DIR = pgliteDir;
   return env;
@@ -105,7 +118,9 @@ try {
   // A sandbox that dies before its first line must fail the bench (and run the clean-up), not hang it.
   const line = await Promise.race([
     once(createInterface({ input: sandbox.stdout! }), 'line').then(([l]) => l as string),
-    once(sandbox, 'exit').then(([code]) => { throw new Error(`sandbox exited ${code} before listening`); }),
+    once(sandbox, 'exit').then(([code]) => {
+      throw new Error(`sandbox exited ${code} before listening`);
+    }),
   ]);
   const baseUrl = /listening on (http:\/\/\S+)/.exec(line)?.[1];
   if (!baseUrl) throw new Error(`sandbox: unexpected first line ${JSON.stringify(line)}`);
@@ -126,11 +141,37 @@ try {
   // Measured right before and right after the job, averaged: on a shared machine the load drifts during a long run.
   const ceilingSeconds = 10;
   const measureCeiling = async (): Promise<{ requests: number; rps: number; errors: number; cpu_us_per_request: number }> => {
-    const out = await runChild('ceiling', [process.execPath, '--import', 'tsx', path.join(ROOT, 'bench', 'http-ceiling.ts'),
-      '--base-url', baseUrl, '--seed', String(SEED), '--orders', String(N), '--concurrency', String(C), '--seconds', String(ceilingSeconds)], childEnv({}), ROOT);
+    const out = await runChild(
+      'ceiling',
+      [
+        process.execPath,
+        '--import',
+        'tsx',
+        path.join(ROOT, 'bench', 'http-ceiling.ts'),
+        '--base-url',
+        baseUrl,
+        '--seed',
+        String(SEED),
+        '--orders',
+        String(N),
+        '--concurrency',
+        String(C),
+        '--seconds',
+        String(ceilingSeconds),
+      ],
+      childEnv({}),
+      ROOT,
+    );
     if (out.code !== 0) throw new Error(`ceiling exited ${out.code}: ${out.stderr.slice(-2000)}`);
-    const c = JSON.parse(out.stdout.trim().split('\n').pop()!) as { requests: number; rps: number; errors: number; cpu_us_per_request: number };
-    log(`ceiling ${c.rps} req/s (${c.requests} requests, ${c.errors} errors, client CPU ${c.cpu_us_per_request} µs/request), load ${loadavg()}`);
+    const c = JSON.parse(out.stdout.trim().split('\n').pop()!) as {
+      requests: number;
+      rps: number;
+      errors: number;
+      cpu_us_per_request: number;
+    };
+    log(
+      `ceiling ${c.rps} req/s (${c.requests} requests, ${c.errors} errors, client CPU ${c.cpu_us_per_request} µs/request), load ${loadavg()}`,
+    );
     return c;
   };
   const ceilingBefore = await measureCeiling();
@@ -142,8 +183,12 @@ try {
   const sandboxCpuBefore = procCpuSeconds(sandbox.pid!);
   const pgCpu = new Map<number, number>();
   const pgSampler = dbName ? setInterval(() => void samplePgBackends(pgCpu), 500) : undefined;
-  const job = await runChild('reconcile', [process.execPath, ...NODE_ARGS, '--import', RSS_PRELOAD, CLI, 'reconcile', '--json'],
-    childEnv({ PROVIDER_BASE_URL: baseUrl, RECON_CONCURRENCY: String(C) }), tmp);
+  const job = await runChild(
+    'reconcile',
+    [process.execPath, ...NODE_ARGS, '--import', RSS_PRELOAD, CLI, 'reconcile', '--json'],
+    childEnv({ PROVIDER_BASE_URL: baseUrl, RECON_CONCURRENCY: String(C) }),
+    tmp,
+  );
   clearInterval(pgSampler);
   const loadAfterJob = loadavg();
   const cpu = {
@@ -154,33 +199,52 @@ try {
   const ceilingAfter = await measureCeiling();
   const ceiling = { rps: (ceilingBefore.rps + ceilingAfter.rps) / 2 };
   if (job.code !== 0) throw new Error(`reconcile exited ${job.code}: ${job.stderr.slice(-2000)}`);
-  const outcome = JSON.parse(job.stdout) as { status: string; runs: Array<{ runId: string; status: string; checked: number; selected: number; counts: Record<string, number> }> };
+  const outcome = JSON.parse(job.stdout) as {
+    status: string;
+    runs: Array<{ runId: string; status: string; checked: number; selected: number; counts: Record<string, number> }>;
+  };
   const run = outcome.runs[outcome.runs.length - 1];
   const jobRate = N / job.seconds;
-  log(`reconcile ${run.status}: ${run.checked}/${run.selected} in ${job.seconds.toFixed(1)} s = ${Math.round(jobRate)} orders/s, peak RSS ${mb(job.rssKiB)} MB`);
+  log(
+    `reconcile ${run.status}: ${run.checked}/${run.selected} in ${job.seconds.toFixed(1)} s = ${Math.round(jobRate)} orders/s, peak RSS ${mb(job.rssKiB)} MB`,
+  );
 
   // Every result written: one item per order for this run, and every order checked once.
   db = await openDatabase(dbConfig(), { poolMax: 2 });
   const [{ items }] = (await db.knex.raw('SELECT count(*)::int AS items FROM recon_items WHERE run_id = ?', [run.runId])).rows;
   // The run's own span (excludes process start, tsx compile, connect): shows how much of the wall time is start-up.
-  const [{ runSeconds }] = (await db.knex.raw('SELECT extract(epoch FROM finished_at - started_at)::float8 AS "runSeconds" FROM recon_runs WHERE id = ?', [run.runId])).rows;
-  const [{ checkedOrders }] = (await db.knex.raw(
-    `SELECT (SELECT count(*) FROM payment_orders WHERE check_count = 1) + (SELECT count(*) FROM payout_orders WHERE check_count = 1) AS "checkedOrders"`,
-  )).rows;
+  const [{ runSeconds }] = (
+    await db.knex.raw('SELECT extract(epoch FROM finished_at - started_at)::float8 AS "runSeconds" FROM recon_runs WHERE id = ?', [
+      run.runId,
+    ])
+  ).rows;
+  const [{ checkedOrders }] = (
+    await db.knex.raw(
+      `SELECT (SELECT count(*) FROM payment_orders WHERE check_count = 1) + (SELECT count(*) FROM payout_orders WHERE check_count = 1) AS "checkedOrders"`,
+    )
+  ).rows;
   await db.close();
   const verified = run.status === 'completed' && run.checked === N && Number(items) === N && Number(checkedOrders) === N;
   const perOrder = (sec: number) => (Number.isNaN(sec) ? 'n/a' : `${((sec * 1e6) / N).toFixed(0)} µs`);
-  const cpuLine = `CPU per order: job ${perOrder(cpu.job)} (fetch-only client ${ceilingBefore.cpu_us_per_request} µs/request), sandbox ${perOrder(cpu.sandbox)}, ` +
+  const cpuLine =
+    `CPU per order: job ${perOrder(cpu.job)} (fetch-only client ${ceilingBefore.cpu_us_per_request} µs/request), sandbox ${perOrder(cpu.sandbox)}, ` +
     `job's Postgres backends ${perOrder(cpu.postgres)}, over ${job.seconds.toFixed(1)} s wall on ${os.availableParallelism()} cores`;
   log(cpuLine);
   log(`run span ${Number(runSeconds).toFixed(1)} s = ${Math.round(N / runSeconds)} orders/s in-run`);
-  log(`verify: run ${run.status}, checked ${run.checked}, recon_items ${items}, orders with check_count 1: ${checkedOrders} => ${verified ? 'OK' : 'FAILED'}`);
+  log(
+    `verify: run ${run.status}, checked ${run.checked}, recon_items ${items}, orders with check_count 1: ${checkedOrders} => ${verified ? 'OK' : 'FAILED'}`,
+  );
 
   // ---------- report ----------
   let report: { seconds: number; rssKiB: number } | undefined;
   if (!values['skip-report']) {
     const today = new Date().toISOString().slice(0, 10);
-    const r = await runChild('report', [process.execPath, ...NODE_ARGS, '--import', RSS_PRELOAD, CLI, 'report', '--date', today], childEnv({}), tmp);
+    const r = await runChild(
+      'report',
+      [process.execPath, ...NODE_ARGS, '--import', RSS_PRELOAD, CLI, 'report', '--date', today],
+      childEnv({}),
+      tmp,
+    );
     if (r.code !== 0) throw new Error(`report exited ${r.code}: ${r.stderr.slice(-2000)}`);
     report = r;
     log(`report --date ${today}: ${r.seconds.toFixed(1)} s, peak RSS ${mb(r.rssKiB)} MB`);
@@ -210,12 +274,26 @@ try {
     report ? `${report.seconds.toFixed(1)} s / ${mb(report.rssKiB)} MB` : 'skipped',
     baseline ? `${Math.round(baseline.rate)} (${baseline.sample} sampled)` : 'skipped',
   ];
-  const header = ['orders', 'latency', 'concurrency', 'ceiling req/s (mean)', 'job orders/s (wall; in-run)', 'job / ceiling', 'job / (C/L)', 'job peak RSS', 'all results written', 'report (s / peak RSS)', 'naive orders/s'];
+  const header = [
+    'orders',
+    'latency',
+    'concurrency',
+    'ceiling req/s (mean)',
+    'job orders/s (wall; in-run)',
+    'job / ceiling',
+    'job / (C/L)',
+    'job peak RSS',
+    'all results written',
+    'report (s / peak RSS)',
+    'naive orders/s',
+  ];
   const table = `| ${header.join(' | ')} |\n| ${header.map(() => '---').join(' | ')} |\n| ${row.join(' | ')} |\n`;
   const command = `${server ? 'BENCH_DATABASE_URL=<postgres> ' : ''}npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
-  const machine = `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()} (nproc), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ` +
+  const machine =
+    `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()} (nproc), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ` +
     `database ${server ? 'Postgres (' + (await serverVersion()) + ')' : 'PGlite'}; load average before job ${loadBeforeJob}, after job ${loadAfterJob}`;
-  const entry = `\n### ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${N.toLocaleString('en-US')} orders, ${L} ms latency, concurrency ${C}\n\n` +
+  const entry =
+    `\n### ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${N.toLocaleString('en-US')} orders, ${L} ms latency, concurrency ${C}\n\n` +
     `\`${command}\`\n\n${machine}\n\n${table}\n${cpuLine}; run counts: ${JSON.stringify(run.counts)}\n`;
   process.stdout.write(`\n${table}\n${machine}\n`);
   fs.appendFileSync(path.join(ROOT, 'BENCHMARKS.md'), entry);
@@ -239,7 +317,6 @@ function procCpuSeconds(pid: number): number {
     return 0;
   }
 }
-
 
 /** Latest CPU seconds of every backend connected to the bench database (only the job connects while it runs). */
 async function samplePgBackends(into: Map<number, number>): Promise<void> {
@@ -272,9 +349,14 @@ async function serverVersion(): Promise<string> {
   }
 }
 
-
 /** Runs a child to completion; wall time, stdout, stderr and (with the preload) its peak RSS in KiB. */
-async function runChild(name: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string, onSpawn?: (pid: number) => void): Promise<{ code: number; seconds: number; stdout: string; stderr: string; rssKiB: number; cpuSeconds: number }> {
+async function runChild(
+  name: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  onSpawn?: (pid: number) => void,
+): Promise<{ code: number; seconds: number; stdout: string; stderr: string; rssKiB: number; cpuSeconds: number }> {
   const rssFile = path.join(tmp, `${name}.rss`);
   const start = performance.now();
   const child = spawn(argv[0], argv.slice(1), { cwd, env: { ...env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -288,7 +370,9 @@ async function runChild(name: string, argv: string[], env: NodeJS.ProcessEnv, cw
   });
   const [code] = (await once(child, 'exit')) as [number | null];
   const seconds = (performance.now() - start) / 1000;
-  const usage = fs.existsSync(rssFile) ? (JSON.parse(fs.readFileSync(rssFile, 'utf8')) as { maxRSS: number; cpuMicros: number }) : { maxRSS: 0, cpuMicros: 0 };
+  const usage = fs.existsSync(rssFile)
+    ? (JSON.parse(fs.readFileSync(rssFile, 'utf8')) as { maxRSS: number; cpuMicros: number })
+    : { maxRSS: 0, cpuMicros: 0 };
   return { code: code ?? -1, seconds, stdout, stderr, rssKiB: usage.maxRSS, cpuSeconds: usage.cpuMicros / 1e6 };
 }
 
@@ -297,19 +381,30 @@ async function runChild(name: string, argv: string[], env: NodeJS.ProcessEnv, cw
  * Runs in this process after the job (it touches only last_checked_at, so the job's figures stand).
  */
 async function naiveBaseline(baseUrl: string, sample: number): Promise<number> {
-  const config = loadConfig({ ...MERCHANT, PROVIDER_BASE_URL: baseUrl, RECON_CONCURRENCY: '1', LOG_LEVEL: 'silent', ...(dbUrl ? { DATABASE_URL: dbUrl } : { PGLITE_DIR: pgliteDir }) });
+  const config = loadConfig({
+    ...MERCHANT,
+    PROVIDER_BASE_URL: baseUrl,
+    RECON_CONCURRENCY: '1',
+    LOG_LEVEL: 'silent',
+    ...(dbUrl ? { DATABASE_URL: dbUrl } : { PGLITE_DIR: pgliteDir }),
+  });
   const db = await openDatabase(config, { poolMax: 2 });
   const client = await createProviderClient(config);
   try {
-    const rows = (await db.knex.raw(
-      `(SELECT 'payment' AS d, id, transaction_ref FROM payment_orders ORDER BY id LIMIT ?)
+    const rows = (
+      await db.knex.raw(
+        `(SELECT 'payment' AS d, id, transaction_ref FROM payment_orders ORDER BY id LIMIT ?)
        UNION ALL (SELECT 'payout', id, transaction_ref FROM payout_orders ORDER BY id LIMIT ?)`,
-      [Math.ceil(sample / 2), Math.floor(sample / 2)],
-    )).rows as Array<{ d: string; id: string; transaction_ref: string }>;
+        [Math.ceil(sample / 2), Math.floor(sample / 2)],
+      )
+    ).rows as Array<{ d: string; id: string; transaction_ref: string }>;
     const start = performance.now();
     for (const r of rows) {
       const o = r.d === 'payment' ? await client.fetchPayment(r.transaction_ref) : await client.fetchPayout(r.transaction_ref);
-      await db.knex.raw(`UPDATE ${r.d === 'payment' ? 'payment_orders' : 'payout_orders'} SET last_checked_at = now() WHERE id = ? AND status <> ?`, [r.id, o.status]);
+      await db.knex.raw(
+        `UPDATE ${r.d === 'payment' ? 'payment_orders' : 'payout_orders'} SET last_checked_at = now() WHERE id = ? AND status <> ?`,
+        [r.id, o.status],
+      );
     }
     return rows.length / ((performance.now() - start) / 1000);
   } finally {

@@ -26,10 +26,20 @@ const creds = { baseUrl, merchantId: 'demo-merchant', secret: 'demo-secret', dis
 try {
   const refs: string[] = [];
   for (let i = 0; i < 1000; i++) {
-    const res = await signedPost(creds, PATHS.paymentInitiate, stringifyBody({
-      merchantRef: `bench-${i}`, currency: 'INR', method: 'NATIVE', amount: `${100 + i}.50`, name: 'Bench', phone: '+919800000000',
-      email: 'bench@example.com', redirectUrl: 'https://shop.example.com/done',
-    }));
+    const res = await signedPost(
+      creds,
+      PATHS.paymentInitiate,
+      stringifyBody({
+        merchantRef: `bench-${i}`,
+        currency: 'INR',
+        method: 'NATIVE',
+        amount: `${100 + i}.50`,
+        name: 'Bench',
+        phone: '+919800000000',
+        email: 'bench@example.com',
+        redirectUrl: 'https://shop.example.com/done',
+      }),
+    );
     refs.push(/"transactionRef":"([^"]+)"/.exec(res.text)![1]);
   }
 
@@ -38,19 +48,23 @@ try {
   const latencies: number[] = [];
   const end = performance.now() + seconds * 1000;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    for (let i = w; performance.now() < end; i += concurrency) {
-      const t = performance.now();
-      const res = await signedPost(creds, PATHS.paymentFetch, JSON.stringify({ transactionRef: refs[i % refs.length] }));
-      if (res.status !== 200 || !res.text.startsWith('{"code":"200"')) errors++;
-      latencies.push(performance.now() - t);
-      done++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      for (let i = w; performance.now() < end; i += concurrency) {
+        const t = performance.now();
+        const res = await signedPost(creds, PATHS.paymentFetch, JSON.stringify({ transactionRef: refs[i % refs.length] }));
+        if (res.status !== 200 || !res.text.startsWith('{"code":"200"')) errors++;
+        latencies.push(performance.now() - t);
+        done++;
+      }
+    }),
+  );
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const p = (q: number) => latencies[Math.floor(q * (latencies.length - 1))].toFixed(2);
-  console.log(`payment fetch: ${done} requests in ${elapsed.toFixed(1)} s = ${Math.round(done / elapsed)} req/s at concurrency ${concurrency}; errors ${errors}; latency ms p50 ${p(0.5)} p99 ${p(0.99)}`);
+  console.log(
+    `payment fetch: ${done} requests in ${elapsed.toFixed(1)} s = ${Math.round(done / elapsed)} req/s at concurrency ${concurrency}; errors ${errors}; latency ms p50 ${p(0.5)} p99 ${p(0.99)}`,
+  );
 } finally {
   await pool.close();
   child.kill('SIGTERM');

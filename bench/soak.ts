@@ -65,7 +65,6 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-
 const dbName = `payrecon_soak_${randomBytes(4).toString('hex')}`;
 const dbUrl = (() => {
   const u = new URL(SERVER);
@@ -129,14 +128,29 @@ try {
 
   const run = outcome.runs.at(-1)!;
   const k = db.knex;
-  const one = async (sql: string, bindings: unknown[] = []) => Number(((await k.raw(sql, bindings as never)) as { rows: Array<{ n: string }> }).rows[0].n);
+  const one = async (sql: string, bindings: unknown[] = []) =>
+    Number(((await k.raw(sql, bindings as never)) as { rows: Array<{ n: string }> }).rows[0].n);
   const inDb = (await one('SELECT count(*) AS n FROM payment_orders')) + (await one('SELECT count(*) AS n FROM payout_orders'));
   const items = await one('SELECT count(*) AS n FROM recon_items WHERE run_id = ?', [run.runId]);
   const noItem =
-    (await one(`SELECT count(*) AS n FROM payment_orders o WHERE NOT EXISTS (SELECT 1 FROM recon_items i WHERE i.run_id = ? AND i.direction = 'payment' AND i.order_id = o.id)`, [run.runId])) +
-    (await one(`SELECT count(*) AS n FROM payout_orders o WHERE NOT EXISTS (SELECT 1 FROM recon_items i WHERE i.run_id = ? AND i.direction = 'payout' AND i.order_id = o.id)`, [run.runId]));
-  const duplicates = await one('SELECT count(*) AS n FROM (SELECT direction, order_id FROM recon_items WHERE run_id = ? GROUP BY 1, 2 HAVING count(*) > 1) d', [run.runId]);
-  const verdicts = (await k('recon_items').where({ run_id: run.runId }).select('verdict').count<{ verdict: string; n: string }[]>('* as n').groupBy('verdict').orderBy('verdict'));
+    (await one(
+      `SELECT count(*) AS n FROM payment_orders o WHERE NOT EXISTS (SELECT 1 FROM recon_items i WHERE i.run_id = ? AND i.direction = 'payment' AND i.order_id = o.id)`,
+      [run.runId],
+    )) +
+    (await one(
+      `SELECT count(*) AS n FROM payout_orders o WHERE NOT EXISTS (SELECT 1 FROM recon_items i WHERE i.run_id = ? AND i.direction = 'payout' AND i.order_id = o.id)`,
+      [run.runId],
+    ));
+  const duplicates = await one(
+    'SELECT count(*) AS n FROM (SELECT direction, order_id FROM recon_items WHERE run_id = ? GROUP BY 1, 2 HAVING count(*) > 1) d',
+    [run.runId],
+  );
+  const verdicts = await k('recon_items')
+    .where({ run_id: run.runId })
+    .select('verdict')
+    .count<{ verdict: string; n: string }[]>('* as n')
+    .groupBy('verdict')
+    .orderBy('verdict');
   const stats = await control.stats();
 
   const figures = {

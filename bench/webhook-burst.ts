@@ -23,45 +23,70 @@ const t = await createTestDatabase('webhook_bench', { engine: 'postgres' });
 const sandbox = await startSandbox();
 const child = spawn(process.execPath, ['bin/payrecon.mjs', 'webhook', 'serve', '--port', '0'], {
   stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: t.url, PROVIDER_BASE_URL: sandbox.url, PROVIDER_MERCHANT_ID: 'demo-merchant', PROVIDER_SECRET: 'demo-secret' },
+  env: {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: t.url,
+    PROVIDER_BASE_URL: sandbox.url,
+    PROVIDER_MERCHANT_ID: 'demo-merchant',
+    PROVIDER_SECRET: 'demo-secret',
+  },
 });
 
 try {
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   const base = /(http:\/\/\S+)\/webhooks\/payment/.exec(line)![1];
   const pool = new Pool(base, { connections: concurrency, pipelining: 1 });
-  const bodies = Array.from({ length: count }, (_, i) => JSON.stringify({
-    transactionRef: randomUUID(), merchantRef: randomUUID(), currency: 'INR', method: 'NATIVE',
-    amount: `${1000 + i}.50`, paidAmount: `${1000 + i}.50`, fee: '12.34', status: 'Success',
-  }));
+  const bodies = Array.from({ length: count }, (_, i) =>
+    JSON.stringify({
+      transactionRef: randomUUID(),
+      merchantRef: randomUUID(),
+      currency: 'INR',
+      method: 'NATIVE',
+      amount: `${1000 + i}.50`,
+      paidAmount: `${1000 + i}.50`,
+      fee: '12.34',
+      status: 'Success',
+    }),
+  );
   const sends = [...bodies, ...bodies.slice(0, repeats)];
 
   let next = 0;
   let failed = 0;
   const latencies: number[] = [];
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < sends.length) {
-      const body = sends[next++];
-      const timestamp = unixTimestamp(Date.now());
-      const t0 = performance.now();
-      const res = await pool.request({
-        path: '/webhooks/payment', method: 'POST', body,
-        headers: { 'content-type': 'application/json', timestamp, signature: hmacSha256.sign({ timestamp, body }, 'demo-secret') },
-      });
-      const text = await res.body.text();
-      latencies.push(performance.now() - t0);
-      if (res.statusCode !== 200 || text !== 'SUCCESS') failed++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < sends.length) {
+        const body = sends[next++];
+        const timestamp = unixTimestamp(Date.now());
+        const t0 = performance.now();
+        const res = await pool.request({
+          path: '/webhooks/payment',
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', timestamp, signature: hmacSha256.sign({ timestamp, body }, 'demo-secret') },
+        });
+        const text = await res.body.text();
+        latencies.push(performance.now() - t0);
+        if (res.statusCode !== 200 || text !== 'SUCCESS') failed++;
+      }
+    }),
+  );
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
 
-  const [{ rows, deliveries }] = await t.db.knex('webhook_events').select(t.db.knex.raw('count(*)::int as rows'), t.db.knex.raw('sum(deliveries)::int as deliveries'));
+  const [{ rows, deliveries }] = await t.db
+    .knex('webhook_events')
+    .select(t.db.knex.raw('count(*)::int as rows'), t.db.knex.raw('sum(deliveries)::int as deliveries'));
   latencies.sort((a, b) => a - b);
   const p = (q: number) => latencies[Math.floor(q * (latencies.length - 1))].toFixed(1);
-  console.log(`webhook burst: ${sends.length} requests (${count} distinct + ${repeats} repeats) in ${elapsed.toFixed(2)} s = ${Math.round(sends.length / elapsed)} req/s at concurrency ${concurrency}; non-SUCCESS answers ${failed}; latency ms p50 ${p(0.5)} p99 ${p(0.99)}`);
-  console.log(`stored rows ${rows} (expected ${count}), deliveries counted ${deliveries} (expected ${sends.length}): ${rows === count && deliveries === sends.length && failed === 0 ? 'none lost, none doubled' : 'MISMATCH'}`);
+  console.log(
+    `webhook burst: ${sends.length} requests (${count} distinct + ${repeats} repeats) in ${elapsed.toFixed(2)} s = ${Math.round(sends.length / elapsed)} req/s at concurrency ${concurrency}; non-SUCCESS answers ${failed}; latency ms p50 ${p(0.5)} p99 ${p(0.99)}`,
+  );
+  console.log(
+    `stored rows ${rows} (expected ${count}), deliveries counted ${deliveries} (expected ${sends.length}): ${rows === count && deliveries === sends.length && failed === 0 ? 'none lost, none doubled' : 'MISMATCH'}`,
+  );
 
   const drainStart = performance.now();
   for (;;) {
@@ -69,7 +94,9 @@ try {
     if (Number(n) === 0) break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  console.log(`confirmations drained (sandbox answers not found: conflicts) ${((performance.now() - drainStart) / 1000 + elapsed).toFixed(1)} s after the burst began`);
+  console.log(
+    `confirmations drained (sandbox answers not found: conflicts) ${((performance.now() - drainStart) / 1000 + elapsed).toFixed(1)} s after the burst began`,
+  );
 } finally {
   child.kill('SIGTERM');
   await once(child, 'exit');

@@ -11,7 +11,10 @@ export interface BankSyncJobOptions {
   clock?: () => Date;
 }
 
-export async function bankSyncJob(options: BankSyncJobOptions = {}, context: JobContextOptions = {}): Promise<{ exitCode: number; result: BankSyncResult }> {
+export async function bankSyncJob(
+  options: BankSyncJobOptions = {},
+  context: JobContextOptions = {},
+): Promise<{ exitCode: number; result: BankSyncResult }> {
   const ctx = await openJobContext('bank-codes', context);
   const { config, logger, db } = ctx;
   try {

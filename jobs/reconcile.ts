@@ -33,7 +33,9 @@ export interface ReconcileJobResult {
 export async function reconcileJob(options: ReconcileJobOptions, context: JobContextOptions = {}): Promise<ReconcileJobResult> {
   const config = context.config ?? loadConfig();
   // Validated before the database is opened: a bad --date, --from/--to or --ref does nothing at all.
-  const selection = usage(() => buildSelection(options, { now: new Date(), zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS }));
+  const selection = usage(() =>
+    buildSelection(options, { now: new Date(), zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS }),
+  );
   const ctx = await openJobContext('reconcile', { ...context, config });
   const { logger, db } = ctx;
   const client = await createProviderClient(config, { logger, ...options.provider });

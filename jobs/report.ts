@@ -32,7 +32,8 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
   const now = options.now ?? (() => new Date());
   // Validated before the database is opened: a bad --date does nothing at all.
   const date = businessDay(options.date ?? defaultReportDate(config.REPORT_TIMEZONE), config.REPORT_TIMEZONE).date;
-  if (options.email && !config.REPORT_EMAIL_TO?.length) throw Object.assign(new Error('REPORT_EMAIL_TO: not set; --email needs the accounting recipients'), { exitCode: EXIT.USAGE });
+  if (options.email && !config.REPORT_EMAIL_TO?.length)
+    throw Object.assign(new Error('REPORT_EMAIL_TO: not set; --email needs the accounting recipients'), { exitCode: EXIT.USAGE });
   const ctx = await openJobContext('report', { ...context, config });
   const { db, logger } = ctx;
   const mailer = options.mailer ?? (options.email || hasPendingEmailConfig(config) ? tryMailer(config) : undefined);
@@ -71,6 +72,7 @@ function hasPendingEmailConfig(config: Config): boolean {
 }
 
 function tryMailer(config: Config): Mailer | undefined {
-  if (!config.SMTP_URL) throw Object.assign(new Error('SMTP_URL: not set; e-mailing reports needs an SMTP server'), { exitCode: EXIT.USAGE });
+  if (!config.SMTP_URL)
+    throw Object.assign(new Error('SMTP_URL: not set; e-mailing reports needs an SMTP server'), { exitCode: EXIT.USAGE });
   return createMailer(config);
 }

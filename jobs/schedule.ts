@@ -38,12 +38,17 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
   let caughtUp: ScheduledJobName[] = [];
   try {
     logger.info(
-      { schedules: Object.fromEntries(Object.entries(schedules).map(([job, s]) => [job, s?.expression ?? 'off'])), timezone: config.REPORT_TIMEZONE },
+      {
+        schedules: Object.fromEntries(Object.entries(schedules).map(([job, s]) => [job, s?.expression ?? 'off'])),
+        timezone: config.REPORT_TIMEZONE,
+      },
       'scheduler started',
     );
     if (!options.noCatchUp) {
       const now = new Date();
-      const since = DateTime.fromJSDate(now, { zone: config.REPORT_TIMEZONE }).minus({ days: CATCH_UP_LOOKBACK_DAYS + 1 }).toISODate()!;
+      const since = DateTime.fromJSDate(now, { zone: config.REPORT_TIMEZONE })
+        .minus({ days: CATCH_UP_LOOKBACK_DAYS + 1 })
+        .toISODate()!;
       const plan = planCatchUp({
         now,
         zone: config.REPORT_TIMEZONE,
@@ -58,11 +63,15 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
     const stopTrigger = startMinuteTrigger((minute) => scheduler.tick(minute));
     const reason = await (options.stopWhen ?? signals!.stopped);
     await stopTrigger();
-    logger.info({ reason, running: scheduler.running(), timeoutMs: config.SCHEDULE_SHUTDOWN_TIMEOUT_MS }, 'stopping: no new runs; waiting for running jobs');
+    logger.info(
+      { reason, running: scheduler.running(), timeoutMs: config.SCHEDULE_SHUTDOWN_TIMEOUT_MS },
+      'stopping: no new runs; waiting for running jobs',
+    );
     const stopped = await scheduler.stop(config.SCHEDULE_SHUTDOWN_TIMEOUT_MS);
     finished = stopped.finished;
     if (finished) logger.info('scheduler stopped');
-    else logger.error({ running: stopped.running }, 'shutdown timeout: exiting with jobs still running (their runs resume at the next start)');
+    else
+      logger.error({ running: stopped.running }, 'shutdown timeout: exiting with jobs still running (their runs resume at the next start)');
     return { exitCode: finished ? EXIT.OK : EXIT.INCOMPLETE, caughtUp, finished };
   } finally {
     signals?.dispose();

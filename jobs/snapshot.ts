@@ -46,7 +46,13 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
 function alertsFor(result: SnapshotResult): AlertInput[] {
   const alerts: AlertInput[] = result.drift.map((d) =>
     alertForDrift(
-      { currency: d.currency, drift: d.drift, tolerance: d.tolerance, expectedClosing: d.finding.local ?? undefined, closing: d.finding.provider ?? undefined },
+      {
+        currency: d.currency,
+        drift: d.drift,
+        tolerance: d.tolerance,
+        expectedClosing: d.finding.local ?? undefined,
+        closing: d.finding.provider ?? undefined,
+      },
       result.runId,
     ),
   );

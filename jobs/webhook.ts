@@ -27,7 +27,13 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
   const ctx = await openJobContext('webhook', context);
   const { config, logger, db } = ctx;
   const client = await createProviderClient(config, { logger, ...options.provider });
-  const confirmDeps = { db, client, logger, statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP), concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY };
+  const confirmDeps = {
+    db,
+    client,
+    logger,
+    statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
+    concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
+  };
   const queue = createConfirmQueue(confirmDeps);
   const handler = createWebhookHandler({
     db,
@@ -40,10 +46,11 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
     confirm: queue.enqueue,
   });
   const server = await startWebhookServer(handler, { port: options.port ?? config.WEBHOOK_PORT, host: options.host });
-  const sweep = () => confirmPendingWebhooks(confirmDeps).then(
-    (counts) => logger.info({ counts }, 'pending webhook confirmations swept'),
-    (err: unknown) => logger.error({ err: (err as Error).message }, 'sweep of pending webhook confirmations failed'),
-  );
+  const sweep = () =>
+    confirmPendingWebhooks(confirmDeps).then(
+      (counts) => logger.info({ counts }, 'pending webhook confirmations swept'),
+      (err: unknown) => logger.error({ err: (err as Error).message }, 'sweep of pending webhook confirmations failed'),
+    );
   try {
     logger.info({ url: server.url }, 'webhook receiver listening');
     options.onListening?.(server);
@@ -63,13 +70,20 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
   }
 }
 
-export async function confirmPendingJob(options: { provider?: Partial<ProviderClientOptions> } = {}, context: JobContextOptions = {}): Promise<{ exitCode: number; counts: ConfirmCounts }> {
+export async function confirmPendingJob(
+  options: { provider?: Partial<ProviderClientOptions> } = {},
+  context: JobContextOptions = {},
+): Promise<{ exitCode: number; counts: ConfirmCounts }> {
   const ctx = await openJobContext('webhook-confirm', context);
   const { config, logger, db } = ctx;
   const client = await createProviderClient(config, { logger, ...options.provider });
   try {
     const counts = await confirmPendingWebhooks({
-      db, client, logger, statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP), concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
+      db,
+      client,
+      logger,
+      statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
+      concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
     });
     // Anything still retryable means the provider could not be asked: the run did not complete.
     return { exitCode: counts.retry > 0 ? EXIT.INCOMPLETE : EXIT.OK, counts };

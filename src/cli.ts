@@ -5,7 +5,7 @@ import { ConfigError } from './config/errors.ts';
 
 export function buildProgram(): Command {
   const program = new Command('payrecon')
-    .description('Reconcile a merchant\'s pay-ins and payouts (INR, NGN, IDR) against its provider, and report to accounting.')
+    .description("Reconcile a merchant's pay-ins and payouts (INR, NGN, IDR) against its provider, and report to accounting.")
     .version('0.1.0')
     .showHelpAfterError()
     // Before the subcommands are added, so they inherit it: bad arguments exit 3, not commander's 1.

@@ -19,7 +19,11 @@ async function startReceiver(): Promise<{ url: string; bodies: Array<{ text: str
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    bodies,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 describe('jobs raise their findings as alerts', () => {

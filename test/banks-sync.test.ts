@@ -59,7 +59,13 @@ describe('banks sync', () => {
 
     const second = await sync(DAY2);
     const [idr, ngn] = second.synced;
-    expect(idr).toMatchObject({ added: [], renamed: [], removed: [{ bankCode: '535', bankName: 'SeaBank' }], reactivated: [], unchanged: DEFAULT_BANKS.IDR.length - 1 });
+    expect(idr).toMatchObject({
+      added: [],
+      renamed: [],
+      removed: [{ bankCode: '535', bankName: 'SeaBank' }],
+      reactivated: [],
+      unchanged: DEFAULT_BANKS.IDR.length - 1,
+    });
     expect(ngn).toMatchObject({
       added: [{ bankCode: '999999', bankName: 'New Microfinance Bank' }],
       renamed: [{ bankCode: '044', from: 'Access Bank', to: 'Access Bank Plc' }],
@@ -78,9 +84,12 @@ describe('banks sync', () => {
     expect(await row('IDR', '535')).toMatchObject({ active: true, first_seen_at: DAY1, last_seen_at: DAY3 });
   });
 
-  it('one currency failing keeps the other\'s update; the job exits 2 and the run says which', async () => {
+  it("one currency failing keeps the other's update; the job exits 2 and the run says which", async () => {
     await control.addFault({ kind: 'status500', operations: ['bankCodes'], currencies: ['NGN'] });
-    const { exitCode, result } = await bankSyncJob({ provider: { baseUrl: sb.url, maxRetries: 0 }, clock: () => DAY1 }, { config: t.config, db: t.db, logger: silentLogger });
+    const { exitCode, result } = await bankSyncJob(
+      { provider: { baseUrl: sb.url, maxRetries: 0 }, clock: () => DAY1 },
+      { config: t.config, db: t.db, logger: silentLogger },
+    );
     expect(exitCode).toBe(EXIT.INCOMPLETE);
     expect(result.status).toBe('failed');
     expect(result.synced.map((s) => s.currency)).toEqual(['IDR']);
@@ -95,7 +104,9 @@ describe('banks sync', () => {
     const r = await sync(DAY2);
     expect(r.status).toBe('failed');
     expect(r.failures).toEqual([expect.objectContaining({ currency: 'IDR', message: expect.stringContaining('empty list') })]);
-    expect(await t.db.knex('bank_codes').where({ currency: 'IDR', active: true }).count('* as n')).toEqual([{ n: String(DEFAULT_BANKS.IDR.length) }]);
+    expect(await t.db.knex('bank_codes').where({ currency: 'IDR', active: true }).count('* as n')).toEqual([
+      { n: String(DEFAULT_BANKS.IDR.length) },
+    ]);
   });
 
   it('refused credentials stop the run', async () => {
@@ -121,7 +132,10 @@ describe('banks list', () => {
     const kuda = await listBankCodes(t.db.knex, { currency: 'NGN', search: 'kuda' });
     expect(kuda.map((b) => [b.bankCode, b.active])).toEqual([['090267', true]]);
     const kudaAll = await listBankCodes(t.db.knex, { currency: 'NGN', search: 'KUDA', includeInactive: true });
-    expect(kudaAll.map((b) => [b.bankCode, b.active]).sort()).toEqual([['090267', true], ['50211', false]]);
+    expect(kudaAll.map((b) => [b.bankCode, b.active]).sort()).toEqual([
+      ['090267', true],
+      ['50211', false],
+    ]);
 
     expect((await listBankCodes(t.db.knex, { currency: 'NGN', search: '0902' })).map((b) => b.bankCode)).toEqual(['090267']);
     // LIKE wildcards typed by the user match literally.
@@ -131,10 +145,18 @@ describe('banks list', () => {
 
 describe('diffBankLists', () => {
   it('keeps the last of a code listed twice, and reports it', () => {
-    const d = diffBankLists([{ bankCode: '01', bankName: 'A', active: true }], [
-      { bankCode: '01', bankName: 'A' },
-      { bankCode: '01', bankName: 'A2' },
-    ]);
-    expect(d).toMatchObject({ entries: [{ bankCode: '01', bankName: 'A2' }], duplicates: ['01'], renamed: [{ bankCode: '01', from: 'A', to: 'A2' }], unchanged: 0 });
+    const d = diffBankLists(
+      [{ bankCode: '01', bankName: 'A', active: true }],
+      [
+        { bankCode: '01', bankName: 'A' },
+        { bankCode: '01', bankName: 'A2' },
+      ],
+    );
+    expect(d).toMatchObject({
+      entries: [{ bankCode: '01', bankName: 'A2' }],
+      duplicates: ['01'],
+      renamed: [{ bankCode: '01', from: 'A', to: 'A2' }],
+      unchanged: 0,
+    });
   });
 });

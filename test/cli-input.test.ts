@@ -60,7 +60,11 @@ describe.concurrent('command-line values are rejected before any work (exit 3, n
 
   it('a bad configuration variable stops every command with its name, before any connection', async () => {
     const before = connections;
-    for (const [name, value] of [['RECON_BATCH_SIZE', '0'], ['ALERT_REPEAT_AFTER_MS', 'soon'], ['WEBHOOK_TIMESTAMP_WINDOW_SEC', '5']]) {
+    for (const [name, value] of [
+      ['RECON_BATCH_SIZE', '0'],
+      ['ALERT_REPEAT_AFTER_MS', 'soon'],
+      ['WEBHOOK_TIMESTAMP_WINDOW_SEC', '5'],
+    ]) {
       const r = await runCli(['reconcile', '--date', '2026-01-01'], { ...env, [name]: value });
       expect(r.code, r.stderr).toBe(3);
       expect(r.stderr).toContain(`${name}: `);

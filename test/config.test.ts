@@ -3,7 +3,6 @@ import { loadConfig } from '../src/config/config.ts';
 import { problemsOf } from './helpers/config.ts';
 import { redactConfig, secretValues, scrub } from '../src/config/redact.ts';
 
-
 describe('config defaults', () => {
   it('an empty environment is a valid demo configuration', () => {
     const config = loadConfig({});

@@ -23,7 +23,11 @@ describe.each(availableEngines)('job lock on %s', (engine) => {
   });
 
   it('releases the lock when the run throws', async () => {
-    await expect(withJobLock(t.db, 'report', async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      withJobLock(t.db, 'report', async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(await withJobLock(t.db, 'report', async () => 'again')).toEqual({ acquired: true, result: 'again' });
   });
 });

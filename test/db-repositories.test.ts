@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  applyCheckResults, countOrders, insertOrders, selectOrdersPage, type NewOrder, type OrderFilter, type OrderRow,
+  applyCheckResults,
+  countOrders,
+  insertOrders,
+  selectOrdersPage,
+  type NewOrder,
+  type OrderFilter,
+  type OrderRow,
 } from '../src/db/orders.ts';
 import { checkpointRun, createRun, findResumableRun, finishRun, heartbeat, lastRuns, findRun } from '../src/db/runs.ts';
 import { insertItems, selectItemsByRun, type ReconItemRow } from '../src/db/items.ts';
@@ -21,13 +27,39 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
   it('round-trips orders with exact amounts and payout-only fields', async () => {
     const k = t.db.knex;
     const [p] = await insertOrders(k, 'payment', [
-      { merchantRef: randomUUID(), transactionRef: randomUUID(), currency: 'INR', method: 'UPI', amount: '12345678901234.56', paidAmount: '0.1', fee: '0.10', createdAt: T0 },
+      {
+        merchantRef: randomUUID(),
+        transactionRef: randomUUID(),
+        currency: 'INR',
+        method: 'UPI',
+        amount: '12345678901234.56',
+        paidAmount: '0.1',
+        fee: '0.10',
+        createdAt: T0,
+      },
     ]);
-    expect(p).toMatchObject({ direction: 'payment', amount: '12345678901234.56', paidAmount: '0.1', fee: '0.10', status: 'Initiated', statusCategory: 'pending', checkCount: 0, bankCode: null });
+    expect(p).toMatchObject({
+      direction: 'payment',
+      amount: '12345678901234.56',
+      paidAmount: '0.1',
+      fee: '0.10',
+      status: 'Initiated',
+      statusCategory: 'pending',
+      checkCount: 0,
+      bankCode: null,
+    });
     expect(typeof p.id).toBe('string');
     expect(p.createdAt).toEqual(T0);
     const [o] = await insertOrders(k, 'payout', [
-      { merchantRef: randomUUID(), transactionRef: randomUUID(), currency: 'NGN', method: 'BANK', amount: '0.1', bankCode: '044', utr: null },
+      {
+        merchantRef: randomUUID(),
+        transactionRef: randomUUID(),
+        currency: 'NGN',
+        method: 'BANK',
+        amount: '0.1',
+        bankCode: '044',
+        utr: null,
+      },
     ]);
     expect(o).toMatchObject({ direction: 'payout', amount: '0.1', paidAmount: null, fee: null, bankCode: '044', utr: null });
     const back = await selectOrdersPage(k, 'payment', { mode: 'ref', ref: p.transactionRef }, null, 10);
@@ -59,12 +91,29 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
     });
 
     const filters: [string, OrderFilter, (o: OrderRow) => boolean][] = [
-      ['due', { mode: 'due', asOf: hours(60), lookbackFrom: hours(10) }, (o) =>
-        ['pending', 'unknown'].includes(o.statusCategory) && o.createdAt >= hours(10) && (o.nextCheckAt === null || o.nextCheckAt <= hours(60))],
-      ['due INR', { mode: 'due', asOf: hours(60), lookbackFrom: hours(10), currency: 'INR' }, (o) =>
-        o.currency === 'INR' && ['pending', 'unknown'].includes(o.statusCategory) && o.createdAt >= hours(10) && (o.nextCheckAt === null || o.nextCheckAt <= hours(60))],
+      [
+        'due',
+        { mode: 'due', asOf: hours(60), lookbackFrom: hours(10) },
+        (o) =>
+          ['pending', 'unknown'].includes(o.statusCategory) &&
+          o.createdAt >= hours(10) &&
+          (o.nextCheckAt === null || o.nextCheckAt <= hours(60)),
+      ],
+      [
+        'due INR',
+        { mode: 'due', asOf: hours(60), lookbackFrom: hours(10), currency: 'INR' },
+        (o) =>
+          o.currency === 'INR' &&
+          ['pending', 'unknown'].includes(o.statusCategory) &&
+          o.createdAt >= hours(10) &&
+          (o.nextCheckAt === null || o.nextCheckAt <= hours(60)),
+      ],
       ['range', { mode: 'range', from: hours(5), to: hours(40) }, (o) => o.createdAt >= hours(5) && o.createdAt < hours(40)],
-      ['range NGN', { mode: 'range', from: hours(0), to: hours(53), currency: 'NGN' }, (o) => o.currency === 'NGN' && o.createdAt >= hours(0) && o.createdAt < hours(53)],
+      [
+        'range NGN',
+        { mode: 'range', from: hours(0), to: hours(53), currency: 'NGN' },
+        (o) => o.currency === 'NGN' && o.createdAt >= hours(0) && o.createdAt < hours(53),
+      ],
     ];
 
     for (const direction of ['payment', 'payout'] as const) {
@@ -92,7 +141,9 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
       for (const ref of [o.merchantRef, o.transactionRef]) {
         expect((await selectOrdersPage(t.db.knex, 'payout', { mode: 'ref', ref }, null, 10)).map((r) => r.id)).toEqual([o.id]);
       }
-      expect(await countOrders(t.db.knex, 'payout', { mode: 'ref', ref: o.merchantRef, currency: 'IDR' })).toBe(o.currency === 'IDR' ? 1 : 0);
+      expect(await countOrders(t.db.knex, 'payout', { mode: 'ref', ref: o.merchantRef, currency: 'IDR' })).toBe(
+        o.currency === 'IDR' ? 1 : 0,
+      );
     });
   });
 
@@ -102,39 +153,91 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
     const n = await k.transaction((trx) =>
       applyCheckResults(trx, 'payment', [
         { id: pays[0].id, checkedAt: hours(1), nextCheckAt: hours(2) },
-        { id: pays[1].id, checkedAt: hours(1), nextCheckAt: null, status: 'Success', statusCategory: 'success', paidAmount: '12345678901234.56', fee: '0.1', finalizedAt: hours(1), updatedAt: hours(1) },
+        {
+          id: pays[1].id,
+          checkedAt: hours(1),
+          nextCheckAt: null,
+          status: 'Success',
+          statusCategory: 'success',
+          paidAmount: '12345678901234.56',
+          fee: '0.1',
+          finalizedAt: hours(1),
+          updatedAt: hours(1),
+        },
       ]),
     );
     expect(n).toBe(2);
-    const [a, b, c] = await Promise.all(pays.map(async (p) => (await selectOrdersPage(k, 'payment', { mode: 'ref', ref: p.merchantRef }, null, 1))[0]));
-    expect(a).toMatchObject({ checkCount: 1, lastCheckedAt: hours(1), nextCheckAt: hours(2), status: 'Initiated', statusCategory: 'pending', paidAmount: null, updatedAt: pays[0].updatedAt });
-    expect(b).toMatchObject({ checkCount: 1, nextCheckAt: null, status: 'Success', statusCategory: 'success', paidAmount: '12345678901234.56', fee: '0.1', finalizedAt: hours(1), updatedAt: hours(1) });
+    const [a, b, c] = await Promise.all(
+      pays.map(async (p) => (await selectOrdersPage(k, 'payment', { mode: 'ref', ref: p.merchantRef }, null, 1))[0]),
+    );
+    expect(a).toMatchObject({
+      checkCount: 1,
+      lastCheckedAt: hours(1),
+      nextCheckAt: hours(2),
+      status: 'Initiated',
+      statusCategory: 'pending',
+      paidAmount: null,
+      updatedAt: pays[0].updatedAt,
+    });
+    expect(b).toMatchObject({
+      checkCount: 1,
+      nextCheckAt: null,
+      status: 'Success',
+      statusCategory: 'success',
+      paidAmount: '12345678901234.56',
+      fee: '0.1',
+      finalizedAt: hours(1),
+      updatedAt: hours(1),
+    });
     expect(c).toEqual(pays[2]);
 
     const [po] = await insertOrders(k, 'payout', [base()]);
-    await applyCheckResults(k, 'payout', [{ id: po.id, checkedAt: hours(3), nextCheckAt: hours(4), utr: 'UTR"with,quote\\NULL', status: 'NULL' }]);
+    await applyCheckResults(k, 'payout', [
+      { id: po.id, checkedAt: hours(3), nextCheckAt: hours(4), utr: 'UTR"with,quote\\NULL', status: 'NULL' },
+    ]);
     await applyCheckResults(k, 'payout', [{ id: po.id, checkedAt: hours(4), nextCheckAt: hours(5) }]);
     const [po2] = await selectOrdersPage(k, 'payout', { mode: 'ref', ref: po.merchantRef }, null, 1);
     expect(po2).toMatchObject({ checkCount: 2, utr: 'UTR"with,quote\\NULL', status: 'NULL', lastCheckedAt: hours(4) });
-    await expect(applyCheckResults(k, 'payout', [{ id: po.id, checkedAt: hours(1), nextCheckAt: null, paidAmount: '1' }])).rejects.toThrow();
-    await expect(applyCheckResults(k, 'payout', [
-      { id: po.id, checkedAt: hours(1), nextCheckAt: null }, { id: po.id, checkedAt: hours(1), nextCheckAt: null },
-    ])).rejects.toThrow(/duplicate/);
+    await expect(
+      applyCheckResults(k, 'payout', [{ id: po.id, checkedAt: hours(1), nextCheckAt: null, paidAmount: '1' }]),
+    ).rejects.toThrow();
+    await expect(
+      applyCheckResults(k, 'payout', [
+        { id: po.id, checkedAt: hours(1), nextCheckAt: null },
+        { id: po.id, checkedAt: hours(1), nextCheckAt: null },
+      ]),
+    ).rejects.toThrow(/duplicate/);
   });
 
   it('runs: create, checkpoint with count deltas, resume, finish, last per job', async () => {
     const k = t.db.knex;
     const run = await createRun(k, 'reconcile', { mode: 'due' }, { dryRun: false, now: hours(0) });
-    expect(run).toMatchObject({ job: 'reconcile', status: 'running', params: { mode: 'due' }, checkpoint: {}, counts: {}, checked: 0, dryRun: false });
+    expect(run).toMatchObject({
+      job: 'reconcile',
+      status: 'running',
+      params: { mode: 'due' },
+      checkpoint: {},
+      counts: {},
+      checked: 0,
+      dryRun: false,
+    });
     await k.transaction((trx) => checkpointRun(trx, run.id, { payment: '10' }, { matched: 3, mismatch: 1 }, 4, hours(1)));
     await checkpointRun(k, run.id, { payout: '7' }, { matched: 2, error: 1 }, 3, hours(2));
     expect(await findResumableRun(k, 'reconcile')).toMatchObject({
-      id: run.id, checkpoint: { payment: '10', payout: '7' }, counts: { matched: 5, mismatch: 1, error: 1 }, checked: 7, heartbeatAt: hours(2),
+      id: run.id,
+      checkpoint: { payment: '10', payout: '7' },
+      counts: { matched: 5, mismatch: 1, error: 1 },
+      checked: 7,
+      heartbeatAt: hours(2),
     });
     await heartbeat(k, run.id, hours(3));
     await finishRun(k, run.id, 'completed', undefined, null, hours(4));
     expect(await findResumableRun(k, 'reconcile')).toBeNull();
-    expect(await findRun(k, run.id)).toMatchObject({ status: 'completed', finishedAt: hours(4), counts: { matched: 5, mismatch: 1, error: 1 } });
+    expect(await findRun(k, run.id)).toMatchObject({
+      status: 'completed',
+      finishedAt: hours(4),
+      counts: { matched: 5, mismatch: 1, error: 1 },
+    });
 
     const later = await createRun(k, 'reconcile', {}, { dryRun: true, now: hours(5) });
     await finishRun(k, later.id, 'failed', { matched: 0 }, 'boom', hours(6));
@@ -150,14 +253,36 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
   it('items: bulk insert, codes and details round-trip, re-insert is skipped', async () => {
     const k = t.db.knex;
     const run = await createRun(k, 'reconcile', {}, { dryRun: false, now: hours(0) });
-    const orders = await insertOrders(k, 'payment', Array.from({ length: 600 }, () => base()));
+    const orders = await insertOrders(
+      k,
+      'payment',
+      Array.from({ length: 600 }, () => base()),
+    );
     const items: ReconItemRow[] = orders.map((o, i) => ({
-      runId: run.id, direction: 'payment', orderId: o.id, merchantRef: o.merchantRef, transactionRef: o.transactionRef,
-      currency: o.currency, method: o.method, checkedAt: hours(1), localStatus: o.status, localCategory: o.statusCategory,
-      localAmount: o.amount, localPaidAmount: null, localFee: null, localUtr: null,
-      providerStatus: 'Success', providerCategory: 'success', providerAmount: '12345678901234.56', providerPaidAmount: '0.1',
-      providerFee: '0', providerUtr: null, verdict: i % 2 ? 'mismatch' : 'matched',
-      codes: i % 2 ? ['AMOUNT', 'FEE'] : [], details: i % 2 ? [{ code: 'AMOUNT', local: o.amount, provider: '12345678901234.56' }] : [], reason: '',
+      runId: run.id,
+      direction: 'payment',
+      orderId: o.id,
+      merchantRef: o.merchantRef,
+      transactionRef: o.transactionRef,
+      currency: o.currency,
+      method: o.method,
+      checkedAt: hours(1),
+      localStatus: o.status,
+      localCategory: o.statusCategory,
+      localAmount: o.amount,
+      localPaidAmount: null,
+      localFee: null,
+      localUtr: null,
+      providerStatus: 'Success',
+      providerCategory: 'success',
+      providerAmount: '12345678901234.56',
+      providerPaidAmount: '0.1',
+      providerFee: '0',
+      providerUtr: null,
+      verdict: i % 2 ? 'mismatch' : 'matched',
+      codes: i % 2 ? ['AMOUNT', 'FEE'] : [],
+      details: i % 2 ? [{ code: 'AMOUNT', local: o.amount, provider: '12345678901234.56' }] : [],
+      reason: '',
     }));
     expect(await k.transaction((trx) => insertItems(trx, items))).toBe(600);
     expect(await insertItems(k, items.slice(0, 10))).toBe(0);

@@ -10,7 +10,6 @@ import { problemsOf } from './helpers/config.ts';
 import { ENV_VARS } from '../src/config/schema.ts';
 import { ROOT } from './helpers/cli.ts';
 
-
 const TABLE: Array<[string, string, string]> = [
   ['RECON_LOOKBACK_DAYS', '0', 'at least 1'],
   ['RECON_LOOKBACK_DAYS', '30d', 'whole number'],
@@ -54,7 +53,9 @@ describe('config validation: the variables config.test.ts does not cover', () =>
   it('every variable payrecon reads has a wrong-value row (here or in config.test.ts) or is free text', () => {
     const existing = fs.readFileSync(path.join(ROOT, 'test/config.test.ts'), 'utf8');
     const covered = new Set(TABLE.map(([n]) => n));
-    const missing = Object.keys(ENV_VARS).filter((name) => !covered.has(name) && !FREE_TEXT.has(name) && !existing.includes(`['${name}', `));
+    const missing = Object.keys(ENV_VARS).filter(
+      (name) => !covered.has(name) && !FREE_TEXT.has(name) && !existing.includes(`['${name}', `),
+    );
     expect(missing).toEqual([]);
   });
 });

@@ -99,9 +99,19 @@ describe('deliveries left pending by an outage go out on a later run, exactly on
     await reportJob({ date: today, now: later }, { config, db: world.t.db, logger: silentLogger }).catch(() => undefined);
     const delivered = hookPosts.filter((p) => p.ok);
     expect(delivered).toHaveLength(pending.length);
-    expect(await world.t.db.knex('alerts').whereIn('id', pending.map((a) => a.id)).pluck('status')).toEqual(pending.map(() => 'sent'));
+    expect(
+      await world.t.db
+        .knex('alerts')
+        .whereIn(
+          'id',
+          pending.map((a) => a.id),
+        )
+        .pluck('status'),
+    ).toEqual(pending.map(() => 'sent'));
 
-    await reportJob({ date: today, now: () => new Date(Date.now() + 7_200_000) }, { config, db: world.t.db, logger: silentLogger }).catch(() => undefined);
+    await reportJob({ date: today, now: () => new Date(Date.now() + 7_200_000) }, { config, db: world.t.db, logger: silentLogger }).catch(
+      () => undefined,
+    );
     expect(hookPosts.filter((p) => p.ok)).toHaveLength(delivered.length);
   });
 

@@ -24,138 +24,153 @@ const SEED = 20261122;
 const KILLS = 20;
 const ORDERS = { payments: 100, payouts: 50 };
 
-
 interface Mail {
   subject: string;
   messageId: string;
 }
 
-describe.skipIf(requiresServer('several payrecon processes share one database'))('SIGKILL at random points of reconcile, snapshot and report', () => {
-  let world: World;
-  let smtp: SMTPServer;
-  let reportDir: string;
-  const mails: Mail[] = [];
-  const today = new Date().toISOString().slice(0, 10);
-  const total = ORDERS.payments + ORDERS.payouts;
-  const kills: Array<{ job: string; delayMs: number; code: number | null; signal: string | null }> = [];
+describe.skipIf(requiresServer('several payrecon processes share one database'))(
+  'SIGKILL at random points of reconcile, snapshot and report',
+  () => {
+    let world: World;
+    let smtp: SMTPServer;
+    let reportDir: string;
+    const mails: Mail[] = [];
+    const today = new Date().toISOString().slice(0, 10);
+    const total = ORDERS.payments + ORDERS.payouts;
+    const kills: Array<{ job: string; delayMs: number; code: number | null; signal: string | null }> = [];
 
-  beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onData: (stream, _session, cb) => {
-        simpleParser(stream).then(
-          (m) => {
-            mails.push({ subject: m.subject ?? '', messageId: m.messageId ?? '' });
-            cb();
-          },
-          (err: Error) => cb(err),
-        );
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    const port = (smtp.server.address() as { port: number }).port;
-    reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-kill-'));
-    world = await createWorld('fault_kill', {
-      env: {
-        RECON_CONCURRENCY: '4',
-        RECON_BATCH_SIZE: '10',
-        REPORT_DIR: reportDir,
-        REPORT_TIMEZONE: 'UTC',
-        SMTP_URL: `smtp://127.0.0.1:${port}`,
-        REPORT_EMAIL_TO: 'accounting@example.com',
-        LOG_LEVEL: 'silent',
-      },
-    });
-    await seedMerchant(world.t.db.knex, world.client, { ...ORDERS, seed: 41 });
-    await world.control.advanceClock(2_000);
-    await world.control.setLatency(15); // a reconcile run lasts long enough to be killed half-way
+    beforeAll(async () => {
+      smtp = new SMTPServer({
+        authOptional: true,
+        disabledCommands: ['STARTTLS'],
+        logger: false,
+        onData: (stream, _session, cb) => {
+          simpleParser(stream).then(
+            (m) => {
+              mails.push({ subject: m.subject ?? '', messageId: m.messageId ?? '' });
+              cb();
+            },
+            (err: Error) => cb(err),
+          );
+        },
+      });
+      await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+      const port = (smtp.server.address() as { port: number }).port;
+      reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-kill-'));
+      world = await createWorld('fault_kill', {
+        env: {
+          RECON_CONCURRENCY: '4',
+          RECON_BATCH_SIZE: '10',
+          REPORT_DIR: reportDir,
+          REPORT_TIMEZONE: 'UTC',
+          SMTP_URL: `smtp://127.0.0.1:${port}`,
+          REPORT_EMAIL_TO: 'accounting@example.com',
+          LOG_LEVEL: 'silent',
+        },
+      });
+      await seedMerchant(world.t.db.knex, world.client, { ...ORDERS, seed: 41 });
+      await world.control.advanceClock(2_000);
+      await world.control.setLatency(15); // a reconcile run lasts long enough to be killed half-way
 
-    const random = rng(SEED);
-    const jobs: Array<string[]> = [
-      ['reconcile', '--date', today, '--json'],
-      ['snapshot', '--json'],
-      ['report', '--date', today, '--email', '--force', '--json'],
-    ];
-    for (let i = 0; i < KILLS; i++) {
-      const args = jobs[i % jobs.length];
-      // tsx start-up takes about a second: delays span "before the database" to "near the end".
-      const delayMs = 300 + Math.floor(random() * 2200);
-      const proc = startCli(args, world.env);
-      await new Promise((r) => setTimeout(r, delayMs));
-      proc.child.kill('SIGKILL');
-      const r = await proc.done;
-      kills.push({ job: args[0], delayMs, code: r.code, signal: r.signal });
-    }
-    await world.control.setLatency(0);
-  }, 120_000);
-  afterAll(async () => {
-    await world?.close();
-    await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
-    if (reportDir) fs.rmSync(reportDir, { recursive: true, force: true });
-  });
-
-  it('the kill sequence really killed processes of all three jobs', () => {
-    const killed = kills.filter((k) => k.signal === 'SIGKILL');
-    expect(new Set(killed.map((k) => k.job))).toEqual(new Set(['reconcile', 'snapshot', 'report']));
-  });
-
-  it('reconcile: the next start completes; every completed run checked each order exactly once; nothing left running', async () => {
-    const r = await runCli(['reconcile', '--date', today, '--json'], world.env);
-    expect(r.code, r.stderr).toBe(0);
-    const runs = await world.t.db.knex('recon_runs').where({ job: 'reconcile' }).orderBy('id');
-    expect(runs.filter((x) => x.status === 'running' || x.status === 'interrupted')).toEqual([]);
-    const completed = runs.filter((x) => x.status === 'completed');
-    expect(completed.length).toBeGreaterThanOrEqual(1);
-    for (const run of completed) {
-      expect(run.selected).toBe(total);
-      expect(run.checked).toBe(total);
-      const perOrder = await world.t.db.knex('recon_items').where({ run_id: run.id }).select('direction', 'order_id').count<{ n: string }[]>('* as n').groupBy('direction', 'order_id');
-      expect(perOrder, `run ${run.id}`).toHaveLength(total);
-      expect(perOrder.every((x) => Number(x.n) === 1), `run ${run.id}`).toBe(true);
-    }
-  });
-
-  it('snapshot: the next start completes, and no snapshot run holds a currency twice', async () => {
-    const r = await runCli(['snapshot', '--json'], world.env);
-    expect(r.code, r.stderr).toBe(0);
-    const dupes = await world.t.db.knex('balance_snapshots').select('run_id', 'currency').count<{ n: string }[]>('* as n').groupBy('run_id', 'currency').havingRaw('count(*) > 1');
-    expect(dupes).toEqual([]);
-    const last = await world.t.db.knex('recon_runs').where({ job: 'snapshot' }).orderBy('id', 'desc').first();
-    expect(last.status).toBe('completed');
-    const rows = await world.t.db.knex('balance_snapshots').where({ run_id: last.id });
-    expect(rows.map((x) => x.currency).sort()).toEqual(['IDR', 'INR', 'NGN']);
-  });
-
-  it('report: every version on disk is complete, no temp dir is left, CURRENT is whole, each e-mail arrived at most once', async () => {
-    const r = await runCli(['report', '--date', today, '--email', '--force', '--json'], world.env);
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout);
-    const dateDir = path.join(reportDir, today);
-    const entries = fs.readdirSync(dateDir);
-    expect(entries.filter((n) => n.startsWith('.tmp-'))).toEqual([]);
-    const versions = entries.filter((n) => /^v\d+$/.test(n));
-    expect(versions).toContain(`v${out.version}`);
-    for (const v of versions) {
-      const manifest = JSON.parse(fs.readFileSync(path.join(dateDir, v, 'manifest.json'), 'utf8'));
-      expect(manifest.version).toBe(Number(v.slice(1)));
-      for (const [name, file] of Object.entries(manifest.files as Record<string, { sha256: string }>)) {
-        const bytes = fs.readFileSync(path.join(dateDir, v, name));
-        expect(crypto.createHash('sha256').update(bytes).digest('hex'), `${v}/${name}`).toBe(file.sha256);
+      const random = rng(SEED);
+      const jobs: Array<string[]> = [
+        ['reconcile', '--date', today, '--json'],
+        ['snapshot', '--json'],
+        ['report', '--date', today, '--email', '--force', '--json'],
+      ];
+      for (let i = 0; i < KILLS; i++) {
+        const args = jobs[i % jobs.length];
+        // tsx start-up takes about a second: delays span "before the database" to "near the end".
+        const delayMs = 300 + Math.floor(random() * 2200);
+        const proc = startCli(args, world.env);
+        await new Promise((r) => setTimeout(r, delayMs));
+        proc.child.kill('SIGKILL');
+        const r = await proc.done;
+        kills.push({ job: args[0], delayMs, code: r.code, signal: r.signal });
       }
-    }
-    expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8').trim()).toBe(`v${out.version}`);
+      await world.control.setLatency(0);
+    }, 120_000);
+    afterAll(async () => {
+      await world?.close();
+      await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+      if (reportDir) fs.rmSync(reportDir, { recursive: true, force: true });
+    });
 
-    // E-mail: the final version once; no version (Message-ID) twice; nothing left pending.
-    const ids = mails.map((m) => m.messageId);
-    expect(ids.length, JSON.stringify(mails)).toBe(new Set(ids).size);
-    const recorded = await world.t.db.knex('report_versions').where({ business_date: today }).orderBy('version');
-    const finalRow = recorded.find((x) => x.version === out.version);
-    expect(finalRow.email_status).toBe('sent');
-    const sent = (out.emails as Array<{ status: string; version: number; messageId: string }>).find((e) => e.version === out.version);
-    expect(sent?.status).toBe('sent');
-    expect(mails.filter((m) => m.messageId === sent!.messageId)).toHaveLength(1);
-    expect(recorded.filter((x) => x.email_status === 'pending')).toEqual([]);
-  });
-});
+    it('the kill sequence really killed processes of all three jobs', () => {
+      const killed = kills.filter((k) => k.signal === 'SIGKILL');
+      expect(new Set(killed.map((k) => k.job))).toEqual(new Set(['reconcile', 'snapshot', 'report']));
+    });
+
+    it('reconcile: the next start completes; every completed run checked each order exactly once; nothing left running', async () => {
+      const r = await runCli(['reconcile', '--date', today, '--json'], world.env);
+      expect(r.code, r.stderr).toBe(0);
+      const runs = await world.t.db.knex('recon_runs').where({ job: 'reconcile' }).orderBy('id');
+      expect(runs.filter((x) => x.status === 'running' || x.status === 'interrupted')).toEqual([]);
+      const completed = runs.filter((x) => x.status === 'completed');
+      expect(completed.length).toBeGreaterThanOrEqual(1);
+      for (const run of completed) {
+        expect(run.selected).toBe(total);
+        expect(run.checked).toBe(total);
+        const perOrder = await world.t.db
+          .knex('recon_items')
+          .where({ run_id: run.id })
+          .select('direction', 'order_id')
+          .count<{ n: string }[]>('* as n')
+          .groupBy('direction', 'order_id');
+        expect(perOrder, `run ${run.id}`).toHaveLength(total);
+        expect(
+          perOrder.every((x) => Number(x.n) === 1),
+          `run ${run.id}`,
+        ).toBe(true);
+      }
+    });
+
+    it('snapshot: the next start completes, and no snapshot run holds a currency twice', async () => {
+      const r = await runCli(['snapshot', '--json'], world.env);
+      expect(r.code, r.stderr).toBe(0);
+      const dupes = await world.t.db
+        .knex('balance_snapshots')
+        .select('run_id', 'currency')
+        .count<{ n: string }[]>('* as n')
+        .groupBy('run_id', 'currency')
+        .havingRaw('count(*) > 1');
+      expect(dupes).toEqual([]);
+      const last = await world.t.db.knex('recon_runs').where({ job: 'snapshot' }).orderBy('id', 'desc').first();
+      expect(last.status).toBe('completed');
+      const rows = await world.t.db.knex('balance_snapshots').where({ run_id: last.id });
+      expect(rows.map((x) => x.currency).sort()).toEqual(['IDR', 'INR', 'NGN']);
+    });
+
+    it('report: every version on disk is complete, no temp dir is left, CURRENT is whole, each e-mail arrived at most once', async () => {
+      const r = await runCli(['report', '--date', today, '--email', '--force', '--json'], world.env);
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout);
+      const dateDir = path.join(reportDir, today);
+      const entries = fs.readdirSync(dateDir);
+      expect(entries.filter((n) => n.startsWith('.tmp-'))).toEqual([]);
+      const versions = entries.filter((n) => /^v\d+$/.test(n));
+      expect(versions).toContain(`v${out.version}`);
+      for (const v of versions) {
+        const manifest = JSON.parse(fs.readFileSync(path.join(dateDir, v, 'manifest.json'), 'utf8'));
+        expect(manifest.version).toBe(Number(v.slice(1)));
+        for (const [name, file] of Object.entries(manifest.files as Record<string, { sha256: string }>)) {
+          const bytes = fs.readFileSync(path.join(dateDir, v, name));
+          expect(crypto.createHash('sha256').update(bytes).digest('hex'), `${v}/${name}`).toBe(file.sha256);
+        }
+      }
+      expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8').trim()).toBe(`v${out.version}`);
+
+      // E-mail: the final version once; no version (Message-ID) twice; nothing left pending.
+      const ids = mails.map((m) => m.messageId);
+      expect(ids.length, JSON.stringify(mails)).toBe(new Set(ids).size);
+      const recorded = await world.t.db.knex('report_versions').where({ business_date: today }).orderBy('version');
+      const finalRow = recorded.find((x) => x.version === out.version);
+      expect(finalRow.email_status).toBe('sent');
+      const sent = (out.emails as Array<{ status: string; version: number; messageId: string }>).find((e) => e.version === out.version);
+      expect(sent?.status).toBe('sent');
+      expect(mails.filter((m) => m.messageId === sent!.messageId)).toHaveLength(1);
+      expect(recorded.filter((x) => x.email_status === 'pending')).toEqual([]);
+    });
+  },
+);

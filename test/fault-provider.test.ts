@@ -38,7 +38,12 @@ const CASES: Case[] = [
   { name: 'timeout (accepted, never answered), once', fault: { kind: 'timeout', count: 1 } },
   { name: 'persistent 500', fault: { kind: 'status500', count: BUDGET }, reason: /500/, attempts: ATTEMPTS },
   { name: 'persistent 429', fault: { kind: 'status429', count: BUDGET }, reason: /429/, attempts: ATTEMPTS },
-  { name: 'persistent 429 with Retry-After', fault: { kind: 'status429', retryAfterSec: 0, count: BUDGET }, reason: /429/, attempts: ATTEMPTS },
+  {
+    name: 'persistent 429 with Retry-After',
+    fault: { kind: 'status429', retryAfterSec: 0, count: BUDGET },
+    reason: /429/,
+    attempts: ATTEMPTS,
+  },
   { name: 'server accepts and never answers', fault: { kind: 'timeout', count: BUDGET }, reason: /time/i, attempts: ATTEMPTS },
   { name: 'connection reset', fault: { kind: 'reset', count: BUDGET }, reason: /reset|socket|closed/i, attempts: ATTEMPTS },
   { name: 'HTML 502 page', fault: { kind: 'htmlError', count: BUDGET }, reason: /502|HTML/i, attempts: ATTEMPTS },
@@ -48,7 +53,11 @@ const CASES: Case[] = [
   { name: 'missing status field', fault: { kind: 'missingField', field: 'status', count: BUDGET }, reason: /status/ },
   { name: 'missing amount field', fault: { kind: 'missingField', field: 'amount', count: BUDGET }, reason: /amount/ },
   { name: 'status of the wrong type (a number)', fault: { kind: 'wrongFieldType', field: 'status', count: BUDGET }, reason: /status/ },
-  { name: 'merchantRef of the wrong type (a number)', fault: { kind: 'wrongFieldType', field: 'merchantRef', count: BUDGET }, reason: /merchantRef/ },
+  {
+    name: 'merchantRef of the wrong type (a number)',
+    fault: { kind: 'wrongFieldType', field: 'merchantRef', count: BUDGET },
+    reason: /merchantRef/,
+  },
   { name: 'answer for a different transactionRef', fault: { kind: 'wrongTransactionRef', count: BUDGET }, reason: /transactionRef/ },
 ];
 
@@ -66,7 +75,10 @@ describe('provider faults during a reconcile run', () => {
   let requestsBefore: number;
 
   const rowOf = async (o: SeededOrder) =>
-    world.t.db.knex(o.direction === 'payment' ? 'payment_orders' : 'payout_orders').where({ transaction_ref: o.transactionRef }).first();
+    world.t.db
+      .knex(o.direction === 'payment' ? 'payment_orders' : 'payout_orders')
+      .where({ transaction_ref: o.transactionRef })
+      .first();
 
   beforeAll(async () => {
     world = await createWorld('fault_provider');
@@ -75,7 +87,10 @@ describe('provider faults during a reconcile run', () => {
     client = await createProviderClient(world.config, { logger: silentLogger, retryBaseMs: 5, timeoutMs: 300, maxRetries: MAX_RETRIES });
 
     // Spread the faults over both directions.
-    const pool = [...orders.filter((o) => o.direction === 'payment').slice(0, 14), ...orders.filter((o) => o.direction === 'payout').slice(0, 6)];
+    const pool = [
+      ...orders.filter((o) => o.direction === 'payment').slice(0, 14),
+      ...orders.filter((o) => o.direction === 'payout').slice(0, 6),
+    ];
     target = new Map(CASES.map((c, i) => [c.name, pool[i]]));
     unknownOrder = pool[CASES.length];
     faultIds = new Map();
@@ -84,7 +99,12 @@ describe('provider faults during a reconcile run', () => {
       const operations = [o.direction === 'payment' ? 'paymentFetch' : 'payoutFetch'] as FaultSpec['operations'];
       faultIds.set(c.name, await world.control.addFault({ ...c.fault, operations, transactionRefs: [o.transactionRef] }));
     }
-    await world.control.addFault({ kind: 'unknownStatus', statusText: 'Settling', count: BUDGET, transactionRefs: [unknownOrder.transactionRef] });
+    await world.control.addFault({
+      kind: 'unknownStatus',
+      statusText: 'Settling',
+      count: BUDGET,
+      transactionRefs: [unknownOrder.transactionRef],
+    });
 
     before = new Map();
     for (const o of [...target.values(), unknownOrder]) before.set(o.transactionRef, await rowOf(o));
@@ -109,32 +129,41 @@ describe('provider faults during a reconcile run', () => {
     await world?.close();
   });
 
-  const itemOf = async (o: SeededOrder) => world.t.db.knex('recon_items').where({ run_id: outcome.runs[0].runId, transaction_ref: o.transactionRef });
+  const itemOf = async (o: SeededOrder) =>
+    world.t.db.knex('recon_items').where({ run_id: outcome.runs[0].runId, transaction_ref: o.transactionRef });
 
   it('the run completes and records exactly one item per selected order', async () => {
     expect(outcome.status).toBe('completed');
     const run = outcome.runs[0];
     expect(run.selected).toBe(orders.length);
     expect(run.checked).toBe(orders.length);
-    const perOrder = await world.t.db.knex('recon_items').where({ run_id: run.runId }).select('direction', 'order_id').count<{ n: string }[]>('* as n').groupBy('direction', 'order_id');
+    const perOrder = await world.t.db
+      .knex('recon_items')
+      .where({ run_id: run.runId })
+      .select('direction', 'order_id')
+      .count<{ n: string }[]>('* as n')
+      .groupBy('direction', 'order_id');
     expect(perOrder).toHaveLength(orders.length);
     expect(perOrder.every((r) => Number(r.n) === 1)).toBe(true);
     const errors = CASES.filter((c) => c.reason).length;
     expect(run.counts['verdict:error']).toBe(errors);
   });
 
-  it.each(CASES.filter((c) => c.reason))('persistent fault, $name: an error item with its reason, after a bounded number of attempts', async (c) => {
-    const [item] = await itemOf(target.get(c.name)!);
-    expect(item.verdict).toBe('error');
-    expect(item.reason).toMatch(c.reason!);
-    const left = (await world.control.listFaults()).find((f) => f.id === faultIds.get(c.name));
-    const attempts = BUDGET - (left?.remaining ?? 0);
-    if (c.attempts !== undefined) expect(attempts).toBe(c.attempts);
-    else {
-      expect(attempts).toBeGreaterThanOrEqual(1);
-      expect(attempts).toBeLessThanOrEqual(ATTEMPTS);
-    }
-  });
+  it.each(CASES.filter((c) => c.reason))(
+    'persistent fault, $name: an error item with its reason, after a bounded number of attempts',
+    async (c) => {
+      const [item] = await itemOf(target.get(c.name)!);
+      expect(item.verdict).toBe('error');
+      expect(item.reason).toMatch(c.reason!);
+      const left = (await world.control.listFaults()).find((f) => f.id === faultIds.get(c.name));
+      const attempts = BUDGET - (left?.remaining ?? 0);
+      if (c.attempts !== undefined) expect(attempts).toBe(c.attempts);
+      else {
+        expect(attempts).toBeGreaterThanOrEqual(1);
+        expect(attempts).toBeLessThanOrEqual(ATTEMPTS);
+      }
+    },
+  );
 
   it.each(CASES.filter((c) => !c.reason))('transient fault, $name: retried, then the order is checked normally', async (c) => {
     const [item] = await itemOf(target.get(c.name)!);

@@ -56,7 +56,15 @@ describe('report directory faults', () => {
     await seedMerchant(world.t.db.knex, world.client, { payments: 150, payouts: 50, seed: 51 });
     await world.control.advanceClock(2_000);
     await reconcile(
-      { db: world.t.db, fetcher: world.client, policy: policyFromConfig(world.config, await loadActiveBankCodes(world.t.db.knex)), clock: () => new Date(), logger: silentLogger, concurrency: 8, batchSize: 50 },
+      {
+        db: world.t.db,
+        fetcher: world.client,
+        policy: policyFromConfig(world.config, await loadActiveBankCodes(world.t.db.knex)),
+        clock: () => new Date(),
+        logger: silentLogger,
+        concurrency: 8,
+        batchSize: 50,
+      },
       { selection: buildSelection({ date: today }, { now: new Date(), zone: 'UTC', lookbackDays: 30 }), dryRun: false },
     );
   });
@@ -89,30 +97,33 @@ describe('report directory faults', () => {
   });
 
   // With PGlite the limit would also bind the embedded database's own files, failing before any report write.
-  it.skipIf(requiresServer('a file-size limit on the report process needs the database in another process (a Postgres server)'))('a write failing mid-file (EFBIG via ulimit -f, the stand-in for a full disk): clear error, no new version, the previous one untouched', async () => {
-    const dir = path.join(root, 'full');
-    const env = { ...world.env, REPORT_DIR: dir };
-    const first = await runCli(['report', '--date', today, '--json'], env);
-    expect(first.code, first.stderr).toBe(0);
-    const v = `v${JSON.parse(first.stdout).version}`; // numbers are per date in the database, across directories
-    const items = fs.statSync(path.join(dir, today, v, 'items.csv')).size;
-    expect(items).toBeGreaterThan(32 * 1024); // larger than the limit below, so the write crosses it
-    const before = hashTree(dir);
-    const recordedBefore = await versionsOf();
+  it.skipIf(requiresServer('a file-size limit on the report process needs the database in another process (a Postgres server)'))(
+    'a write failing mid-file (EFBIG via ulimit -f, the stand-in for a full disk): clear error, no new version, the previous one untouched',
+    async () => {
+      const dir = path.join(root, 'full');
+      const env = { ...world.env, REPORT_DIR: dir };
+      const first = await runCli(['report', '--date', today, '--json'], env);
+      expect(first.code, first.stderr).toBe(0);
+      const v = `v${JSON.parse(first.stdout).version}`; // numbers are per date in the database, across directories
+      const items = fs.statSync(path.join(dir, today, v, 'items.csv')).size;
+      expect(items).toBeGreaterThan(32 * 1024); // larger than the limit below, so the write crosses it
+      const before = hashTree(dir);
+      const recordedBefore = await versionsOf();
 
-    const r = await runCliWithFileLimit(16, ['report', '--date', today, '--force'], env);
-    expect(r.signal).toBeNull(); // SIGXFSZ is not fatal to node: the write returns EFBIG
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/EFBIG|file too large/i);
-    expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+      const r = await runCliWithFileLimit(16, ['report', '--date', today, '--force'], env);
+      expect(r.signal).toBeNull(); // SIGXFSZ is not fatal to node: the write returns EFBIG
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/EFBIG|file too large/i);
+      expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
-    expect(hashTree(dir)).toEqual(before); // the previous version and CURRENT byte for byte, and no temp directory left
-    expect(fs.readdirSync(path.join(dir, today)).sort()).toEqual(['CURRENT', v]);
-    expect(await versionsOf()).toEqual(recordedBefore);
+      expect(hashTree(dir)).toEqual(before); // the previous version and CURRENT byte for byte, and no temp directory left
+      expect(fs.readdirSync(path.join(dir, today)).sort()).toEqual(['CURRENT', v]);
+      expect(await versionsOf()).toEqual(recordedBefore);
 
-    // Space back: the next run writes the next version normally.
-    const again = await runCli(['report', '--date', today, '--force', '--json'], env);
-    expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout).version).toBe(Number(v.slice(1)) + 1);
-  });
+      // Space back: the next run writes the next version normally.
+      const again = await runCli(['report', '--date', today, '--force', '--json'], env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout).version).toBe(Number(v.slice(1)) + 1);
+    },
+  );
 });

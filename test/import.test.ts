@@ -49,7 +49,14 @@ describe.each(availableEngines)('importOrders on %s', (engine) => {
     r.rejected.forEach((x, i) => expect(x.reason).toMatch(EXPECTED_REJECTIONS[i][1]));
 
     const big = (await selectOrdersPage(t.db.knex, 'payment', { mode: 'ref', ref: '0b6f1b52-4a0e-4c39-9d55-0b3f0e0d2a11' }, null, 1))[0];
-    expect(big).toMatchObject({ amount: '12345678901234.56', paidAmount: '0.1', fee: '0.1', status: 'Success', statusCategory: 'success', createdAt: new Date('2024-03-01T18:29:59.123Z') });
+    expect(big).toMatchObject({
+      amount: '12345678901234.56',
+      paidAmount: '0.1',
+      fee: '0.1',
+      status: 'Success',
+      statusCategory: 'success',
+      createdAt: new Date('2024-03-01T18:29:59.123Z'),
+    });
     expect(big.finalizedAt).toEqual(big.createdAt);
     const odd = (await selectOrdersPage(t.db.knex, 'payment', { mode: 'ref', ref: '0b6f1b52-4a0e-4c39-9d55-0b3f0e0d2a17' }, null, 1))[0];
     expect(odd).toMatchObject({ amount: '0', statusCategory: 'unknown', finalizedAt: null });
@@ -70,7 +77,9 @@ describe.each(availableEngines)('importOrders on %s', (engine) => {
   it('refuses a bad header before touching anything', async () => {
     const csv = 'merchant_ref,transaction_ref,currency,method,amount,status,created_at,bank_code\n';
     await expect(importOrders(t.db.knex, Readable.from([csv]), { kind: 'payment', statusOf })).rejects.toThrow(ImportFormatError);
-    await expect(importOrders(t.db.knex, Readable.from([csv]), { kind: 'payment', statusOf })).rejects.toThrow(/unknown column\(s\) for payments: bank_code/);
+    await expect(importOrders(t.db.knex, Readable.from([csv]), { kind: 'payment', statusOf })).rejects.toThrow(
+      /unknown column\(s\) for payments: bank_code/,
+    );
     await expect(importOrders(t.db.knex, Readable.from(['']), { kind: 'payment', statusOf })).rejects.toThrow(/empty/);
   });
 
@@ -88,8 +97,13 @@ describe.each(availableEngines)('importOrders on %s', (engine) => {
 
 describe('validateOrderRow', () => {
   const good = {
-    merchant_ref: 'c0000000-0000-4000-8000-000000000001', transaction_ref: 'c0000000-0000-4000-8000-000000000002',
-    currency: 'IDR', method: 'QRIS', amount: '1', status: 'Initiated', created_at: '2024-03-01T00:00:00+0700',
+    merchant_ref: 'c0000000-0000-4000-8000-000000000001',
+    transaction_ref: 'c0000000-0000-4000-8000-000000000002',
+    currency: 'IDR',
+    method: 'QRIS',
+    amount: '1',
+    status: 'Initiated',
+    created_at: '2024-03-01T00:00:00+0700',
   };
   it.each([
     ['method', 'QR\u0007IS', /control character/],
@@ -111,7 +125,10 @@ describe('validateOrderRow', () => {
   });
   it('accepts a valid row and honours maxDecimals', () => {
     expect(validateOrderRow('payout', good, { statusOf })).toMatchObject({ ok: true, order: { amount: '1', bankCode: null, utr: null } });
-    expect(validateOrderRow('payment', { ...good, amount: '1.234' }, { statusOf, maxDecimals: 3 })).toMatchObject({ ok: true, order: { amount: '1.234' } });
+    expect(validateOrderRow('payment', { ...good, amount: '1.234' }, { statusOf, maxDecimals: 3 })).toMatchObject({
+      ok: true,
+      order: { amount: '1.234' },
+    });
   });
 });
 
@@ -133,7 +150,10 @@ describe('payrecon migrate and import commands', () => {
 
   it('import refuses an unmigrated database; migrate applies, then reports up to date', async () => {
     await expect(runImport(PAYOUTS, { kind: 'payout' }, t.config)).rejects.toThrow(NotMigratedError);
-    await expect(runImport(PAYOUTS, { kind: 'payout' }, t.config)).rejects.toMatchObject({ exitCode: 3, message: expect.stringMatching(/run `payrecon migrate`/) });
+    await expect(runImport(PAYOUTS, { kind: 'payout' }, t.config)).rejects.toMatchObject({
+      exitCode: 3,
+      message: expect.stringMatching(/run `payrecon migrate`/),
+    });
     const first = capture();
     await runMigrate({}, t.config, first.out);
     expect(first.text()).toMatch(/^schema payrecon: applied \d+\n {2}001_orders_and_runs\.sql\n/);

@@ -158,7 +158,11 @@ describe('alerts', () => {
     const dead = await deliverPendingAlerts(t.db, { webhook: { url: 'http://127.0.0.1:9/hook', timeoutMs: 1000 } }, T0);
     expect(dead.failed.map((f) => f.id)).toEqual([alert.id]);
     expect(dead.failed[0].error).toMatch(/webhook request failed/);
-    expect(await deliverPendingAlerts(t.db, {}, T0)).toMatchObject({ sent: [], failed: [], error: expect.stringContaining('no alert channel') });
+    expect(await deliverPendingAlerts(t.db, {}, T0)).toMatchObject({
+      sent: [],
+      failed: [],
+      error: expect.stringContaining('no alert channel'),
+    });
   });
 
   it('secrets in a title or payload are scrubbed before storing', async () => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-  alertForDrift, alertForFailedRun, alertForRateFlags, alertsForReconcileRun, type CheckedOrder,
+  alertForDrift,
+  alertForFailedRun,
+  alertForRateFlags,
+  alertsForReconcileRun,
+  type CheckedOrder,
 } from '../src/notify/alert-builders.ts';
 import { alertFingerprint, canonicalJson, payloadDigest } from '../src/notify/fingerprint.ts';
 import { alertRetryDelayMs } from '../src/notify/backoff.ts';
@@ -20,14 +24,20 @@ describe('alertsForReconcileRun', () => {
     { name: 'nothing found', items: [order('a', 'matched', []), order('b', 'pending', [])], kinds: [] },
     { name: 'mismatches only', items: [order('a', 'mismatch', ['AMOUNT', 'FEE']), order('b', 'matched', [])], kinds: ['mismatches'] },
     { name: 'stale only', items: [order('a', 'pending', ['STALE'])], kinds: ['stale'] },
-    { name: 'a stale order in mismatch counts once in each', items: [order('a', 'mismatch', ['STALE', 'STATUS'])], kinds: ['mismatches', 'stale'] },
+    {
+      name: 'a stale order in mismatch counts once in each',
+      items: [order('a', 'mismatch', ['STALE', 'STATUS'])],
+      kinds: ['mismatches', 'stale'],
+    },
     { name: 'a mismatch whose only code is STALE is a stale alert', items: [order('a', 'mismatch', ['STALE'])], kinds: ['stale'] },
   ])('$name', ({ items, kinds }) => {
     expect(alertsForReconcileRun({ items, runId: '7' }).map((a) => a.kind)).toEqual(kinds);
   });
 
   it('counts per code, lists the first 5 orders by merchantRef, carries the run id outside the payload', () => {
-    const items = ['f', 'b', 'd', 'a', 'e', 'c'].map((r) => order(r, 'mismatch', r === 'a' ? ['FEE', 'AMOUNT'] : ['AMOUNT'], `reason ${r}`));
+    const items = ['f', 'b', 'd', 'a', 'e', 'c'].map((r) =>
+      order(r, 'mismatch', r === 'a' ? ['FEE', 'AMOUNT'] : ['AMOUNT'], `reason ${r}`),
+    );
     const [a] = alertsForReconcileRun({ items, runId: '42' });
     expect(a).toEqual({
       kind: 'mismatches',
@@ -39,7 +49,10 @@ describe('alertsForReconcileRun', () => {
         total: 6,
         counts: { AMOUNT: 6, FEE: 1 },
         orders: ['a', 'b', 'c', 'd', 'e'].map((r) => ({
-          merchantRef: r, transactionRef: `T-${r}`, codes: r === 'a' ? ['FEE', 'AMOUNT'] : ['AMOUNT'], reason: `reason ${r}`,
+          merchantRef: r,
+          transactionRef: `T-${r}`,
+          codes: r === 'a' ? ['FEE', 'AMOUNT'] : ['AMOUNT'],
+          reason: `reason ${r}`,
         })),
       },
     });
@@ -63,12 +76,22 @@ describe('single-finding builders', () => {
     {
       name: 'rate jump',
       input: alertForRateFlags('INR', { flags: ['RATE_JUMP'], notes: ['deposit moved 12.00%'] }),
-      expected: { kind: 'rate_flags', fingerprintParts: ['INR'], title: 'INR USDT rate RATE_JUMP', payload: { summary: 'deposit moved 12.00%', currency: 'INR', flags: ['RATE_JUMP'], notes: ['deposit moved 12.00%'] } },
+      expected: {
+        kind: 'rate_flags',
+        fingerprintParts: ['INR'],
+        title: 'INR USDT rate RATE_JUMP',
+        payload: { summary: 'deposit moved 12.00%', currency: 'INR', flags: ['RATE_JUMP'], notes: ['deposit moved 12.00%'] },
+      },
     },
     {
       name: 'credentials refused',
       input: alertForFailedRun('reconcile', 'credentials', 'HTTP 401 from fetch'),
-      expected: { kind: 'run_failed', fingerprintParts: ['reconcile', 'credentials'], title: 'reconcile: the provider refused the credentials', payload: { summary: 'HTTP 401 from fetch', job: 'reconcile', status: 'credentials' } },
+      expected: {
+        kind: 'run_failed',
+        fingerprintParts: ['reconcile', 'credentials'],
+        title: 'reconcile: the provider refused the credentials',
+        payload: { summary: 'HTTP 401 from fetch', job: 'reconcile', status: 'credentials' },
+      },
     },
     {
       name: 'provider unavailable',
@@ -120,12 +143,17 @@ describe('report headline from summary.csv', () => {
   const header =
     'section,currency,direction,orders,matched,resolved,pending,mismatch,error,settled,gross,fees,net,usdt_rate,net_usdt,opening,payments_in,payouts_out,explained_movement,expected_closing,closing,drift,tolerance,within_tolerance,note';
   const orders = (cur: string, m: number, e: number) => `orders,${cur},payment,${5 + m + e},5,0,0,${m},${e},5,1.00,0.00,1.00,,,,,,,,,,,,`;
-  const roll = (cur: string, drift: string, within: string) => `rollforward,${cur},,,,,,,,,,,,,,0.00,0.00,0.00,0.00,0.00,${drift},${drift},0.00,${within},`;
+  const roll = (cur: string, drift: string, within: string) =>
+    `rollforward,${cur},,,,,,,,,,,,,,0.00,0.00,0.00,0.00,0.00,${drift},${drift},0.00,${within},`;
   it.each([
     { name: 'clean day', rows: [orders('INR', 0, 0), roll('INR', '0.00', 'true')], headline: 'all matched' },
     { name: 'unchecked roll-forward is not a drift', rows: [orders('INR', 0, 0), roll('NGN', '', '')], headline: 'all matched' },
     { name: 'mismatches summed over rows', rows: [orders('INR', 2, 0), orders('NGN', 1, 0)], headline: '3 mismatches' },
-    { name: 'errors and drift', rows: [orders('INR', 0, 1), roll('NGN', '1250.00', 'false')], headline: '0 mismatches, 1 error, NGN drift 1,250.00' },
+    {
+      name: 'errors and drift',
+      rows: [orders('INR', 0, 1), roll('NGN', '1250.00', 'false')],
+      headline: '0 mismatches, 1 error, NGN drift 1,250.00',
+    },
   ])('$name', ({ rows, headline }) => {
     expect(reportHeadline(readReportSummary([header, ...rows].join('\r\n')))).toBe(headline);
   });

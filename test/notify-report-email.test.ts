@@ -162,6 +162,8 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
   });
 
   it('an unknown version is a usage error, not a delivery result', async () => {
-    await expect(sendReportEmail(t.db, mailer, { businessDate: DATE, version: 9, now })).rejects.toThrow(/no report version 2024-05-01 version 9/);
+    await expect(sendReportEmail(t.db, mailer, { businessDate: DATE, version: 9, now })).rejects.toThrow(
+      /no report version 2024-05-01 version 9/,
+    );
   });
 });

@@ -83,6 +83,8 @@ describe('createProviderClient', () => {
       server.close();
     }
     expect(signature).toBe(custom.sign({ timestamp: '1700000000', body: '{"currency":"INR"}', merchantId: 'm-7' }, 'cfg-secret'));
-    await expect(createProviderClient(loadConfig({ PROVIDER_BASE_URL: 'http://127.0.0.1:9', PROVIDER_SIGNATURE: 'module:nope.ts' }))).rejects.toThrow(/cannot load signing module/);
+    await expect(
+      createProviderClient(loadConfig({ PROVIDER_BASE_URL: 'http://127.0.0.1:9', PROVIDER_SIGNATURE: 'module:nope.ts' })),
+    ).rejects.toThrow(/cannot load signing module/);
   });
 });

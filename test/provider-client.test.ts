@@ -27,8 +27,15 @@ afterAll(() => sandbox.close());
 
 function client(opts: Partial<ProviderClientOptions> = {}): ProviderClient {
   const c = new ProviderClient({
-    baseUrl: sandbox.url, merchantId: MERCHANT.id, secret: MERCHANT.secret, scheme: hmacSha256,
-    retryBaseMs: 5, maxRetries: 2, timeoutMs: 2000, concurrency: 4, ...opts,
+    baseUrl: sandbox.url,
+    merchantId: MERCHANT.id,
+    secret: MERCHANT.secret,
+    scheme: hmacSha256,
+    retryBaseMs: 5,
+    maxRetries: 2,
+    timeoutMs: 2000,
+    concurrency: 4,
+    ...opts,
   });
   clients.push(c);
   return c;
@@ -39,8 +46,14 @@ async function requests(op: Operation): Promise<number> {
 }
 
 const payment = () => ({
-  merchantRef: randomUUID(), currency: 'NGN' as const, method: 'TRANSFER', amount: '1500.25',
-  name: 'Ada Obi', phone: '+2348012345678', email: 'ada@example.com', redirectUrl: 'https://shop.example.com/done',
+  merchantRef: randomUUID(),
+  currency: 'NGN' as const,
+  method: 'TRANSFER',
+  amount: '1500.25',
+  name: 'Ada Obi',
+  phone: '+2348012345678',
+  email: 'ada@example.com',
+  redirectUrl: 'https://shop.example.com/done',
 });
 
 async function newPaymentRef(c: ProviderClient): Promise<string> {
@@ -80,8 +93,15 @@ describe('every operation', () => {
       expect(await checkBankCode(md5, 'NGN', bank.bankCode, cache)).toEqual({ ok: true, bankName: bank.bankName });
       expect((await checkBankCode(md5, 'NGN', '999999', cache)).ok).toBe(false);
       const payout = await md5.initiatePayout({
-        merchantRef: randomUUID(), currency: 'NGN', method: 'BANK', bankCode: bank.bankCode, amount: '2500.5',
-        name: 'Chidi', account: '0123456789', phone: '+2348012345678', email: 'c@example.com',
+        merchantRef: randomUUID(),
+        currency: 'NGN',
+        method: 'BANK',
+        bankCode: bank.bankCode,
+        amount: '2500.5',
+        name: 'Chidi',
+        account: '0123456789',
+        phone: '+2348012345678',
+        email: 'c@example.com',
       });
       expect(payout).toMatchObject({ amount: '2500.5', status: 'Initiated', category: 'pending' });
       expect(payout.fee).toMatch(/^\d+(\.\d+)?$/);
@@ -89,8 +109,15 @@ describe('every operation', () => {
       expect(fetched).toMatchObject({ transactionRef: payout.transactionRef, category: 'pending' });
       expect(fetched.utr).toBeUndefined();
       const inr = await md5.initiatePayout({
-        merchantRef: randomUUID(), currency: 'INR', method: 'IFSC', bankCode: 'HDFC0001234', amount: '100',
-        name: 'Asha', account: '123456789012', phone: '+919812345678', email: 'a@example.com',
+        merchantRef: randomUUID(),
+        currency: 'INR',
+        method: 'IFSC',
+        bankCode: 'HDFC0001234',
+        amount: '100',
+        name: 'Asha',
+        account: '123456789012',
+        phone: '+919812345678',
+        email: 'a@example.com',
       });
       expect((await md5.fetchPayout(inr.transactionRef)).utr).toBe('');
     } finally {
@@ -117,9 +144,15 @@ describe('every operation', () => {
 
 describe('credentials', () => {
   it('missing MerchantID is 401, unknown merchant and wrong secret are 403, none retried', async () => {
-    for (const [opts, status] of [[{ merchantId: '' }, 401], [{ merchantId: 'nobody' }, 403], [{ secret: 'wrong-secret' }, 403]] as const) {
+    for (const [opts, status] of [
+      [{ merchantId: '' }, 401],
+      [{ merchantId: 'nobody' }, 403],
+      [{ secret: 'wrong-secret' }, 403],
+    ] as const) {
       await control.reset();
-      const err = await client({ ...opts, maxRetries: 3 }).balance('NGN').catch((e) => e);
+      const err = await client({ ...opts, maxRetries: 3 })
+        .balance('NGN')
+        .catch((e) => e);
       expect(err).toBeInstanceOf(CredentialsError);
       expect(err.detail.httpStatus).toBe(status);
       expect(err.message).not.toContain('wrong-secret');
@@ -128,7 +161,9 @@ describe('credentials', () => {
   });
 
   it('a stale Timestamp from the injected clock is refused', async () => {
-    const err = await client({ now: () => Date.now() - 3_600_000 }).balance('NGN').catch((e) => e);
+    const err = await client({ now: () => Date.now() - 3_600_000 })
+      .balance('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(CredentialsError);
   });
 
@@ -151,7 +186,9 @@ describe('retries', () => {
 
   it('a lost initiate answer (500 after processing) is not re-sent', async () => {
     await control.addFault({ kind: 'status500', operations: ['paymentInitiate'], afterProcessing: true, count: 1 });
-    const err = await client().initiatePayment(payment()).catch((e) => e);
+    const err = await client()
+      .initiatePayment(payment())
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.detail).toMatchObject({ outcomeUnknown: true, attempts: 1 });
     expect((await control.stats()).orders.payments).toBe(1);
@@ -162,7 +199,9 @@ describe('retries', () => {
     await expect(client({ timeoutMs: 300 }).balance('IDR')).resolves.toMatchObject({ currency: 'IDR' });
     await control.addFault({ kind: 'timeout', operations: ['balance'] });
     const started = Date.now();
-    const err = await client({ timeoutMs: 200, maxRetries: 1 }).balance('IDR').catch((e) => e);
+    const err = await client({ timeoutMs: 200, maxRetries: 1 })
+      .balance('IDR')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.message).toBe('balance: no complete answer within 200 ms (timeout)');
     expect(Date.now() - started).toBeLessThan(2000);
@@ -172,7 +211,9 @@ describe('retries', () => {
     await control.addFault({ kind: 'reset', operations: ['usdtRate'], count: 2 });
     await expect(client().usdtRate('NGN')).resolves.toMatchObject({ currency: 'NGN' });
     await control.addFault({ kind: 'reset', operations: ['usdtRate'] });
-    const err = await client().usdtRate('NGN').catch((e) => e);
+    const err = await client()
+      .usdtRate('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.detail.attempts).toBe(3);
   });
@@ -183,7 +224,9 @@ describe('retries', () => {
     await expect(client().balance('INR')).resolves.toMatchObject({ currency: 'INR' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     await control.addFault({ kind: 'status429' });
-    const err = await client().balance('INR').catch((e) => e);
+    const err = await client()
+      .balance('INR')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.detail).toMatchObject({ httpStatus: 429, attempts: 3 });
   });
@@ -192,7 +235,9 @@ describe('retries', () => {
 describe('strange answers', () => {
   it('malformed JSON', async () => {
     await control.addFault({ kind: 'malformedJson', operations: ['balance'] });
-    const err = await client().balance('NGN').catch((e) => e);
+    const err = await client()
+      .balance('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderResponseError);
     expect(err.message).toMatch(/^balance: body is not valid JSON/);
     expect(await requests('balance')).toBe(1);
@@ -200,11 +245,15 @@ describe('strange answers', () => {
 
   it('an HTML page with 200 is a response error; an HTML 502 is retried then unavailable', async () => {
     await control.addFault({ kind: 'htmlError', httpStatus: 200, count: 1 });
-    const err = await client().balance('NGN').catch((e) => e);
+    const err = await client()
+      .balance('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderResponseError);
     expect(err.message).toContain('received an HTML page (HTTP 200)');
     await control.addFault({ kind: 'htmlError' });
-    const err502 = await client().balance('NGN').catch((e) => e);
+    const err502 = await client()
+      .balance('NGN')
+      .catch((e) => e);
     expect(err502).toBeInstanceOf(ProviderUnavailableError);
     expect(err502.message).toContain('HTTP 502');
     expect(err502.message).toContain('Bad Gateway');
@@ -213,7 +262,9 @@ describe('strange answers', () => {
   it('a huge body is rejected after the cap without buffering it', async () => {
     await control.addFault({ kind: 'hugeBody', bytes: 64 * 1024 * 1024, count: 1 });
     const before = process.memoryUsage().arrayBuffers;
-    const err = await client().balance('NGN').catch((e) => e);
+    const err = await client()
+      .balance('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderResponseError);
     expect(err.message).toContain('exceeds the 1048576-byte limit');
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024);
@@ -241,9 +292,13 @@ describe('strange answers', () => {
     const c = client();
     const ref = await newPaymentRef(c);
     await control.addFault({ kind: 'missingField', field: 'status', count: 1 });
-    expect((await c.fetchPayment(ref).catch((e) => e)).message).toBe('paymentFetch: field "data.status": expected a string, received nothing');
+    expect((await c.fetchPayment(ref).catch((e) => e)).message).toBe(
+      'paymentFetch: field "data.status": expected a string, received nothing',
+    );
     await control.addFault({ kind: 'wrongFieldType', field: 'merchantRef', count: 1 });
-    expect((await c.fetchPayment(ref).catch((e) => e)).message).toBe('paymentFetch: field "data.merchantRef": expected a string, received 12345');
+    expect((await c.fetchPayment(ref).catch((e) => e)).message).toBe(
+      'paymentFetch: field "data.merchantRef": expected a string, received 12345',
+    );
   });
 
   it('an unknown or deleted transactionRef is OrderNotFoundError', async () => {

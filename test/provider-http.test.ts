@@ -18,9 +18,11 @@ const clients: ProviderClient[] = [];
 
 const BALANCE = '{"code":"200","message":"SUCCESS","data":{"currency":"NGN","available":"100.50","pending":0,"held":0,"credit":0}}';
 const ok: Handler = (_q, res) => res.setHeader('content-type', 'application/json').end(BALANCE);
-const status = (code: number, headers: Record<string, string> = {}, body = '{"code":"x"}'): Handler => (_q, res) => {
-  res.writeHead(code, headers).end(body);
-};
+const status =
+  (code: number, headers: Record<string, string> = {}, body = '{"code":"x"}'): Handler =>
+  (_q, res) => {
+    res.writeHead(code, headers).end(body);
+  };
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -46,14 +48,30 @@ afterAll(() => {
 });
 
 function client(opts: Partial<ProviderClientOptions> = {}) {
-  const c = new ProviderClient({ baseUrl, merchantId: 'm', secret: 'top-secret', scheme: hmacSha256, retryBaseMs: 1, maxRetries: 2, timeoutMs: 2000, ...opts });
+  const c = new ProviderClient({
+    baseUrl,
+    merchantId: 'm',
+    secret: 'top-secret',
+    scheme: hmacSha256,
+    retryBaseMs: 1,
+    maxRetries: 2,
+    timeoutMs: 2000,
+    ...opts,
+  });
   clients.push(c);
   return c;
 }
 
 const payout = {
-  merchantRef: 'r-1', currency: 'NGN' as const, method: 'BANK', bankCode: '058', amount: '10.5',
-  name: 'A', account: '1', phone: '1', email: 'a@b.c',
+  merchantRef: 'r-1',
+  currency: 'NGN' as const,
+  method: 'BANK',
+  bankCode: '058',
+  amount: '10.5',
+  name: 'A',
+  account: '1',
+  phone: '1',
+  email: 'a@b.c',
 };
 
 describe('retries', () => {
@@ -65,7 +83,9 @@ describe('retries', () => {
 
   it('gives up after maxRetries with ProviderUnavailableError naming the status', async () => {
     handlers = [status(503, {}, 'maintenance')];
-    const err = await client().balance('NGN').catch((e) => e);
+    const err = await client()
+      .balance('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.message).toBe('balance: provider answered HTTP 503: "maintenance"');
     expect(err.detail).toMatchObject({ httpStatus: 503, attempts: 3 });
@@ -86,13 +106,17 @@ describe('retries', () => {
 
   it('does not re-send an initiate after a 500 (it may have landed) but does after a 429', async () => {
     handlers = [status(500), ok];
-    const err = await client().initiatePayout(payout).catch((e) => e);
+    const err = await client()
+      .initiatePayout(payout)
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.detail).toMatchObject({ outcomeUnknown: true, attempts: 1 });
     expect(hits).toBe(1);
     hits = 0;
     handlers = [status(429), status(500)];
-    await client().initiatePayout(payout).catch(() => {});
+    await client()
+      .initiatePayout(payout)
+      .catch(() => {});
     expect(hits).toBe(2);
   });
 
@@ -100,7 +124,9 @@ describe('retries', () => {
     for (const code of [401, 403]) {
       hits = 0;
       handlers = [status(code, {}, 'bad signature for key top-secret')];
-      const err = await client().balance('NGN').catch((e) => e);
+      const err = await client()
+        .balance('NGN')
+        .catch((e) => e);
       expect(err).toBeInstanceOf(CredentialsError);
       expect(err.retryable).toBe(false);
       expect(err.message).toContain(`HTTP ${code}`);
@@ -113,7 +139,9 @@ describe('retries', () => {
 describe('network failures', () => {
   it('retries a connection reset, then reports it', async () => {
     handlers = [(req) => req.socket.destroy()];
-    const err = await client().balance('NGN').catch((e) => e);
+    const err = await client()
+      .balance('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.message).toMatch(/^balance: network error/);
     expect(err.detail.attempts).toBe(3);
@@ -121,18 +149,29 @@ describe('network failures', () => {
 
   it('times out a stalled answer, and a body that stalls midway', async () => {
     handlers = [() => {}];
-    const err = await client({ timeoutMs: 150, maxRetries: 1 }).balance('NGN').catch((e) => e);
+    const err = await client({ timeoutMs: 150, maxRetries: 1 })
+      .balance('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.message).toBe('balance: no complete answer within 150 ms (timeout)');
     expect(hits).toBe(2);
     hits = 0;
     handlers = [(_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).write('{"code":"200",')];
-    const err2 = await client({ timeoutMs: 150, maxRetries: 0 }).balance('NGN').catch((e) => e);
+    const err2 = await client({ timeoutMs: 150, maxRetries: 0 })
+      .balance('NGN')
+      .catch((e) => e);
     expect(err2.message).toContain('timeout');
   });
 
   it('reports a refused connection without hanging', async () => {
-    const c = new ProviderClient({ baseUrl: 'http://127.0.0.1:1', merchantId: 'm', secret: 's', scheme: hmacSha256, retryBaseMs: 1, maxRetries: 1 });
+    const c = new ProviderClient({
+      baseUrl: 'http://127.0.0.1:1',
+      merchantId: 'm',
+      secret: 's',
+      scheme: hmacSha256,
+      retryBaseMs: 1,
+      maxRetries: 1,
+    });
     clients.push(c);
     const err = await c.initiatePayout(payout).catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
@@ -145,20 +184,24 @@ describe('response size cap', () => {
   it('abandons a 40 MB streamed body after ~1 MB without buffering it', async () => {
     let written = 0;
     const total = 40 * 1024 * 1024;
-    handlers = [(_q, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const chunk = Buffer.alloc(64 * 1024, 0x31);
-      const pump = () => {
-        while (written < total) {
-          written += chunk.length;
-          if (!res.write(chunk)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      res.on('error', () => {});
-      pump();
-    }];
-    const err = await client().balance('NGN').catch((e) => e);
+    handlers = [
+      (_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x31);
+        const pump = () => {
+          while (written < total) {
+            written += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        res.on('error', () => {});
+        pump();
+      },
+    ];
+    const err = await client()
+      .balance('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderResponseError);
     expect(err.message).toContain('exceeds the 1048576-byte limit');
     expect(hits).toBe(1);
@@ -167,12 +210,16 @@ describe('response size cap', () => {
   });
 
   it('rejects a declared Content-Length over the cap without reading it', async () => {
-    handlers = [(_q, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(50_000_000) });
-      res.on('error', () => {});
-      res.write('{');
-    }];
-    const err = await client({ maxBodyBytes: 1000 }).balance('NGN').catch((e) => e);
+    handlers = [
+      (_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(50_000_000) });
+        res.on('error', () => {});
+        res.write('{');
+      },
+    ];
+    const err = await client({ maxBodyBytes: 1000 })
+      .balance('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderResponseError);
     expect(err.message).toBe('balance: response body of 50000000 bytes (Content-Length) exceeds the 1000-byte limit; not read');
   });
@@ -181,14 +228,18 @@ describe('response size cap', () => {
 describe('odd answers', () => {
   it('explains a non-JSON 404 as a likely wrong base URL', async () => {
     handlers = [status(404, { 'content-type': 'text/plain' }, 'Cannot POST /v1/api/account/balance')];
-    const err = await client().balance('NGN').catch((e) => e);
+    const err = await client()
+      .balance('NGN')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderResponseError);
     expect(err.message).toMatch(/^balance: HTTP 404 without a provider envelope \(check PROVIDER_BASE_URL\): body is not valid JSON/);
   });
 
   it('rejects a balance for another currency than asked', async () => {
     handlers = [ok];
-    const err = await client().balance('INR').catch((e) => e);
+    const err = await client()
+      .balance('INR')
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderResponseError);
     expect(err.message).toBe('balance: field "data.currency": answer is for "NGN", but "INR" was asked');
   });

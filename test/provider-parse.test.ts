@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../src/money/decimal.ts';
 import { ProviderResponseError } from '../src/provider/errors.ts';
-import { isNotFoundEnvelope, parseJsonBody, readArray, readEnvelope, readRecord, SHAPES, type ParseContext, type Shape } from '../src/provider/parse.ts';
+import {
+  isNotFoundEnvelope,
+  parseJsonBody,
+  readArray,
+  readEnvelope,
+  readRecord,
+  SHAPES,
+  type ParseContext,
+  type Shape,
+} from '../src/provider/parse.ts';
 
 const ctx: ParseContext = { operation: 'paymentFetch', httpStatus: 200, secrets: ['s3cr3t-value'] };
 
@@ -40,12 +49,18 @@ describe('amount parsing keeps exact decimal text', () => {
   });
 
   it('normalises trailing zeros and small exponents from JSON numbers', () => {
-    expect(data(order('"amount":100.10,"paidAmount":1.5E+2,"fee":25e-1'))).toMatchObject({ amount: '100.1', paidAmount: '150', fee: '2.5' });
+    expect(data(order('"amount":100.10,"paidAmount":1.5E+2,"fee":25e-1'))).toMatchObject({
+      amount: '100.1',
+      paidAmount: '150',
+      fee: '2.5',
+    });
   });
 
   it('rejects non-decimal amounts, naming the field and what was received', () => {
     const e = errorOf(() => data(order('"amount":"12,50","paidAmount":"1","fee":"0"')));
-    expect(e.message).toBe('paymentFetch: field "data.amount": expected a decimal amount (JSON number or numeric string), received "12,50"');
+    expect(e.message).toBe(
+      'paymentFetch: field "data.amount": expected a decimal amount (JSON number or numeric string), received "12,50"',
+    );
     expect(e.detail).toMatchObject({ field: 'data.amount', received: '"12,50"' });
     expect(errorOf(() => data(order('"amount":"1e5","paidAmount":"1","fee":"0"'))).detail.field).toBe('data.amount');
     expect(errorOf(() => data(order('"amount":1e99999,"paidAmount":"1","fee":"0"'))).detail.field).toBe('data.amount');
@@ -60,21 +75,32 @@ describe('field shape checks', () => {
   });
 
   it('names a mistyped string field, telling a number from a string', () => {
-    const body = '{"code":"200","data":{"transactionRef":123,"merchantRef":"m","currency":"INR","method":"X","status":"Success","amount":1,"paidAmount":1,"fee":0}}';
+    const body =
+      '{"code":"200","data":{"transactionRef":123,"merchantRef":"m","currency":"INR","method":"X","status":"Success","amount":1,"paidAmount":1,"fee":0}}';
     expect(errorOf(() => data(body)).message).toContain('field "data.transactionRef": expected a string, received 123');
   });
 
   it('accepts an absent or empty optional utr and drops unknown fields', () => {
-    const base = '"transactionRef":"t","merchantRef":"m","currency":"INR","method":"IFSC","amount":1,"fee":0,"status":"Success","extra":{"x":1}';
+    const base =
+      '"transactionRef":"t","merchantRef":"m","currency":"INR","method":"IFSC","amount":1,"fee":0,"status":"Success","extra":{"x":1}';
     expect(data(`{"code":"200","data":{${base}}}`, SHAPES.payoutFetch)).toEqual({
-      transactionRef: 't', merchantRef: 'm', currency: 'INR', method: 'IFSC', amount: '1', fee: '0', status: 'Success',
+      transactionRef: 't',
+      merchantRef: 'm',
+      currency: 'INR',
+      method: 'IFSC',
+      amount: '1',
+      fee: '0',
+      status: 'Success',
     });
     expect(data(`{"code":"200","data":{${base},"utr":""}}`, SHAPES.payoutFetch).utr).toBe('');
     expect(errorOf(() => data(`{"code":"200","data":{${base},"utr":5}}`, SHAPES.payoutFetch)).detail.field).toBe('data.utr');
   });
 
   it('validates each element of the bank list', () => {
-    const env = readEnvelope(parseJsonBody('{"code":"200","data":[{"bankCode":"014","bankName":"BCA"},{"bankCode":"009"}]}', undefined, ctx), ctx);
+    const env = readEnvelope(
+      parseJsonBody('{"code":"200","data":[{"bankCode":"014","bankName":"BCA"},{"bankCode":"009"}]}', undefined, ctx),
+      ctx,
+    );
     expect(errorOf(() => readArray(env.data, SHAPES.bankEntry, 'data', ctx)).message).toContain('field "data[1].bankName"');
     expect(errorOf(() => readArray({ a: 1 }, SHAPES.bankEntry, 'data', ctx)).message).toContain('field "data": expected an array');
   });
@@ -105,9 +131,15 @@ describe('bodies that are not the envelope', () => {
   });
 
   it('requires an object with a string or numeric code', () => {
-    expect(errorOf(() => readEnvelope(parseJsonBody('[1,2]', undefined, ctx), ctx)).message).toContain('field "(body)": expected a JSON object');
+    expect(errorOf(() => readEnvelope(parseJsonBody('[1,2]', undefined, ctx), ctx)).message).toContain(
+      'field "(body)": expected a JSON object',
+    );
     expect(errorOf(() => readEnvelope(parseJsonBody('{"data":{}}', undefined, ctx), ctx)).message).toContain('field "code"');
-    expect(readEnvelope(parseJsonBody('{"code":200,"message":"SUCCESS","data":null}', undefined, ctx), ctx)).toEqual({ code: '200', message: 'SUCCESS', data: null });
+    expect(readEnvelope(parseJsonBody('{"code":200,"message":"SUCCESS","data":null}', undefined, ctx), ctx)).toEqual({
+      code: '200',
+      message: 'SUCCESS',
+      data: null,
+    });
     expect(errorOf(() => readEnvelope(parseJsonBody('{"code":"200","message":7}', undefined, ctx), ctx)).detail.field).toBe('message');
   });
 });

@@ -46,7 +46,13 @@ describe('withRetries on a fake clock', () => {
 
   it('stops after maxRetries and records the attempts', async () => {
     const waits: number[] = [];
-    const err = await withRetries(async () => { throw unavailable({ retryAfterMs: 1000 }); }, policy, { sleep: async (ms) => void waits.push(ms) }).catch((e) => e);
+    const err = await withRetries(
+      async () => {
+        throw unavailable({ retryAfterMs: 1000 });
+      },
+      policy,
+      { sleep: async (ms) => void waits.push(ms) },
+    ).catch((e) => e);
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.detail.attempts).toBe(4);
     expect(waits).toEqual([1000, 1000, 1000]);
@@ -54,11 +60,25 @@ describe('withRetries on a fake clock', () => {
 
   it('never retries credentials errors or vetoed errors', async () => {
     let calls = 0;
-    const creds = await withRetries(async () => { calls++; throw new CredentialsError('balance', 'HTTP 401'); }, policy, { sleep: async () => {} }).catch((e) => e);
+    const creds = await withRetries(
+      async () => {
+        calls++;
+        throw new CredentialsError('balance', 'HTTP 401');
+      },
+      policy,
+      { sleep: async () => {} },
+    ).catch((e) => e);
     expect(creds).toBeInstanceOf(CredentialsError);
     expect(calls).toBe(1);
     calls = 0;
-    await withRetries(async () => { calls++; throw unavailable(); }, policy, { sleep: async () => {}, canRetry: () => false }).catch(() => {});
+    await withRetries(
+      async () => {
+        calls++;
+        throw unavailable();
+      },
+      policy,
+      { sleep: async () => {}, canRetry: () => false },
+    ).catch(() => {});
     expect(calls).toBe(1);
   });
 });
@@ -67,7 +87,13 @@ describe('rate limiter', () => {
   it('spaces requests 1000/rate ms apart on a fake monotonic clock, in call order', async () => {
     let now = 1000;
     const starts: number[] = [];
-    const limiter = new RateLimiter(4, () => now, async (ms) => { now += ms; });
+    const limiter = new RateLimiter(
+      4,
+      () => now,
+      async (ms) => {
+        now += ms;
+      },
+    );
     // Sequential so the fake clock advances between calls as real waiting would.
     for (let i = 0; i < 5; i++) {
       await limiter.acquire();
@@ -79,7 +105,13 @@ describe('rate limiter', () => {
   it('does not wait when calls are already slower than the cap', async () => {
     let now = 0;
     let slept = 0;
-    const limiter = new RateLimiter(10, () => now, async (ms) => { slept += ms; });
+    const limiter = new RateLimiter(
+      10,
+      () => now,
+      async (ms) => {
+        slept += ms;
+      },
+    );
     for (let i = 0; i < 3; i++) {
       await limiter.acquire();
       now += 500;

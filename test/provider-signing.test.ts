@@ -18,7 +18,9 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), url: req.url ?? '' });
       res.setHeader('content-type', 'application/json');
-      res.end('{"code":"200","message":"SUCCESS","data":{"transactionRef":"t","merchantRef":"11111111-1111-4111-8111-111111111111","currency":"IDR","method":"TRANSFER","amount":12345678901234.56,"fee":"0.10","status":"Initiated"}}');
+      res.end(
+        '{"code":"200","message":"SUCCESS","data":{"transactionRef":"t","merchantRef":"11111111-1111-4111-8111-111111111111","currency":"IDR","method":"TRANSFER","amount":12345678901234.56,"fee":"0.10","status":"Initiated"}}',
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -63,9 +65,12 @@ describe('signed requests', () => {
 
   it('signs md5-sorted over the sorted fields with the amount text as sent', async () => {
     const { req } = await sendWith(md5Sorted);
-    const plain = 'account=0012345678&amount=12345678901234.56&bankCode=014&currency=IDR&email=b@example.com&merchantRef=11111111-1111-4111-8111-111111111111&method=TRANSFER&name=Budi Ünal&phone=+6281234567&key=k-secret';
+    const plain =
+      'account=0012345678&amount=12345678901234.56&bankCode=014&currency=IDR&email=b@example.com&merchantRef=11111111-1111-4111-8111-111111111111&method=TRANSFER&name=Budi Ünal&phone=+6281234567&key=k-secret';
     expect(req.headers['signature']).toBe(crypto.createHash('md5').update(plain).digest('hex').toUpperCase());
-    expect(verifySignature(md5Sorted, { timestamp: '1714521600', body: req.body }, 'k-secret', req.headers['signature'] as string)).toBe(true);
+    expect(verifySignature(md5Sorted, { timestamp: '1714521600', body: req.body }, 'k-secret', req.headers['signature'] as string)).toBe(
+      true,
+    );
   });
 
   it('loads a merchant module scheme and signs with it, MerchantID included', async () => {

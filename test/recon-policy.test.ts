@@ -22,9 +22,16 @@ describe('defaultPolicy', () => {
 
 describe('resolvePolicy', () => {
   it('applies overrides over defaults, leaving the rest', () => {
-    const policy = resolvePolicy({ tolerances: { INR: '0.01' }, staleAfterMs: { payout: { pending: HOUR } }, backoffMs: { payment: [MIN] } });
+    const policy = resolvePolicy({
+      tolerances: { INR: '0.01' },
+      staleAfterMs: { payout: { pending: HOUR } },
+      backoffMs: { payment: [MIN] },
+    });
     expect(policy.tolerances).toEqual({ INR: '0.01' });
-    expect(policy.staleAfterMs).toEqual({ payment: { pending: 24 * HOUR, unknown: 24 * HOUR }, payout: { pending: HOUR, unknown: 24 * HOUR } });
+    expect(policy.staleAfterMs).toEqual({
+      payment: { pending: 24 * HOUR, unknown: 24 * HOUR },
+      payout: { pending: HOUR, unknown: 24 * HOUR },
+    });
     expect(policy.backoffMs.payment).toEqual([MIN]);
     expect(policy.backoffMs.payout).toEqual([15 * MIN, HOUR, 6 * HOUR, 24 * HOUR]);
   });
@@ -36,7 +43,11 @@ describe('resolvePolicy', () => {
     { name: 'empty backoff', overrides: { backoffMs: { payout: [] } }, message: 'backoffMs.payout' },
     { name: 'zero backoff step', overrides: { backoffMs: { payment: [MIN, 0] } }, message: 'backoffMs.payment' },
     { name: 'fractional stale limit', overrides: { staleAfterMs: { payment: { unknown: 1.5 } } }, message: 'staleAfterMs.payment.unknown' },
-    { name: 'fee rule with a number-like string', overrides: { feeSchedule: { NGN: { payment: { percent: '1,5', fixed: '0' } } } }, message: 'feeSchedule.NGN.payment' },
+    {
+      name: 'fee rule with a number-like string',
+      overrides: { feeSchedule: { NGN: { payment: { percent: '1,5', fixed: '0' } } } },
+      message: 'feeSchedule.NGN.payment',
+    },
   ])('refuses $name', ({ overrides, message }) => {
     expect(() => resolvePolicy(overrides)).toThrow(message);
   });

@@ -23,17 +23,91 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'exact: no drift', input: base, expect: { openingTotal: '10500', explainedMovement: '2445', closingTotal: '12945', expectedClosing: '12945', drift: '0', withinTolerance: true, note: null }, finding: false },
-  { name: 'pre-aggregated sums give the same answer', input: { ...base, paymentsFinal: { paidAmount: '3000.00', fee: '45' }, payoutsFinal: { amount: '500', fee: '10' } }, expect: { explainedMovement: '2445', drift: '0', withinTolerance: true }, finding: false },
-  { name: 'SUM over no rows (null) counts as zero', input: { ...base, closing: opening, paymentsFinal: { paidAmount: null, fee: null }, payoutsFinal: { amount: null, fee: null } }, expect: { explainedMovement: '0', drift: '0', withinTolerance: true }, finding: false },
-  { name: 'positive drift: more money than explained', input: { ...base, closing: { ...base.closing!, available: '13250' } }, expect: { drift: '1250', withinTolerance: false, expectedClosing: '12945', closingTotal: '14195' }, finding: true },
-  { name: 'negative drift: less money than explained', input: { ...base, closing: { ...base.closing!, held: '44.99' } }, expect: { drift: '-0.01', withinTolerance: false }, finding: true },
-  { name: 'drift exactly at tolerance is within', input: { ...base, closing: { ...base.closing!, held: '44.99' }, tolerance: '0.01' }, expect: { drift: '-0.01', withinTolerance: true }, finding: false },
-  { name: 'drift just above tolerance', input: { ...base, closing: { ...base.closing!, held: '44.98' }, tolerance: '0.01' }, expect: { drift: '-0.02', withinTolerance: false }, finding: true },
-  { name: 'no movement, no orders', input: { ...base, closing: opening, paymentsFinal: [], payoutsFinal: [] }, expect: { explainedMovement: '0', drift: '0', withinTolerance: true }, finding: false },
-  { name: 'missing opening snapshot: note, no finding', input: { ...base, opening: null }, expect: { openingTotal: null, closingTotal: '12945', drift: null, expectedClosing: null, withinTolerance: null, note: 'no opening balance snapshot; roll-forward not checked' }, finding: false },
-  { name: 'missing both snapshots', input: { ...base, opening: null, closing: null }, expect: { explainedMovement: '2445', withinTolerance: null, note: 'no opening and closing balance snapshot; roll-forward not checked' }, finding: false },
-  { name: 'big numbers stay exact', input: { ...base, opening: { available: '12345678901234.56', pending: '0', held: '0' }, closing: { available: '12345678903679.57', pending: '0', held: '0' } }, expect: { drift: '0.01', withinTolerance: false }, finding: true },
+  {
+    name: 'exact: no drift',
+    input: base,
+    expect: {
+      openingTotal: '10500',
+      explainedMovement: '2445',
+      closingTotal: '12945',
+      expectedClosing: '12945',
+      drift: '0',
+      withinTolerance: true,
+      note: null,
+    },
+    finding: false,
+  },
+  {
+    name: 'pre-aggregated sums give the same answer',
+    input: { ...base, paymentsFinal: { paidAmount: '3000.00', fee: '45' }, payoutsFinal: { amount: '500', fee: '10' } },
+    expect: { explainedMovement: '2445', drift: '0', withinTolerance: true },
+    finding: false,
+  },
+  {
+    name: 'SUM over no rows (null) counts as zero',
+    input: { ...base, closing: opening, paymentsFinal: { paidAmount: null, fee: null }, payoutsFinal: { amount: null, fee: null } },
+    expect: { explainedMovement: '0', drift: '0', withinTolerance: true },
+    finding: false,
+  },
+  {
+    name: 'positive drift: more money than explained',
+    input: { ...base, closing: { ...base.closing!, available: '13250' } },
+    expect: { drift: '1250', withinTolerance: false, expectedClosing: '12945', closingTotal: '14195' },
+    finding: true,
+  },
+  {
+    name: 'negative drift: less money than explained',
+    input: { ...base, closing: { ...base.closing!, held: '44.99' } },
+    expect: { drift: '-0.01', withinTolerance: false },
+    finding: true,
+  },
+  {
+    name: 'drift exactly at tolerance is within',
+    input: { ...base, closing: { ...base.closing!, held: '44.99' }, tolerance: '0.01' },
+    expect: { drift: '-0.01', withinTolerance: true },
+    finding: false,
+  },
+  {
+    name: 'drift just above tolerance',
+    input: { ...base, closing: { ...base.closing!, held: '44.98' }, tolerance: '0.01' },
+    expect: { drift: '-0.02', withinTolerance: false },
+    finding: true,
+  },
+  {
+    name: 'no movement, no orders',
+    input: { ...base, closing: opening, paymentsFinal: [], payoutsFinal: [] },
+    expect: { explainedMovement: '0', drift: '0', withinTolerance: true },
+    finding: false,
+  },
+  {
+    name: 'missing opening snapshot: note, no finding',
+    input: { ...base, opening: null },
+    expect: {
+      openingTotal: null,
+      closingTotal: '12945',
+      drift: null,
+      expectedClosing: null,
+      withinTolerance: null,
+      note: 'no opening balance snapshot; roll-forward not checked',
+    },
+    finding: false,
+  },
+  {
+    name: 'missing both snapshots',
+    input: { ...base, opening: null, closing: null },
+    expect: { explainedMovement: '2445', withinTolerance: null, note: 'no opening and closing balance snapshot; roll-forward not checked' },
+    finding: false,
+  },
+  {
+    name: 'big numbers stay exact',
+    input: {
+      ...base,
+      opening: { available: '12345678901234.56', pending: '0', held: '0' },
+      closing: { available: '12345678903679.57', pending: '0', held: '0' },
+    },
+    expect: { drift: '0.01', withinTolerance: false },
+    finding: true,
+  },
 ];
 
 describe('rollForward', () => {
@@ -45,7 +119,12 @@ describe('rollForward', () => {
 
   it('drift finding carries expected and actual closing', () => {
     const result = rollForward({ ...base, closing: { ...base.closing!, available: '13250' } });
-    expect(result.finding).toEqual({ code: 'BALANCE_DRIFT', local: '12945', provider: '14195', note: 'NGN balance 14195.00, orders explain 12945.00 (drift 1250.00)' });
+    expect(result.finding).toEqual({
+      code: 'BALANCE_DRIFT',
+      local: '12945',
+      provider: '14195',
+      note: 'NGN balance 14195.00, orders explain 12945.00 (drift 1250.00)',
+    });
   });
 
   it.each([

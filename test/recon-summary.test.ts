@@ -45,13 +45,31 @@ describe('groupedAmount', () => {
 });
 
 describe('headline', () => {
-  const counts = (mismatch: number, error = 0) => ({ total: 100, verdicts: { matched: 0, resolved: 0, pending: 0, mismatch, error }, codes: {} });
+  const counts = (mismatch: number, error = 0) => ({
+    total: 100,
+    verdicts: { matched: 0, resolved: 0, pending: 0, mismatch, error },
+    codes: {},
+  });
   const cases: { name: string; mismatch: number; error?: number; drifts?: Drift[]; want: string }[] = [
     { name: 'clean run', mismatch: 0, want: '0 mismatches' },
     { name: 'singular', mismatch: 1, want: '1 mismatch' },
-    { name: 'mismatches and one drift', mismatch: 3, drifts: [{ currency: 'NGN', drift: '1250' }], want: '3 mismatches, NGN drift 1,250.00' },
+    {
+      name: 'mismatches and one drift',
+      mismatch: 3,
+      drifts: [{ currency: 'NGN', drift: '1250' }],
+      want: '3 mismatches, NGN drift 1,250.00',
+    },
     { name: 'errors named when present', mismatch: 2, error: 1, want: '2 mismatches, 1 error' },
-    { name: 'big and negative drifts, in given order', mismatch: 0, error: 4, drifts: [{ currency: 'INR', drift: '12345678901234.56' }, { currency: 'IDR', drift: '-0.5' }], want: '0 mismatches, 4 errors, INR drift 12,345,678,901,234.56, IDR drift -0.50' },
+    {
+      name: 'big and negative drifts, in given order',
+      mismatch: 0,
+      error: 4,
+      drifts: [
+        { currency: 'INR', drift: '12345678901234.56' },
+        { currency: 'IDR', drift: '-0.5' },
+      ],
+      want: '0 mismatches, 4 errors, INR drift 12,345,678,901,234.56, IDR drift -0.50',
+    },
   ];
   it.each(cases)('$name', ({ mismatch, error, drifts, want }) => {
     expect(headline(counts(mismatch, error), drifts)).toBe(want);

@@ -42,12 +42,32 @@ describe('webhook findings in the reconciliation', () => {
   it('finds WEBHOOK_MISSING only once the retry window and margin are over, and WEBHOOK_CONFLICT from a contradicted notification', async () => {
     const [notified, contradicted] = orders;
     const at = new Date();
-    for (const [o, confirmation] of [[notified, 'confirmed'], [contradicted, 'conflict']] as const) {
+    for (const [o, confirmation] of [
+      [notified, 'confirmed'],
+      [contradicted, 'conflict'],
+    ] as const) {
       const stored = await storeWebhookEvent(world.t.db.knex, {
-        direction: 'payment', dedupeKey: `k-${o.transactionRef}`, transactionRef: o.transactionRef, merchantRef: o.merchantRef,
-        currency: o.currency, method: 'X', amount: '1', paidAmount: '1', fee: '0', status: 'Success', rawBody: '{}', headers: {}, receivedAt: at,
+        direction: 'payment',
+        dedupeKey: `k-${o.transactionRef}`,
+        transactionRef: o.transactionRef,
+        merchantRef: o.merchantRef,
+        currency: o.currency,
+        method: 'X',
+        amount: '1',
+        paidAmount: '1',
+        fee: '0',
+        status: 'Success',
+        rawBody: '{}',
+        headers: {},
+        receivedAt: at,
       });
-      await settleEvent(world.t.db.knex, String((stored as { id: string }).id), confirmation, confirmation === 'conflict' ? 'fetch says Failed' : null, at);
+      await settleEvent(
+        world.t.db.knex,
+        String((stored as { id: string }).id),
+        confirmation,
+        confirmation === 'conflict' ? 'fetch says Failed' : null,
+        at,
+      );
     }
 
     // First check: orders become final now, so no notification can be missing yet.

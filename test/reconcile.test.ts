@@ -23,7 +23,14 @@ async function run(world: World, request: SelectionRequest = {}, dryRun = false)
   );
 }
 
-type Item = { direction: string; merchant_ref: string; transaction_ref: string; verdict: string; codes: string[]; details: Array<{ code: string; local: string | null; provider: string | null }> };
+type Item = {
+  direction: string;
+  merchant_ref: string;
+  transaction_ref: string;
+  verdict: string;
+  codes: string[];
+  details: Array<{ code: string; local: string | null; provider: string | null }>;
+};
 
 async function itemsOf(world: World, runId: string): Promise<Map<string, Item>> {
   const rows: Item[] = await world.t.db.knex('recon_items').where({ run_id: runId }).select('*');
@@ -71,13 +78,16 @@ describe('reconcile against the sandbox', () => {
     await control.setOrder(ref.transactionRef, { merchantRef: '00000000-0000-4000-8000-000000000000' });
     await control.deleteOrder(gone.transactionRef);
     await control.setOrder(stale.transactionRef, { status: 'Pending' });
-    await t.db.knex('payment_orders').where({ transaction_ref: stale.transactionRef }).update({ created_at: new Date(Date.now() - 2 * 86_400_000) });
+    await t.db
+      .knex('payment_orders')
+      .where({ transaction_ref: stale.transactionRef })
+      .update({ created_at: new Date(Date.now() - 2 * 86_400_000) });
     await control.setOrder(unknown.transactionRef, { status: 'Settling' });
     await control.setOrder(utr.transactionRef, { status: 'Success', utr: '' });
     const now = new Date();
-    await t.db.knex('bank_codes').insert(
-      ngnBanks.map((c) => ({ currency: 'NGN', bank_code: c, bank_name: c, first_seen_at: now, last_seen_at: now })),
-    );
+    await t.db
+      .knex('bank_codes')
+      .insert(ngnBanks.map((c) => ({ currency: 'NGN', bank_code: c, bank_name: c, first_seen_at: now, last_seen_at: now })));
     const bankRow = await t.db.knex('payout_orders').where({ transaction_ref: bank.transactionRef }).first();
     await t.db.knex('bank_codes').where({ currency: 'NGN', bank_code: bankRow.bank_code }).delete();
 
@@ -110,7 +120,10 @@ describe('reconcile against the sandbox', () => {
     const tampered = new Set([under, amount, fee, currency, method, ref, gone, stale, unknown, utr, bank].map((o) => o.transactionRef));
     const clean = orders.filter((o) => !tampered.has(o.transactionRef));
     for (const o of clean) expect(items.get(o.transactionRef)!.verdict, o.transactionRef).toBe('resolved');
-    const resolvedRow = await t.db.knex('payment_orders').where({ transaction_ref: clean.find((o) => o.direction === 'payment')!.transactionRef }).first();
+    const resolvedRow = await t.db
+      .knex('payment_orders')
+      .where({ transaction_ref: clean.find((o) => o.direction === 'payment')!.transactionRef })
+      .first();
     expect(resolvedRow.status).toBe('Success');
     expect(resolvedRow.status_category).toBe('success');
     expect(resolvedRow.finalized_at).toBeInstanceOf(Date);
@@ -144,8 +157,9 @@ describe('reconcile against the sandbox', () => {
   it('a --date rerun is idempotent: same verdicts, no order changed', async () => {
     const today = new Date().toISOString().slice(0, 10);
     const snapshot = async () =>
-      (await world.t.db.knex('payment_orders').select('transaction_ref', 'status', 'paid_amount', 'fee', 'finalized_at').orderBy('id'))
-        .concat(await world.t.db.knex('payout_orders').select('transaction_ref', 'status', 'utr', 'fee', 'finalized_at').orderBy('id'));
+      (
+        await world.t.db.knex('payment_orders').select('transaction_ref', 'status', 'paid_amount', 'fee', 'finalized_at').orderBy('id')
+      ).concat(await world.t.db.knex('payout_orders').select('transaction_ref', 'status', 'utr', 'fee', 'finalized_at').orderBy('id'));
     const first = await run(world, { date: today });
     const ordersAfterFirst = await snapshot();
     const second = await run(world, { date: today });
@@ -153,7 +167,8 @@ describe('reconcile against the sandbox', () => {
     const a = await itemsOf(world, first.runs[0].runId);
     const b = await itemsOf(world, second.runs[0].runId);
     expect(b.size).toBe(a.size);
-    for (const [refKey, item] of a) expect({ v: b.get(refKey)!.verdict, c: b.get(refKey)!.codes }).toEqual({ v: item.verdict, c: item.codes });
+    for (const [refKey, item] of a)
+      expect({ v: b.get(refKey)!.verdict, c: b.get(refKey)!.codes }).toEqual({ v: item.verdict, c: item.codes });
   });
 
   it('a dry run writes nothing but its run record', async () => {

@@ -43,8 +43,26 @@ describe('amountCell', () => {
     expect(amountCell(value, currency)).toBe(out);
   });
   it('pads by string exactly as Decimal would round, and defers to Decimal when rounding is needed', () => {
-    const values = ['0', '-0', '-0.00', '1', '10', '250.5', '250.50', '1.250', '-12.5', '0.1', '0.01', '0.001', '0.005', '-0.004',
-      '99999999999999999999.99', '12.345', '-1.995', '1000.000000'];
+    const values = [
+      '0',
+      '-0',
+      '-0.00',
+      '1',
+      '10',
+      '250.5',
+      '250.50',
+      '1.250',
+      '-12.5',
+      '0.1',
+      '0.01',
+      '0.001',
+      '0.005',
+      '-0.004',
+      '99999999999999999999.99',
+      '12.345',
+      '-1.995',
+      '1000.000000',
+    ];
     for (const v of values) {
       const fast = padDecimals(v, 2);
       if (fast !== null) expect(fast, v).toBe(formatAmount(v, 'INR'));
@@ -63,7 +81,10 @@ describe('amountCell', () => {
 describe('timeFormatter', () => {
   it('agrees with luxon (numeric offset) every 7 minutes across both 2024 DST changes in New York', () => {
     const f = timeFormatter('America/New_York');
-    for (const [from, to] of [['2024-03-09T00:00:00Z', '2024-03-12T00:00:00Z'], ['2024-11-02T00:00:00Z', '2024-11-05T00:00:00Z']]) {
+    for (const [from, to] of [
+      ['2024-03-09T00:00:00Z', '2024-03-12T00:00:00Z'],
+      ['2024-11-02T00:00:00Z', '2024-11-05T00:00:00Z'],
+    ]) {
       for (let ms = Date.parse(from); ms < Date.parse(to); ms += 7 * 60_000 + 123) {
         expect(f(ms)).toBe(DateTime.fromMillis(ms, { zone: 'America/New_York' }).toISO({ includeOffset: true }));
       }

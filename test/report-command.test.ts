@@ -18,10 +18,14 @@ describe('payrecon report', () => {
   afterAll(async () => {
     await t?.drop();
   });
-  const config = () => loadConfig({
-    DATABASE_URL: t.config.DATABASE_URL ?? '', PGLITE_DIR: t.config.PGLITE_DIR, REPORT_DIR: reportDir,
-    REPORT_TIMEZONE: 'Asia/Kolkata', LOG_LEVEL: 'silent',
-  });
+  const config = () =>
+    loadConfig({
+      DATABASE_URL: t.config.DATABASE_URL ?? '',
+      PGLITE_DIR: t.config.PGLITE_DIR,
+      REPORT_DIR: reportDir,
+      REPORT_TIMEZONE: 'Asia/Kolkata',
+      LOG_LEVEL: 'silent',
+    });
 
   it('prints the version directory and row counts, then reports unchanged', async () => {
     const r = await reportJob({ date: '2024-05-01' }, { config: config() });

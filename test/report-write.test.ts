@@ -66,7 +66,11 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
       run_ids: ['2', '3', '4'],
     });
     expect(Object.fromEntries(REPORT_FILES.map((n) => [n, manifest.files[n].rows]))).toEqual({
-      'items.csv': 8, 'mismatches.csv': 3, 'summary.csv': 9, 'balances.csv': 3, 'rates.csv': 3,
+      'items.csv': 8,
+      'mismatches.csv': 3,
+      'summary.csv': 9,
+      'balances.csv': 3,
+      'rates.csv': 3,
     });
     for (const n of REPORT_FILES) expect(manifest.files[n].sha256).toBe(sha256(path.join(r.directory, n)));
 
@@ -75,7 +79,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
     expect(r.record?.id).toBe(rows[0].id);
   });
 
-  it('reruns on unchanged data without a new version, and clears a killed run\'s temp dir', async () => {
+  it("reruns on unchanged data without a new version, and clears a killed run's temp dir", async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
     fs.mkdirSync(path.join(dateDir, '.tmp-killed'));
     fs.writeFileSync(path.join(dateDir, '.tmp-killed', 'items.csv'), 'half a fi');
@@ -92,9 +96,12 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
   it('writes v2 beside an untouched v1 when the data changed', async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
     const v1Before = fs.readdirSync(path.join(dateDir, 'v1')).map((n) => [n, sha256(path.join(dateDir, 'v1', n))]);
-    await runSql(t, `INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
+    await runSql(
+      t,
+      `INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
         local_status, local_category, local_amount, verdict) VALUES
-        (3, 'payout', 40, 'P-LATE', 'T-40', 'IDR', 'BNI', '2024-05-01T15:00:00Z', 'Initiated', 'pending', 1500000, 'pending')`);
+        (3, 'payout', 40, 'P-LATE', 'T-40', 'IDR', 'BNI', '2024-05-01T15:00:00Z', 'Initiated', 'pending', 1500000, 'pending')`,
+    );
 
     const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
     expect(r).toMatchObject({ version: 2, unchanged: false, directory: path.join(dateDir, 'v2') });
@@ -115,8 +122,11 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
   it('leaves no version behind when a run fails half-way', async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
     // A balance nobody can add up: the roll-forward refuses it after items.csv was written.
-    await runSql(t, `INSERT INTO balance_snapshots (currency, available, pending, held, credit, taken_at)
-                     VALUES ('INR', 'NaN', 0, 0, 0, '2024-05-01T18:29:00Z')`);
+    await runSql(
+      t,
+      `INSERT INTO balance_snapshots (currency, available, pending, held, credit, taken_at)
+                     VALUES ('INR', 'NaN', 0, 0, 0, '2024-05-01T18:29:00Z')`,
+    );
     await expect(writeReports(t.db.knex, options())).rejects.toThrow(/expected decimal text/);
     expect(fs.readdirSync(dateDir).sort()).toEqual(['CURRENT', 'v1', 'v2', 'v3']);
     expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v3\n');

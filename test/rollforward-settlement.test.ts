@@ -43,15 +43,48 @@ const snapshot = (at: Date) =>
 /** Orders as the merchant's systems would: initiate at the provider, record locally as pending. */
 async function placeOrders(createdAt: Date) {
   const pay = await client.initiatePayment({
-    merchantRef: randomUUID(), currency: 'NGN', method: 'TRANSFER', amount: '25000.50', name: 'Ada Obi',
-    phone: '+2348012345678', email: 'ada@example.com', redirectUrl: 'https://shop.example.com/done',
+    merchantRef: randomUUID(),
+    currency: 'NGN',
+    method: 'TRANSFER',
+    amount: '25000.50',
+    name: 'Ada Obi',
+    phone: '+2348012345678',
+    email: 'ada@example.com',
+    redirectUrl: 'https://shop.example.com/done',
   });
   const out = await client.initiatePayout({
-    merchantRef: randomUUID(), currency: 'NGN', method: 'BANK', bankCode: '044', amount: '10000.25', name: 'Chidi Okeke',
-    account: '0123456789', phone: '+2348098765432', email: 'chidi@example.com',
+    merchantRef: randomUUID(),
+    currency: 'NGN',
+    method: 'BANK',
+    bankCode: '044',
+    amount: '10000.25',
+    name: 'Chidi Okeke',
+    account: '0123456789',
+    phone: '+2348098765432',
+    email: 'chidi@example.com',
   });
-  await insertOrders(t.db.knex, 'payment', [{ merchantRef: pay.merchantRef, transactionRef: pay.transactionRef, currency: 'NGN', method: 'TRANSFER', amount: '25000.50', createdAt }]);
-  await insertOrders(t.db.knex, 'payout', [{ merchantRef: out.merchantRef, transactionRef: out.transactionRef, currency: 'NGN', method: 'BANK', amount: '10000.25', fee: out.fee, bankCode: '044', createdAt }]);
+  await insertOrders(t.db.knex, 'payment', [
+    {
+      merchantRef: pay.merchantRef,
+      transactionRef: pay.transactionRef,
+      currency: 'NGN',
+      method: 'TRANSFER',
+      amount: '25000.50',
+      createdAt,
+    },
+  ]);
+  await insertOrders(t.db.knex, 'payout', [
+    {
+      merchantRef: out.merchantRef,
+      transactionRef: out.transactionRef,
+      currency: 'NGN',
+      method: 'BANK',
+      amount: '10000.25',
+      fee: out.fee,
+      bankCode: '044',
+      createdAt,
+    },
+  ]);
   return { payoutFee: out.fee };
 }
 
@@ -90,7 +123,9 @@ describe('settlement roll-forward between snapshots', () => {
     });
     // Every pair checked is stored, within tolerance or not.
     const checks = await t.db.knex('balance_checks').where({ run_id: s2.runId }).orderBy('currency');
-    expect(checks.map((c: { currency: string; drift: string; within_tolerance: boolean }) => [c.currency, c.drift, c.within_tolerance])).toEqual([
+    expect(
+      checks.map((c: { currency: string; drift: string; within_tolerance: boolean }) => [c.currency, c.drift, c.within_tolerance]),
+    ).toEqual([
       ['INR', '0', true],
       ['NGN', '0', true],
     ]);
@@ -121,7 +156,10 @@ describe('settlement roll-forward between snapshots', () => {
     const tolerant = await createTestDatabase('rollforward_tol', { env: { RECON_TOLERANCE: 'NGN=5' } });
     try {
       const take = (at: Date) =>
-        takeSnapshots({ db: tolerant.db, client, policy: snapshotPolicyFromConfig(tolerant.config), clock: () => at, logger: silentLogger }, ['NGN']);
+        takeSnapshots(
+          { db: tolerant.db, client, policy: snapshotPolicyFromConfig(tolerant.config), clock: () => at, logger: silentLogger },
+          ['NGN'],
+        );
       await take(minutes(0));
       await control.adjustBalance('NGN', '4.99');
       const s2 = await take(minutes(10));
@@ -132,7 +170,7 @@ describe('settlement roll-forward between snapshots', () => {
     }
   });
 
-  it('an order finalized outside the pair\'s window is not counted in it', async () => {
+  it("an order finalized outside the pair's window is not counted in it", async () => {
     await placeOrders(minutes(-30));
     await control.advanceClock(2000);
     // Seen final before the first snapshot: already inside the opening balance.
@@ -140,7 +178,10 @@ describe('settlement roll-forward between snapshots', () => {
     await snapshot(minutes(0));
     const s2 = await snapshot(minutes(10));
     expect(s2.drift).toEqual([]);
-    expect(s2.currencies.find((c) => c.currency === 'NGN')!.rollForward!.sums).toMatchObject({ payments: { count: 0 }, payouts: { count: 0 } });
+    expect(s2.currencies.find((c) => c.currency === 'NGN')!.rollForward!.sums).toMatchObject({
+      payments: { count: 0 },
+      payouts: { count: 0 },
+    });
   });
 
   it('dayRollForward checks the business day from its first to its last snapshot', async () => {
@@ -168,8 +209,19 @@ describe('settlement roll-forward between snapshots', () => {
   it('dayRollForward with a single snapshot says it could not check', async () => {
     await snapshot(minutes(0));
     const day = await dayRollForward(t.db.knex, { currency: 'NGN', ...DAY, tolerance: '0' });
-    expect(day).toMatchObject({ drift: null, withinTolerance: null, finding: null, closing: null, note: expect.stringContaining('no closing balance snapshot') });
-    const empty = await dayRollForward(t.db.knex, { currency: 'NGN', from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-02T00:00:00Z'), tolerance: '0' });
+    expect(day).toMatchObject({
+      drift: null,
+      withinTolerance: null,
+      finding: null,
+      closing: null,
+      note: expect.stringContaining('no closing balance snapshot'),
+    });
+    const empty = await dayRollForward(t.db.knex, {
+      currency: 'NGN',
+      from: new Date('2026-01-01T00:00:00Z'),
+      to: new Date('2026-01-02T00:00:00Z'),
+      tolerance: '0',
+    });
     expect(empty).toMatchObject({ opening: null, closing: null, drift: null, note: expect.stringContaining('no opening and closing') });
   });
 });

@@ -8,10 +8,26 @@ const opts = { now, zone: 'Asia/Kolkata', lookbackDays: 30 };
 
 describe('buildSelection', () => {
   it.each([
-    ['default: due orders in the lookback window', {}, { mode: 'due', asOf: '2026-11-22T08:30:00.000Z', lookbackFrom: '2026-10-23T08:30:00.000Z' }],
-    ['a business day in the report time zone', { date: '2026-11-21' }, { mode: 'range', from: '2026-11-20T18:30:00.000Z', to: '2026-11-21T18:30:00.000Z', label: '2026-11-21' }],
-    ['--from/--to, --to inclusive', { from: '2026-11-01', to: '2026-11-02' }, { mode: 'range', from: '2026-10-31T18:30:00.000Z', to: '2026-11-02T18:30:00.000Z' }],
-    ['one order by ref, narrowed by kind and currency', { ref: 'abc-123', kind: 'payout', currency: 'NGN' }, { mode: 'ref', ref: 'abc-123', kind: 'payout', currency: 'NGN' }],
+    [
+      'default: due orders in the lookback window',
+      {},
+      { mode: 'due', asOf: '2026-11-22T08:30:00.000Z', lookbackFrom: '2026-10-23T08:30:00.000Z' },
+    ],
+    [
+      'a business day in the report time zone',
+      { date: '2026-11-21' },
+      { mode: 'range', from: '2026-11-20T18:30:00.000Z', to: '2026-11-21T18:30:00.000Z', label: '2026-11-21' },
+    ],
+    [
+      '--from/--to, --to inclusive',
+      { from: '2026-11-01', to: '2026-11-02' },
+      { mode: 'range', from: '2026-10-31T18:30:00.000Z', to: '2026-11-02T18:30:00.000Z' },
+    ],
+    [
+      'one order by ref, narrowed by kind and currency',
+      { ref: 'abc-123', kind: 'payout', currency: 'NGN' },
+      { mode: 'ref', ref: 'abc-123', kind: 'payout', currency: 'NGN' },
+    ],
   ] as const)('%s', (_name, request, expected) => {
     expect(buildSelection(request, opts)).toMatchObject(expected);
   });

@@ -16,10 +16,20 @@ const fetchA = (ref = refA) => signedPost(creds(), PATHS.paymentFetch, JSON.stri
 const data = (text: string) => (parseLossless(text) as { data: Record<string, string> }).data;
 
 const initiate = async (merchantRef: string) => {
-  const res = await signedPost(creds(), PATHS.paymentInitiate, stringifyBody({
-    merchantRef, currency: 'IDR', method: 'BNI', amount: '150000', name: 'Budi', phone: '+628123456789',
-    email: 'budi@example.com', redirectUrl: 'https://shop.example.com/done',
-  }));
+  const res = await signedPost(
+    creds(),
+    PATHS.paymentInitiate,
+    stringifyBody({
+      merchantRef,
+      currency: 'IDR',
+      method: 'BNI',
+      amount: '150000',
+      name: 'Budi',
+      phone: '+628123456789',
+      email: 'budi@example.com',
+      redirectUrl: 'https://shop.example.com/done',
+    }),
+  );
   return res;
 };
 
@@ -56,7 +66,11 @@ describe('sandbox faults', () => {
   });
 
   it('status 500, 401, 403 with JSON bodies', async () => {
-    for (const [kind, status] of [['status500', 500], ['status401', 401], ['status403', 403]] as const) {
+    for (const [kind, status] of [
+      ['status500', 500],
+      ['status401', 401],
+      ['status403', 403],
+    ] as const) {
       await once({ kind });
       const res = await fetchA();
       expect(res.status).toBe(status);
@@ -80,7 +94,9 @@ describe('sandbox faults', () => {
   it('timeout: accepted and never answered', async () => {
     await once({ kind: 'timeout' });
     const agent = new Agent({ headersTimeout: 300 });
-    await expect(signedPost({ ...creds(), dispatcher: agent }, PATHS.paymentFetch, JSON.stringify({ transactionRef: refA }))).rejects.toThrow(/timeout/i);
+    await expect(
+      signedPost({ ...creds(), dispatcher: agent }, PATHS.paymentFetch, JSON.stringify({ transactionRef: refA })),
+    ).rejects.toThrow(/timeout/i);
     await agent.close();
     await expectNormalAfter();
   });
@@ -110,8 +126,14 @@ describe('sandbox faults', () => {
     const ts = unixTimestamp(Date.now());
     const body = JSON.stringify({ transactionRef: refA });
     const res = await request(`${sb.url}${API_PREFIX}${PATHS.paymentFetch}`, {
-      method: 'POST', body,
-      headers: { 'content-type': 'application/json', MerchantID: 'demo-merchant', Timestamp: ts, Signature: hmacSha256.sign({ timestamp: ts, body }, 'demo-secret') },
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        MerchantID: 'demo-merchant',
+        Timestamp: ts,
+        Signature: hmacSha256.sign({ timestamp: ts, body }, 'demo-secret'),
+      },
     });
     expect(res.headers['content-length']).toBeUndefined();
     let bytes = 0;

@@ -51,7 +51,9 @@ describe('syntheticOrder', () => {
     for (const k of ['payment:Success', 'payment:Failed', 'payment:Pending', 'payout:Success', 'payout:Failed', 'payout:Initiated']) {
       expect(status[k], k).toBeGreaterThan(0);
     }
-    expect(status['payment:Success'] / (status['payment:Success'] + status['payment:Failed'] + status['payment:Pending'])).toBeGreaterThan(0.8);
+    expect(status['payment:Success'] / (status['payment:Success'] + status['payment:Failed'] + status['payment:Pending'])).toBeGreaterThan(
+      0.8,
+    );
     expect(partial).toBeGreaterThan(0);
     expect(utrMissing).toBeGreaterThan(0);
   });
@@ -62,8 +64,12 @@ describe('bulk seed', () => {
   let control: SandboxControl;
   const creds = () => ({ baseUrl: sb.url, merchantId: 'demo-merchant', secret: 'demo-secret' });
   const fetchOrder = async (direction: string, transactionRef: string) =>
-    parseLossless((await signedPost(creds(), direction === 'payment' ? PATHS.paymentFetch : PATHS.payoutFetch, JSON.stringify({ transactionRef }))).text) as {
-      code: string; data: Record<string, string>;
+    parseLossless(
+      (await signedPost(creds(), direction === 'payment' ? PATHS.paymentFetch : PATHS.payoutFetch, JSON.stringify({ transactionRef })))
+        .text,
+    ) as {
+      code: string;
+      data: Record<string, string>;
     };
 
   beforeAll(async () => {
@@ -82,7 +88,14 @@ describe('bulk seed', () => {
       const o = syntheticOrder(9, i);
       const res = await fetchOrder(o.direction, o.transactionRef);
       expect(res.code).toBe('200');
-      expect(res.data).toMatchObject({ transactionRef: o.transactionRef, merchantRef: o.merchantRef, currency: o.currency, amount: o.amount, fee: o.fee, status: o.status });
+      expect(res.data).toMatchObject({
+        transactionRef: o.transactionRef,
+        merchantRef: o.merchantRef,
+        currency: o.currency,
+        amount: o.amount,
+        fee: o.fee,
+        status: o.status,
+      });
       if (o.direction === 'payment') expect(res.data.paidAmount).toBe(o.paidAmount);
       else if (o.currency === 'INR') expect(res.data.utr).toBe(o.utr);
     }
@@ -94,7 +107,8 @@ describe('bulk seed', () => {
   });
 
   it('seeded orders can be edited and deleted like live ones, without touching the balance', async () => {
-    const balance = async () => (parseLossless((await signedPost(creds(), PATHS.balance, '{"currency":"INR"}')).text) as { data: Record<string, string> }).data;
+    const balance = async () =>
+      (parseLossless((await signedPost(creds(), PATHS.balance, '{"currency":"INR"}')).text) as { data: Record<string, string> }).data;
     const before = await balance();
     const o = syntheticOrder(9, 77);
     await control.setOrder(o.transactionRef, { amount: new Decimal(o.amount).plus('1').toFixed(2) });

@@ -38,10 +38,17 @@ const until = async (cond: () => boolean | Promise<boolean>, ms = 5000) => {
   }
 };
 
-const payment = (merchantRef: string) => stringifyBody({
-  merchantRef, currency: 'NGN', method: 'TRANSFER', amount: '25000.00', name: 'Ada Obi', phone: '+2348012345678',
-  email: 'ada@example.com', redirectUrl: 'https://shop.example.com/done',
-});
+const payment = (merchantRef: string) =>
+  stringifyBody({
+    merchantRef,
+    currency: 'NGN',
+    method: 'TRANSFER',
+    amount: '25000.00',
+    name: 'Ada Obi',
+    phone: '+2348012345678',
+    email: 'ada@example.com',
+    redirectUrl: 'https://shop.example.com/done',
+  });
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -50,7 +57,9 @@ afterEach(async () => {
 
 function sandboxFor(url: string, maxAttempts = 10): Promise<Sandbox> {
   return startSandbox({
-    webhookUrl: url, webhookIntervalMs: 50, webhookMaxAttempts: maxAttempts,
+    webhookUrl: url,
+    webhookIntervalMs: 50,
+    webhookMaxAttempts: maxAttempts,
     lifecycle: { paymentDelayMs: { min: 0, max: 0 }, paymentFailedShare: 0, paymentPartialShare: 0, paymentStuckShare: 0 },
   });
 }
@@ -59,13 +68,20 @@ describe('sandbox payment webhook', () => {
   it('retries until the receiver answers 200 text/plain SUCCESS, signed, every value a string', async () => {
     // 1: server error; 2: 200 but JSON, not the agreed acknowledgement; 3: the real acknowledgement.
     const r = await receiver((n) =>
-      n === 1 ? { status: 500, type: 'text/plain', body: 'oops' }
-        : n === 2 ? { status: 200, type: 'application/json', body: 'SUCCESS' }
-        : { status: 200, type: 'text/plain', body: 'SUCCESS' });
+      n === 1
+        ? { status: 500, type: 'text/plain', body: 'oops' }
+        : n === 2
+          ? { status: 200, type: 'application/json', body: 'SUCCESS' }
+          : { status: 200, type: 'text/plain', body: 'SUCCESS' },
+    );
     cleanup.push(r.close);
     const sb = await sandboxFor(r.url);
     cleanup.push(() => sb.close());
-    const init = await signedPost({ baseUrl: sb.url, merchantId: 'demo-merchant', secret: 'demo-secret' }, PATHS.paymentInitiate, payment('wh-1'));
+    const init = await signedPost(
+      { baseUrl: sb.url, merchantId: 'demo-merchant', secret: 'demo-secret' },
+      PATHS.paymentInitiate,
+      payment('wh-1'),
+    );
     const transactionRef = JSON.parse(init.text.replace(/"amount":([\d.]+)/, '"amount":"$1"')).data.transactionRef;
 
     const control = new SandboxControl(sb.url);
@@ -75,13 +91,30 @@ describe('sandbox payment webhook', () => {
     expect(first.headers['merchantid']).toBeUndefined();
     expect(first.headers['content-type']).toBe('application/json');
     expect(first.headers['timestamp']).toMatch(/^\d{10}$/);
-    expect(verifySignature(hmacSha256, { timestamp: String(first.headers['timestamp']), body: first.body }, 'demo-secret', String(first.headers['signature']))).toBe(true);
+    expect(
+      verifySignature(
+        hmacSha256,
+        { timestamp: String(first.headers['timestamp']), body: first.body },
+        'demo-secret',
+        String(first.headers['signature']),
+      ),
+    ).toBe(true);
     expect(JSON.parse(first.body)).toEqual({
-      transactionRef, merchantRef: 'wh-1', currency: 'NGN', method: 'TRANSFER', amount: '25000.00', paidAmount: '25000.00',
-      fee: '370.00', status: 'Success',
+      transactionRef,
+      merchantRef: 'wh-1',
+      currency: 'NGN',
+      method: 'TRANSFER',
+      amount: '25000.00',
+      paidAmount: '25000.00',
+      fee: '370.00',
+      status: 'Success',
     });
     const stats = await control.stats();
-    expect(stats.webhooks.attempts.map((a) => [a.attempt, a.httpStatus, a.acknowledged])).toEqual([[1, 500, false], [2, 200, false], [3, 200, true]]);
+    expect(stats.webhooks.attempts.map((a) => [a.attempt, a.httpStatus, a.acknowledged])).toEqual([
+      [1, 500, false],
+      [2, 200, false],
+      [3, 200, true],
+    ]);
     expect(stats.webhooks.attempts[1].at - stats.webhooks.attempts[0].at).toBeGreaterThanOrEqual(50);
     expect(stats.webhooks.queued).toBe(0);
   });
@@ -102,7 +135,10 @@ describe('sandbox payment webhook', () => {
   it('sends nothing without a URL; a URL set through control applies to later finals', async () => {
     const r = await receiver(() => ({ status: 200, type: 'text/plain; charset=utf-8', body: 'SUCCESS' }));
     cleanup.push(r.close);
-    const sb = await startSandbox({ webhookIntervalMs: 50, lifecycle: { paymentDelayMs: { min: 1000, max: 1000 }, paymentFailedShare: 1 } });
+    const sb = await startSandbox({
+      webhookIntervalMs: 50,
+      lifecycle: { paymentDelayMs: { min: 1000, max: 1000 }, paymentFailedShare: 1 },
+    });
     cleanup.push(() => sb.close());
     const control = new SandboxControl(sb.url);
     const creds = { baseUrl: sb.url, merchantId: 'demo-merchant', secret: 'demo-secret' };

@@ -18,12 +18,27 @@ async function call(sb: Sandbox, path: string, body: Record<string, unknown>, op
 let n = 0;
 const ref = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
 const payment = (over: Record<string, unknown> = {}) => ({
-  merchantRef: ref(), currency: 'INR', method: 'NATIVE', amount: '1000.50', name: 'Asha Rao', phone: '+919876543210',
-  email: 'asha@example.com', redirectUrl: 'https://shop.example.com/done', ...over,
+  merchantRef: ref(),
+  currency: 'INR',
+  method: 'NATIVE',
+  amount: '1000.50',
+  name: 'Asha Rao',
+  phone: '+919876543210',
+  email: 'asha@example.com',
+  redirectUrl: 'https://shop.example.com/done',
+  ...over,
 });
 const payout = (over: Record<string, unknown> = {}) => ({
-  merchantRef: ref(), currency: 'INR', method: 'IFSC', bankCode: 'HDFC0001234', amount: '2500.75', name: 'Ravi Kumar',
-  account: '50100012345678', phone: '+919812345678', email: 'ravi@example.com', ...over,
+  merchantRef: ref(),
+  currency: 'INR',
+  method: 'IFSC',
+  bankCode: 'HDFC0001234',
+  amount: '2500.75',
+  name: 'Ravi Kumar',
+  account: '50100012345678',
+  phone: '+919812345678',
+  email: 'ravi@example.com',
+  ...over,
 });
 const total = (b: any) => new Decimal(b.available).plus(b.pending).plus(b.held);
 
@@ -32,8 +47,14 @@ function sandbox(extra: SandboxOptions = {}): Promise<Sandbox> {
   return startSandbox({
     ...extra,
     lifecycle: {
-      paymentDelayMs: { min: 1000, max: 1000 }, payoutDelayMs: { min: 1000, max: 1000 },
-      paymentFailedShare: 0, paymentPartialShare: 0, paymentStuckShare: 0, payoutFailedShare: 0, payoutStuckShare: 0, utrMissingShare: 0,
+      paymentDelayMs: { min: 1000, max: 1000 },
+      payoutDelayMs: { min: 1000, max: 1000 },
+      paymentFailedShare: 0,
+      paymentPartialShare: 0,
+      paymentStuckShare: 0,
+      payoutFailedShare: 0,
+      payoutStuckShare: 0,
+      utrMissingShare: 0,
       ...extra.lifecycle,
     },
   });
@@ -60,8 +81,23 @@ describe('sandbox operations', () => {
     expect(init.json.data.checkoutUrl).toBe(`${sb.url}/checkout/${init.json.data.transactionRef}`);
 
     const fetched = await call(sb, PATHS.paymentFetch, { transactionRef: init.json.data.transactionRef });
-    expect(Object.keys(fetched.json.data)).toEqual(['transactionRef', 'merchantRef', 'currency', 'method', 'amount', 'paidAmount', 'fee', 'status']);
-    expect(fetched.json.data).toMatchObject({ merchantRef: req.merchantRef, currency: 'INR', method: 'NATIVE', amount: '1000.50', status: 'Pending' });
+    expect(Object.keys(fetched.json.data)).toEqual([
+      'transactionRef',
+      'merchantRef',
+      'currency',
+      'method',
+      'amount',
+      'paidAmount',
+      'fee',
+      'status',
+    ]);
+    expect(fetched.json.data).toMatchObject({
+      merchantRef: req.merchantRef,
+      currency: 'INR',
+      method: 'NATIVE',
+      amount: '1000.50',
+      status: 'Pending',
+    });
     expect(fetched.text).toMatch(/"paidAmount":0\.00,"fee":0\.00/);
   });
 
@@ -71,7 +107,16 @@ describe('sandbox operations', () => {
     // INR payout fee: 0.5% + 5.00 = 12.50375 + 5 -> 17.50
     expect(init.json.data).toMatchObject({ status: 'Initiated', fee: '17.50', amount: '2500.75' });
     const fetched = await call(sb, PATHS.payoutFetch, { transactionRef: init.json.data.transactionRef });
-    expect(Object.keys(fetched.json.data)).toEqual(['transactionRef', 'merchantRef', 'utr', 'currency', 'method', 'amount', 'fee', 'status']);
+    expect(Object.keys(fetched.json.data)).toEqual([
+      'transactionRef',
+      'merchantRef',
+      'utr',
+      'currency',
+      'method',
+      'amount',
+      'fee',
+      'status',
+    ]);
     expect(fetched.json.data.utr).toBe('');
     const ngn = await call(sb, PATHS.payoutInitiate, payout({ currency: 'NGN', method: 'BANK', bankCode: '058', amount: '15000' }));
     const ngnFetched = await call(sb, PATHS.payoutFetch, { transactionRef: ngn.json.data.transactionRef });
@@ -188,7 +233,12 @@ describe('sandbox operations', () => {
 describe('sandbox authentication', () => {
   let sb: Sandbox;
   beforeAll(async () => {
-    sb = await startSandbox({ merchants: [{ id: 'm1', secret: 's1' }, { id: 'm2', secret: 's2' }] });
+    sb = await startSandbox({
+      merchants: [
+        { id: 'm1', secret: 's1' },
+        { id: 'm2', secret: 's2' },
+      ],
+    });
   });
   afterAll(() => sb.close());
 
@@ -197,7 +247,9 @@ describe('sandbox authentication', () => {
   const post = (headers: Record<string, string>, text = body) =>
     fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: text });
   const signed = (merchant: string, secret: string, ts = unixTimestamp(Date.now()), text = body) => ({
-    MerchantID: merchant, Timestamp: ts, Signature: hmacSha256.sign({ timestamp: ts, body: text }, secret),
+    MerchantID: merchant,
+    Timestamp: ts,
+    Signature: hmacSha256.sign({ timestamp: ts, body: text }, secret),
   });
 
   it('accepts a correctly signed request', async () => {
@@ -238,7 +290,11 @@ describe('sandbox authentication', () => {
   it('orders are private to their merchant', async () => {
     const init = await signedPost({ baseUrl: sb.url, merchantId: 'm1', secret: 's1' }, PATHS.paymentInitiate, stringifyBody(payment()));
     const transactionRef = (parseLossless(init.text) as Envelope).data.transactionRef;
-    const other = await signedPost({ baseUrl: sb.url, merchantId: 'm2', secret: 's2' }, PATHS.paymentFetch, JSON.stringify({ transactionRef }));
+    const other = await signedPost(
+      { baseUrl: sb.url, merchantId: 'm2', secret: 's2' },
+      PATHS.paymentFetch,
+      JSON.stringify({ transactionRef }),
+    );
     expect((parseLossless(other.text) as Envelope).code).toBe('404');
   });
 
@@ -309,7 +365,10 @@ describe('sandbox lifecycle and balance', () => {
     const ok = await sandbox();
     const failing = await sandbox({ lifecycle: { payoutFailedShare: 1 } });
     try {
-      for (const [sb, final] of [[ok, 'Success'], [failing, 'Failed']] as const) {
+      for (const [sb, final] of [
+        [ok, 'Success'],
+        [failing, 'Failed'],
+      ] as const) {
         const bal = async () => (await call(sb, PATHS.balance, { currency: 'INR' })).json.data;
         const b0 = await bal();
         const init = await call(sb, PATHS.payoutInitiate, payout({ amount: '2500.75' }));
@@ -356,8 +415,20 @@ describe('sandbox lifecycle and balance', () => {
       const pays: string[] = [];
       const pos: string[] = [];
       for (let i = 0; i < 60; i++) {
-        pays.push((await call(sb, PATHS.paymentInitiate, payment({ currency: 'IDR', method: 'BNI', amount: `${150000 + i * 1000}.00` }))).json.data.transactionRef);
-        if (i % 2) pos.push((await call(sb, PATHS.payoutInitiate, payout({ currency: 'IDR', method: 'TRANSFER', bankCode: '014', amount: `${90000 + i}.50` }))).json.data.transactionRef);
+        pays.push(
+          (await call(sb, PATHS.paymentInitiate, payment({ currency: 'IDR', method: 'BNI', amount: `${150000 + i * 1000}.00` }))).json.data
+            .transactionRef,
+        );
+        if (i % 2)
+          pos.push(
+            (
+              await call(
+                sb,
+                PATHS.payoutInitiate,
+                payout({ currency: 'IDR', method: 'TRANSFER', bankCode: '014', amount: `${90000 + i}.50` }),
+              )
+            ).json.data.transactionRef,
+          );
       }
       await control.advanceClock(3600_000);
       let expected = new Decimal(0);

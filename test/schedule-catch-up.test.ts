@@ -72,15 +72,23 @@ describe('planCatchUp (fixed clock: 2026-03-10 09:10 Asia/Kolkata)', () => {
     ],
     [
       'a job switched off is never caught up',
-      { schedules: { ...SCHEDULES, daily: null, 'bank-codes': null }, lastStarted: { reconcile: ALL_RECENT.reconcile, snapshot: ALL_RECENT.snapshot }, dailyDone: new Set() },
+      {
+        schedules: { ...SCHEDULES, daily: null, 'bank-codes': null },
+        lastStarted: { reconcile: ALL_RECENT.reconcile, snapshot: ALL_RECENT.snapshot },
+        dailyDone: new Set(),
+      },
       [],
     ],
   ])('%s', (_, over, expected) => {
-    const plan = planCatchUp(input(over)).map((c) => ({ job: c.job, scheduledFor: c.scheduledFor.toISOString(), ...(c.date ? { date: c.date } : {}) }));
+    const plan = planCatchUp(input(over)).map((c) => ({
+      job: c.job,
+      scheduledFor: c.scheduledFor.toISOString(),
+      ...(c.date ? { date: c.date } : {}),
+    }));
     expect(plan).toEqual(expected);
   });
 
-  it('before today\'s 06:00 the latest daily occurrence is yesterday\'s, covering the day before', () => {
+  it("before today's 06:00 the latest daily occurrence is yesterday's, covering the day before", () => {
     const early = new Date('2026-03-09T22:00:00Z'); // 03:30 IST on 03-10
     const plan = planCatchUp(input({ now: early, lastStarted: {}, dailyDone: new Set(), reportDates: new Set() }));
     expect(plan.find((c) => c.job === 'daily')).toMatchObject({ date: '2026-03-08', scheduledFor: new Date('2026-03-09T00:30:00Z') });

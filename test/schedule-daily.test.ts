@@ -48,7 +48,12 @@ describe('daily run (reconcile of the day, then its report) on a real database',
     expect(first).toMatchObject({ status: 'completed', date: '2026-03-09', error: null });
     expect(calls).toEqual(['reconcile 2026-03-09', 'report 2026-03-09']);
     const row = await t.db.knex('recon_runs').where({ id: first.runId }).first();
-    expect(row).toMatchObject({ job: 'daily', status: 'completed', params: { date: '2026-03-09', email: true }, counts: { reconcileRuns: 1, reportVersion: 1, emailsSent: 1 } });
+    expect(row).toMatchObject({
+      job: 'daily',
+      status: 'completed',
+      params: { date: '2026-03-09', email: true },
+      counts: { reconcileRuns: 1, reportVersion: 1, emailsSent: 1 },
+    });
 
     const again = await runDaily(d, '2026-03-09');
     expect(again.status).toBe('already_done');
@@ -60,7 +65,14 @@ describe('daily run (reconcile of the day, then its report) on a real database',
     const { d, calls } = deps([skipped, skipped]);
     const result = await runDaily(d, '2026-03-08');
     expect(result.status).toBe('completed');
-    expect(calls).toEqual(['reconcile 2026-03-08', 'sleep 30000', 'reconcile 2026-03-08', 'sleep 30000', 'reconcile 2026-03-08', 'report 2026-03-08']);
+    expect(calls).toEqual([
+      'reconcile 2026-03-08',
+      'sleep 30000',
+      'reconcile 2026-03-08',
+      'sleep 30000',
+      'reconcile 2026-03-08',
+      'report 2026-03-08',
+    ]);
   });
 
   it('gives up after lockWaitMs: failed, no report, so the next start catches the day up', async () => {
@@ -90,7 +102,10 @@ describe('daily run (reconcile of the day, then its report) on a real database',
   });
 
   it('a daily row left running by a dead process is closed as interrupted by the next one', async () => {
-    const [dead] = await t.db.knex('recon_runs').insert({ job: 'daily', params: JSON.stringify({ date: '2026-03-05' }) }).returning('id');
+    const [dead] = await t.db
+      .knex('recon_runs')
+      .insert({ job: 'daily', params: JSON.stringify({ date: '2026-03-05' }) })
+      .returning('id');
     const { d } = deps([]);
     expect((await runDaily(d, '2026-03-05')).status).toBe('completed');
     expect((await t.db.knex('recon_runs').where({ id: dead.id }).first()).status).toBe('interrupted');

@@ -51,7 +51,10 @@ describe.skipIf(requiresServer(NEEDS))('payrecon schedule as a process', () => {
       expect(row.checked).toBeGreaterThan(0);
       expect(row.checked).toBeLessThan(row.selected);
       expect(Object.keys(row.checkpoint).length).toBeGreaterThan(0);
-      const lines = exit.stderr.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = exit.stderr
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.some((l) => l.msg === 'catching up runs missed while no scheduler ran')).toBe(true);
       expect(lines.some((l) => l.msg === 'scheduler stopped')).toBe(true);
     } finally {

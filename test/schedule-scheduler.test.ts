@@ -28,7 +28,12 @@ function fakeJobs() {
       if (hold.has(job)) await new Promise<void>((resolve) => held.set(job, resolve));
       return { status: 'completed', exitCode: 0 };
     };
-  const runners = { reconcile: runner('reconcile'), snapshot: runner('snapshot'), 'bank-codes': runner('bank-codes'), daily: runner('daily') };
+  const runners = {
+    reconcile: runner('reconcile'),
+    snapshot: runner('snapshot'),
+    'bank-codes': runner('bank-codes'),
+    daily: runner('daily'),
+  };
   return { calls, hold, held, signals, runners };
 }
 
@@ -95,7 +100,10 @@ describe('Scheduler with a controlled clock', () => {
   it('a job that throws is logged and does not stop the others or the next occurrence', async () => {
     const jobs = fakeJobs();
     let n = 0;
-    const runners = { ...jobs.runners, snapshot: async () => (n++ === 0 ? Promise.reject(new Error('database lost')) : { status: 'completed', exitCode: 0 }) };
+    const runners = {
+      ...jobs.runners,
+      snapshot: async () => (n++ === 0 ? Promise.reject(new Error('database lost')) : { status: 'completed', exitCode: 0 }),
+    };
     const scheduler = new Scheduler({ schedules: schedules(), runners, logger: silentLogger });
     expect(scheduler.tick(local('2026-03-10T10:00'))).toEqual(['reconcile', 'snapshot']);
     await scheduler.idle();
@@ -104,7 +112,7 @@ describe('Scheduler with a controlled clock', () => {
     expect(n).toBe(2);
   });
 
-  it('stop: takes no new runs, aborts the running job\'s signal, waits for it', async () => {
+  it("stop: takes no new runs, aborts the running job's signal, waits for it", async () => {
     const jobs = fakeJobs();
     jobs.hold.add('daily');
     const scheduler = new Scheduler({ schedules: schedules(), runners: jobs.runners, logger: silentLogger });

@@ -31,7 +31,10 @@ const SQL_TEXT = "x'; DROP TABLE payment_orders;--";
 
 function walk(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres database'))('secrets never leave', () => {
@@ -107,7 +110,10 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     const mailed = await run('report --email', ['report', '--date', today, '--email', '--json'], demoDb);
     expect(mailed.code, mailed.stderr).toBe(0);
     // 3. Failing runs: the provider refuses the signature (403), then the SMTP server refuses AUTH.
-    const refused = await run('reconcile with a wrong secret', ['reconcile', '--date', today], { ...demoDb, PROVIDER_BASE_URL: wrongSandbox.url });
+    const refused = await run('reconcile with a wrong secret', ['reconcile', '--date', today], {
+      ...demoDb,
+      PROVIDER_BASE_URL: wrongSandbox.url,
+    });
     expect(refused.code).toBe(2);
     const snapRefused = await run('snapshot with a wrong secret', ['snapshot'], { ...demoDb, PROVIDER_BASE_URL: wrongSandbox.url });
     expect(snapRefused.code).toBe(2);
@@ -148,7 +154,9 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
   });
 
   it('no secret in any row of any payrecon table (runs, alerts, report versions, everything)', async () => {
-    const tables = await t.db.knex.raw(`SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN ('payrecon', 'payrecon_demo') AND table_type = 'BASE TABLE'`);
+    const tables = await t.db.knex.raw(
+      `SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN ('payrecon', 'payrecon_demo') AND table_type = 'BASE TABLE'`,
+    );
     expect(tables.rows.length).toBeGreaterThan(10);
     for (const { table_schema, table_name } of tables.rows as Array<{ table_schema: string; table_name: string }>) {
       const rows = await t.db.knex.raw(`SELECT t::text AS row FROM ${table_schema}.${table_name} t`);
@@ -168,12 +176,25 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     expect(await countOrders(k, 'payment', { mode: 'ref', ref: SQL_TEXT })).toBe(0);
     expect(await selectOrdersPage(k, 'payout', { mode: 'ref', ref: SQL_TEXT }, null, 10)).toEqual([]);
     const outcome = await reconcile(
-      { db: t.db, fetcher: { fetchPayment: () => Promise.reject(new Error('no fetch expected')), fetchPayout: () => Promise.reject(new Error('no fetch expected')) }, policy: defaultPolicy(), clock: () => new Date(), logger: silentLogger, concurrency: 2, batchSize: 10 },
+      {
+        db: t.db,
+        fetcher: {
+          fetchPayment: () => Promise.reject(new Error('no fetch expected')),
+          fetchPayout: () => Promise.reject(new Error('no fetch expected')),
+        },
+        policy: defaultPolicy(),
+        clock: () => new Date(),
+        logger: silentLogger,
+        concurrency: 2,
+        batchSize: 10,
+      },
       { selection: { mode: 'ref', ref: SQL_TEXT }, dryRun: false },
     );
     expect(outcome.status).toBe('completed');
     expect(outcome.runs.at(-1)).toMatchObject({ selected: 0, checked: 0 });
-    const stored = await k('recon_runs').where({ id: outcome.runs.at(-1)!.runId }).first();
+    const stored = await k('recon_runs')
+      .where({ id: outcome.runs.at(-1)!.runId })
+      .first();
     expect(stored.params.selection.ref).toBe(SQL_TEXT); // stored verbatim, as a bound value
     const exists = await k.raw(`SELECT to_regclass('payrecon.payment_orders') AS p, to_regclass('payrecon_demo.payment_orders') AS d`);
     expect(exists.rows[0].p).not.toBeNull();

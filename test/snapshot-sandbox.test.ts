@@ -28,7 +28,11 @@ let control: SandboxControl;
 let client: ProviderClient;
 
 beforeAll(async () => {
-  world = await createWorld('snapshot', { db: { env: { RATE_STALE_AFTER_MIN: '360', RATE_JUMP_PERCENT: '5' } }, sandbox: { now: () => SANDBOX_NOW }, client: { maxRetries: 0 } });
+  world = await createWorld('snapshot', {
+    db: { env: { RATE_STALE_AFTER_MIN: '360', RATE_JUMP_PERCENT: '5' } },
+    sandbox: { now: () => SANDBOX_NOW },
+    client: { maxRetries: 0 },
+  });
   ({ t, sandbox: sb, control, client } = world);
 });
 afterAll(() => world?.close());
@@ -38,11 +42,20 @@ beforeEach(async () => {
   await t.db.knex.raw('TRUNCATE balance_snapshots, rate_snapshots, recon_runs CASCADE');
 });
 
-const deps = (clock: () => Date): SnapshotDeps => ({ db: t.db, client, policy: snapshotPolicyFromConfig(t.config), clock, logger: silentLogger });
+const deps = (clock: () => Date): SnapshotDeps => ({
+  db: t.db,
+  client,
+  policy: snapshotPolicyFromConfig(t.config),
+  clock,
+  logger: silentLogger,
+});
 
 describe('payrecon snapshot', () => {
-  it('stores the three currencies\' balances and rates exactly as the provider sent them', async () => {
-    const result = await takeSnapshots(deps(() => T1), CURRENCIES);
+  it("stores the three currencies' balances and rates exactly as the provider sent them", async () => {
+    const result = await takeSnapshots(
+      deps(() => T1),
+      CURRENCIES,
+    );
     expect(result.status).toBe('completed');
     expect(result.failures).toEqual([]);
 
@@ -51,31 +64,57 @@ describe('payrecon snapshot', () => {
          FROM balance_snapshots ORDER BY currency`,
     );
     const sent = await Promise.all((['IDR', 'INR', 'NGN'] as const).map((c) => client.balance(c)));
-    expect(balances.rows).toEqual(sent.map(({ currency, available, pending, held, credit }) => ({ currency, available, pending, held, credit, taken_at: T1, run_id: result.runId })));
+    expect(balances.rows).toEqual(
+      sent.map(({ currency, available, pending, held, credit }) => ({
+        currency,
+        available,
+        pending,
+        held,
+        credit,
+        taken_at: T1,
+        run_id: result.runId,
+      })),
+    );
     // The digits the provider sent are the ones stored: the sandbox's opening balances, to the last unit.
     for (const row of balances.rows) {
-      for (const k of ['available', 'pending', 'held', 'credit'] as const) expect(new Decimal(row[k]).equals(OPENING_BALANCE[row.currency as Currency][k])).toBe(true);
+      for (const k of ['available', 'pending', 'held', 'credit'] as const)
+        expect(new Decimal(row[k]).equals(OPENING_BALANCE[row.currency as Currency][k])).toBe(true);
     }
-    const rates = await t.db.knex.raw(`SELECT currency, deposit::text AS deposit, withdraw::text AS withdraw, flags FROM rate_snapshots ORDER BY currency`);
+    const rates = await t.db.knex.raw(
+      `SELECT currency, deposit::text AS deposit, withdraw::text AS withdraw, flags FROM rate_snapshots ORDER BY currency`,
+    );
     const sentRates = await Promise.all((['IDR', 'INR', 'NGN'] as const).map((c) => client.usdtRate(c)));
     expect(rates.rows).toEqual(sentRates.map(({ currency, deposit, withdraw }) => ({ currency, deposit, withdraw, flags: [] })));
     for (const row of rates.rows) {
       const expected = usdtRate(1, row.currency as Currency, SANDBOX_NOW);
-      expect([new Decimal(row.deposit).equals(expected.deposit), new Decimal(row.withdraw).equals(expected.withdraw)]).toEqual([true, true]);
+      expect([new Decimal(row.deposit).equals(expected.deposit), new Decimal(row.withdraw).equals(expected.withdraw)]).toEqual([
+        true,
+        true,
+      ]);
     }
 
     const run = await findRun(t.db.knex, result.runId!);
-    expect(run).toMatchObject({ job: 'snapshot', status: 'completed', error: null, counts: { balances: 3, rates: 3, failed: 0, 'code:BALANCE_DRIFT': 0 } });
+    expect(run).toMatchObject({
+      job: 'snapshot',
+      status: 'completed',
+      error: null,
+      counts: { balances: 3, rates: 3, failed: 0, 'code:BALANCE_DRIFT': 0 },
+    });
     // A first snapshot has nothing to roll forward from.
     expect(result.currencies.map((c) => c.rollForward)).toEqual([null, null, null]);
   });
 
   it('one currency whose balance fails is recorded as such; the others, and its rate, are stored', async () => {
     await control.addFault({ kind: 'status500', operations: ['balance'], currencies: ['NGN'] });
-    const result = await takeSnapshots(deps(() => T1), CURRENCIES);
+    const result = await takeSnapshots(
+      deps(() => T1),
+      CURRENCIES,
+    );
 
     expect(result.status).toBe('failed');
-    expect(result.failures).toEqual([expect.objectContaining({ currency: 'NGN', step: 'balance', error: 'ProviderUnavailableError', unavailable: true })]);
+    expect(result.failures).toEqual([
+      expect.objectContaining({ currency: 'NGN', step: 'balance', error: 'ProviderUnavailableError', unavailable: true }),
+    ]);
     const stored = await t.db.knex('balance_snapshots').pluck('currency');
     expect(stored.sort()).toEqual(['IDR', 'INR']);
     expect((await t.db.knex('rate_snapshots').pluck('currency')).sort()).toEqual(['IDR', 'INR', 'NGN']);
@@ -99,7 +138,10 @@ describe('payrecon snapshot', () => {
 
   it('refused credentials stop the run at once', async () => {
     await control.addFault({ kind: 'status401' });
-    const result = await takeSnapshots(deps(() => T1), CURRENCIES);
+    const result = await takeSnapshots(
+      deps(() => T1),
+      CURRENCIES,
+    );
     expect(result.status).toBe('credentials');
     expect(result.error).toMatch(/credentials/);
     expect(await t.db.knex('balance_snapshots').count('* as n')).toEqual([{ n: '0' }]);
@@ -110,12 +152,21 @@ describe('payrecon snapshot', () => {
   });
 
   it('flags a rate unchanged longer than RATE_STALE_AFTER_MIN, counting from when it last changed', async () => {
-    const first = await takeSnapshots(deps(() => T1), ['INR']);
+    const first = await takeSnapshots(
+      deps(() => T1),
+      ['INR'],
+    );
     expect(first.rateFlags).toEqual([]);
-    const within = await takeSnapshots(deps(() => minutes(T1, 300)), ['INR']);
+    const within = await takeSnapshots(
+      deps(() => minutes(T1, 300)),
+      ['INR'],
+    );
     expect(within.rateFlags).toEqual([]);
     // 361 minutes after T1 though only 61 after the previous snapshot: the age runs from the first unchanged reading.
-    const stale = await takeSnapshots(deps(() => minutes(T1, 361)), ['INR']);
+    const stale = await takeSnapshots(
+      deps(() => minutes(T1, 361)),
+      ['INR'],
+    );
     expect(stale.rateFlags).toEqual([expect.objectContaining({ currency: 'INR', flags: ['RATE_STALE'] })]);
     expect(stale.currencies[0].rate?.unchangedSince).toEqual(T1);
     const row = await t.db.knex('rate_snapshots').where({ run_id: stale.runId }).first();
@@ -128,9 +179,17 @@ describe('payrecon snapshot', () => {
     // A previous reading 10 % lower on the deposit side (so today's is 11.11 % up); withdraw equal.
     const before = new Decimal(now.deposit).times('0.9').toFixed();
     await t.db.knex('rate_snapshots').insert({ currency: 'NGN', deposit: before, withdraw: now.withdraw, taken_at: minutes(T1, -60) });
-    const result = await takeSnapshots(deps(() => T1), ['NGN']);
+    const result = await takeSnapshots(
+      deps(() => T1),
+      ['NGN'],
+    );
     expect(result.rateFlags).toEqual([
-      { currency: 'NGN', flags: ['RATE_JUMP'], notes: [expect.stringMatching(/^deposit moved 11\.11%/)], rateSnapshotId: result.currencies[0].rate!.id },
+      {
+        currency: 'NGN',
+        flags: ['RATE_JUMP'],
+        notes: [expect.stringMatching(/^deposit moved 11\.11%/)],
+        rateSnapshotId: result.currencies[0].rate!.id,
+      },
     ]);
     expect((await t.db.knex('rate_snapshots').where({ run_id: result.runId }).first()).flags).toEqual(['RATE_JUMP']);
   });
@@ -147,7 +206,10 @@ describe('payrecon snapshot', () => {
     };
     const running = takeSnapshots({ ...deps(() => T1), client: slow }, ['INR']);
     await new Promise((r) => setTimeout(r, 100));
-    const second = await takeSnapshots(deps(() => T1), ['INR']);
+    const second = await takeSnapshots(
+      deps(() => T1),
+      ['INR'],
+    );
     release();
     expect(second.status).toBe('skipped');
     expect((await running).status).toBe('completed');

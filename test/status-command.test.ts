@@ -11,19 +11,50 @@ const NOW = new Date('2026-03-10T03:40:00Z'); // 09:10 IST
 
 describe('status view (pure, fixed clock)', () => {
   const run = (job: string, over: Partial<RunRow> = {}): RunRow => ({
-    id: '1', job, params: {}, status: 'completed', dryRun: false, startedAt: new Date('2026-03-10T03:30:00Z'), heartbeatAt: NOW,
-    finishedAt: new Date('2026-03-10T03:31:00Z'), checkpoint: {}, selected: 0, checked: 0, counts: {}, error: null, ...over,
+    id: '1',
+    job,
+    params: {},
+    status: 'completed',
+    dryRun: false,
+    startedAt: new Date('2026-03-10T03:30:00Z'),
+    heartbeatAt: NOW,
+    finishedAt: new Date('2026-03-10T03:31:00Z'),
+    checkpoint: {},
+    selected: 0,
+    checked: 0,
+    counts: {},
+    error: null,
+    ...over,
   });
   const status = buildStatus({
     now: NOW,
     timezone: ZONE,
-    schedules: { reconcile: CronSpec.parse('*/15 * * * *', ZONE), snapshot: null, 'bank-codes': CronSpec.parse('30 2 * * *', ZONE), daily: CronSpec.parse('0 6 * * *', ZONE) },
+    schedules: {
+      reconcile: CronSpec.parse('*/15 * * * *', ZONE),
+      snapshot: null,
+      'bank-codes': CronSpec.parse('30 2 * * *', ZONE),
+      daily: CronSpec.parse('0 6 * * *', ZONE),
+    },
     lastRuns: [
       run('reconcile', { selected: 300, checked: 300, counts: { 'verdict:matched': 296, 'verdict:mismatch': 4, 'code:AMOUNT': 4 } }),
       run('webhook-confirm', { status: 'failed', error: 'provider unavailable' }),
     ],
-    pendingEmails: [{ id: '9', business_date: '2026-03-09', version: 2, directory: '/r', manifest: {}, email_status: 'pending', email_attempts: 3, email_error: 'connection refused', emailed_at: null }],
-    openAlerts: [{ id: '5', kind: 'mismatch', title: '4 mismatches in run 1', status: 'pending', createdAt: NOW, attempts: 1, lastError: null }],
+    pendingEmails: [
+      {
+        id: '9',
+        business_date: '2026-03-09',
+        version: 2,
+        directory: '/r',
+        manifest: {},
+        email_status: 'pending',
+        email_attempts: 3,
+        email_error: 'connection refused',
+        emailed_at: null,
+      },
+    ],
+    openAlerts: [
+      { id: '5', kind: 'mismatch', title: '4 mismatches in run 1', status: 'pending', createdAt: NOW, attempts: 1, lastError: null },
+    ],
   });
 
   it('lists every scheduled job with its next time (off: none), then other recorded jobs', () => {
@@ -40,7 +71,9 @@ describe('status view (pure, fixed clock)', () => {
   it('renders tables in the business time zone', () => {
     const text = renderStatus(status);
     expect(text).toContain('payrecon status at 2026-03-10 09:10 (Asia/Kolkata)');
-    expect(text).toMatch(/reconcile\s+\*\/15 \* \* \* \*\s+2026-03-10 09:00\s+completed\s+300\/300 matched=296 mismatch=4\s+2026-03-10 09:15/);
+    expect(text).toMatch(
+      /reconcile\s+\*\/15 \* \* \* \*\s+2026-03-10 09:00\s+completed\s+300\/300 matched=296 mismatch=4\s+2026-03-10 09:15/,
+    );
     expect(text).toMatch(/snapshot\s+off\s+-\s+never run/);
     expect(text).toMatch(/webhook-confirm\s+-\s+2026-03-10 09:00\s+failed: provider unavailable/);
     expect(text).toMatch(/2026-03-09\s+2\s+3\s+connection refused/);
@@ -53,12 +86,31 @@ describe('payrecon status against a database', () => {
   beforeAll(async () => {
     t = await createTestDatabase('status_cli');
     const now = new Date();
-    await t.db.knex('recon_runs').insert({ job: 'snapshot', status: 'completed', started_at: now, finished_at: now, counts: JSON.stringify({ currencies: 3 }) });
+    await t.db
+      .knex('recon_runs')
+      .insert({ job: 'snapshot', status: 'completed', started_at: now, finished_at: now, counts: JSON.stringify({ currencies: 3 }) });
     await t.db.knex('report_versions').insert({
-      business_date: '2026-03-09', version: 1, directory: '/tmp/x', manifest: '{}', content_hash: 'h', created_at: now, email_status: 'pending', email_attempts: 1, email_error: 'smtp down',
+      business_date: '2026-03-09',
+      version: 1,
+      directory: '/tmp/x',
+      manifest: '{}',
+      content_hash: 'h',
+      created_at: now,
+      email_status: 'pending',
+      email_attempts: 1,
+      email_error: 'smtp down',
     });
-    await t.db.knex('alerts').insert({ fingerprint: 'f1', kind: 'run_failed', title: 'reconcile failed', payload: '{}', created_at: now, status: 'pending' });
-    await t.db.knex('alerts').insert({ fingerprint: 'f2', kind: 'old', title: 'delivered long ago', payload: '{}', created_at: new Date(now.getTime() - 3 * 86_400_000), status: 'sent' });
+    await t.db
+      .knex('alerts')
+      .insert({ fingerprint: 'f1', kind: 'run_failed', title: 'reconcile failed', payload: '{}', created_at: now, status: 'pending' });
+    await t.db.knex('alerts').insert({
+      fingerprint: 'f2',
+      kind: 'old',
+      title: 'delivered long ago',
+      payload: '{}',
+      created_at: new Date(now.getTime() - 3 * 86_400_000),
+      status: 'sent',
+    });
   });
   afterAll(() => t?.drop());
 

@@ -40,13 +40,21 @@ describe('verifyWebhook', () => {
 });
 
 const payment = {
-  transactionRef: 't-1', merchantRef: 'm-1', currency: 'NGN', method: 'TRANSFER', amount: '25000.00', paidAmount: '25000.00', fee: '370.00', status: 'Success',
+  transactionRef: 't-1',
+  merchantRef: 'm-1',
+  currency: 'NGN',
+  method: 'TRANSFER',
+  amount: '25000.00',
+  paidAmount: '25000.00',
+  fee: '370.00',
+  status: 'Success',
 };
 
 describe('payment notification payload', () => {
   it('keeps amounts as exact decimal text, whether sent as strings or JSON numbers', () => {
     expect(parsePaymentNotification(JSON.stringify(payment))).toMatchObject({ amount: '25000.00', paidAmount: '25000.00', fee: '370.00' });
-    const numbers = '{"transactionRef":"t-1","merchantRef":"m-1","currency":"NGN","method":"TRANSFER","amount":12345678901234.56,"paidAmount":0.1,"fee":0,"status":"Success"}';
+    const numbers =
+      '{"transactionRef":"t-1","merchantRef":"m-1","currency":"NGN","method":"TRANSFER","amount":12345678901234.56,"paidAmount":0.1,"fee":0,"status":"Success"}';
     expect(parsePaymentNotification(numbers)).toMatchObject({ amount: '12345678901234.56', paidAmount: '0.1', fee: '0' });
   });
 
@@ -63,7 +71,16 @@ describe('payment notification payload', () => {
 
   it('dedupe key: same notification re-serialised or with equal amounts written differently is one key; another status is another', () => {
     const a = parsePaymentNotification(JSON.stringify(payment));
-    const reordered = JSON.stringify({ status: 'Success', fee: '370', amount: '25000', paidAmount: '25000.0', method: 'TRANSFER', currency: 'NGN', merchantRef: 'm-1', transactionRef: 't-1' });
+    const reordered = JSON.stringify({
+      status: 'Success',
+      fee: '370',
+      amount: '25000',
+      paidAmount: '25000.0',
+      method: 'TRANSFER',
+      currency: 'NGN',
+      merchantRef: 'm-1',
+      transactionRef: 't-1',
+    });
     const b = parsePaymentNotification(reordered);
     expect(dedupeKey(a, 'raw-a')).toBe(dedupeKey(b, 'raw-b'));
     const failed = parsePaymentNotification(JSON.stringify({ ...payment, status: 'Failed', paidAmount: '0' }));
@@ -103,9 +120,26 @@ describe('contradictions (notification vs fetch)', () => {
 });
 
 const local = (patch: Partial<OrderRow> = {}): OrderRow => ({
-  direction: 'payment', id: '7', merchantRef: 'm-1', transactionRef: 't-1', currency: 'NGN', method: 'TRANSFER', amount: '25000.00',
-  paidAmount: null, fee: null, bankCode: null, utr: null, status: 'Initiated', statusCategory: 'pending', createdAt: new Date(NOW),
-  updatedAt: new Date(NOW), finalizedAt: null, lastCheckedAt: null, checkCount: 0, nextCheckAt: null, ...patch,
+  direction: 'payment',
+  id: '7',
+  merchantRef: 'm-1',
+  transactionRef: 't-1',
+  currency: 'NGN',
+  method: 'TRANSFER',
+  amount: '25000.00',
+  paidAmount: null,
+  fee: null,
+  bankCode: null,
+  utr: null,
+  status: 'Initiated',
+  statusCategory: 'pending',
+  createdAt: new Date(NOW),
+  updatedAt: new Date(NOW),
+  finalizedAt: null,
+  lastCheckedAt: null,
+  checkCount: 0,
+  nextCheckAt: null,
+  ...patch,
 });
 
 describe('planOrderUpdate', () => {
@@ -150,7 +184,22 @@ describe('judgeMissing', () => {
   });
 
   it('conflict finding carries what was notified and the stored note', () => {
-    expect(conflictFinding({ direction: 'payment', merchantRef: 'm-1', transactionRef: 't-1', notified: 'Success 10', note: 'paidAmount differs' }))
-      .toEqual({ direction: 'payment', merchantRef: 'm-1', transactionRef: 't-1', code: 'WEBHOOK_CONFLICT', local: null, provider: 'Success 10', note: 'paidAmount differs' });
+    expect(
+      conflictFinding({
+        direction: 'payment',
+        merchantRef: 'm-1',
+        transactionRef: 't-1',
+        notified: 'Success 10',
+        note: 'paidAmount differs',
+      }),
+    ).toEqual({
+      direction: 'payment',
+      merchantRef: 'm-1',
+      transactionRef: 't-1',
+      code: 'WEBHOOK_CONFLICT',
+      local: null,
+      provider: 'Success 10',
+      note: 'paidAmount differs',
+    });
   });
 });

@@ -34,7 +34,14 @@ const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
 
 function handler() {
   const h = createWebhookHandler({
-    db: t.db, scheme: hmacSha256, secret: SECRET, now: Date.now, logger: silentLogger, windowSec: 900, maxBodyBytes: 4096, confirm: queue.enqueue,
+    db: t.db,
+    scheme: hmacSha256,
+    secret: SECRET,
+    now: Date.now,
+    logger: silentLogger,
+    windowSec: 900,
+    maxBodyBytes: 4096,
+    confirm: queue.enqueue,
   });
   return async (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (dropAcks > 0) {
@@ -50,11 +57,19 @@ beforeAll(async () => {
   t = await createTestDatabase('webhook');
   // Payments become final 1 s (sandbox clock) after initiate; tests advance the clock to finalize them.
   sandbox = await startSandbox({
-    webhookIntervalMs: 100, webhookMaxAttempts: 10,
+    webhookIntervalMs: 100,
+    webhookMaxAttempts: 10,
     lifecycle: { paymentDelayMs: { min: 1000, max: 1000 }, paymentFailedShare: 0, paymentPartialShare: 0, paymentStuckShare: 0 },
   });
   control = new SandboxControl(sandbox.url);
-  client = new ProviderClient({ baseUrl: sandbox.url, merchantId: 'demo-merchant', secret: SECRET, scheme: hmacSha256, retryBaseMs: 5, maxRetries: 1 });
+  client = new ProviderClient({
+    baseUrl: sandbox.url,
+    merchantId: 'demo-merchant',
+    secret: SECRET,
+    scheme: hmacSha256,
+    retryBaseMs: 5,
+    maxRetries: 1,
+  });
   queue = createConfirmQueue({ db: t.db, client, concurrency: 4 });
   receiver = await startWebhookServer(handler(), { port: 0 });
   await control.setWebhookUrl(`${receiver.url}/webhooks/payment`);
@@ -73,9 +88,18 @@ let seq = 0;
 async function newPayment(amount = '25000.00'): Promise<{ merchantRef: string; transactionRef: string }> {
   const merchantRef = `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}`;
   const init = await client.initiatePayment({
-    merchantRef, currency: 'NGN', method: 'TRANSFER', amount, name: 'Ada Obi', phone: '+2348012345678', email: 'ada@example.com', redirectUrl: 'https://shop.example.com/done',
+    merchantRef,
+    currency: 'NGN',
+    method: 'TRANSFER',
+    amount,
+    name: 'Ada Obi',
+    phone: '+2348012345678',
+    email: 'ada@example.com',
+    redirectUrl: 'https://shop.example.com/done',
   });
-  await insertOrders(t.db.knex, 'payment', [{ merchantRef, transactionRef: init.transactionRef, currency: 'NGN', method: 'TRANSFER', amount }]);
+  await insertOrders(t.db.knex, 'payment', [
+    { merchantRef, transactionRef: init.transactionRef, currency: 'NGN', method: 'TRANSFER', amount },
+  ]);
   return { merchantRef, transactionRef: init.transactionRef };
 }
 
@@ -88,15 +112,28 @@ async function post(body: string, opts: { timestamp?: string; signature?: string
   const headers: Record<string, string> = { 'content-type': 'application/json', timestamp };
   const signature = opts.signature === undefined ? hmacSha256.sign({ timestamp, body }, SECRET) : opts.signature;
   if (signature !== null) headers.signature = signature;
-  const res = await fetch(`${receiver.url}${opts.path ?? '/webhooks/payment'}`, { method: opts.method ?? 'POST', headers, body: opts.method === 'GET' ? undefined : body });
+  const res = await fetch(`${receiver.url}${opts.path ?? '/webhooks/payment'}`, {
+    method: opts.method ?? 'POST',
+    headers,
+    body: opts.method === 'GET' ? undefined : body,
+  });
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
 }
 
-const notification = (ref: string, merchantRef: string, patch: Record<string, string> = {}) => JSON.stringify({
-  transactionRef: ref, merchantRef, currency: 'NGN', method: 'TRANSFER', amount: '25000.00', paidAmount: '25000.00', fee: '370.00', status: 'Success', ...patch,
-});
+const notification = (ref: string, merchantRef: string, patch: Record<string, string> = {}) =>
+  JSON.stringify({
+    transactionRef: ref,
+    merchantRef,
+    currency: 'NGN',
+    method: 'TRANSFER',
+    amount: '25000.00',
+    paidAmount: '25000.00',
+    fee: '370.00',
+    status: 'Success',
+    ...patch,
+  });
 
-describe('webhook receiver with the sandbox\'s real deliveries', () => {
+describe("webhook receiver with the sandbox's real deliveries", () => {
   it('stores a notification once despite retries, confirms it by fetch, and updates the order', async () => {
     const p = await newPayment();
     dropAcks = 2; // stored twice over, acknowledgement lost twice: the provider retries
@@ -109,7 +146,14 @@ describe('webhook receiver with the sandbox\'s real deliveries', () => {
     const events = await eventsOf(p.transactionRef);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
-      direction: 'payment', merchant_ref: p.merchantRef, deliveries: 3, confirmation: 'confirmed', status: 'Success', amount: '25000.00', paid_amount: '25000.00', fee: '370.00',
+      direction: 'payment',
+      merchant_ref: p.merchantRef,
+      deliveries: 3,
+      confirmation: 'confirmed',
+      status: 'Success',
+      amount: '25000.00',
+      paid_amount: '25000.00',
+      fee: '370.00',
     });
     expect(Object.keys(events[0].headers).sort()).toEqual(['Content-Type', 'Signature', 'Timestamp']);
     expect(JSON.parse(events[0].raw_body)).toMatchObject({ transactionRef: p.transactionRef, status: 'Success' });
@@ -136,12 +180,14 @@ describe('webhook receiver with the sandbox\'s real deliveries', () => {
     expect((await orderOf(p.transactionRef)).updated_at).toEqual(before.updated_at);
   });
 
-  it('the receiver down for a while, then up: the provider\'s retries arrive and nothing is lost', async () => {
+  it("the receiver down for a while, then up: the provider's retries arrive and nothing is lost", async () => {
     await receiver.close();
     const payments = await Promise.all([1, 2, 3, 4, 5].map(() => newPayment()));
     await control.advanceClock(2000);
     // A few attempts fail against the closed port.
-    await until(async () => (await control.stats()).webhooks.attempts.filter((a) => !a.acknowledged && a.error && !a.httpStatus).length >= 10);
+    await until(
+      async () => (await control.stats()).webhooks.attempts.filter((a) => !a.acknowledged && a.error && !a.httpStatus).length >= 10,
+    );
     receiver = await startWebhookServer(handler(), { port: Number(new URL(receiver.url).port) });
     await until(async () => (await control.stats()).webhooks.queued === 0);
     await queue.idle();
@@ -167,10 +213,17 @@ describe('webhook receiver with the sandbox\'s real deliveries', () => {
     it.each([
       ['no Signature', () => post(body, { signature: null }), 401],
       ['a wrong signature', () => post(body, { signature: 'ab'.repeat(32) }), 401],
-      ['a tampered body (signed paidAmount 25000, sent 99999)', () => {
-        const timestamp = unixTimestamp(Date.now());
-        return post(body.replace('"paidAmount":"25000.00"', '"paidAmount":"99999.00"'), { timestamp, signature: hmacSha256.sign({ timestamp, body }, SECRET) });
-      }, 401],
+      [
+        'a tampered body (signed paidAmount 25000, sent 99999)',
+        () => {
+          const timestamp = unixTimestamp(Date.now());
+          return post(body.replace('"paidAmount":"25000.00"', '"paidAmount":"99999.00"'), {
+            timestamp,
+            signature: hmacSha256.sign({ timestamp, body }, SECRET),
+          });
+        },
+        401,
+      ],
       ['a stale Timestamp (16 minutes old)', () => post(body, { timestamp: unixTimestamp(Date.now() - 960_000) }), 403],
       ['a future Timestamp (10 minutes ahead)', () => post(body, { timestamp: unixTimestamp(Date.now() + 600_000) }), 403],
       ['malformed JSON', () => post(body.slice(0, -5)), 400],
@@ -186,7 +239,13 @@ describe('webhook receiver with the sandbox\'s real deliveries', () => {
     it('an oversized chunked body is cut off without being buffered', async () => {
       const port = Number(new URL(receiver.url).port);
       const status = await new Promise<number | 'reset'>((resolve) => {
-        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks/payment', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
+        const req = http.request({
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/webhooks/payment',
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        });
         req.on('response', (res) => resolve(res.statusCode!));
         req.on('error', () => resolve('reset'));
         // 1 MiB in 4 KiB chunks against a 4 KiB limit.
@@ -229,7 +288,10 @@ describe('webhook receiver with the sandbox\'s real deliveries', () => {
     expect((await post(noRef, { path: '/webhooks/payout' })).status).toBe(200);
     await queue.idle();
     const rows = await t.db.knex('webhook_events').where({ direction: 'payout' }).orderBy('id');
-    expect(rows.map((r) => [r.raw_body, r.confirmation])).toEqual([[raw, 'conflict'], [noRef, 'error']]);
+    expect(rows.map((r) => [r.raw_body, r.confirmation])).toEqual([
+      [raw, 'conflict'],
+      [noRef, 'error'],
+    ]);
   });
 });
 
@@ -240,13 +302,22 @@ describe('crash safety and findings', () => {
     await until(async () => (await eventsOf(p.transactionRef)).length === 1);
     await queue.idle();
     // Simulate a crash between store and confirmation: put the event back to pending, the order back to Initiated.
-    await t.db.knex('webhook_events').where({ transaction_ref: p.transactionRef }).update({ confirmation: 'pending', confirmed_at: null, confirmation_note: null });
-    await t.db.knex('payment_orders').where({ transaction_ref: p.transactionRef }).update({ status: 'Initiated', status_category: 'pending', paid_amount: null, fee: null, finalized_at: null });
+    await t.db
+      .knex('webhook_events')
+      .where({ transaction_ref: p.transactionRef })
+      .update({ confirmation: 'pending', confirmed_at: null, confirmation_note: null });
+    await t.db
+      .knex('payment_orders')
+      .where({ transaction_ref: p.transactionRef })
+      .update({ status: 'Initiated', status_category: 'pending', paid_amount: null, fee: null, finalized_at: null });
 
     await control.addFault({ kind: 'status500', operations: ['paymentFetch'] });
     const down = await confirmPendingWebhooks({ db: t.db, client, concurrency: 2 });
     expect(down.retry).toBeGreaterThanOrEqual(1);
-    expect((await eventsOf(p.transactionRef))[0]).toMatchObject({ confirmation: 'pending', confirmation_note: expect.stringMatching(/will retry/) });
+    expect((await eventsOf(p.transactionRef))[0]).toMatchObject({
+      confirmation: 'pending',
+      confirmation_note: expect.stringMatching(/will retry/),
+    });
     expect((await orderOf(p.transactionRef)).status_category).toBe('pending');
 
     await control.clearFaults();
@@ -254,7 +325,7 @@ describe('crash safety and findings', () => {
     expect(up).toMatchObject({ retry: 0 });
     expect(up.confirmed).toBeGreaterThanOrEqual(1);
     expect((await eventsOf(p.transactionRef))[0].confirmation).toBe('confirmed');
-    expect((await orderOf(p.transactionRef))).toMatchObject({ status: 'Success', paid_amount: '25000' });
+    expect(await orderOf(p.transactionRef)).toMatchObject({ status: 'Success', paid_amount: '25000' });
   });
 
   it('findWebhookFindings: WEBHOOK_MISSING for final orders never notified past the retry window, WEBHOOK_CONFLICT from stored conflicts', async () => {
@@ -262,18 +333,43 @@ describe('crash safety and findings', () => {
     const ago = (min: number) => new Date(now.getTime() - min * 60_000);
     const refs = ['a', 'b', 'c'].map((s) => `99999999-0000-4000-8000-00000000000${s}`);
     await insertOrders(t.db.knex, 'payment', [
-      { merchantRef: 'missing-old', transactionRef: refs[0], currency: 'INR', method: 'NATIVE', amount: '100', status: 'Success', statusCategory: 'success', finalizedAt: ago(30) },
-      { merchantRef: 'missing-recent', transactionRef: refs[1], currency: 'INR', method: 'NATIVE', amount: '100', status: 'Success', statusCategory: 'success', finalizedAt: ago(12) },
+      {
+        merchantRef: 'missing-old',
+        transactionRef: refs[0],
+        currency: 'INR',
+        method: 'NATIVE',
+        amount: '100',
+        status: 'Success',
+        statusCategory: 'success',
+        finalizedAt: ago(30),
+      },
+      {
+        merchantRef: 'missing-recent',
+        transactionRef: refs[1],
+        currency: 'INR',
+        method: 'NATIVE',
+        amount: '100',
+        status: 'Success',
+        statusCategory: 'success',
+        finalizedAt: ago(12),
+      },
       { merchantRef: 'still-pending', transactionRef: refs[2], currency: 'INR', method: 'NATIVE', amount: '100' },
     ]);
     const findings = await findWebhookFindings(t.db, { from: ago(24 * 60), to: now, now, marginMs: 5 * 60_000 });
     const missing = findings.filter((f) => f.code === 'WEBHOOK_MISSING');
     // Orders finalized through webhooks in the tests above were notified: only the old silent one is missing.
     expect(missing.map((f) => f.merchantRef)).toEqual(['missing-old']);
-    expect(missing[0]).toMatchObject({ transactionRef: refs[0], local: 'Success', note: expect.stringMatching(/no payment notification received within 15 min/) });
+    expect(missing[0]).toMatchObject({
+      transactionRef: refs[0],
+      local: 'Success',
+      note: expect.stringMatching(/no payment notification received within 15 min/),
+    });
     const conflicts = findings.filter((f) => f.code === 'WEBHOOK_CONFLICT');
     expect(conflicts.length).toBe(3); // pending-at-provider payment, unknown payment, unknown payout
-    expect(conflicts.find((f) => f.transactionRef === '11111111-2222-4333-8444-555555555555')).toMatchObject({ direction: 'payment', note: expect.stringMatching(/does not know/) });
+    expect(conflicts.find((f) => f.transactionRef === '11111111-2222-4333-8444-555555555555')).toMatchObject({
+      direction: 'payment',
+      note: expect.stringMatching(/does not know/),
+    });
     const statusConflict = conflicts.find((f) => /provider says Pending/.test(f.note));
     expect(statusConflict?.merchantRef).toMatch(/^00000000-0000-4000-8000-/);
     expect(statusConflict?.provider).toBe('Success 25000.00 paid 25000.00 fee 370.00');

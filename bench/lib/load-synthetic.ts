@@ -10,7 +10,15 @@ export async function loadSyntheticOrders(db: Db, opts: { seed: number; count: n
   const CHUNK = 10_000;
   for (let start = 0; start < opts.count; start += CHUNK) {
     const pay = { m: [] as string[], t: [] as string[], c: [] as string[], me: [] as string[], a: [] as string[], at: [] as string[] };
-    const out = { m: [] as string[], t: [] as string[], c: [] as string[], me: [] as string[], a: [] as string[], at: [] as string[], b: [] as string[] };
+    const out = {
+      m: [] as string[],
+      t: [] as string[],
+      c: [] as string[],
+      me: [] as string[],
+      a: [] as string[],
+      at: [] as string[],
+      b: [] as string[],
+    };
     for (let i = start; i < Math.min(opts.count, start + CHUNK); i++) {
       const o = syntheticOrder(opts.seed, i);
       const dst = o.direction === 'payment' ? pay : out;

@@ -38,7 +38,15 @@ export function diffBankLists(stored: readonly KnownBank[], fetched: readonly Ba
     byCode.set(e.bankCode, e);
   }
   const known = new Map(stored.map((s) => [s.bankCode, s]));
-  const out: BankListDiff = { added: [], reactivated: [], renamed: [], removed: [], unchanged: 0, entries: [...byCode.values()], duplicates: [...duplicates].sort() };
+  const out: BankListDiff = {
+    added: [],
+    reactivated: [],
+    renamed: [],
+    removed: [],
+    unchanged: 0,
+    entries: [...byCode.values()],
+    duplicates: [...duplicates].sort(),
+  };
   for (const e of out.entries) {
     const k = known.get(e.bankCode);
     if (!k) {

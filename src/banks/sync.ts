@@ -84,7 +84,11 @@ async function runSync(deps: BankSyncDeps, currencies: readonly BankCurrency[]):
   return { status, runId: run.id, synced, failures, error };
 }
 
-async function syncCurrency(deps: BankSyncDeps, currency: BankCurrency, fetched: BankEntry[]): Promise<CurrencySync | { failure: UnitFailure }> {
+async function syncCurrency(
+  deps: BankSyncDeps,
+  currency: BankCurrency,
+  fetched: BankEntry[],
+): Promise<CurrencySync | { failure: UnitFailure }> {
   return deps.db.knex.transaction(async (trx) => {
     const stored = await loadBankCodes(trx, currency);
     const diff = diffBankLists(stored, fetched);

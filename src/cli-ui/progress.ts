@@ -13,7 +13,11 @@ export interface ProgressSink {
 export function createProgress(logger: Logger, stream: NodeJS.WriteStream = process.stderr, everyMs = 5000): ProgressSink {
   if (stream.isTTY && !process.env.CI) {
     const bar = new cliProgress.SingleBar(
-      { format: ' {bar} {percentage}% | {value}/{total} orders | {rate}/s | {mismatches} mismatches | ETA {eta_formatted}', stream, hideCursor: true },
+      {
+        format: ' {bar} {percentage}% | {value}/{total} orders | {rate}/s | {mismatches} mismatches | ETA {eta_formatted}',
+        stream,
+        hideCursor: true,
+      },
       cliProgress.Presets.shades_classic,
     );
     const started = Date.now();

@@ -8,7 +8,7 @@ import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 export function registerBanks(program: Command): void {
   const banks = program
     .command('banks')
-    .description('the provider\'s bank code lists (IDR, NGN) that payouts must use')
+    .description("the provider's bank code lists (IDR, NGN) that payouts must use")
     .addHelpText('after', examplesHelp(['payrecon banks sync', 'payrecon banks list --currency NGN --search access']));
 
   banks
@@ -36,7 +36,12 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV])}`,
   banks
     .command('list')
     .description('show the stored bank codes of a currency')
-    .addOption(new Option('--currency <code>', 'IDR or NGN').choices([...BANK_CURRENCIES]).argParser((v) => v.toUpperCase()).makeOptionMandatory())
+    .addOption(
+      new Option('--currency <code>', 'IDR or NGN')
+        .choices([...BANK_CURRENCIES])
+        .argParser((v) => v.toUpperCase())
+        .makeOptionMandatory(),
+    )
     .option('--search <text>', 'names containing the text (any case), or codes starting with it')
     .option('--all', 'include codes the provider no longer lists')
     .option('--json', 'print the rows as JSON')
@@ -60,14 +65,19 @@ function describeList(rows: readonly BankCodeRow[], all: boolean): string {
   if (rows.length === 0) return 'no bank codes stored that match (run `payrecon banks sync` first?)\n';
   const table = rows.map((r) => [r.bankCode, r.bankName, ...(all ? [r.active ? 'active' : 'inactive'] : []), r.lastSeenAt.toISOString()]);
   // Codes are text with meaningful leading zeros: quote-free but never right-aligned as numbers.
-  return renderTable(['code', 'name', ...(all ? ['state'] : []), 'last seen'], table.map((r) => [`${r[0]} `, ...r.slice(1)]));
+  return renderTable(
+    ['code', 'name', ...(all ? ['state'] : []), 'last seen'],
+    table.map((r) => [`${r[0]} `, ...r.slice(1)]),
+  );
 }
 
 export function describeSync(r: BankSyncResult): string {
   if (r.status === 'skipped') return 'banks sync: another run holds the lock; nothing done\n';
   const lines = [`banks sync run ${r.runId}: ${r.status}`];
   for (const s of r.synced) {
-    lines.push(`${s.currency}: ${s.listed} listed, ${s.added.length} added, ${s.renamed.length} renamed, ${s.removed.length} removed, ${s.reactivated.length} listed again`);
+    lines.push(
+      `${s.currency}: ${s.listed} listed, ${s.added.length} added, ${s.renamed.length} renamed, ${s.removed.length} removed, ${s.reactivated.length} listed again`,
+    );
     lines.push(...capped(s.added.map((a) => `  + ${a.bankCode}  ${a.bankName}`)));
     lines.push(...capped(s.reactivated.map((a) => `  ^ ${a.bankCode}  ${a.bankName}`)));
     lines.push(...capped(s.renamed.map((n) => `  ~ ${n.bankCode}  ${n.from} -> ${n.to}`)));
@@ -81,4 +91,5 @@ export function describeSync(r: BankSyncResult): string {
 
 // A first sync adds every code: the screen shows a sample, --json has them all.
 const SHOWN = 20;
-const capped = (lines: string[]): string[] => (lines.length <= SHOWN ? lines : [...lines.slice(0, SHOWN), `  ... and ${lines.length - SHOWN} more (--json lists all)`]);
+const capped = (lines: string[]): string[] =>
+  lines.length <= SHOWN ? lines : [...lines.slice(0, SHOWN), `  ... and ${lines.length - SHOWN} more (--json lists all)`];

@@ -23,7 +23,8 @@ ${envHelp([...DB_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'PROVIDER_MERCHANT_ID', '
     )
     .action(async (opts: { payments: string; payouts: string; seed: string; dataDir: string }) => {
       const count = (name: string, v: string) => {
-        if (!/^\d{1,6}$/.test(v)) throw Object.assign(new Error(`--${name}: expected a whole number up to 999999 (got ${JSON.stringify(v)})`), { exitCode: 3 });
+        if (!/^\d{1,6}$/.test(v))
+          throw Object.assign(new Error(`--${name}: expected a whole number up to 999999 (got ${JSON.stringify(v)})`), { exitCode: 3 });
         return Number(v);
       };
       await runDemo({

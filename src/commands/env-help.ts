@@ -13,8 +13,14 @@ export function envHelp(names: readonly EnvVarName[]): string {
 
 export const DB_ENV: readonly EnvVarName[] = ['DATABASE_URL', 'DATABASE_SCHEMA', 'PGLITE_DIR', 'LOG_LEVEL'];
 export const PROVIDER_ENV: readonly EnvVarName[] = [
-  'PROVIDER_BASE_URL', 'PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'PROVIDER_SIGNATURE', 'PROVIDER_TIMEOUT_MS',
-  'PROVIDER_MAX_RETRIES', 'PROVIDER_RATE_LIMIT', 'PROVIDER_STATUS_MAP',
+  'PROVIDER_BASE_URL',
+  'PROVIDER_MERCHANT_ID',
+  'PROVIDER_SECRET',
+  'PROVIDER_SIGNATURE',
+  'PROVIDER_TIMEOUT_MS',
+  'PROVIDER_MAX_RETRIES',
+  'PROVIDER_RATE_LIMIT',
+  'PROVIDER_STATUS_MAP',
 ];
 
 /** The "Examples:" block of a command's --help. */

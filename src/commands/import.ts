@@ -58,7 +58,10 @@ export function registerImport(program: Command): void {
   program
     .command('import')
     .description("insert the merchant's orders from a CSV file (header row first); bad rows are reported, good rows inserted")
-    .addHelpText('after', examplesHelp(['payrecon import orders.csv --kind payment', 'payrecon import payouts.csv --kind payout --json > import-result.json']))
+    .addHelpText(
+      'after',
+      examplesHelp(['payrecon import orders.csv --kind payment', 'payrecon import payouts.csv --kind payout --json > import-result.json']),
+    )
     .argument('<file.csv>', 'CSV file with a header row')
     .requiredOption('--kind <kind>', 'payment or payout', parseKind)
     .option('--json', 'print {kind, rows, inserted, rejected: [{line, reason}]} as JSON')

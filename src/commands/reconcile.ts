@@ -31,7 +31,8 @@ export function registerReconcile(program: Command): void {
       // A custom argParser replaces commander's choices check, so the parser checks the list itself.
       new Option('--currency <code>', 'only one currency').choices([...CURRENCIES]).argParser((v) => {
         const code = v.toUpperCase();
-        if (!(CURRENCIES as readonly string[]).includes(code)) throw new InvalidArgumentError(`Allowed choices are ${CURRENCIES.join(', ')}.`);
+        if (!(CURRENCIES as readonly string[]).includes(code))
+          throw new InvalidArgumentError(`Allowed choices are ${CURRENCIES.join(', ')}.`);
         return code;
       }),
     )
@@ -66,7 +67,9 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 
 
 export function describeRun(run: RunSummary): string {
   const verdicts = ['matched', 'resolved', 'pending', 'mismatch', 'error'];
-  const codes = Object.keys(run.counts).filter((k) => k.startsWith('code:')).sort();
+  const codes = Object.keys(run.counts)
+    .filter((k) => k.startsWith('code:'))
+    .sort();
   const rows: Array<[string, number]> = [
     ...verdicts.map((v): [string, number] => [v, run.counts[`verdict:${v}`] ?? 0]),
     ...codes.map((k): [string, number] => [k.slice(5), run.counts[k]]),

@@ -40,16 +40,40 @@ export function registerReport(program: Command): void {
   program
     .command('report')
     .description('write the CSV reports of a business day as a new version in REPORT_DIR/<date>/')
-    .addHelpText('after', examplesHelp(['payrecon report                          # yesterday in REPORT_TIMEZONE', 'payrecon report --date 2026-11-21 --email', 'payrecon report --date 2026-11-21 --email --resend', 'payrecon report --date 2026-11-21 --json | jq .manifest.files']))
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'payrecon report                          # yesterday in REPORT_TIMEZONE',
+        'payrecon report --date 2026-11-21 --email',
+        'payrecon report --date 2026-11-21 --email --resend',
+        'payrecon report --date 2026-11-21 --json | jq .manifest.files',
+      ]),
+    )
     .option('--date <YYYY-MM-DD>', 'business date in REPORT_TIMEZONE (default: yesterday there)')
     .option('--force', 'write a new version even when the content is unchanged')
     .option('--email', 'e-mail the version to REPORT_EMAIL_TO (once per version) and retry pending deliveries')
     .option('--resend', 'with --email: send a version that was already e-mailed again')
     .option('--json', 'print the result (version, directory, manifest, e-mails) as JSON')
-    .addHelpText('after', envHelp([...DB_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'RECON_CURRENCIES', 'RECON_TOLERANCE', 'SMTP_URL', 'REPORT_EMAIL_FROM', 'REPORT_EMAIL_TO', 'ALERT_WEBHOOK_URL', 'ALERT_EMAIL_TO']))
+    .addHelpText(
+      'after',
+      envHelp([
+        ...DB_ENV,
+        'REPORT_DIR',
+        'REPORT_TIMEZONE',
+        'RECON_CURRENCIES',
+        'RECON_TOLERANCE',
+        'SMTP_URL',
+        'REPORT_EMAIL_FROM',
+        'REPORT_EMAIL_TO',
+        'ALERT_WEBHOOK_URL',
+        'ALERT_EMAIL_TO',
+      ]),
+    )
     .action(async (opts: ReportCommandOptions) => {
       const { exitCode, report, emails } = await reportJob({ date: opts.date, force: opts.force, email: opts.email, resend: opts.resend });
-      process.stdout.write(opts.json ? `${JSON.stringify({ ...report, emails }, null, 2)}\n` : describe(report) + emails.map(describeEmail).join(''));
+      process.stdout.write(
+        opts.json ? `${JSON.stringify({ ...report, emails }, null, 2)}\n` : describe(report) + emails.map(describeEmail).join(''),
+      );
       process.exitCode = exitCode;
     });
 }

@@ -5,10 +5,13 @@ import { loadSigningScheme } from '../provider/signing.ts';
 import { startSandbox } from '../sandbox/server.ts';
 import { envHelp, examplesHelp } from './env-help.ts';
 
-const int = (min: number, max: number) => (value: string): number => {
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
-  return Number(value);
-};
+const int =
+  (min: number, max: number) =>
+  (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    return Number(value);
+  };
 
 const httpUrl = (value: string): string => {
   if (!/^https?:\/\/\S+$/.test(value)) throw new InvalidArgumentError('expected an http:// or https:// URL');
@@ -28,7 +31,14 @@ export function registerSandbox(program: Command): void {
   program
     .command('sandbox')
     .description('run the provider emulator (all seven operations, webhooks, a control interface)')
-    .addHelpText('after', examplesHelp(['payrecon sandbox --port 4010', 'payrecon sandbox --port 4010 --latency-ms 50 --webhook-url http://127.0.0.1:8080/webhooks/payment', 'curl -s -XPOST localhost:4010/__control/stats']))
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'payrecon sandbox --port 4010',
+        'payrecon sandbox --port 4010 --latency-ms 50 --webhook-url http://127.0.0.1:8080/webhooks/payment',
+        'curl -s -XPOST localhost:4010/__control/stats',
+      ]),
+    )
     .option('--port <n>', 'port to listen on (0 = any free port)', int(0, 65535), 4010)
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .option('--seed <n>', 'seed of order outcomes, references and rates', int(0, 2 ** 32 - 1), 1)
@@ -58,7 +68,9 @@ clock/advance, reset, bulk-seed, stats, webhook-url, bank/set, bank/remove. Stop
         logger,
       });
       // One line for people and scripts; the secret is never printed.
-      process.stdout.write(`payrecon sandbox listening on ${sandbox.url} (API ${sandbox.url}/v1/api, control ${sandbox.url}/__control) merchant ${config.PROVIDER_MERCHANT_ID}\n`);
+      process.stdout.write(
+        `payrecon sandbox listening on ${sandbox.url} (API ${sandbox.url}/v1/api, control ${sandbox.url}/__control) merchant ${config.PROVIDER_MERCHANT_ID}\n`,
+      );
       await new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());
         process.once('SIGTERM', () => resolve());

@@ -8,7 +8,7 @@ import { DB_ENV, PROVIDER_ENV, envHelp } from './env-help.ts';
 export function registerSnapshot(program: Command): void {
   program
     .command('snapshot')
-    .description('store each currency\'s balance and USDT rate, flag the rate, and roll the balance forward from the previous snapshot')
+    .description("store each currency's balance and USDT rate, flag the rate, and roll the balance forward from the previous snapshot")
     .option('--json', 'print the result (snapshots, rate flags, drift findings, failures) as JSON')
     .addHelpText(
       'after',
@@ -42,7 +42,10 @@ export function describeSnapshots(r: SnapshotResult): string {
     return [c.currency, total, drift, rate, [...(c.rate?.flags ?? []), ...(rf?.finding ? ['BALANCE_DRIFT'] : [])].join(' ')];
   });
   const failed = r.failures.map((f) => `  ${f.currency} ${f.step}: ${f.message}\n`).join('');
-  const notes = [...r.rateFlags.flatMap((f) => f.notes.map((n) => `  ${f.currency} ${n}\n`)), ...r.drift.map((d) => `  ${d.finding.note}\n`)].join('');
+  const notes = [
+    ...r.rateFlags.flatMap((f) => f.notes.map((n) => `  ${f.currency} ${n}\n`)),
+    ...r.drift.map((d) => `  ${d.finding.note}\n`),
+  ].join('');
   return (
     `snapshot run ${r.runId}: ${r.status}\n` +
     renderTable(['currency', 'balance total', 'drift', 'USDT deposit / withdraw', 'flags'], rows) +

@@ -12,12 +12,15 @@ const WEBHOOK_ENV = ['WEBHOOK_PORT', 'WEBHOOK_TIMESTAMP_WINDOW_SEC', 'WEBHOOK_MA
 export function registerWebhook(program: Command): void {
   const webhook = program
     .command('webhook')
-    .description('receive the provider\'s signed notifications and confirm them by fetch')
+    .description("receive the provider's signed notifications and confirm them by fetch")
     .addHelpText('after', examplesHelp(['payrecon webhook serve --port 8080', 'payrecon webhook confirm-pending --json']));
   webhook
     .command('serve')
     .description('listen for notifications: POST /webhooks/payment and /webhooks/payout')
-    .addHelpText('after', examplesHelp(['payrecon webhook serve --port 8080', 'WEBHOOK_TIMESTAMP_WINDOW_SEC=600 payrecon webhook serve --host 0.0.0.0']))
+    .addHelpText(
+      'after',
+      examplesHelp(['payrecon webhook serve --port 8080', 'WEBHOOK_TIMESTAMP_WINDOW_SEC=600 payrecon webhook serve --host 0.0.0.0']),
+    )
     .option('--port <n>', 'port to listen on (default WEBHOOK_PORT; 0 = any free port)', port)
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .addHelpText(
@@ -33,7 +36,8 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, ...WEBHOOK_ENV])}`,
       process.exitCode = await serveWebhooksJob({
         port: opts.port,
         host: opts.host,
-        onListening: (s) => process.stdout.write(`payrecon webhook receiver listening on ${s.url}/webhooks/payment and ${s.url}/webhooks/payout\n`),
+        onListening: (s) =>
+          process.stdout.write(`payrecon webhook receiver listening on ${s.url}/webhooks/payment and ${s.url}/webhooks/payout\n`),
       });
     });
   webhook
@@ -41,10 +45,19 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, ...WEBHOOK_ENV])}`,
     .description('confirm by fetch every stored notification still pending (after a crash or a provider outage)')
     .option('--json', 'print the counts as JSON')
     .addHelpText('after', examplesHelp(['payrecon webhook confirm-pending', 'payrecon webhook confirm-pending --json']))
-    .addHelpText('after', `\nExit: 0 done, 2 some could not be confirmed yet (provider unavailable).\n${envHelp([...DB_ENV, ...PROVIDER_ENV, 'WEBHOOK_CONFIRM_CONCURRENCY'])}`)
+    .addHelpText(
+      'after',
+      `\nExit: 0 done, 2 some could not be confirmed yet (provider unavailable).\n${envHelp([...DB_ENV, ...PROVIDER_ENV, 'WEBHOOK_CONFIRM_CONCURRENCY'])}`,
+    )
     .action(async (opts: { json?: boolean }) => {
       const { exitCode, counts } = await confirmPendingJob();
-      process.stdout.write(opts.json ? `${JSON.stringify(counts)}\n` : `webhook confirmations: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
+      process.stdout.write(
+        opts.json
+          ? `${JSON.stringify(counts)}\n`
+          : `webhook confirmations: ${Object.entries(counts)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ')}\n`,
+      );
       process.exitCode = exitCode;
     });
 }

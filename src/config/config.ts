@@ -52,7 +52,10 @@ function demoCredentialProblems(env: Record<string, string | undefined>, baseUrl
   if (!baseUrl || LOOPBACK.test(new URL(baseUrl).hostname)) return [];
   return (['PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET'] as const)
     .filter((name) => !env[name]?.trim())
-    .map((name) => `${name}: required when PROVIDER_BASE_URL points at a real provider (${new URL(baseUrl).host}); the demo default only serves the local sandbox`);
+    .map(
+      (name) =>
+        `${name}: required when PROVIDER_BASE_URL points at a real provider (${new URL(baseUrl).host}); the demo default only serves the local sandbox`,
+    );
 }
 
 function deepFreeze<T>(value: T): T {

@@ -15,25 +15,41 @@ const url = (protocols: string[]) =>
   z
     .string()
     .trim()
-    .refine((v) => {
-      try {
-        return protocols.includes(new URL(v).protocol);
-      } catch {
-        return false;
-      }
-    }, `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+    .refine(
+      (v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    );
 
-const email = z.string().trim().regex(/^[^\s@,]+@[^\s@,]+$/, 'expected an e-mail address such as finance@example.com');
+const email = z
+  .string()
+  .trim()
+  .regex(/^[^\s@,]+@[^\s@,]+$/, 'expected an e-mail address such as finance@example.com');
 const emailList = z
   .string()
   .trim()
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(email).min(1, 'expected one or more comma-separated e-mail addresses'));
 
 const currencyList = z
   .string()
   .trim()
-  .transform((v) => v.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim().toUpperCase())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.enum(CURRENCIES, { message: `expected a comma-separated list of ${CURRENCIES.join(', ')}` })).min(1));
 
 /** "INR=0.01,NGN=1": absolute tolerance per currency in the currency's units. */
@@ -42,7 +58,10 @@ const tolerances = z
   .trim()
   .transform((v, ctx) => {
     const out: Record<string, string> = {};
-    for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const part of v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const m = /^([A-Z]{3})=(\d+(\.\d+)?)$/.exec(part.toUpperCase());
       if (!m || !(CURRENCIES as readonly string[]).includes(m[1])) {
         ctx.addIssue({ code: 'custom', message: `expected CUR=amount pairs such as "INR=0.01,NGN=1" (got "${part}")` });
@@ -59,10 +78,16 @@ const statusMap = z
   .trim()
   .transform((v, ctx) => {
     const out: Record<string, 'pending' | 'success' | 'failed' | 'unknown'> = {};
-    for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const part of v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const m = /^([^=]+)=(pending|success|failed|unknown)$/i.exec(part);
       if (!m) {
-        ctx.addIssue({ code: 'custom', message: `expected Status=category pairs, category one of pending, success, failed, unknown (got "${part}")` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected Status=category pairs, category one of pending, success, failed, unknown (got "${part}")`,
+        });
         return z.NEVER;
       }
       out[m[1].trim()] = m[2].toLowerCase() as 'pending';
@@ -91,13 +116,39 @@ const bool = z
 
 /** Every environment variable payrecon reads: name, parser, default, and whether it is secret. */
 export const ENV_VARS = {
-  DATABASE_URL: { schema: url(['postgres:', 'postgresql:']), secret: false, doc: 'Postgres connection URL; unset: embedded PGlite under PGLITE_DIR' },
-  DATABASE_SCHEMA: { schema: z.string().trim().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case SQL identifier such as payrecon'), default: 'payrecon', secret: false, doc: 'schema that holds payrecon tables' },
-  PGLITE_DIR: { schema: text, default: '.data/pglite', secret: false, doc: 'directory of the embedded database when DATABASE_URL is unset' },
-  PROVIDER_BASE_URL: { schema: url(['http:', 'https:']), secret: false, doc: 'provider base URL (without /v1/api); unset: the demo starts the sandbox' },
+  DATABASE_URL: {
+    schema: url(['postgres:', 'postgresql:']),
+    secret: false,
+    doc: 'Postgres connection URL; unset: embedded PGlite under PGLITE_DIR',
+  },
+  DATABASE_SCHEMA: {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case SQL identifier such as payrecon'),
+    default: 'payrecon',
+    secret: false,
+    doc: 'schema that holds payrecon tables',
+  },
+  PGLITE_DIR: {
+    schema: text,
+    default: '.data/pglite',
+    secret: false,
+    doc: 'directory of the embedded database when DATABASE_URL is unset',
+  },
+  PROVIDER_BASE_URL: {
+    schema: url(['http:', 'https:']),
+    secret: false,
+    doc: 'provider base URL (without /v1/api); unset: the demo starts the sandbox',
+  },
   PROVIDER_MERCHANT_ID: { schema: text, default: 'demo-merchant', secret: false, doc: 'MerchantID header' },
   PROVIDER_SECRET: { schema: text, default: 'demo-secret', secret: true, doc: 'signing key shared with the provider' },
-  PROVIDER_SIGNATURE: { schema: signature, default: 'hmac-sha256', secret: false, doc: 'signing scheme: hmac-sha256, md5-sorted or module:<path>' },
+  PROVIDER_SIGNATURE: {
+    schema: signature,
+    default: 'hmac-sha256',
+    secret: false,
+    doc: 'signing scheme: hmac-sha256, md5-sorted or module:<path>',
+  },
   PROVIDER_TIMEOUT_MS: { schema: intIn(100, 300_000), default: '15000', secret: false, doc: 'per-request timeout' },
   PROVIDER_MAX_RETRIES: { schema: intIn(0, 10), default: '3', secret: false, doc: 'retries for network errors, timeouts, 429 and 5xx' },
   PROVIDER_RATE_LIMIT: { schema: intIn(0, 100_000), default: '0', secret: false, doc: 'maximum requests per second; 0 = no cap' },
@@ -105,10 +156,28 @@ export const ENV_VARS = {
   RECON_CONCURRENCY: { schema: intIn(1, 1024), default: '16', secret: false, doc: 'provider fetches in flight at once' },
   RECON_LOOKBACK_DAYS: { schema: intIn(1, 3650), default: '30', secret: false, doc: 'default run: orders created within this many days' },
   RECON_BATCH_SIZE: { schema: intIn(1, 10_000), default: '500', secret: false, doc: 'orders read and results written per batch' },
-  RECON_TOLERANCE: { schema: tolerances, default: '', secret: false, doc: 'absolute tolerance per currency, e.g. "INR=0.01"; default exact' },
+  RECON_TOLERANCE: {
+    schema: tolerances,
+    default: '',
+    secret: false,
+    doc: 'absolute tolerance per currency, e.g. "INR=0.01"; default exact',
+  },
   RECON_CURRENCIES: { schema: currencyList, default: 'INR,NGN,IDR', secret: false, doc: 'currencies snapshotted and reported' },
-  RATE_STALE_AFTER_MIN: { schema: intIn(1, 525_600), default: '360', secret: false, doc: 'a USDT rate unchanged for longer than this many minutes is flagged RATE_STALE' },
-  RATE_JUMP_PERCENT: { schema: z.string().trim().regex(/^\d+(\.\d+)?$/, 'expected a percentage such as 5 or 2.5'), default: '5', secret: false, doc: 'a USDT rate moving more than this percent between snapshots is flagged RATE_JUMP' },
+  RATE_STALE_AFTER_MIN: {
+    schema: intIn(1, 525_600),
+    default: '360',
+    secret: false,
+    doc: 'a USDT rate unchanged for longer than this many minutes is flagged RATE_STALE',
+  },
+  RATE_JUMP_PERCENT: {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^\d+(\.\d+)?$/, 'expected a percentage such as 5 or 2.5'),
+    default: '5',
+    secret: false,
+    doc: 'a USDT rate moving more than this percent between snapshots is flagged RATE_JUMP',
+  },
   REPORT_DIR: { schema: text, default: 'reports', secret: false, doc: 'where reports/<date>/ are written' },
   REPORT_TIMEZONE: { schema: timezone, default: 'UTC', secret: false, doc: 'business-day time zone (IANA)' },
   SMTP_URL: { schema: url(['smtp:', 'smtps:']), secret: true, doc: 'SMTP server, e.g. smtp://user:pass@mail:587' },
@@ -116,20 +185,87 @@ export const ENV_VARS = {
   REPORT_EMAIL_TO: { schema: emailList, secret: false, doc: 'comma-separated recipients of report e-mails' },
   ALERT_WEBHOOK_URL: { schema: url(['http:', 'https:']), secret: true, doc: 'Slack-compatible webhook for alerts' },
   ALERT_EMAIL_TO: { schema: emailList, secret: false, doc: 'comma-separated recipients of alerts' },
-  ALERT_REPEAT_AFTER_MS: { schema: intIn(0, 31_536_000_000), default: '86400000', secret: false, doc: 'an unchanged alert is sent again only after this long (default 24 h)' },
-  NOTIFY_TIMEOUT_MS: { schema: intIn(100, 300_000), default: '15000', secret: false, doc: 'timeout for SMTP connections and alert webhook requests' },
-  WEBHOOK_PORT: { schema: intIn(0, 65535), default: '8080', secret: false, doc: 'port of `payrecon webhook serve` (POST /webhooks/payment, /webhooks/payout)' },
-  WEBHOOK_TIMESTAMP_WINDOW_SEC: { schema: intIn(30, 86_400), default: '900', secret: false, doc: 'accepted age of a webhook Timestamp (covers the provider\'s 10 retries even if they reuse the first Timestamp)' },
-  WEBHOOK_MAX_BODY_BYTES: { schema: intIn(1024, 10_485_760), default: '65536', secret: false, doc: 'larger webhook bodies are refused (413)' },
+  ALERT_REPEAT_AFTER_MS: {
+    schema: intIn(0, 31_536_000_000),
+    default: '86400000',
+    secret: false,
+    doc: 'an unchanged alert is sent again only after this long (default 24 h)',
+  },
+  NOTIFY_TIMEOUT_MS: {
+    schema: intIn(100, 300_000),
+    default: '15000',
+    secret: false,
+    doc: 'timeout for SMTP connections and alert webhook requests',
+  },
+  WEBHOOK_PORT: {
+    schema: intIn(0, 65535),
+    default: '8080',
+    secret: false,
+    doc: 'port of `payrecon webhook serve` (POST /webhooks/payment, /webhooks/payout)',
+  },
+  WEBHOOK_TIMESTAMP_WINDOW_SEC: {
+    schema: intIn(30, 86_400),
+    default: '900',
+    secret: false,
+    doc: "accepted age of a webhook Timestamp (covers the provider's 10 retries even if they reuse the first Timestamp)",
+  },
+  WEBHOOK_MAX_BODY_BYTES: {
+    schema: intIn(1024, 10_485_760),
+    default: '65536',
+    secret: false,
+    doc: 'larger webhook bodies are refused (413)',
+  },
   WEBHOOK_CONFIRM_CONCURRENCY: { schema: intIn(1, 256), default: '8', secret: false, doc: 'confirmation fetches in flight at once' },
-  WEBHOOK_MISSING_MARGIN_MIN: { schema: intIn(0, 10_080), default: '5', secret: false, doc: 'WEBHOOK_MISSING only after the provider\'s ~10 min of retries plus this margin' },
-  WEBHOOK_EXPECTED: { schema: bool, default: 'false', secret: false, doc: 'the merchant runs the webhook receiver, so a final payment with no notification is WEBHOOK_MISSING' },
-  SCHEDULE_RECONCILE: { schema: cronSetting, default: '*/15 * * * *', secret: false, doc: '`payrecon schedule`: reconcile of due orders (cron in REPORT_TIMEZONE, or off)' },
-  SCHEDULE_SNAPSHOT: { schema: cronSetting, default: '0 * * * *', secret: false, doc: '`payrecon schedule`: balance and rate snapshot (cron, or off)' },
-  SCHEDULE_BANK_CODES: { schema: cronSetting, default: '30 2 * * *', secret: false, doc: '`payrecon schedule`: bank code sync (cron, or off)' },
-  SCHEDULE_DAILY: { schema: cronSetting, default: '0 6 * * *', secret: false, doc: '`payrecon schedule`: full reconcile of yesterday, then its report (e-mailed when SMTP_URL and REPORT_EMAIL_TO are set) (cron, or off)' },
-  SCHEDULE_SHUTDOWN_TIMEOUT_MS: { schema: intIn(0, 3_600_000), default: '30000', secret: false, doc: '`payrecon schedule`: on SIGTERM/SIGINT, how long running jobs get to finish or checkpoint' },
-  LOG_LEVEL: { schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'expected one of fatal, error, warn, info, debug, trace, silent' }), default: 'info', secret: false, doc: 'log level' },
+  WEBHOOK_MISSING_MARGIN_MIN: {
+    schema: intIn(0, 10_080),
+    default: '5',
+    secret: false,
+    doc: "WEBHOOK_MISSING only after the provider's ~10 min of retries plus this margin",
+  },
+  WEBHOOK_EXPECTED: {
+    schema: bool,
+    default: 'false',
+    secret: false,
+    doc: 'the merchant runs the webhook receiver, so a final payment with no notification is WEBHOOK_MISSING',
+  },
+  SCHEDULE_RECONCILE: {
+    schema: cronSetting,
+    default: '*/15 * * * *',
+    secret: false,
+    doc: '`payrecon schedule`: reconcile of due orders (cron in REPORT_TIMEZONE, or off)',
+  },
+  SCHEDULE_SNAPSHOT: {
+    schema: cronSetting,
+    default: '0 * * * *',
+    secret: false,
+    doc: '`payrecon schedule`: balance and rate snapshot (cron, or off)',
+  },
+  SCHEDULE_BANK_CODES: {
+    schema: cronSetting,
+    default: '30 2 * * *',
+    secret: false,
+    doc: '`payrecon schedule`: bank code sync (cron, or off)',
+  },
+  SCHEDULE_DAILY: {
+    schema: cronSetting,
+    default: '0 6 * * *',
+    secret: false,
+    doc: '`payrecon schedule`: full reconcile of yesterday, then its report (e-mailed when SMTP_URL and REPORT_EMAIL_TO are set) (cron, or off)',
+  },
+  SCHEDULE_SHUTDOWN_TIMEOUT_MS: {
+    schema: intIn(0, 3_600_000),
+    default: '30000',
+    secret: false,
+    doc: '`payrecon schedule`: on SIGTERM/SIGINT, how long running jobs get to finish or checkpoint',
+  },
+  LOG_LEVEL: {
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'expected one of fatal, error, warn, info, debug, trace, silent',
+    }),
+    default: 'info',
+    secret: false,
+    doc: 'log level',
+  },
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
 
 export type EnvVarName = keyof typeof ENV_VARS;

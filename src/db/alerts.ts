@@ -39,7 +39,17 @@ export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
   const res = (await db.raw(
     `INSERT INTO alerts (fingerprint, kind, run_id, title, payload, payload_digest, created_at, status, next_attempt_at)
      VALUES (?, ?, ?::bigint, ?, ?::jsonb, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-    [a.fingerprint, a.kind, a.runId, a.title, JSON.stringify(a.payload), a.payloadDigest, a.createdAt, a.status, a.status === 'pending' ? a.createdAt : null],
+    [
+      a.fingerprint,
+      a.kind,
+      a.runId,
+      a.title,
+      JSON.stringify(a.payload),
+      a.payloadDigest,
+      a.createdAt,
+      a.status,
+      a.status === 'pending' ? a.createdAt : null,
+    ],
   )) as { rows: AlertRecord[] };
   return res.rows[0];
 }

@@ -4,7 +4,9 @@ type Conn = Knex | Knex.Transaction;
 
 /** Active bank codes per currency, for the reconcile job's BANK_CODE check (small: hundreds of rows). */
 export async function loadActiveBankCodes(db: Conn): Promise<Map<string, Set<string>>> {
-  const rows: Array<{ currency: string; bank_code: string }> = await db('bank_codes').where({ active: true }).select('currency', 'bank_code');
+  const rows: Array<{ currency: string; bank_code: string }> = await db('bank_codes')
+    .where({ active: true })
+    .select('currency', 'bank_code');
   const byCurrency = new Map<string, Set<string>>();
   for (const r of rows) {
     let set = byCurrency.get(r.currency);
@@ -52,16 +54,33 @@ export async function loadBankCodes(db: Conn, currency: string): Promise<BankCod
  * with its current name and last_seen_at = now (first_seen_at kept), every other active code is
  * marked inactive. Run it in one transaction so readers never see half a list.
  */
-export async function replaceBankList(trx: Conn, currency: string, entries: ReadonlyArray<{ bankCode: string; bankName: string }>, now: Date): Promise<void> {
+export async function replaceBankList(
+  trx: Conn,
+  currency: string,
+  entries: ReadonlyArray<{ bankCode: string; bankName: string }>,
+  now: Date,
+): Promise<void> {
   if (entries.length > 0) {
     await trx('bank_codes')
-      .insert(entries.map((e) => ({ currency, bank_code: e.bankCode, bank_name: e.bankName, active: true, first_seen_at: now, last_seen_at: now })))
+      .insert(
+        entries.map((e) => ({
+          currency,
+          bank_code: e.bankCode,
+          bank_name: e.bankName,
+          active: true,
+          first_seen_at: now,
+          last_seen_at: now,
+        })),
+      )
       .onConflict(['currency', 'bank_code'])
       .merge(['bank_name', 'active', 'last_seen_at']);
   }
   await trx('bank_codes')
     .where({ currency, active: true })
-    .whereNotIn('bank_code', entries.map((e) => e.bankCode))
+    .whereNotIn(
+      'bank_code',
+      entries.map((e) => e.bankCode),
+    )
     .update({ active: false });
 }
 

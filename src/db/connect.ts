@@ -62,7 +62,10 @@ const pgTypes = {
 
 async function openPglite(dataDir: string, schema: string): Promise<Db> {
   // Loaded only when used: the embedded engine is large, and a Postgres deployment never needs it.
-  const [{ PGlite, types: pgliteTypes }, { default: ClientPgLite }] = await Promise.all([import('@electric-sql/pglite'), import('knex-pglite')]);
+  const [{ PGlite, types: pgliteTypes }, { default: ClientPgLite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('knex-pglite'),
+  ]);
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) fs.mkdirSync(dataDir, { recursive: true });
   // PGlite returns int8 as BigInt by default; strings keep both engines alike.

@@ -58,8 +58,8 @@ export async function markEmailFailed(db: Knex, id: string, error: string): Prom
 
 /** Versions whose e-mail was asked for and not yet accepted by the server, oldest first. */
 export async function pendingReportDeliveries(db: Knex): Promise<ReportDelivery[]> {
-  const res = (await db.raw(
-    `SELECT ${COLUMNS} FROM report_versions WHERE email_status = 'pending' ORDER BY business_date, version`,
-  )) as { rows: ReportDelivery[] };
+  const res = (await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE email_status = 'pending' ORDER BY business_date, version`)) as {
+    rows: ReportDelivery[];
+  };
   return res.rows;
 }

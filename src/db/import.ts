@@ -129,7 +129,10 @@ function duplicateIn(
   order: NewOrder,
   line: number,
 ): string | undefined {
-  for (const [field, value] of [['merchant_ref', order.merchantRef], ['transaction_ref', order.transactionRef]] as const) {
+  for (const [field, value] of [
+    ['merchant_ref', order.merchantRef],
+    ['transaction_ref', order.transactionRef],
+  ] as const) {
     const first = seen[field].get(value.toLowerCase());
     if (first !== undefined) return `${field}: ${value} duplicates line ${first}`;
   }
@@ -144,13 +147,23 @@ async function flush(db: Knex, kind: Direction, batch: Pending[], result: Import
   const table = ORDER_TABLES[kind];
   const existing = await db(table)
     .select('merchant_ref', 'transaction_ref')
-    .whereIn('merchant_ref', batch.map((p) => p.order.merchantRef))
-    .orWhereIn('transaction_ref', batch.map((p) => p.order.transactionRef));
-  const stored = new Set(existing.flatMap((r: { merchant_ref: string; transaction_ref: string }) => [`m:${r.merchant_ref}`, `t:${r.transaction_ref}`]));
+    .whereIn(
+      'merchant_ref',
+      batch.map((p) => p.order.merchantRef),
+    )
+    .orWhereIn(
+      'transaction_ref',
+      batch.map((p) => p.order.transactionRef),
+    );
+  const stored = new Set(
+    existing.flatMap((r: { merchant_ref: string; transaction_ref: string }) => [`m:${r.merchant_ref}`, `t:${r.transaction_ref}`]),
+  );
   const fresh: Pending[] = [];
   for (const p of batch) {
-    if (stored.has(`m:${p.order.merchantRef}`)) result.rejected.push({ line: p.line, reason: `merchant_ref: ${p.order.merchantRef} is already in the database` });
-    else if (stored.has(`t:${p.order.transactionRef}`)) result.rejected.push({ line: p.line, reason: `transaction_ref: ${p.order.transactionRef} is already in the database` });
+    if (stored.has(`m:${p.order.merchantRef}`))
+      result.rejected.push({ line: p.line, reason: `merchant_ref: ${p.order.merchantRef} is already in the database` });
+    else if (stored.has(`t:${p.order.transactionRef}`))
+      result.rejected.push({ line: p.line, reason: `transaction_ref: ${p.order.transactionRef} is already in the database` });
     else fresh.push(p);
   }
   if (fresh.length === 0) return;
@@ -164,7 +177,8 @@ async function flush(db: Knex, kind: Direction, batch: Pending[], result: Import
     const written = new Set(rows.map((r: { merchant_ref: string }) => r.merchant_ref));
     result.inserted += written.size;
     for (const p of fresh) {
-      if (!written.has(p.order.merchantRef)) result.rejected.push({ line: p.line, reason: 'merchant_ref or transaction_ref was inserted concurrently' });
+      if (!written.has(p.order.merchantRef))
+        result.rejected.push({ line: p.line, reason: 'merchant_ref or transaction_ref was inserted concurrently' });
     }
   } catch {
     // A row the checks above let through but the database refuses: find it, one row per statement.

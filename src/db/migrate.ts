@@ -75,13 +75,9 @@ function serialized<T>(db: Db, fn: () => Promise<T>): Promise<T> {
 /** Migration files not yet applied; reads only, never creates the schema or knex's table. */
 export async function pendingMigrations(db: Db): Promise<string[]> {
   const all = listMigrationFiles();
-  const reg = await db.knex.raw<{ rows: { t: string | null }[] }>('select to_regclass(?) as t', [
-    `${quoteIdent(db.schema)}.${TABLE}`,
-  ]);
+  const reg = await db.knex.raw<{ rows: { t: string | null }[] }>('select to_regclass(?) as t', [`${quoteIdent(db.schema)}.${TABLE}`]);
   if (!reg.rows[0]?.t) return all;
-  const done = new Set(
-    (await db.knex.withSchema(db.schema).from(TABLE).select<{ name: string }[]>('name')).map((r) => r.name),
-  );
+  const done = new Set((await db.knex.withSchema(db.schema).from(TABLE).select<{ name: string }[]>('name')).map((r) => r.name));
   return all.filter((f) => !done.has(f));
 }
 

@@ -50,9 +50,7 @@ export interface NewOrder {
 }
 
 export type OrderFilter = (
-  | { mode: 'due'; asOf: Date; lookbackFrom: Date }
-  | { mode: 'range'; from: Date; to: Date }
-  | { mode: 'ref'; ref: string }
+  { mode: 'due'; asOf: Date; lookbackFrom: Date } | { mode: 'range'; from: Date; to: Date } | { mode: 'ref'; ref: string }
 ) & { currency?: Currency };
 
 export interface CheckUpdate {
@@ -207,8 +205,7 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
   }
   const extra = direction === 'payment' ? 'paid_amount' : 'utr';
   const extraType = direction === 'payment' ? 'numeric' : 'text';
-  const extraValues =
-    direction === 'payment' ? col((u) => decimalOrNull(u.paidAmount, 'paidAmount')) : col((u) => u.utr ?? null);
+  const extraValues = direction === 'payment' ? col((u) => decimalOrNull(u.paidAmount, 'paidAmount')) : col((u) => u.utr ?? null);
   const table = tableOf(direction);
   const res = await trx.raw(
     `UPDATE ${table} AS o SET

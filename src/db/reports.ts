@@ -95,7 +95,8 @@ export async function* streamReportItems(tx: Knex.Transaction, window: Window, p
   await tx.raw(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${ITEMS_SQL}`, [window.from, window.to]);
   // Rows also carry order_key (the bigint sort key); callers read only ReportItemRow's fields.
   // .then() once: a knex builder runs its query again on every .then, a Promise does not.
-  const fetchPage = (): Promise<{ rows: ReportItemRow[] }> => tx.raw(`FETCH ${pageSize} FROM ${CURSOR}`).then((r: { rows: ReportItemRow[] }) => r);
+  const fetchPage = (): Promise<{ rows: ReportItemRow[] }> =>
+    tx.raw(`FETCH ${pageSize} FROM ${CURSOR}`).then((r: { rows: ReportItemRow[] }) => r);
   let next: Promise<{ rows: ReportItemRow[] }> | null = fetchPage();
   try {
     while (next) {
@@ -149,7 +150,8 @@ export async function finalizedMovement(db: Knex, currency: string, window: Wind
     [currency, window.from, window.to],
   )) as { rows: Array<{ opened: string | null; closed: string | null }> };
   const { opened, closed } = res.rows[0];
-  if (opened === null || closed === null) return { payments: { paidAmount: null, fee: null, count: 0 }, payouts: { amount: null, fee: null, count: 0 } };
+  if (opened === null || closed === null)
+    return { payments: { paidAmount: null, fee: null, count: 0 }, payouts: { amount: null, fee: null, count: 0 } };
   return settlementSums(db, currency, opened, closed);
 }
 
@@ -192,17 +194,15 @@ export async function insertReportVersion(db: Knex, v: NewReportVersion): Promis
 
 /** The newest recorded version of a date, or null. */
 export async function latestReportVersion(db: Knex, businessDate: string): Promise<ReportVersionRecord | null> {
-  const res = (await db.raw(
-    `SELECT ${VERSION_COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version DESC LIMIT 1`,
-    [businessDate],
-  )) as { rows: ReportVersionRecord[] };
+  const res = (await db.raw(`SELECT ${VERSION_COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version DESC LIMIT 1`, [
+    businessDate,
+  ])) as { rows: ReportVersionRecord[] };
   return res.rows[0] ?? null;
 }
 
 export async function listReportVersions(db: Knex, businessDate: string): Promise<ReportVersionRecord[]> {
-  const res = (await db.raw(
-    `SELECT ${VERSION_COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version`,
-    [businessDate],
-  )) as { rows: ReportVersionRecord[] };
+  const res = (await db.raw(`SELECT ${VERSION_COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version`, [
+    businessDate,
+  ])) as { rows: ReportVersionRecord[] };
   return res.rows;
 }

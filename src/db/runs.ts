@@ -69,7 +69,10 @@ export async function findResumableRun(db: Conn, job: string): Promise<RunRow | 
   const row = await db('recon_runs')
     .where({ job })
     .whereIn('status', ['running', 'interrupted'])
-    .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'started_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .first();
   return row ? toRunRow(row) : null;
 }

@@ -16,7 +16,12 @@ export interface SettlementSums {
  * paid_amount falls back to amount where none was recorded, as the report's roll-forward does,
  * so both checks agree.
  */
-export async function settlementSums(db: Conn, currency: Currency | string, after: Date | string, upTo: Date | string): Promise<SettlementSums> {
+export async function settlementSums(
+  db: Conn,
+  currency: Currency | string,
+  after: Date | string,
+  upTo: Date | string,
+): Promise<SettlementSums> {
   const res = (await db.raw(
     `WITH p AS (
        SELECT sum(coalesce(paid_amount, amount))::text AS paid, sum(fee)::text AS fee, count(*)::int AS n
@@ -30,7 +35,9 @@ export async function settlementSums(db: Conn, currency: Currency | string, afte
      )
      SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`,
     [currency, after, upTo, currency, after, upTo],
-  )) as { rows: Array<{ paid: string | null; p_fee: string | null; p_n: number; amount: string | null; q_fee: string | null; q_n: number }> };
+  )) as {
+    rows: Array<{ paid: string | null; p_fee: string | null; p_n: number; amount: string | null; q_fee: string | null; q_n: number }>;
+  };
   const r = res.rows[0];
   return {
     payments: { paidAmount: r.paid, fee: r.p_fee, count: Number(r.p_n) },
@@ -63,8 +70,20 @@ export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<
      VALUES (?, ?, ?::bigint, ?::bigint, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?, ?, ?)
      RETURNING id::text AS id`,
     [
-      c.runId, c.currency, c.openingSnapshotId, c.closingSnapshotId, c.openingTotal, c.explainedMovement,
-      c.expectedClosing, c.closingTotal, c.drift, c.tolerance, c.withinTolerance, c.paymentsCount, c.payoutsCount, c.checkedAt,
+      c.runId,
+      c.currency,
+      c.openingSnapshotId,
+      c.closingSnapshotId,
+      c.openingTotal,
+      c.explainedMovement,
+      c.expectedClosing,
+      c.closingTotal,
+      c.drift,
+      c.tolerance,
+      c.withinTolerance,
+      c.paymentsCount,
+      c.payoutsCount,
+      c.checkedAt,
     ],
   )) as { rows: Array<{ id: string }> };
   return res.rows[0].id;

@@ -69,13 +69,24 @@ export async function insertBalanceSnapshot(db: Conn, s: NewBalanceSnapshot): Pr
   const res = (await db.raw(
     `INSERT INTO balance_snapshots (run_id, currency, available, pending, held, credit, taken_at)
      VALUES (?, ?, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?) RETURNING ${BALANCE_COLUMNS}`,
-    [s.runId, s.currency, decimal(s.available, 'available'), decimal(s.pending, 'pending'), decimal(s.held, 'held'), decimal(s.credit, 'credit'), s.takenAt],
+    [
+      s.runId,
+      s.currency,
+      decimal(s.available, 'available'),
+      decimal(s.pending, 'pending'),
+      decimal(s.held, 'held'),
+      decimal(s.credit, 'credit'),
+      s.takenAt,
+    ],
   )) as { rows: BalanceDbRow[] };
   return toBalance(res.rows[0]);
 }
 
 /** The snapshot just before `snapshot` for its currency (taken_at, then id, break ties): the opening of a consecutive pair. */
-export async function previousBalanceSnapshot(db: Conn, snapshot: Pick<BalanceSnapshot, 'id' | 'currency' | 'takenAt'>): Promise<BalanceSnapshot | null> {
+export async function previousBalanceSnapshot(
+  db: Conn,
+  snapshot: Pick<BalanceSnapshot, 'id' | 'currency' | 'takenAt'>,
+): Promise<BalanceSnapshot | null> {
   const res = (await db.raw(
     `SELECT ${BALANCE_COLUMNS} FROM balance_snapshots
       WHERE currency = ? AND (taken_at < ? OR (taken_at = ? AND id < ?::bigint))
@@ -110,7 +121,17 @@ export async function insertRateSnapshot(db: Conn, s: NewRateSnapshot): Promise<
      VALUES (?, ?, ?::numeric, ?::numeric, ?, ?::text[])
      RETURNING id::text AS id, run_id::text AS run_id, currency, deposit::text AS deposit, withdraw::text AS withdraw, taken_at, flags`,
     [s.runId, s.currency, decimal(s.deposit, 'deposit'), decimal(s.withdraw, 'withdraw'), s.takenAt, [...s.flags]],
-  )) as { rows: Array<{ id: string; run_id: string | null; currency: Currency; deposit: string; withdraw: string; taken_at: Date; flags: string[] }> };
+  )) as {
+    rows: Array<{
+      id: string;
+      run_id: string | null;
+      currency: Currency;
+      deposit: string;
+      withdraw: string;
+      taken_at: Date;
+      flags: string[];
+    }>;
+  };
   const r = res.rows[0];
   return { id: r.id, runId: r.run_id, currency: r.currency, deposit: r.deposit, withdraw: r.withdraw, takenAt: r.taken_at, flags: r.flags };
 }

@@ -43,9 +43,19 @@ export async function storeWebhookEvent(db: Conn, e: NewWebhookEvent): Promise<S
      ON CONFLICT (dedupe_key) DO UPDATE SET deliveries = webhook_events.deliveries + 1
      RETURNING id, confirmation, (xmax = 0) AS inserted`,
     [
-      e.direction, e.dedupeKey, e.transactionRef, e.merchantRef, e.currency, e.method,
-      decimalOrNull(e.amount, 'amount'), decimalOrNull(e.paidAmount, 'paidAmount'), decimalOrNull(e.fee, 'fee'),
-      e.status, e.rawBody, JSON.stringify(e.headers), e.receivedAt.toISOString(),
+      e.direction,
+      e.dedupeKey,
+      e.transactionRef,
+      e.merchantRef,
+      e.currency,
+      e.method,
+      decimalOrNull(e.amount, 'amount'),
+      decimalOrNull(e.paidAmount, 'paidAmount'),
+      decimalOrNull(e.fee, 'fee'),
+      e.status,
+      e.rawBody,
+      JSON.stringify(e.headers),
+      e.receivedAt.toISOString(),
     ] as Knex.RawBinding[],
   );
   const row = (res as { rows: Array<{ id: unknown; confirmation: Confirmation; inserted: boolean }> }).rows[0];
@@ -93,7 +103,13 @@ export async function listPendingEventIds(db: Conn, limit: number, afterId: stri
   return (await q).map((r: { id: unknown }) => String(r.id));
 }
 
-export async function settleEvent(trx: Conn, id: string, confirmation: Exclude<Confirmation, 'pending'>, note: string | null, at: Date): Promise<void> {
+export async function settleEvent(
+  trx: Conn,
+  id: string,
+  confirmation: Exclude<Confirmation, 'pending'>,
+  note: string | null,
+  at: Date,
+): Promise<void> {
   await trx('webhook_events').where({ id }).update({ confirmation, confirmation_note: note, confirmed_at: at });
 }
 
@@ -144,7 +160,9 @@ export async function finalPaymentsWithoutNotification(db: Conn, from: Date, to:
     .whereIn('o.status_category', ['success', 'failed'])
     .where('o.finalized_at', '>=', from)
     .where('o.finalized_at', '<', to)
-    .whereNotExists((q) => q.select(db.raw('1')).from('webhook_events as w').where('w.direction', 'payment').whereRaw('w.transaction_ref = o.transaction_ref'))
+    .whereNotExists((q) =>
+      q.select(db.raw('1')).from('webhook_events as w').where('w.direction', 'payment').whereRaw('w.transaction_ref = o.transaction_ref'),
+    )
     .select('o.*')
     .orderBy('o.id', 'asc');
   return rows.map((r: Record<string, unknown>) => toOrderRow('payment', r));
@@ -169,7 +187,10 @@ export async function conflictsReceived(db: Conn, from: Date, to: Date): Promise
     .where('w.received_at', '<', to)
     .select('w.*', db.raw('coalesce(p.merchant_ref, q.merchant_ref) as local_merchant_ref'))
     .orderBy('w.id', 'asc');
-  return rows.map((r: Record<string, unknown>) => ({ ...toEventRow(r), localMerchantRef: (r.local_merchant_ref as string | null) ?? null }));
+  return rows.map((r: Record<string, unknown>) => ({
+    ...toEventRow(r),
+    localMerchantRef: (r.local_merchant_ref as string | null) ?? null,
+  }));
 }
 
 /** Per transactionRef among refs: whether any notification was stored, and the note of a contradicted one. */
@@ -188,7 +209,7 @@ export async function notificationStates(
   for (const r of rows) {
     const state = out.get(r.transaction_ref) ?? { received: false, conflict: null };
     state.received = true;
-    if (r.confirmation === 'conflict') state.conflict ??= r.confirmation_note ?? 'the provider\'s fetch contradicts the notification';
+    if (r.confirmation === 'conflict') state.conflict ??= r.confirmation_note ?? "the provider's fetch contradicts the notification";
     out.set(r.transaction_ref, state);
   }
   return out;

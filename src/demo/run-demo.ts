@@ -78,7 +78,9 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   }
 }
 
-async function night(o: DemoOptions & { config: Config; db: Db; sandbox: Sandbox; say: (l: string) => void; started: number }): Promise<DemoResult> {
+async function night(
+  o: DemoOptions & { config: Config; db: Db; sandbox: Sandbox; say: (l: string) => void; started: number },
+): Promise<DemoResult> {
   const { config, db, sandbox, say, logger } = o;
   const control = new SandboxControl(sandbox.url);
   const context = { config, db, logger };
@@ -87,7 +89,9 @@ async function night(o: DemoOptions & { config: Config; db: Db; sandbox: Sandbox
   try {
     const t0 = Date.now();
     orders = await seedMerchant(db.knex, client, { payments: o.payments, payouts: o.payouts, seed: o.seed });
-    say(`seeded    ${o.payments} pay-ins and ${o.payouts} payouts over INR, NGN, IDR through initiate (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    say(
+      `seeded    ${o.payments} pay-ins and ${o.payouts} payouts over INR, NGN, IDR through initiate (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+    );
   } finally {
     await client.close();
   }
@@ -102,17 +106,25 @@ async function night(o: DemoOptions & { config: Config; db: Db; sandbox: Sandbox
   const payouts = orders.filter((x) => x.direction === 'payout');
   for (const lost of payments.slice(0, 2)) await control.deleteOrder(lost.transactionRef);
   const feeEdits = payouts.slice(0, 3).map((x) => x.transactionRef);
-  await db.knex('payout_orders').whereIn('transaction_ref', feeEdits).update({ fee: db.knex.raw('fee + 1') });
+  await db
+    .knex('payout_orders')
+    .whereIn('transaction_ref', feeEdits)
+    .update({ fee: db.knex.raw('fee + 1') });
   await control.advanceClock(15 * 60_000); // the provider's day goes by: orders settle
   await control.adjustBalance(DEMO_DRIFT.currency, DEMO_DRIFT.amount);
-  say(`injected  2 pay-ins unknown to the provider, 3 payout fees recorded differently, ${DEMO_DRIFT.currency} balance moved by ${groupedAmount(DEMO_DRIFT.amount, DEMO_DRIFT.currency)} with no order`);
+  say(
+    `injected  2 pay-ins unknown to the provider, 3 payout fees recorded differently, ${DEMO_DRIFT.currency} balance moved by ${groupedAmount(DEMO_DRIFT.amount, DEMO_DRIFT.currency)} with no order`,
+  );
 
   const first = await reconcileJob({ progress: false }, context);
   // Orders still open after settling are stuck at the provider: make them four days old, as a
   // stuck order in production would be by the time anyone looks, and check them again.
   const stuck = await Promise.all(
     (['payment_orders', 'payout_orders'] as const).map((table) =>
-      db.knex(table).whereIn('status_category', ['pending', 'unknown']).update({ created_at: db.knex.raw("created_at - interval '4 days'"), next_check_at: null }),
+      db
+        .knex(table)
+        .whereIn('status_category', ['pending', 'unknown'])
+        .update({ created_at: db.knex.raw("created_at - interval '4 days'"), next_check_at: null }),
     ),
   );
   const second = await reconcileJob({ progress: false }, context);
@@ -153,6 +165,9 @@ async function night(o: DemoOptions & { config: Config; db: Db; sandbox: Sandbox
 /** Verdicts, then the mismatch codes under them. */
 function verdictRows(totals: Record<string, number>): Array<[string, number]> {
   const verdicts = ['matched', 'resolved', 'pending', 'mismatch', 'error'].map((v): [string, number] => [v, totals[`verdict:${v}`] ?? 0]);
-  const codes = Object.keys(totals).filter((k) => k.startsWith('code:')).sort().map((k): [string, number] => [`  ${k.slice(5)}`, totals[k]]);
+  const codes = Object.keys(totals)
+    .filter((k) => k.startsWith('code:'))
+    .sort()
+    .map((k): [string, number] => [`  ${k.slice(5)}`, totals[k]]);
   return [...verdicts, ...codes];
 }

@@ -42,7 +42,11 @@ export async function seedMerchant(
   const r = rng(opts.seed ?? 42); // the same seed gives the same merchant
   const limit = pLimit(opts.concurrency ?? 32);
   const banks = new Map<Currency, string[]>();
-  for (const c of ['IDR', 'NGN'] as const) banks.set(c, (await client.bankCodes(c)).map((b) => b.bankCode));
+  for (const c of ['IDR', 'NGN'] as const)
+    banks.set(
+      c,
+      (await client.bankCodes(c)).map((b) => b.bankCode),
+    );
   const currencyOf = () => CURRENCIES[Math.floor(r() * CURRENCIES.length)];
   const uuid = () => {
     const bytes = Array.from({ length: 16 }, () => Math.floor(r() * 256));
@@ -70,16 +74,31 @@ export async function seedMerchant(
     plans.map((p, i) =>
       limit(async (): Promise<{ order: NewOrder; direction: Direction }> => {
         const base = { merchantRef: p.merchantRef, currency: p.currency, method: DEMO_METHODS[p.direction][p.currency], amount: p.amount };
-        const person = { name: `Customer ${i + 1}`, phone: `+1555${String(1_000_000 + i).slice(-7)}`, email: `customer${i + 1}@example.com` };
+        const person = {
+          name: `Customer ${i + 1}`,
+          phone: `+1555${String(1_000_000 + i).slice(-7)}`,
+          email: `customer${i + 1}@example.com`,
+        };
         const createdAt = opts.createdAt?.() ?? new Date();
         if (p.direction === 'payment') {
           const res = await client.initiatePayment({ ...base, ...person, redirectUrl: 'https://merchant.example/return' });
-          return { direction: 'payment', order: { ...base, transactionRef: res.transactionRef, status: 'Initiated', statusCategory: 'pending', createdAt } };
+          return {
+            direction: 'payment',
+            order: { ...base, transactionRef: res.transactionRef, status: 'Initiated', statusCategory: 'pending', createdAt },
+          };
         }
         const res = await client.initiatePayout({ ...base, ...person, bankCode: p.bank, account: String(1_000_000_000 + i) });
         return {
           direction: 'payout',
-          order: { ...base, transactionRef: res.transactionRef, fee: res.fee, bankCode: p.bank, status: res.status, statusCategory: res.category, createdAt },
+          order: {
+            ...base,
+            transactionRef: res.transactionRef,
+            fee: res.fee,
+            bankCode: p.bank,
+            status: res.status,
+            statusCategory: res.category,
+            createdAt,
+          },
         };
       }),
     ),
@@ -88,5 +107,10 @@ export async function seedMerchant(
     const rows = created.filter((c) => c.direction === direction).map((c) => c.order);
     if (rows.length) await insertOrders(db, direction, rows);
   }
-  return created.map((c) => ({ direction: c.direction, merchantRef: c.order.merchantRef, transactionRef: c.order.transactionRef, currency: c.order.currency }));
+  return created.map((c) => ({
+    direction: c.direction,
+    merchantRef: c.order.merchantRef,
+    transactionRef: c.order.transactionRef,
+    currency: c.order.currency,
+  }));
 }

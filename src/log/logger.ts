@@ -4,8 +4,20 @@ export type { Logger };
 
 /** Keys whose values never reach a log line, wherever they sit in the object. */
 const REDACT_PATHS = [
-  'secret', '*.secret', 'password', '*.password', 'PROVIDER_SECRET', '*.PROVIDER_SECRET', 'SMTP_URL', '*.SMTP_URL',
-  'ALERT_WEBHOOK_URL', '*.ALERT_WEBHOOK_URL', 'headers.Signature', '*.headers.Signature', 'headers.signature', '*.headers.signature',
+  'secret',
+  '*.secret',
+  'password',
+  '*.password',
+  'PROVIDER_SECRET',
+  '*.PROVIDER_SECRET',
+  'SMTP_URL',
+  '*.SMTP_URL',
+  'ALERT_WEBHOOK_URL',
+  '*.ALERT_WEBHOOK_URL',
+  'headers.Signature',
+  '*.headers.Signature',
+  'headers.signature',
+  '*.headers.signature',
 ];
 
 /** The one root logger: JSON lines on stderr so stdout stays for tables and --json output. */

@@ -51,7 +51,12 @@ export function alertsForReconcileRun(run: ReconcileRunSummary): AlertInput[] {
       kind: 'mismatches',
       fingerprintParts: [job],
       title: `${job}: ${plural(mismatched.length, 'order', 'orders')} in mismatch (${describeCounts(counts)})`,
-      payload: { summary: `${plural(mismatched.length, 'order', 'orders')} disagree with the provider`, total: mismatched.length, counts, orders: sample(mismatched) },
+      payload: {
+        summary: `${plural(mismatched.length, 'order', 'orders')} disagree with the provider`,
+        total: mismatched.length,
+        counts,
+        orders: sample(mismatched),
+      },
       runId: run.runId ?? null,
     });
   }
@@ -60,7 +65,12 @@ export function alertsForReconcileRun(run: ReconcileRunSummary): AlertInput[] {
       kind: 'stale',
       fingerprintParts: [job],
       title: `${job}: ${plural(stale.length, 'order', 'orders')} still not final past the age limit`,
-      payload: { summary: `${plural(stale.length, 'order', 'orders')} STALE`, total: stale.length, counts: { STALE: stale.length }, orders: sample(stale) },
+      payload: {
+        summary: `${plural(stale.length, 'order', 'orders')} STALE`,
+        total: stale.length,
+        counts: { STALE: stale.length },
+        orders: sample(stale),
+      },
       runId: run.runId ?? null,
     });
   }
@@ -151,4 +161,7 @@ function sample(items: readonly CheckedOrder[]): OrderSample[] {
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-const describeCounts = (counts: Record<string, number>) => Object.entries(counts).map(([c, n]) => `${c} ${n}`).join(', ');
+const describeCounts = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([c, n]) => `${c} ${n}`)
+    .join(', ');

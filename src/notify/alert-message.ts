@@ -14,7 +14,11 @@ function lines(alert: Pick<AlertRecord, 'title' | 'payload' | 'run_id'>): string
   const out: string[] = [];
   if (p.summary) out.push(p.summary);
   if (p.counts && Object.keys(p.counts).length) {
-    out.push(`Counts: ${Object.entries(p.counts).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    out.push(
+      `Counts: ${Object.entries(p.counts)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}`,
+    );
   }
   if (p.orders?.length) {
     out.push('First orders:');
@@ -38,7 +42,11 @@ export function slackMessage(alert: Pick<AlertRecord, 'title' | 'payload' | 'run
   };
 }
 
-export function alertMail(alert: Pick<AlertRecord, 'id' | 'title' | 'payload' | 'run_id'>, from: string, to: readonly string[]): MailMessage {
+export function alertMail(
+  alert: Pick<AlertRecord, 'id' | 'title' | 'payload' | 'run_id'>,
+  from: string,
+  to: readonly string[],
+): MailMessage {
   const domain = from.split('@')[1] || 'payrecon.invalid';
   return {
     from,

@@ -73,7 +73,12 @@ export async function deliverPendingAlerts(db: Db, channels: AlertChannels, now:
 
 /** Null when every channel has the alert, else the channels' errors joined. */
 async function sendToChannels(
-  db: Db, alert: AlertRecord, channels: AlertChannels, active: readonly ('webhook' | 'email')[], timeout: number, secrets: string[],
+  db: Db,
+  alert: AlertRecord,
+  channels: AlertChannels,
+  active: readonly ('webhook' | 'email')[],
+  timeout: number,
+  secrets: string[],
 ): Promise<string | null> {
   const errors: string[] = [];
   for (const channel of active) {

@@ -73,7 +73,12 @@ export function createMailer(config: Config, opts: MailerOptions = {}): Mailer {
           text: message.text,
           html: message.html,
           messageId: message.messageId,
-          attachments: message.attachments?.map((a) => ({ filename: a.filename, content: a.content, path: a.path, contentType: a.contentType })),
+          attachments: message.attachments?.map((a) => ({
+            filename: a.filename,
+            content: a.content,
+            path: a.path,
+            contentType: a.contentType,
+          })),
         });
         const accepted = (info.accepted ?? []).map(String);
         const rejected = (info.rejected ?? []).map(String);

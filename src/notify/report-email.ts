@@ -1,6 +1,11 @@
 import type { Db } from '../db/connect.ts';
 import {
-  beginEmailAttempt, markEmailFailed, markEmailSent, pendingReportDeliveries, reportDeliveryById, reportDeliveryByVersion,
+  beginEmailAttempt,
+  markEmailFailed,
+  markEmailSent,
+  pendingReportDeliveries,
+  reportDeliveryById,
+  reportDeliveryByVersion,
   type ReportDelivery,
 } from '../db/deliveries.ts';
 import { describeError } from './errors.ts';
@@ -97,7 +102,9 @@ export function reportMessageId(row: Pick<ReportDelivery, 'business_date' | 'ver
 
 async function findVersion(db: Db, sel: ReportSelector): Promise<ReportDelivery> {
   const row =
-    'versionId' in sel ? await reportDeliveryById(db.knex, sel.versionId) : await reportDeliveryByVersion(db.knex, sel.businessDate, sel.version);
+    'versionId' in sel
+      ? await reportDeliveryById(db.knex, sel.versionId)
+      : await reportDeliveryByVersion(db.knex, sel.businessDate, sel.version);
   if (!row) {
     const what = 'versionId' in sel ? `id ${sel.versionId}` : `${sel.businessDate} version ${sel.version}`;
     throw new Error(`no report version ${what}`);

@@ -13,7 +13,16 @@ export interface ReportSummary {
 }
 
 const ORDER_COLUMNS = ['currency', 'direction', 'orders', ...VERDICTS, 'gross', 'fees', 'net', 'net_usdt'];
-const ROLLFORWARD_COLUMNS = ['currency', 'opening', 'explained_movement', 'expected_closing', 'closing', 'drift', 'within_tolerance', 'note'];
+const ROLLFORWARD_COLUMNS = [
+  'currency',
+  'opening',
+  'explained_movement',
+  'expected_closing',
+  'closing',
+  'drift',
+  'within_tolerance',
+  'note',
+];
 
 export function readReportSummary(csv: string | Buffer): ReportSummary {
   const records = parse(csv, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, string>[];

@@ -27,7 +27,12 @@ export async function checkBankCode(
   cache?: BankCodeCache,
 ): Promise<BankCodeCheck> {
   if (currency === 'INR') {
-    return IFSC_PATTERN.test(bankCode) ? { ok: true } : { ok: false, reason: `not an IFSC code (expected 4 letters, 0, 6 letters or digits), got ${JSON.stringify(bankCode.slice(0, 40))}` };
+    return IFSC_PATTERN.test(bankCode)
+      ? { ok: true }
+      : {
+          ok: false,
+          reason: `not an IFSC code (expected 4 letters, 0, 6 letters or digits), got ${JSON.stringify(bankCode.slice(0, 40))}`,
+        };
   }
   if (currency !== 'IDR' && currency !== 'NGN') return { ok: false, reason: `no bank code check for currency ${JSON.stringify(currency)}` };
   let list = cache?.get(currency);
@@ -40,5 +45,7 @@ export async function checkBankCode(
     });
   }
   const entry = (await list).find((e) => e.bankCode === bankCode);
-  return entry ? { ok: true, bankName: entry.bankName } : { ok: false, reason: `bank code ${JSON.stringify(bankCode.slice(0, 40))} is not in the provider's ${currency} list` };
+  return entry
+    ? { ok: true, bankName: entry.bankName }
+    : { ok: false, reason: `bank code ${JSON.stringify(bankCode.slice(0, 40))} is not in the provider's ${currency} list` };
 }

@@ -11,7 +11,16 @@ import {
 } from './errors.ts';
 import { Transport, type RawResponse } from './http.ts';
 import { stringifyBody } from './json.ts';
-import { isNotFoundEnvelope, parseJsonBody, readArray, readEnvelope, readRecord, SHAPES, type Envelope, type ParseContext } from './parse.ts';
+import {
+  isNotFoundEnvelope,
+  parseJsonBody,
+  readArray,
+  readEnvelope,
+  readRecord,
+  SHAPES,
+  type Envelope,
+  type ParseContext,
+} from './parse.ts';
 import { defaultSleep, RateLimiter } from './rate-limit.ts';
 import { parseRetryAfter, RETRYABLE_STATUSES, withRetries, type RetryPolicy } from './retry.ts';
 import { unixTimestamp, type SigningScheme } from './signing.ts';
@@ -88,7 +97,11 @@ export class ProviderClient {
     });
     const rate = options.rateLimitPerSec ?? 0;
     if (rate > 0) this.limiter = new RateLimiter(rate, undefined, options.sleep ?? defaultSleep);
-    this.policy = { maxRetries: options.maxRetries ?? 3, baseMs: options.retryBaseMs ?? 200, maxDelayMs: options.maxRetryDelayMs ?? 30_000 };
+    this.policy = {
+      maxRetries: options.maxRetries ?? 3,
+      baseMs: options.retryBaseMs ?? 200,
+      maxDelayMs: options.maxRetryDelayMs ?? 30_000,
+    };
     this.statusMapper = options.statusMapper ?? createStatusMapper();
     this.now = options.now ?? Date.now;
     this.logger = options.logger ?? silentLogger;
@@ -150,15 +163,23 @@ export class ProviderClient {
   private expectEcho(ctx: ParseContext, field: string, asked: string, got: string): void {
     if (asked === got) return;
     const shown = describeReceived(got, this.secrets);
-    throw new ProviderResponseError(ctx.operation, `field "${field}": answer is for ${shown}, but ${describeReceived(asked, this.secrets)} was asked`, {
-      httpStatus: ctx.httpStatus,
-      field,
-      received: shown,
-    });
+    throw new ProviderResponseError(
+      ctx.operation,
+      `field "${field}": answer is for ${shown}, but ${describeReceived(asked, this.secrets)} was asked`,
+      {
+        httpStatus: ctx.httpStatus,
+        field,
+        received: shown,
+      },
+    );
   }
 
   /** Sends one operation with retries and returns the envelope's `data` (checked for code "200"). */
-  private async call(operation: Operation, body: Record<string, unknown>, transactionRef?: string): Promise<{ data: unknown; ctx: ParseContext }> {
+  private async call(
+    operation: Operation,
+    body: Record<string, unknown>,
+    transactionRef?: string,
+  ): Promise<{ data: unknown; ctx: ParseContext }> {
     const bodyText = stringifyBody(body);
     const started = performance.now();
     const result = await withRetries((attempt) => this.attempt(operation, bodyText, attempt, transactionRef), this.policy, {
@@ -166,7 +187,10 @@ export class ProviderClient {
       random: this.options.random,
       canRetry: (err) => !NOT_IDEMPOTENT.has(operation) || err.detail.outcomeUnknown === false,
       onRetry: (err, retryIndex, delayMs) =>
-        this.logger.warn({ operation, retry: retryIndex + 1, delayMs, cause: err.detail.cause ?? err.detail.httpStatus, err: err.message }, 'provider call failed; retrying'),
+        this.logger.warn(
+          { operation, retry: retryIndex + 1, delayMs, cause: err.detail.cause ?? err.detail.httpStatus, err: err.message },
+          'provider call failed; retrying',
+        ),
     }).catch((err: unknown) => {
       throw this.asProviderError(operation, err);
     });
@@ -174,7 +198,12 @@ export class ProviderClient {
     return result;
   }
 
-  private async attempt(operation: Operation, bodyText: string, attempt: number, transactionRef?: string): Promise<{ data: unknown; ctx: ParseContext }> {
+  private async attempt(
+    operation: Operation,
+    bodyText: string,
+    attempt: number,
+    transactionRef?: string,
+  ): Promise<{ data: unknown; ctx: ParseContext }> {
     await this.limiter?.acquire();
     // Signed per attempt: a retry after a long wait must not carry a stale Timestamp.
     const timestamp = unixTimestamp(this.now());
@@ -194,10 +223,14 @@ export class ProviderClient {
   private interpret(operation: Operation, res: RawResponse, transactionRef?: string): unknown {
     const ctx: ParseContext = { operation, httpStatus: res.status, secrets: this.secrets };
     if (res.status === 401 || res.status === 403) {
-      throw new CredentialsError(operation, `provider refused the credentials (HTTP ${res.status}); check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE: ${describeReceived(res.text, this.secrets)}`, {
-        httpStatus: res.status,
-        received: describeReceived(res.text, this.secrets),
-      });
+      throw new CredentialsError(
+        operation,
+        `provider refused the credentials (HTTP ${res.status}); check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE: ${describeReceived(res.text, this.secrets)}`,
+        {
+          httpStatus: res.status,
+          received: describeReceived(res.text, this.secrets),
+        },
+      );
     }
     if (RETRYABLE_STATUSES.has(res.status) || res.status >= 500) {
       throw new ProviderUnavailableError(
@@ -216,22 +249,35 @@ export class ProviderClient {
     const env = this.envelopeOf(res, ctx);
     if (env.code === '200') {
       if (transactionRef !== undefined && FETCHES.has(operation) && (env.data === null || env.data === undefined)) {
-        throw new OrderNotFoundError(operation, transactionRef, `provider returned no order for transactionRef ${describeReceived(transactionRef, this.secrets)} (data is empty)`, {
+        throw new OrderNotFoundError(
+          operation,
+          transactionRef,
+          `provider returned no order for transactionRef ${describeReceived(transactionRef, this.secrets)} (data is empty)`,
+          {
+            httpStatus: res.status,
+            code: env.code,
+          },
+        );
+      }
+      if (res.status !== 200) {
+        throw new ProviderResponseError(operation, `unexpected HTTP ${res.status} with a success envelope`, {
           httpStatus: res.status,
           code: env.code,
         });
-      }
-      if (res.status !== 200) {
-        throw new ProviderResponseError(operation, `unexpected HTTP ${res.status} with a success envelope`, { httpStatus: res.status, code: env.code });
       }
       return env.data;
     }
     const said = `code ${describeReceived(env.code, this.secrets)}, message ${describeReceived(env.message, this.secrets)}`;
     if (transactionRef !== undefined && FETCHES.has(operation) && isNotFoundEnvelope(env)) {
-      throw new OrderNotFoundError(operation, transactionRef, `provider does not know transactionRef ${describeReceived(transactionRef, this.secrets)} (${said})`, {
-        httpStatus: res.status,
-        code: env.code,
-      });
+      throw new OrderNotFoundError(
+        operation,
+        transactionRef,
+        `provider does not know transactionRef ${describeReceived(transactionRef, this.secrets)} (${said})`,
+        {
+          httpStatus: res.status,
+          code: env.code,
+        },
+      );
     }
     if (env.code === '401' || env.code === '403') {
       throw new CredentialsError(operation, `provider refused the credentials (${said})`, { httpStatus: res.status, code: env.code });
@@ -251,7 +297,11 @@ export class ProviderClient {
       // A non-JSON 404/400 is more likely a wrong base URL or path than a bad body: say so.
       if (err instanceof ProviderResponseError && res.status !== 200) {
         const reason = err.message.slice(`${ctx.operation}: `.length);
-        throw new ProviderResponseError(ctx.operation, `HTTP ${res.status} without a provider envelope (check PROVIDER_BASE_URL): ${reason}`, err.detail);
+        throw new ProviderResponseError(
+          ctx.operation,
+          `HTTP ${res.status} without a provider envelope (check PROVIDER_BASE_URL): ${reason}`,
+          err.detail,
+        );
       }
       throw err;
     }

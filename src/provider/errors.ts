@@ -60,7 +60,12 @@ export class ProviderResponseError extends ProviderError {
 
 /** The provider says it does not know the transactionRef (recon's NOT_FOUND). */
 export class OrderNotFoundError extends ProviderError {
-  constructor(operation: Operation, readonly transactionRef: string, message: string, detail: ProviderErrorDetail = {}) {
+  constructor(
+    operation: Operation,
+    readonly transactionRef: string,
+    message: string,
+    detail: ProviderErrorDetail = {},
+  ) {
     super(operation, 'not_found', false, message, { ...detail, transactionRef });
   }
 }

@@ -77,10 +77,14 @@ export class Transport {
     const declared = Number(headerValue(headers['content-length']));
     if (Number.isFinite(declared) && declared > max) {
       body.destroy();
-      throw new ProviderResponseError(operation, `response body of ${declared} bytes (Content-Length) exceeds the ${max}-byte limit; not read`, {
-        httpStatus: status,
-        received: `${declared} bytes`,
-      });
+      throw new ProviderResponseError(
+        operation,
+        `response body of ${declared} bytes (Content-Length) exceeds the ${max}-byte limit; not read`,
+        {
+          httpStatus: status,
+          received: `${declared} bytes`,
+        },
+      );
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -88,10 +92,14 @@ export class Transport {
       size += chunk.length;
       if (size > max) {
         body.destroy();
-        throw new ProviderResponseError(operation, `response body exceeds the ${max}-byte limit (more than ${size - chunk.length} bytes received); abandoned`, {
-          httpStatus: status,
-          received: `>${max} bytes`,
-        });
+        throw new ProviderResponseError(
+          operation,
+          `response body exceeds the ${max}-byte limit (more than ${size - chunk.length} bytes received); abandoned`,
+          {
+            httpStatus: status,
+            received: `>${max} bytes`,
+          },
+        );
       }
       chunks.push(chunk);
     }

@@ -19,7 +19,17 @@ export function stringifyBody(body: Record<string, unknown>, numericKeys: Readon
   return `{${parts.join(',')}}`;
 }
 
-export const AMOUNT_KEYS: ReadonlySet<string> = new Set(['amount', 'paidAmount', 'fee', 'available', 'pending', 'held', 'credit', 'deposit', 'withdraw']);
+export const AMOUNT_KEYS: ReadonlySet<string> = new Set([
+  'amount',
+  'paidAmount',
+  'fee',
+  'available',
+  'pending',
+  'held',
+  'credit',
+  'deposit',
+  'withdraw',
+]);
 
 export type { LosslessNumber };
 export { isNumber };

@@ -45,7 +45,9 @@ export function parseJsonBody(text: string, contentType: string | undefined, ctx
     });
   }
   if (text.trim() === '') {
-    throw new ProviderResponseError(ctx.operation, `expected a JSON body, received an empty body (HTTP ${ctx.httpStatus})`, { httpStatus: ctx.httpStatus });
+    throw new ProviderResponseError(ctx.operation, `expected a JSON body, received an empty body (HTTP ${ctx.httpStatus})`, {
+      httpStatus: ctx.httpStatus,
+    });
   }
   try {
     return parseLosslessTyped(text);
@@ -121,15 +123,42 @@ export function readArray<S extends Shape>(value: unknown, shape: S, path: strin
 
 /** Response shapes of the seven operations (spec: "Resources and their fields"). */
 export const SHAPES = {
-  paymentInitiate: { transactionRef: 'string', merchantRef: 'string', currency: 'string', method: 'string', amount: 'amount', checkoutUrl: 'string' },
-  paymentFetch: {
-    transactionRef: 'string', merchantRef: 'string', currency: 'string', method: 'string',
-    amount: 'amount', paidAmount: 'amount', fee: 'amount', status: 'string',
+  paymentInitiate: {
+    transactionRef: 'string',
+    merchantRef: 'string',
+    currency: 'string',
+    method: 'string',
+    amount: 'amount',
+    checkoutUrl: 'string',
   },
-  payoutInitiate: { transactionRef: 'string', merchantRef: 'string', currency: 'string', method: 'string', amount: 'amount', fee: 'amount', status: 'string' },
+  paymentFetch: {
+    transactionRef: 'string',
+    merchantRef: 'string',
+    currency: 'string',
+    method: 'string',
+    amount: 'amount',
+    paidAmount: 'amount',
+    fee: 'amount',
+    status: 'string',
+  },
+  payoutInitiate: {
+    transactionRef: 'string',
+    merchantRef: 'string',
+    currency: 'string',
+    method: 'string',
+    amount: 'amount',
+    fee: 'amount',
+    status: 'string',
+  },
   payoutFetch: {
-    transactionRef: 'string', merchantRef: 'string', utr: 'optionalString', currency: 'string', method: 'string',
-    amount: 'amount', fee: 'amount', status: 'string',
+    transactionRef: 'string',
+    merchantRef: 'string',
+    utr: 'optionalString',
+    currency: 'string',
+    method: 'string',
+    amount: 'amount',
+    fee: 'amount',
+    status: 'string',
   },
   bankEntry: { bankCode: 'string', bankName: 'string' },
   balance: { currency: 'string', available: 'amount', pending: 'amount', held: 'amount', credit: 'amount' },
@@ -142,5 +171,8 @@ export const SHAPES = {
  * A "200" envelope whose data is null or absent is treated the same way by the fetch operations.
  */
 export function isNotFoundEnvelope(env: Envelope): boolean {
-  return env.code === '404' || /not[\s_-]*found|not[\s_-]*exist|no[\s_-]+such|unknown[\s_-]+(order|transaction)|invalid[\s_-]+transaction[\s_-]*ref/i.test(env.message);
+  return (
+    env.code === '404' ||
+    /not[\s_-]*found|not[\s_-]*exist|no[\s_-]+such|unknown[\s_-]+(order|transaction)|invalid[\s_-]+transaction[\s_-]*ref/i.test(env.message)
+  );
 }

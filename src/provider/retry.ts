@@ -30,7 +30,12 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
 }
 
 /** The wait before retry number `retryIndex` (0-based): the server's Retry-After if it gave one, capped. */
-export function retryDelay(retryIndex: number, policy: RetryPolicy, retryAfterMs: number | undefined, random: () => number = Math.random): number {
+export function retryDelay(
+  retryIndex: number,
+  policy: RetryPolicy,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.maxDelayMs);
   return backoffDelay(retryIndex, policy, random);
 }
@@ -47,7 +52,11 @@ export interface RetryHooks {
  * Runs `attempt` until it succeeds, throws a non-retryable ProviderError, or the retries are spent.
  * The error that finally escapes carries the number of attempts made in `detail.attempts`.
  */
-export async function withRetries<T>(attempt: (attemptIndex: number) => Promise<T>, policy: RetryPolicy, hooks: RetryHooks = {}): Promise<T> {
+export async function withRetries<T>(
+  attempt: (attemptIndex: number) => Promise<T>,
+  policy: RetryPolicy,
+  hooks: RetryHooks = {},
+): Promise<T> {
   const sleep = hooks.sleep ?? defaultSleep;
   for (let i = 0; ; i++) {
     try {

@@ -56,7 +56,9 @@ export async function loadSigningScheme(spec: string, cwd = process.cwd()): Prom
   const builtin = BUILTIN_SCHEMES[spec];
   if (builtin) return builtin;
   if (!spec.startsWith('module:')) {
-    throw new Error(`PROVIDER_SIGNATURE: unknown signing scheme "${spec}"; expected ${Object.keys(BUILTIN_SCHEMES).join(', ')} or module:<path>`);
+    throw new Error(
+      `PROVIDER_SIGNATURE: unknown signing scheme "${spec}"; expected ${Object.keys(BUILTIN_SCHEMES).join(', ')} or module:<path>`,
+    );
   }
   const file = path.resolve(cwd, spec.slice('module:'.length));
   let mod: Record<string, unknown>;

@@ -25,7 +25,7 @@ export function createStatusMapper(overrides: Readonly<Record<string, StatusCate
   const table = new Map<string, StatusCategory>();
   for (const [k, v] of Object.entries(DEFAULT_STATUS_MAP)) table.set(k, v);
   for (const [k, v] of Object.entries(overrides)) table.set(k.trim().toLowerCase(), v);
-  return (status) => (typeof status === 'string' ? table.get(status.trim().toLowerCase()) ?? 'unknown' : 'unknown');
+  return (status) => (typeof status === 'string' ? (table.get(status.trim().toLowerCase()) ?? 'unknown') : 'unknown');
 }
 
 export const isFinalCategory = (c: StatusCategory): boolean => c === 'success' || c === 'failed';

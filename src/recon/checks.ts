@@ -22,21 +22,49 @@ const sameText = (a: string, b: string | undefined): boolean => typeof b === 'st
 export const checkCurrency: Check = ({ local, provider }) =>
   sameText(local.currency, provider.currency)
     ? []
-    : [{ code: 'CURRENCY', local: local.currency, provider: provider.currency, note: `currency ${local.currency} here, ${provider.currency} at provider` }];
+    : [
+        {
+          code: 'CURRENCY',
+          local: local.currency,
+          provider: provider.currency,
+          note: `currency ${local.currency} here, ${provider.currency} at provider`,
+        },
+      ];
 
 export const checkMethod: Check = ({ local, provider }) =>
   sameText(local.method, provider.method)
     ? []
-    : [{ code: 'METHOD', local: local.method, provider: provider.method, note: `method ${local.method} here, ${provider.method} at provider` }];
+    : [
+        {
+          code: 'METHOD',
+          local: local.method,
+          provider: provider.method,
+          note: `method ${local.method} here, ${provider.method} at provider`,
+        },
+      ];
 
 export const checkMerchantRef: Check = ({ local, provider }) =>
   sameText(local.merchantRef, provider.merchantRef)
     ? []
-    : [{ code: 'MERCHANT_REF', local: local.merchantRef, provider: provider.merchantRef, note: `provider's order belongs to merchantRef ${provider.merchantRef}` }];
+    : [
+        {
+          code: 'MERCHANT_REF',
+          local: local.merchantRef,
+          provider: provider.merchantRef,
+          note: `provider's order belongs to merchantRef ${provider.merchantRef}`,
+        },
+      ];
 
 export const checkAmount: Check = ({ local, provider, tolerance }) =>
   differsBeyond(local.amount, provider.amount, tolerance)
-    ? [{ code: 'AMOUNT', local: local.amount, provider: provider.amount, note: `amount ${show(local.amount, local.currency)} here, ${show(provider.amount, local.currency)} at provider` }]
+    ? [
+        {
+          code: 'AMOUNT',
+          local: local.amount,
+          provider: provider.amount,
+          note: `amount ${show(local.amount, local.currency)} here, ${show(provider.amount, local.currency)} at provider`,
+        },
+      ]
     : [];
 
 /**
@@ -48,13 +76,22 @@ export const IDENTITY_CHECKS: readonly Check[] = [checkCurrency, checkMethod, ch
 
 /** How the provider's status reads in a report; an unclassifiable string is named as such. */
 export function describeProviderStatus(provider: ProviderOrder): string {
-  return provider.category === 'unknown' ? `unknown provider status "${provider.status}"` : `provider ${provider.category} (${provider.status})`;
+  return provider.category === 'unknown'
+    ? `unknown provider status "${provider.status}"`
+    : `provider ${provider.category} (${provider.status})`;
 }
 
 /** A final local status never moves: any other answer, pending and unknown included, is for a person. */
 export const checkStatus: Check = ({ local, provider }) =>
   isFinalCategory(local.category) && provider.category !== local.category
-    ? [{ code: 'STATUS', local: local.status, provider: provider.status, note: `local ${local.category} (${local.status}), ${describeProviderStatus(provider)}` }]
+    ? [
+        {
+          code: 'STATUS',
+          local: local.status,
+          provider: provider.status,
+          note: `local ${local.category} (${local.status}), ${describeProviderStatus(provider)}`,
+        },
+      ]
     : [];
 
 /** Only a payment the provider calls successful has a meaningful paidAmount. */
@@ -68,7 +105,12 @@ export const checkPaidAmount: Check = ({ local, provider, tolerance }) => {
   const paid = readAmount(provider.paidAmount);
   const amount = readAmount(local.amount);
   if (paid === null || amount === null) {
-    findings.push({ code: 'PAID_AMOUNT', local: local.amount, provider: provider.paidAmount, note: `paid ${show(provider.paidAmount, cur)} of ${show(local.amount, cur)} (not a number)` });
+    findings.push({
+      code: 'PAID_AMOUNT',
+      local: local.amount,
+      provider: provider.paidAmount,
+      note: `paid ${show(provider.paidAmount, cur)} of ${show(local.amount, cur)} (not a number)`,
+    });
   } else if (paid.minus(amount).abs().greaterThan(tolerance)) {
     const gap = show(paid.minus(amount).abs(), cur);
     const note = paid.lessThan(amount)
@@ -90,7 +132,14 @@ export const checkPaidAmount: Check = ({ local, provider, tolerance }) => {
 /** Only when the merchant recorded a fee: an unrecorded fee is learnt from the provider, not disputed. */
 export const checkRecordedFee: Check = ({ local, provider, tolerance }) =>
   local.fee !== null && differsBeyond(local.fee, provider.fee, tolerance)
-    ? [{ code: 'FEE', local: local.fee, provider: provider.fee, note: `fee recorded ${show(local.fee, local.currency)}, provider ${show(provider.fee, local.currency)}` }]
+    ? [
+        {
+          code: 'FEE',
+          local: local.fee,
+          provider: provider.fee,
+          note: `fee recorded ${show(local.fee, local.currency)}, provider ${show(provider.fee, local.currency)}`,
+        },
+      ]
     : [];
 
 /**
@@ -105,12 +154,14 @@ export const checkFeeSchedule: Check = ({ local, provider, policy, tolerance }) 
   const expected = scheduledFee(base, rule, local.currency);
   if (!differsBeyond(expected.toFixed(), provider.fee, tolerance)) return [];
   const cur = local.currency;
-  return [{
-    code: 'FEE',
-    local: expected.toFixed(),
-    provider: provider.fee,
-    note: `fee ${show(provider.fee, cur)}, schedule expects ${show(expected, cur)} (${rule.percent}% + ${show(rule.fixed, cur)} on ${show(base, cur)})`,
-  }];
+  return [
+    {
+      code: 'FEE',
+      local: expected.toFixed(),
+      provider: provider.fee,
+      note: `fee ${show(provider.fee, cur)}, schedule expects ${show(expected, cur)} (${rule.percent}% + ${show(rule.fixed, cur)} on ${show(base, cur)})`,
+    },
+  ];
 };
 
 /** Indian payouts are traced by UTR; a completed one without it cannot be proven to the beneficiary. */
@@ -132,7 +183,12 @@ export function checkBankCode(local: LocalOrder, policy: ReconPolicy): Finding[]
 }
 
 export function notFoundFinding(local: LocalOrder): Finding {
-  return { code: 'NOT_FOUND', local: local.transactionRef, provider: null, note: `provider does not know transactionRef ${local.transactionRef}` };
+  return {
+    code: 'NOT_FOUND',
+    local: local.transactionRef,
+    provider: null,
+    note: `provider does not know transactionRef ${local.transactionRef}`,
+  };
 }
 
 /** `category` is where the order stands after this check; exactly at the limit is not yet stale. */
@@ -141,6 +197,13 @@ export function checkStale(local: LocalOrder, category: StatusCategory, policy: 
   if (limit === null) return [];
   const age = now.getTime() - local.createdAt.getTime();
   return age > limit
-    ? [{ code: 'STALE', local: local.createdAt.toISOString(), provider: null, note: `${category} for ${describeDuration(age)}, limit ${describeDuration(limit)}` }]
+    ? [
+        {
+          code: 'STALE',
+          local: local.createdAt.toISOString(),
+          provider: null,
+          note: `${category} for ${describeDuration(age)}, limit ${describeDuration(limit)}`,
+        },
+      ]
     : [];
 }

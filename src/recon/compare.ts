@@ -10,7 +10,17 @@ import {
   type CheckContext,
 } from './checks.ts';
 import { backoffDelay } from './timing.ts';
-import type { CheckResult, Finding, LocalOrder, MismatchCode, OrderUpdate, ProviderAnswer, ProviderOrder, ReconPolicy, Verdict } from './types.ts';
+import type {
+  CheckResult,
+  Finding,
+  LocalOrder,
+  MismatchCode,
+  OrderUpdate,
+  ProviderAnswer,
+  ProviderOrder,
+  ReconPolicy,
+  Verdict,
+} from './types.ts';
 
 /**
  * Compares one local order with the provider's answer. Pure: `now` is the run's clock.

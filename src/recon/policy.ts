@@ -65,7 +65,8 @@ export function resolvePolicy(overrides: PolicyOverrides = {}): ReconPolicy {
     for (const category of ['pending', 'unknown'] as const) {
       const ms = stale[category];
       if (ms === undefined) continue;
-      if (!Number.isSafeInteger(ms) || ms <= 0) throw new RangeError(`staleAfterMs.${direction}.${category}: expected a positive whole number of milliseconds`);
+      if (!Number.isSafeInteger(ms) || ms <= 0)
+        throw new RangeError(`staleAfterMs.${direction}.${category}: expected a positive whole number of milliseconds`);
       policy.staleAfterMs[direction][category] = ms;
     }
 

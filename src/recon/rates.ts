@@ -33,7 +33,11 @@ export interface RateCheck {
 export function flagRate(previous: PreviousRate | null, current: RateReading, policy: RatePolicy): RateCheck {
   if (previous === null) return { flags: [], unchangedSince: current.takenAt, notes: [] };
 
-  const sides = (['deposit', 'withdraw'] as const).map((side) => ({ side, before: readRate(previous[side], side), after: readRate(current[side], side) }));
+  const sides = (['deposit', 'withdraw'] as const).map((side) => ({
+    side,
+    before: readRate(previous[side], side),
+    after: readRate(current[side], side),
+  }));
   const unchanged = sides.every(({ before, after }) => before.equals(after));
 
   if (unchanged) {

@@ -78,7 +78,14 @@ export function rollForward(input: RollForwardInput): RollForwardResult {
   };
   if (openingTotal === null || closingTotal === null) {
     const missing = [openingTotal === null && 'opening', closingTotal === null && 'closing'].filter(Boolean).join(' and ');
-    return { ...base, expectedClosing: null, drift: null, withinTolerance: null, finding: null, note: `no ${missing} balance snapshot; roll-forward not checked` };
+    return {
+      ...base,
+      expectedClosing: null,
+      drift: null,
+      withinTolerance: null,
+      finding: null,
+      note: `no ${missing} balance snapshot; roll-forward not checked`,
+    };
   }
 
   const expected = openingTotal.plus(explained);
@@ -105,19 +112,27 @@ function mustRead(value: Amount | null, what: string): Decimal {
 const sumOrZero = (value: Amount | null, what: string): Decimal => (value === null ? new Decimal(0) : mustRead(value, what));
 
 function total(b: BalanceTotals, which: string): Decimal {
-  return mustRead(b.available, `${which}.available`).plus(mustRead(b.pending, `${which}.pending`)).plus(mustRead(b.held, `${which}.held`));
+  return mustRead(b.available, `${which}.available`)
+    .plus(mustRead(b.pending, `${which}.pending`))
+    .plus(mustRead(b.held, `${which}.held`));
 }
 
 /** Money in: what payers paid less the provider's fee. */
 function paymentsIn(flows: readonly PaymentFlow[] | PaymentSums): Decimal {
   const rows: readonly PaymentSums[] = isList(flows) ? flows : [flows];
-  return rows.reduce((acc, r, i) => acc.plus(sumOrZero(r.paidAmount, `paymentsFinal[${i}].paidAmount`)).minus(sumOrZero(r.fee, `paymentsFinal[${i}].fee`)), new Decimal(0));
+  return rows.reduce(
+    (acc, r, i) => acc.plus(sumOrZero(r.paidAmount, `paymentsFinal[${i}].paidAmount`)).minus(sumOrZero(r.fee, `paymentsFinal[${i}].fee`)),
+    new Decimal(0),
+  );
 }
 
 /** Money out: what was sent plus the provider's fee for sending it. */
 function payoutsOut(flows: readonly PayoutFlow[] | PayoutSums): Decimal {
   const rows: readonly PayoutSums[] = isList(flows) ? flows : [flows];
-  return rows.reduce((acc, r, i) => acc.plus(sumOrZero(r.amount, `payoutsFinal[${i}].amount`)).plus(sumOrZero(r.fee, `payoutsFinal[${i}].fee`)), new Decimal(0));
+  return rows.reduce(
+    (acc, r, i) => acc.plus(sumOrZero(r.amount, `payoutsFinal[${i}].amount`)).plus(sumOrZero(r.fee, `payoutsFinal[${i}].fee`)),
+    new Decimal(0),
+  );
 }
 
 // Array.isArray does not narrow readonly arrays out of a union.

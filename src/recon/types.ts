@@ -39,10 +39,7 @@ export interface ProviderOrder {
   category: StatusCategory;
 }
 
-export type ProviderAnswer =
-  | { kind: 'found'; order: ProviderOrder }
-  | { kind: 'not_found' }
-  | { kind: 'error'; message: string };
+export type ProviderAnswer = { kind: 'found'; order: ProviderOrder } | { kind: 'not_found' } | { kind: 'error'; message: string };
 
 export const MISMATCH_CODES = [
   'STATUS',

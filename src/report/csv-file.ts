@@ -49,7 +49,10 @@ export class CsvFile {
   private pending = '';
   private readonly hash = createHash('sha256');
 
-  constructor(readonly path: string, header: readonly string[]) {
+  constructor(
+    readonly path: string,
+    header: readonly string[],
+  ) {
     this.head = new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
         this.hash.update(chunk);

@@ -4,9 +4,25 @@ import { textCell } from './neutralize.ts';
 
 /** items.csv and mismatches.csv share these columns. */
 export const ITEM_COLUMNS = [
-  'run_id', 'checked_at', 'direction', 'merchant_ref', 'transaction_ref', 'currency', 'method',
-  'local_status', 'provider_status', 'local_amount', 'provider_amount', 'local_paid_amount',
-  'provider_paid_amount', 'local_fee', 'provider_fee', 'utr', 'verdict', 'mismatch_codes', 'reason',
+  'run_id',
+  'checked_at',
+  'direction',
+  'merchant_ref',
+  'transaction_ref',
+  'currency',
+  'method',
+  'local_status',
+  'provider_status',
+  'local_amount',
+  'provider_amount',
+  'local_paid_amount',
+  'provider_paid_amount',
+  'local_fee',
+  'provider_fee',
+  'utr',
+  'verdict',
+  'mismatch_codes',
+  'reason',
 ] as const;
 
 /**

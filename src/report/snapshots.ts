@@ -23,5 +23,12 @@ export function balanceRow(b: BalanceSnapshotRow, formatTime: (epochMs: number) 
 }
 
 export function rateRow(r: RateSnapshotRow, formatTime: (epochMs: number) => string): string[] {
-  return [textCell(r.currency), formatTime(Number(r.taken_at_ms)), decimalCell(r.deposit), decimalCell(r.withdraw), textCell(r.flags), r.run_id ?? ''];
+  return [
+    textCell(r.currency),
+    formatTime(Number(r.taken_at_ms)),
+    decimalCell(r.deposit),
+    decimalCell(r.withdraw),
+    textCell(r.flags),
+    r.run_id ?? '',
+  ];
 }

@@ -28,9 +28,27 @@ import { DIRECTIONS, REPORT_VERDICTS, type OrderTotalsAccumulator } from './orde
  *   drift                    closing − expected_closing; within_tolerance against RECON_TOLERANCE
  */
 export const SUMMARY_COLUMNS = [
-  'section', 'currency', 'direction', 'orders', ...REPORT_VERDICTS, 'settled', 'gross', 'fees', 'net', 'usdt_rate', 'net_usdt',
-  'opening', 'payments_in', 'payouts_out', 'explained_movement', 'expected_closing', 'closing', 'drift', 'tolerance',
-  'within_tolerance', 'note',
+  'section',
+  'currency',
+  'direction',
+  'orders',
+  ...REPORT_VERDICTS,
+  'settled',
+  'gross',
+  'fees',
+  'net',
+  'usdt_rate',
+  'net_usdt',
+  'opening',
+  'payments_in',
+  'payouts_out',
+  'explained_movement',
+  'expected_closing',
+  'closing',
+  'drift',
+  'tolerance',
+  'within_tolerance',
+  'note',
 ] as const;
 
 type Column = (typeof SUMMARY_COLUMNS)[number];
@@ -73,7 +91,12 @@ export function orderRows(currency: string, totals: OrderTotalsAccumulator, rate
  * The roll-forward row of a currency. balances: that currency's snapshots of the day in
  * taken_at order; one snapshot alone is an opening with no closing, so nothing is checked.
  */
-export function rollForwardRow(currency: string, balances: readonly BalanceSnapshotRow[], movement: FinalizedMovement, tolerance: string): string[] {
+export function rollForwardRow(
+  currency: string,
+  balances: readonly BalanceSnapshotRow[],
+  movement: FinalizedMovement,
+  tolerance: string,
+): string[] {
   if (!isCurrency(currency)) {
     return row({ section: 'rollforward', currency: textCell(currency), note: 'currency not reconciled by payrecon' });
   }

@@ -12,7 +12,10 @@ const VERSION_NAME = /^v([1-9]\d*)$/;
 
 export class ReportDirError extends Error {
   readonly exitCode = 2;
-  constructor(readonly dir: string, cause: unknown) {
+  constructor(
+    readonly dir: string,
+    cause: unknown,
+  ) {
     super(`cannot write reports in ${dir}: ${(cause as Error).message ?? String(cause)}`, { cause });
     this.name = 'ReportDirError';
   }

@@ -3,8 +3,18 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from '../log/logger.ts';
 import {
-  balanceSnapshotsFor, finalizedMovement, insertReportVersion, latestReportVersion, listReportVersions, lockReportDate,
-  rateSnapshotsFor, streamReportItems, type BalanceSnapshotRow, type FinalizedMovement, type ReportVersionRecord, type Window,
+  balanceSnapshotsFor,
+  finalizedMovement,
+  insertReportVersion,
+  latestReportVersion,
+  listReportVersions,
+  lockReportDate,
+  rateSnapshotsFor,
+  streamReportItems,
+  type BalanceSnapshotRow,
+  type FinalizedMovement,
+  type ReportVersionRecord,
+  type Window,
 } from '../db/reports.ts';
 import { CsvFile, type CsvFileResult } from './csv-file.ts';
 import { businessDay } from './date.ts';
@@ -15,7 +25,14 @@ import { OrderTotalsAccumulator } from './order-totals.ts';
 import { BALANCE_COLUMNS, RATE_COLUMNS, balanceRow, rateRow } from './snapshots.ts';
 import { SUMMARY_COLUMNS, lastRateByCurrency, orderRows, rollForwardRow } from './summary.ts';
 import {
-  currentVersion, ensureWritableDir, makeTempDir, publishVersion, removeTempDirs, setCurrent, versionName, versionsOnDisk,
+  currentVersion,
+  ensureWritableDir,
+  makeTempDir,
+  publishVersion,
+  removeTempDirs,
+  setCurrent,
+  versionName,
+  versionsOnDisk,
   writeFileSynced,
 } from './version-dir.ts';
 
@@ -59,16 +76,22 @@ export async function writeReports(db: Knex, opts: WriteReportsOptions): Promise
   const dateDir = path.resolve(opts.reportDir, day.date);
   await ensureWritableDir(dateDir);
   const window: Window = { from: day.start.toUTC().toISO()!, to: day.end.toUTC().toISO()! };
-  const run = (tx: Knex.Transaction) => writeInTransaction(tx, opts, day.date, dateDir, window, {
-    from: day.start.toISO()!,
-    to: day.end.toISO()!,
-  });
+  const run = (tx: Knex.Transaction) =>
+    writeInTransaction(tx, opts, day.date, dateDir, window, {
+      from: day.start.toISO()!,
+      to: day.end.toISO()!,
+    });
   if (db.isTransaction) return run(db as Knex.Transaction);
   return db.transaction(run, { isolationLevel: 'repeatable read' });
 }
 
 async function writeInTransaction(
-  tx: Knex.Transaction, opts: WriteReportsOptions, date: string, dateDir: string, window: Window, localWindow: { from: string; to: string },
+  tx: Knex.Transaction,
+  opts: WriteReportsOptions,
+  date: string,
+  dateDir: string,
+  window: Window,
+  localWindow: { from: string; to: string },
 ): Promise<WriteReportsResult> {
   const log = opts.logger;
   // The lock statement also fixes the transaction's snapshot, so a writer that committed while we
@@ -89,7 +112,13 @@ async function writeInTransaction(
       await fs.rm(tempDir, { recursive: true, force: true });
       const record = (await listReportVersions(tx, date)).find((r) => r.version === current) ?? null;
       log?.info({ date, version: current }, 'report unchanged; no new version');
-      return { version: current!, directory: path.join(dateDir, versionName(current!)), manifest: currentManifest, unchanged: true, record };
+      return {
+        version: current!,
+        directory: path.join(dateDir, versionName(current!)),
+        manifest: currentManifest,
+        unchanged: true,
+        record,
+      };
     }
 
     // Never reuse a number: not one on disk (even unrecorded), not one recorded (even if deleted from disk).
@@ -112,7 +141,12 @@ async function writeInTransaction(
     // Recorded first: if the rename fails the transaction rolls back; if the commit fails after
     // the rename, the next run sees vN on disk and takes N+1.
     const record = await insertReportVersion(tx, {
-      businessDate: date, version, directory, manifest, contentHash: hash, createdAt: opts.now,
+      businessDate: date,
+      version,
+      directory,
+      manifest,
+      contentHash: hash,
+      createdAt: opts.now,
     });
     await publishVersion(tempDir, dateDir, version);
     await setCurrent(dateDir, version);
@@ -134,7 +168,10 @@ async function readManifest(versionDir: string): Promise<ReportManifest | null> 
 
 /** All five CSV files into dir; items and mismatches from one pass over the cursor. */
 async function writeFiles(
-  tx: Knex.Transaction, opts: WriteReportsOptions, dir: string, window: Window,
+  tx: Knex.Transaction,
+  opts: WriteReportsOptions,
+  dir: string,
+  window: Window,
 ): Promise<{ files: Record<ReportFile, CsvFileResult>; runIds: string[] }> {
   const formatTime = timeFormatter(opts.timezone);
   const totals = new OrderTotalsAccumulator();
@@ -159,10 +196,20 @@ async function writeFiles(
 
   const balances = await balanceSnapshotsFor(tx, window);
   const rates = await rateSnapshotsFor(tx, window);
-  const balancesResult = await writeAll(path.join(dir, 'balances.csv'), BALANCE_COLUMNS, balances.map((b) => balanceRow(b, formatTime)));
-  const ratesResult = await writeAll(path.join(dir, 'rates.csv'), RATE_COLUMNS, rates.map((r) => rateRow(r, formatTime)));
+  const balancesResult = await writeAll(
+    path.join(dir, 'balances.csv'),
+    BALANCE_COLUMNS,
+    balances.map((b) => balanceRow(b, formatTime)),
+  );
+  const ratesResult = await writeAll(
+    path.join(dir, 'rates.csv'),
+    RATE_COLUMNS,
+    rates.map((r) => rateRow(r, formatTime)),
+  );
 
-  const currencies = [...new Set([...(opts.currencies ?? []), ...totals.currencies, ...balances.map((b) => b.currency), ...rates.map((r) => r.currency)])].sort();
+  const currencies = [
+    ...new Set([...(opts.currencies ?? []), ...totals.currencies, ...balances.map((b) => b.currency), ...rates.map((r) => r.currency)]),
+  ].sort();
   const lastRates = lastRateByCurrency(rates);
   const summary: string[][] = [];
   for (const c of currencies) summary.push(...orderRows(c, totals, lastRates.get(c)));
@@ -179,12 +226,21 @@ async function writeFiles(
     ...rates.flatMap((r) => (r.run_id ? [r.run_id] : [])),
   ]);
   return {
-    files: { 'items.csv': itemsResult, 'mismatches.csv': mismatchesResult, 'summary.csv': summaryResult, 'balances.csv': balancesResult, 'rates.csv': ratesResult },
+    files: {
+      'items.csv': itemsResult,
+      'mismatches.csv': mismatchesResult,
+      'summary.csv': summaryResult,
+      'balances.csv': balancesResult,
+      'rates.csv': ratesResult,
+    },
     runIds,
   };
 }
 
-const NO_MOVEMENT: FinalizedMovement = { payments: { paidAmount: null, fee: null, count: 0 }, payouts: { amount: null, fee: null, count: 0 } };
+const NO_MOVEMENT: FinalizedMovement = {
+  payments: { paidAmount: null, fee: null, count: 0 },
+  payouts: { amount: null, fee: null, count: 0 },
+};
 
 async function writeAll(file: string, header: readonly string[], rows: readonly string[][]): Promise<CsvFileResult> {
   const csv = new CsvFile(file, header);

@@ -8,9 +8,7 @@ export interface OrderFetcher {
   fetchPayout(transactionRef: string): Promise<PayoutFetchResponse & { category: StatusCategory }>;
 }
 
-export type FetchOutcome =
-  | { answer: ProviderAnswer; failed: boolean }
-  | { credentials: CredentialsError };
+export type FetchOutcome = { answer: ProviderAnswer; failed: boolean } | { credentials: CredentialsError };
 
 /**
  * Fetches one order and turns every outcome into an answer for the core: found, not found, or

@@ -101,7 +101,13 @@ function filterFor(selection: Selection): OrderFilter {
   }
 }
 
-async function* pagesOf(db: Db, direction: Direction, filter: OrderFilter, afterId: string | null, size: number): AsyncGenerator<OrderRow[]> {
+async function* pagesOf(
+  db: Db,
+  direction: Direction,
+  filter: OrderFilter,
+  afterId: string | null,
+  size: number,
+): AsyncGenerator<OrderRow[]> {
   let cursor = afterId;
   for (;;) {
     const page = await selectOrdersPage(db.knex, direction, filter, cursor, size);
@@ -150,26 +156,43 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
           if (halt.stop) return null;
           const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef);
           if ('credentials' in outcome) {
-            halt.stop ??= { status: 'credentials', message: `the provider refused payrecon's credentials (${outcome.credentials.message}); check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE` };
+            halt.stop ??= {
+              status: 'credentials',
+              message: `the provider refused payrecon's credentials (${outcome.credentials.message}); check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE`,
+            };
             return null;
           }
           failures.record(outcome.failed);
           if (failures.tripped && !halt.stop) {
-            halt.stop = { status: 'provider_unavailable', message: `the provider failed most recent fetches (last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'})` };
+            halt.stop = {
+              status: 'provider_unavailable',
+              message: `the provider failed most recent fetches (last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'})`,
+            };
           }
           return checkOrder(order, outcome.answer, deps.policy, deps.clock());
         },
         async (page, results) => {
           // A batch cut short by a stop is not written: its orders stay due for the next run.
           if (halt.stop || lockLost.aborted || results.some((r) => r === null)) return;
-          const states = await notificationStates(db.knex, direction, page.map((o) => o.transactionRef));
+          const states = await notificationStates(
+            db.knex,
+            direction,
+            page.map((o) => o.transactionRef),
+          );
           const rule = { expectWebhooks: deps.webhooks?.expect ?? false, marginMs: deps.webhooks?.marginMs ?? 0, now: deps.clock() };
           const done = (results as CheckedOrder[]).map((c, i) => withWebhookCodes(page[i], c, states.get(page[i].transactionRef), rule));
           const delta = countDelta(done);
           await db.knex.transaction(async (trx) => {
             if (!run.dryRun) {
-              await insertItems(trx, done.map((c): ReconItemRow => ({ ...c.item, runId: run.id })));
-              await applyCheckResults(trx, direction, done.map((c): CheckUpdate => c.update));
+              await insertItems(
+                trx,
+                done.map((c): ReconItemRow => ({ ...c.item, runId: run.id })),
+              );
+              await applyCheckResults(
+                trx,
+                direction,
+                done.map((c): CheckUpdate => c.update),
+              );
             }
             await checkpointRun(trx, run.id, { [direction]: page[page.length - 1].id }, delta, done.length, deps.clock());
           });
@@ -177,7 +200,12 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
           for (const [k, v] of Object.entries(delta)) counts[k] = (counts[k] ?? 0) + v;
           for (const c of done) {
             if (c.result.verdict === 'mismatch' && examples.length < EXAMPLES_KEPT) {
-              examples.push({ merchantRef: c.item.merchantRef, transactionRef: c.item.transactionRef, codes: c.result.codes, reason: c.result.reason });
+              examples.push({
+                merchantRef: c.item.merchantRef,
+                transactionRef: c.item.transactionRef,
+                codes: c.result.codes,
+                reason: c.result.reason,
+              });
             }
           }
           deps.onProgress?.({ runId: run.id, selected, checked, mismatches: counts['verdict:mismatch'] ?? 0 });

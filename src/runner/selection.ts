@@ -22,7 +22,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** Parses a business date strictly: YYYY-MM-DD and a real calendar day, nothing path-like. */
 export function parseBusinessDate(value: string, zone: string, field = '--date'): DateTime {
   const day = DATE.test(value) ? DateTime.fromISO(value, { zone }) : null;
-  if (!day || !day.isValid) throw new RangeError(`${field}: expected a calendar date as YYYY-MM-DD (got ${JSON.stringify(value.slice(0, 40))})`);
+  if (!day || !day.isValid)
+    throw new RangeError(`${field}: expected a calendar date as YYYY-MM-DD (got ${JSON.stringify(value.slice(0, 40))})`);
   return day.startOf('day');
 }
 
@@ -32,7 +33,9 @@ export function parseBusinessDate(value: string, zone: string, field = '--date')
  */
 export function buildSelection(request: SelectionRequest, opts: { now: Date; zone: string; lookbackDays: number }): Selection {
   const common = { kind: request.kind, currency: request.currency };
-  const modes = [request.date !== undefined, request.from !== undefined || request.to !== undefined, request.ref !== undefined].filter(Boolean);
+  const modes = [request.date !== undefined, request.from !== undefined || request.to !== undefined, request.ref !== undefined].filter(
+    Boolean,
+  );
   if (modes.length > 1) throw new RangeError('choose one of --date, --from/--to, or --ref');
   if (request.ref !== undefined) {
     if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/.test(request.ref)) {
@@ -49,7 +52,13 @@ export function buildSelection(request: SelectionRequest, opts: { now: Date; zon
     const from = parseBusinessDate(request.from, opts.zone, '--from');
     const to = parseBusinessDate(request.to, opts.zone, '--to');
     if (to < from) throw new RangeError('--to: must not be before --from');
-    return { mode: 'range', from: from.toUTC().toISO()!, to: to.plus({ days: 1 }).toUTC().toISO()!, label: `${request.from}..${request.to}`, ...common };
+    return {
+      mode: 'range',
+      from: from.toUTC().toISO()!,
+      to: to.plus({ days: 1 }).toUTC().toISO()!,
+      label: `${request.from}..${request.to}`,
+      ...common,
+    };
   }
   const asOf = DateTime.fromJSDate(opts.now).toUTC();
   return { mode: 'due', asOf: asOf.toISO()!, lookbackFrom: asOf.minus({ days: opts.lookbackDays }).toISO()!, ...common };

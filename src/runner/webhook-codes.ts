@@ -21,13 +21,25 @@ export interface WebhookRule {
  * Adds WEBHOOK_CONFLICT and WEBHOOK_MISSING to a checked order, so they travel with the order's item
  * into the reports and alerts like every other code. Pure.
  */
-export function withWebhookCodes(order: OrderRow, checked: CheckedOrder, state: NotificationState | undefined, rule: WebhookRule): CheckedOrder {
+export function withWebhookCodes(
+  order: OrderRow,
+  checked: CheckedOrder,
+  state: NotificationState | undefined,
+  rule: WebhookRule,
+): CheckedOrder {
   const extra: Finding[] = [];
   if (state?.conflict) extra.push({ code: 'WEBHOOK_CONFLICT', local: order.status, provider: null, note: state.conflict });
   const finalizedAt = order.finalizedAt ?? (checked.result.update?.finalized ? rule.now : null);
   if (rule.expectWebhooks && order.direction === 'payment' && finalizedAt) {
     const missing = judgeMissing(
-      { direction: 'payment', merchantRef: order.merchantRef, transactionRef: order.transactionRef, status: checked.result.update?.status ?? order.status, finalizedAt, notified: state?.received ?? false },
+      {
+        direction: 'payment',
+        merchantRef: order.merchantRef,
+        transactionRef: order.transactionRef,
+        status: checked.result.update?.status ?? order.status,
+        finalizedAt,
+        notified: state?.received ?? false,
+      },
       { now: rule.now, marginMs: rule.marginMs },
     );
     if (missing) extra.push({ code: 'WEBHOOK_MISSING', local: missing.local, provider: null, note: missing.note });

@@ -31,7 +31,8 @@ export async function raiseAndDeliver(ctx: AlertingContext, inputs: readonly Ale
     const ownMailer = !ctx.mailer && config.ALERT_EMAIL_TO?.length && config.SMTP_URL ? createMailer(config) : undefined;
     try {
       const result = await deliverPendingAlerts(db, alertChannelsFromConfig(config, ctx.mailer ?? ownMailer), ctx.now());
-      if (result.failed.length) logger.warn({ failed: result.failed.length }, 'some alerts could not be delivered; retried on the next run');
+      if (result.failed.length)
+        logger.warn({ failed: result.failed.length }, 'some alerts could not be delivered; retried on the next run');
     } finally {
       ownMailer?.close();
     }

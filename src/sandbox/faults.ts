@@ -28,7 +28,8 @@ export class FaultRegistry {
   applied = 0;
 
   add(spec: FaultSpec): string {
-    if (!(FAULT_KINDS as readonly string[]).includes(spec.kind)) throw new Error(`unknown fault kind "${spec.kind}"; expected one of ${FAULT_KINDS.join(', ')}`);
+    if (!(FAULT_KINDS as readonly string[]).includes(spec.kind))
+      throw new Error(`unknown fault kind "${spec.kind}"; expected one of ${FAULT_KINDS.join(', ')}`);
     if (spec.count !== undefined && !(Number.isInteger(spec.count) && spec.count > 0)) throw new Error('count must be a positive integer');
     if (spec.probability !== undefined && !(typeof spec.probability === 'number' && spec.probability > 0 && spec.probability <= 1)) {
       throw new Error('probability must be a number in (0, 1]');
@@ -127,4 +128,5 @@ export function streamHugeBody(res: ServerResponse, bytes: number): void {
   pump();
 }
 
-export const HTML_ERROR_PAGE = '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n';
+export const HTML_ERROR_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n';

@@ -31,7 +31,12 @@ export class Ledger {
       const book = {} as Record<Currency, BalanceFigures>;
       for (const c of CURRENCIES) {
         const o = OPENING_BALANCE[c];
-        book[c] = { available: new Decimal(o.available), pending: new Decimal(o.pending), held: new Decimal(o.held), credit: new Decimal(o.credit) };
+        book[c] = {
+          available: new Decimal(o.available),
+          pending: new Decimal(o.pending),
+          held: new Decimal(o.held),
+          credit: new Decimal(o.credit),
+        };
       }
       this.books.set(id, book);
     }

@@ -3,7 +3,12 @@ import type { SandboxState } from './state.ts';
 import { usdtRate } from './rates.ts';
 import type { SandboxOrder } from './types.ts';
 import {
-  checkBankCurrency, checkCurrency, checkPaymentInitiate, checkPayoutInitiate, checkTransactionRef, type Checked,
+  checkBankCurrency,
+  checkCurrency,
+  checkPaymentInitiate,
+  checkPayoutInitiate,
+  checkTransactionRef,
+  type Checked,
 } from './validate.ts';
 
 /** An operation's answer before serialisation; faults may still rewrite `data`. */
@@ -23,16 +28,28 @@ export const NOT_FOUND: OpResult = Object.freeze({ code: '404', message: 'ORDER_
 
 export function paymentFetchData(o: SandboxOrder): Record<string, unknown> {
   return {
-    transactionRef: o.transactionRef, merchantRef: o.merchantRef, currency: o.currency, method: o.method,
-    amount: o.amount, paidAmount: o.paidAmount, fee: o.fee, status: o.status,
+    transactionRef: o.transactionRef,
+    merchantRef: o.merchantRef,
+    currency: o.currency,
+    method: o.method,
+    amount: o.amount,
+    paidAmount: o.paidAmount,
+    fee: o.fee,
+    status: o.status,
   };
 }
 
 /** utr is present only for INR payouts, as the spec shows. */
 export function payoutFetchData(o: SandboxOrder): Record<string, unknown> {
   return {
-    transactionRef: o.transactionRef, merchantRef: o.merchantRef, ...(o.currency === 'INR' ? { utr: o.utr ?? '' } : {}),
-    currency: o.currency, method: o.method, amount: o.amount, fee: o.fee, status: o.status,
+    transactionRef: o.transactionRef,
+    merchantRef: o.merchantRef,
+    ...(o.currency === 'INR' ? { utr: o.utr ?? '' } : {}),
+    currency: o.currency,
+    method: o.method,
+    amount: o.amount,
+    fee: o.fee,
+    status: o.status,
   };
 }
 
@@ -45,8 +62,12 @@ export function handleOperation(op: Operation, body: unknown, merchantId: string
       if (!r.ok) return { code: r.code, message: r.message, data: null };
       const o = r.order;
       return ok({
-        transactionRef: o.transactionRef, merchantRef: o.merchantRef, currency: o.currency, method: o.method,
-        amount: o.amount, checkoutUrl: `${baseUrl}/checkout/${o.transactionRef}`,
+        transactionRef: o.transactionRef,
+        merchantRef: o.merchantRef,
+        currency: o.currency,
+        method: o.method,
+        amount: o.amount,
+        checkoutUrl: `${baseUrl}/checkout/${o.transactionRef}`,
       });
     }
     case 'paymentFetch': {
@@ -62,8 +83,13 @@ export function handleOperation(op: Operation, body: unknown, merchantId: string
       if (!r.ok) return { code: r.code, message: r.message, data: null };
       const o = r.order;
       return ok({
-        transactionRef: o.transactionRef, merchantRef: o.merchantRef, currency: o.currency, method: o.method,
-        amount: o.amount, fee: o.fee, status: o.status,
+        transactionRef: o.transactionRef,
+        merchantRef: o.merchantRef,
+        currency: o.currency,
+        method: o.method,
+        amount: o.amount,
+        fee: o.fee,
+        status: o.status,
       });
     }
     case 'payoutFetch': {
@@ -82,8 +108,11 @@ export function handleOperation(op: Operation, body: unknown, merchantId: string
       if (!c.ok) return invalid(c);
       const b = state.ledger.get(merchantId, c.value);
       return ok({
-        currency: c.value, available: b.available.toFixed(2), pending: b.pending.toFixed(2),
-        held: b.held.toFixed(2), credit: b.credit.toFixed(2),
+        currency: c.value,
+        available: b.available.toFixed(2),
+        pending: b.pending.toFixed(2),
+        held: b.held.toFixed(2),
+        credit: b.credit.toFixed(2),
       });
     }
     case 'usdtRate': {

@@ -39,7 +39,11 @@ export const u32 = (r: Rng): number => Math.floor(r() * 4294967296) >>> 0;
 /** Integer in [min, max] inclusive. */
 export const intBetween = (r: Rng, min: number, max: number): number => min + Math.floor(r() * (max - min + 1));
 
-export const hex = (n: number, width: number): string => (n >>> 0).toString(16).padStart(8, '0').slice(8 - width);
+export const hex = (n: number, width: number): string =>
+  (n >>> 0)
+    .toString(16)
+    .padStart(8, '0')
+    .slice(8 - width);
 
 /** Version-4-shaped UUID text from 32 hex digits (version and variant nibbles forced). */
 export function uuidFromHex(h: string): string {

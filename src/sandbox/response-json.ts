@@ -32,7 +32,13 @@ export function envelopeText(code: string, message: string, data: unknown): stri
   return `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"data":${toJsonText(data)}}`;
 }
 
-export function sendText(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }

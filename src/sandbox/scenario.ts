@@ -24,10 +24,14 @@ export function drawScenario(r: Rng, direction: Direction, lc: LifecycleOptions)
   const roll = r();
   let outcome: Outcome;
   if (direction === 'payment') {
-    outcome = roll < lc.paymentFailedShare ? 'failed'
-      : roll < lc.paymentFailedShare + lc.paymentPartialShare ? 'partial'
-      : roll < lc.paymentFailedShare + lc.paymentPartialShare + lc.paymentStuckShare ? 'stuck'
-      : 'success';
+    outcome =
+      roll < lc.paymentFailedShare
+        ? 'failed'
+        : roll < lc.paymentFailedShare + lc.paymentPartialShare
+          ? 'partial'
+          : roll < lc.paymentFailedShare + lc.paymentPartialShare + lc.paymentStuckShare
+            ? 'stuck'
+            : 'success';
   } else {
     outcome = roll < lc.payoutFailedShare ? 'failed' : roll < lc.payoutFailedShare + lc.payoutStuckShare ? 'stuck' : 'success';
   }
@@ -41,7 +45,13 @@ export function drawScenario(r: Rng, direction: Direction, lc: LifecycleOptions)
 }
 
 /** The final state an order reaches under its scenario; undefined when it stays pending forever. */
-export function planFinal(direction: Direction, currency: string, amount: string, payoutFee: string, s: Scenario): PlannedFinal | undefined {
+export function planFinal(
+  direction: Direction,
+  currency: string,
+  amount: string,
+  payoutFee: string,
+  s: Scenario,
+): PlannedFinal | undefined {
   if (s.outcome === 'stuck' || !isCurrency(currency)) return undefined;
   if (direction === 'payout') {
     return s.outcome === 'failed'

@@ -84,7 +84,12 @@ function answerWithFault(ctx: SandboxContext, fault: FaultSpec, req: IncomingMes
     case 'status500':
       return sendError(res, 500, 'INTERNAL_SERVER_ERROR');
     case 'status429':
-      return sendError(res, 429, 'TOO_MANY_REQUESTS', fault.retryAfterSec !== undefined ? { 'retry-after': String(fault.retryAfterSec) } : {});
+      return sendError(
+        res,
+        429,
+        'TOO_MANY_REQUESTS',
+        fault.retryAfterSec !== undefined ? { 'retry-after': String(fault.retryAfterSec) } : {},
+      );
     case 'status401':
       return sendError(res, 401, 'UNAUTHORIZED');
     case 'status403':
@@ -139,7 +144,8 @@ async function handleApi(ctx: SandboxContext, op: Operation, req: IncomingMessag
   if (PRE_FAULTS.has(fault.kind)) return answerWithFault(ctx, fault, req, res); // afterProcessing: the work is done, the answer lost
   if (fault.kind === 'hugeBody') return streamHugeBody(res, fault.bytes ?? DEFAULT_HUGE_BYTES);
   if (result.code === '200' && isPlainObject(result.data)) {
-    result.data = fault.kind === 'wrongTransactionRef' ? wrongOrder(ctx, op, auth.merchantId, result.data) : corruptData(fault, result.data);
+    result.data =
+      fault.kind === 'wrongTransactionRef' ? wrongOrder(ctx, op, auth.merchantId, result.data) : corruptData(fault, result.data);
   }
   const text = envelopeText(result.code, result.message, result.data);
   if (fault.kind === 'malformedJson') return sendJson(res, 200, text.slice(0, Math.max(12, Math.floor(text.length * 0.6))));
@@ -150,7 +156,12 @@ function checkoutPage(ctx: SandboxContext, ref: string, res: ServerResponse): vo
   const order = ctx.state.find(ref, 'payment');
   if (!order) return sendText(res, 404, 'text/html', '<!DOCTYPE html><title>Not found</title><p>Unknown payment.</p>');
   const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  sendText(res, 200, 'text/html', `<!DOCTYPE html><title>Sandbox checkout</title><h1>Pay ${esc(order.amount)} ${esc(String(order.currency))}</h1><p>Order ${esc(order.transactionRef)}: ${esc(order.status)}</p>`);
+  sendText(
+    res,
+    200,
+    'text/html',
+    `<!DOCTYPE html><title>Sandbox checkout</title><h1>Pay ${esc(order.amount)} ${esc(String(order.currency))}</h1><p>Order ${esc(order.transactionRef)}: ${esc(order.status)}</p>`,
+  );
 }
 
 async function route(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -224,10 +235,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   ctx.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   // Between requests, transitions and webhook retries still happen on time.
-  const ticker = setInterval(() => {
-    state.advance();
-    webhooks.dispatchDue();
-  }, Math.max(10, Math.min(250, Math.floor(webhookIntervalMs / 4))));
+  const ticker = setInterval(
+    () => {
+      state.advance();
+      webhooks.dispatchDue();
+    },
+    Math.max(10, Math.min(250, Math.floor(webhookIntervalMs / 4))),
+  );
   ticker.unref();
 
   logger.info({ url: ctx.baseUrl, merchants: [...secrets.keys()] }, 'sandbox listening');

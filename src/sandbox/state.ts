@@ -112,7 +112,11 @@ export class SandboxState {
     if (dup) return dup;
     const fee = computeFee('payout', input.currency, input.amount);
     if (!this.ledger.holdPayout(merchantId, input.currency, input.amount, fee)) {
-      return { ok: false, code: '400', message: `INSUFFICIENT_BALANCE: ${input.currency} available balance does not cover amount plus fee` };
+      return {
+        ok: false,
+        code: '400',
+        message: `INSUFFICIENT_BALANCE: ${input.currency} available balance does not cover amount plus fee`,
+      };
     }
     const r = scenarioRng(this.seed, 'payout', `${merchantId}|${input.merchantRef}`);
     const scenario = drawScenario(r, 'payout', this.lifecycle);

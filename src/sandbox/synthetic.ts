@@ -55,7 +55,7 @@ export function syntheticIndexOf(seed: number, transactionRef: string): number |
   const hi = parseInt(transactionRef.slice(24, 28), 16);
   const lo = parseInt(transactionRef.slice(28, 36), 16);
   if (Number.isNaN(hi) || Number.isNaN(lo)) return undefined;
-  return ((hi ^ maskHi(seed)) & 0xffff) * TWO32 + (((lo ^ maskLo(seed)) >>> 0));
+  return ((hi ^ maskHi(seed)) & 0xffff) * TWO32 + ((lo ^ maskLo(seed)) >>> 0);
 }
 
 /** Pure: the same (seed, index) always gives the same order, so a benchmark and the sandbox agree without transfer. */
@@ -95,7 +95,7 @@ export function syntheticOrder(seed: number, index: number): SyntheticOrder {
     paidAmount: '0',
     fee,
     status: final?.status ?? STATUS.payoutPending,
-    utr: currency === 'INR' ? final?.utr ?? '' : undefined,
+    utr: currency === 'INR' ? (final?.utr ?? '') : undefined,
     bankCode,
     account: String(intBetween(r, 10_000_000, 99_999_999)) + String(intBetween(r, 10, 99)),
   };

@@ -84,8 +84,20 @@ export interface OrderPatch {
 }
 
 export const FAULT_KINDS = [
-  'latency', 'status500', 'status429', 'timeout', 'reset', 'malformedJson', 'htmlError', 'hugeBody',
-  'unknownStatus', 'missingField', 'wrongFieldType', 'wrongTransactionRef', 'status401', 'status403',
+  'latency',
+  'status500',
+  'status429',
+  'timeout',
+  'reset',
+  'malformedJson',
+  'htmlError',
+  'hugeBody',
+  'unknownStatus',
+  'missingField',
+  'wrongFieldType',
+  'wrongTransactionRef',
+  'status401',
+  'status403',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 

@@ -17,12 +17,25 @@ export const PAYOUT_METHODS: Readonly<Record<Currency, readonly string[]>> = {
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
 
 export interface PaymentInitiateInput {
-  merchantRef: string; currency: Currency; method: string; amount: string;
-  name: string; phone: string; email: string; redirectUrl: string;
+  merchantRef: string;
+  currency: Currency;
+  method: string;
+  amount: string;
+  name: string;
+  phone: string;
+  email: string;
+  redirectUrl: string;
 }
 export interface PayoutInitiateInput {
-  merchantRef: string; currency: Currency; method: string; bankCode: string; amount: string;
-  name: string; account: string; phone: string; email: string;
+  merchantRef: string;
+  currency: Currency;
+  method: string;
+  bankCode: string;
+  amount: string;
+  name: string;
+  account: string;
+  phone: string;
+  email: string;
 }
 
 /** Thrown inside a checker with the message the client sees; caught by `checked`. */

@@ -55,8 +55,14 @@ export class WebhookDispatcher {
   /** Every value as a string, as the spec's payload shows. */
   static body(order: SandboxOrder): string {
     const b: PaymentWebhookBody = {
-      transactionRef: order.transactionRef, merchantRef: order.merchantRef, currency: String(order.currency),
-      method: order.method, amount: order.amount, paidAmount: order.paidAmount, fee: order.fee, status: order.status,
+      transactionRef: order.transactionRef,
+      merchantRef: order.merchantRef,
+      currency: String(order.currency),
+      method: order.method,
+      amount: order.amount,
+      paidAmount: order.paidAmount,
+      fee: order.fee,
+      status: order.status,
     };
     return JSON.stringify(b);
   }
@@ -64,8 +70,12 @@ export class WebhookDispatcher {
   enqueue(order: SandboxOrder): void {
     if (!this.url) return;
     this.queue.set(this.nextId++, {
-      transactionRef: order.transactionRef, merchantId: order.merchantId, body: WebhookDispatcher.body(order),
-      attempts: 0, nextAt: this.o.now(), inFlight: false,
+      transactionRef: order.transactionRef,
+      merchantId: order.merchantId,
+      body: WebhookDispatcher.body(order),
+      attempts: 0,
+      nextAt: this.o.now(),
+      inFlight: false,
     });
     this.dispatchDue();
   }
@@ -111,14 +121,19 @@ export class WebhookDispatcher {
     try {
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Signature: this.o.scheme.sign({ timestamp, body: p.body }, secret), Timestamp: timestamp },
+        headers: {
+          'Content-Type': 'application/json',
+          Signature: this.o.scheme.sign({ timestamp, body: p.body }, secret),
+          Timestamp: timestamp,
+        },
         body: p.body,
         signal: abort.signal,
       });
       const text = await res.text();
       record.httpStatus = res.status;
       // The spec's acknowledgement: 200, text/plain, body SUCCESS; anything else counts as a failure.
-      record.acknowledged = res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('text/plain') && text.trim() === 'SUCCESS';
+      record.acknowledged =
+        res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('text/plain') && text.trim() === 'SUCCESS';
       if (!record.acknowledged) record.error = `not acknowledged: ${res.status} ${text.slice(0, 80)}`;
     } catch (err) {
       record.error = (err as Error).message;

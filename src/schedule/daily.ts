@@ -62,9 +62,18 @@ export async function runDaily(deps: DailyDeps, date: string): Promise<DailyResu
       const result = await reconcileThenReport(deps, date, log);
       const counts = {
         reconcileRuns: result.reconcileRunIds.length,
-        ...(result.report ? { reportVersion: result.report.version, emailsSent: result.report.emails.filter((e) => e.status === 'sent').length } : {}),
+        ...(result.report
+          ? { reportVersion: result.report.version, emailsSent: result.report.emails.filter((e) => e.status === 'sent').length }
+          : {}),
       };
-      await finishRun(deps.db.knex, run.id, result.status === 'completed' ? 'completed' : result.status === 'interrupted' ? 'interrupted' : 'failed', counts, result.error, deps.now());
+      await finishRun(
+        deps.db.knex,
+        run.id,
+        result.status === 'completed' ? 'completed' : result.status === 'interrupted' ? 'interrupted' : 'failed',
+        counts,
+        result.error,
+        deps.now(),
+      );
       return { ...result, runId: run.id };
     } catch (err) {
       await finishRun(deps.db.knex, run.id, 'failed', undefined, (err as Error).message, deps.now());
@@ -82,7 +91,13 @@ async function reconcileThenReport(deps: DailyDeps, date: string, log: Logger): 
     rec = await deps.reconcileDay(date, deps.signal);
     if (rec.status !== 'skipped' || deps.signal.aborted) break;
     if (deps.now().getTime() + deps.lockRetryMs > waitUntil) {
-      return { status: 'failed', date, reconcileRunIds: [], report: null, error: `another reconcile held the lock for over ${deps.lockWaitMs} ms` };
+      return {
+        status: 'failed',
+        date,
+        reconcileRunIds: [],
+        report: null,
+        error: `another reconcile held the lock for over ${deps.lockWaitMs} ms`,
+      };
     }
     log.info({ retryInMs: deps.lockRetryMs }, 'another reconcile holds the lock; waiting to run the day');
     await sleep(deps.lockRetryMs, deps.signal);
@@ -92,7 +107,13 @@ async function reconcileThenReport(deps: DailyDeps, date: string, log: Logger): 
   }
   if (rec.status !== 'completed') {
     // A report of a day that could not be reconciled would tell accounting less than it seems to.
-    return { status: 'failed', date, reconcileRunIds: rec.runIds, report: null, error: `reconcile of ${date} ended ${rec.status}; no report` };
+    return {
+      status: 'failed',
+      date,
+      reconcileRunIds: rec.runIds,
+      report: null,
+      error: `reconcile of ${date} ended ${rec.status}; no report`,
+    };
   }
   const report = await deps.reportDay(date);
   const undelivered = report.emails.some((e) => e.status === 'failed');

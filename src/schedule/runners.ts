@@ -62,7 +62,13 @@ export function jobRunners(deps: RunnerDeps): Record<ScheduledJobName, JobRunner
       return {
         status: result.status,
         exitCode: ok && !result.error ? 0 : 2,
-        detail: { runId: result.runId, date: result.date, reconcileRunIds: result.reconcileRunIds, reportVersion: result.report?.version, error: result.error },
+        detail: {
+          runId: result.runId,
+          date: result.date,
+          reconcileRunIds: result.reconcileRunIds,
+          reportVersion: result.report?.version,
+          error: result.error,
+        },
       };
     },
   };

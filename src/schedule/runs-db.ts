@@ -22,7 +22,9 @@ export async function completedDailyDates(db: Knex, since: string): Promise<Set<
 
 /** Business dates with at least one report version, since a date. */
 export async function reportDatesSince(db: Knex, since: string): Promise<Set<string>> {
-  const res = (await db.raw(`SELECT DISTINCT business_date::text AS date FROM report_versions WHERE business_date >= ?::date`, [since])) as {
+  const res = (await db.raw(`SELECT DISTINCT business_date::text AS date FROM report_versions WHERE business_date >= ?::date`, [
+    since,
+  ])) as {
     rows: { date: string }[];
   };
   return new Set(res.rows.map((r) => r.date));

@@ -43,7 +43,10 @@ export async function snapshotRollForward(
  * caller turns a date in REPORT_TIMEZONE into those instants). With fewer than two snapshots
  * the day is not checked, and the note says so.
  */
-export async function dayRollForward(db: Conn, input: { currency: Currency; from: Date; to: Date; tolerance: string }): Promise<SnapshotRollForward> {
+export async function dayRollForward(
+  db: Conn,
+  input: { currency: Currency; from: Date; to: Date; tolerance: string },
+): Promise<SnapshotRollForward> {
   const { first, last } = await boundaryBalanceSnapshots(db, input.currency, input.from, input.to);
   const closing = last && first && last.id !== first.id ? last : null;
   return snapshotRollForward(db, { currency: input.currency, opening: first, closing, tolerance: input.tolerance });

@@ -2,7 +2,14 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
 import { withJobLock } from '../db/locks.ts';
 import { createRun, finishRun, type RunStatus } from '../db/runs.ts';
-import { insertBalanceSnapshot, insertRateSnapshot, previousBalanceSnapshot, previousRate, type BalanceSnapshot, type RateSnapshot } from '../db/snapshots.ts';
+import {
+  insertBalanceSnapshot,
+  insertRateSnapshot,
+  previousBalanceSnapshot,
+  previousRate,
+  type BalanceSnapshot,
+  type RateSnapshot,
+} from '../db/snapshots.ts';
 import { insertBalanceCheck } from '../db/settlement.ts';
 import type { Currency } from '../money/decimal.ts';
 import { CredentialsError } from '../provider/errors.ts';
@@ -88,7 +95,11 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
     status,
     runId: run.id,
     currencies: done,
-    rateFlags: done.flatMap((c) => (c.rate && c.rate.flags.length > 0 ? [{ currency: c.currency, flags: c.rate.flags, notes: c.rate.notes, rateSnapshotId: c.rate.id }] : [])),
+    rateFlags: done.flatMap((c) =>
+      c.rate && c.rate.flags.length > 0
+        ? [{ currency: c.currency, flags: c.rate.flags, notes: c.rate.notes, rateSnapshotId: c.rate.id }]
+        : [],
+    ),
     drift: done.flatMap((c) => (c.rollForward?.finding ? [driftOf(c.rollForward)] : [])),
     failures,
     error,
@@ -117,10 +128,23 @@ async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Cur
     const takenAt = deps.clock();
     // Snapshot and its roll-forward commit together: a stored pair is always a checked pair.
     await deps.db.knex.transaction(async (trx) => {
-      out.balance = await insertBalanceSnapshot(trx, { runId, currency, available: balance.available, pending: balance.pending, held: balance.held, credit: balance.credit, takenAt });
+      out.balance = await insertBalanceSnapshot(trx, {
+        runId,
+        currency,
+        available: balance.available,
+        pending: balance.pending,
+        held: balance.held,
+        credit: balance.credit,
+        takenAt,
+      });
       const opening = await previousBalanceSnapshot(trx, out.balance);
       if (!opening) return;
-      out.rollForward = await snapshotRollForward(trx, { currency, opening, closing: out.balance, tolerance: toleranceFor(deps.policy, currency) });
+      out.rollForward = await snapshotRollForward(trx, {
+        currency,
+        opening,
+        closing: out.balance,
+        tolerance: toleranceFor(deps.policy, currency),
+      });
       await storeCheck(trx, runId, out.rollForward, takenAt);
     });
   }
@@ -129,14 +153,27 @@ async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Cur
     const takenAt = deps.clock();
     const previous = await previousRate(deps.db.knex, currency, takenAt);
     const check = flagRate(previous, { deposit: rate.deposit, withdraw: rate.withdraw, takenAt }, deps.policy.rates);
-    const stored = await insertRateSnapshot(deps.db.knex, { runId, currency, deposit: rate.deposit, withdraw: rate.withdraw, takenAt, flags: check.flags });
+    const stored = await insertRateSnapshot(deps.db.knex, {
+      runId,
+      currency,
+      deposit: rate.deposit,
+      withdraw: rate.withdraw,
+      takenAt,
+      flags: check.flags,
+    });
     out.rate = { ...stored, flags: check.flags, notes: check.notes, unchangedSince: check.unchangedSince };
   }
   return out;
 }
 
 /** A provider call whose failure is this currency's alone; credentials refused is everyone's, so it propagates. */
-async function attempt<T>(fn: () => Promise<T>, currency: Currency, step: string, failures: UnitFailure[], logger: Logger): Promise<T | null> {
+async function attempt<T>(
+  fn: () => Promise<T>,
+  currency: Currency,
+  step: string,
+  failures: UnitFailure[],
+  logger: Logger,
+): Promise<T | null> {
   try {
     return await fn();
   } catch (err) {
@@ -147,7 +184,12 @@ async function attempt<T>(fn: () => Promise<T>, currency: Currency, step: string
   }
 }
 
-async function storeCheck(trx: Parameters<typeof insertBalanceCheck>[0], runId: string, rf: SnapshotRollForward, checkedAt: Date): Promise<void> {
+async function storeCheck(
+  trx: Parameters<typeof insertBalanceCheck>[0],
+  runId: string,
+  rf: SnapshotRollForward,
+  checkedAt: Date,
+): Promise<void> {
   // Only called with both snapshots present, so every figure below is set.
   await insertBalanceCheck(trx, {
     runId,

@@ -32,7 +32,17 @@ export function buildStatus(input: {
   const lastOf = (job: string): JobStatus['lastRun'] => {
     const r = byJob.get(job);
     return r
-      ? { id: r.id, status: r.status, startedAt: r.startedAt, finishedAt: r.finishedAt, selected: r.selected, checked: r.checked, counts: r.counts, error: r.error, params: r.params }
+      ? {
+          id: r.id,
+          status: r.status,
+          startedAt: r.startedAt,
+          finishedAt: r.finishedAt,
+          selected: r.selected,
+          checked: r.checked,
+          counts: r.counts,
+          error: r.error,
+          params: r.params,
+        }
       : null;
   };
   const scheduled: JobStatus[] = SCHEDULED_JOBS.map((job) => {
@@ -47,7 +57,12 @@ export function buildStatus(input: {
     now: input.now,
     timezone: input.timezone,
     jobs: [...scheduled, ...others],
-    pendingEmails: input.pendingEmails.map((d) => ({ businessDate: d.business_date, version: d.version, attempts: d.email_attempts, error: d.email_error })),
+    pendingEmails: input.pendingEmails.map((d) => ({
+      businessDate: d.business_date,
+      version: d.version,
+      attempts: d.email_attempts,
+      error: d.email_error,
+    })),
     openAlerts: input.openAlerts,
   };
 }

@@ -21,6 +21,24 @@ export async function openAlerts(db: Knex, now: Date, limit = 50): Promise<OpenA
       WHERE resolved_at IS NULL AND (status = 'pending' OR (status = 'sent' AND created_at >= ?))
       ORDER BY created_at DESC, id DESC LIMIT ?`,
     [new Date(now.getTime() - RECENT_ALERT_MS), limit],
-  )) as { rows: Array<{ id: string; kind: string; title: string; status: 'pending' | 'sent'; created_at: Date; attempts: number; last_error: string | null }> };
-  return res.rows.map((r) => ({ id: r.id, kind: r.kind, title: r.title, status: r.status, createdAt: r.created_at, attempts: r.attempts, lastError: r.last_error }));
+  )) as {
+    rows: Array<{
+      id: string;
+      kind: string;
+      title: string;
+      status: 'pending' | 'sent';
+      created_at: Date;
+      attempts: number;
+      last_error: string | null;
+    }>;
+  };
+  return res.rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    title: r.title,
+    status: r.status,
+    createdAt: r.created_at,
+    attempts: r.attempts,
+    lastError: r.last_error,
+  }));
 }

@@ -10,10 +10,16 @@ export function renderStatus(s: StatusReport): string {
     s.jobs.map((j) => [j.job, j.schedule ?? '-', at(j.lastRun?.startedAt ?? null), outcome(j), counts(j), at(j.next)]),
   );
   const emails = s.pendingEmails.length
-    ? renderTable(['report date', 'version', 'attempts', 'last error'], s.pendingEmails.map((e) => [e.businessDate, String(e.version), String(e.attempts), e.error ?? '-']))
+    ? renderTable(
+        ['report date', 'version', 'attempts', 'last error'],
+        s.pendingEmails.map((e) => [e.businessDate, String(e.version), String(e.attempts), e.error ?? '-']),
+      )
     : 'none\n';
   const alerts = s.openAlerts.length
-    ? renderTable(['raised', 'kind', 'delivery', 'title'], s.openAlerts.map((a) => [at(a.createdAt), a.kind, a.status, a.title]))
+    ? renderTable(
+        ['raised', 'kind', 'delivery', 'title'],
+        s.openAlerts.map((a) => [at(a.createdAt), a.kind, a.status, a.title]),
+      )
     : 'none\n';
   return `payrecon status at ${at(s.now)} (${s.timezone})\n${jobs}\npending report e-mails:\n${emails}\nopen alerts (undelivered, or raised in the last 24 h):\n${alerts}`;
 }

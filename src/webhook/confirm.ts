@@ -34,8 +34,15 @@ export interface ConfirmDeps {
 export type ConfirmOutcome = 'confirmed' | 'conflict' | 'error' | 'retry' | 'skipped';
 
 const asNotification = (e: WebhookEventRow): Notification => ({
-  direction: e.direction, transactionRef: e.transactionRef, merchantRef: e.merchantRef, currency: e.currency, method: e.method,
-  amount: e.amount, paidAmount: e.paidAmount, fee: e.fee, status: e.status,
+  direction: e.direction,
+  transactionRef: e.transactionRef,
+  merchantRef: e.merchantRef,
+  currency: e.currency,
+  method: e.method,
+  amount: e.amount,
+  paidAmount: e.paidAmount,
+  fee: e.fee,
+  status: e.status,
 });
 
 /**
@@ -51,7 +58,13 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
   if (!event || event.confirmation !== 'pending') return 'skipped';
   const ref = event.transactionRef;
   if (ref === null) {
-    await settleEvent(deps.db.knex, id, 'error', `${event.direction} notification without transactionRef: stored, nothing to confirm it with`, now());
+    await settleEvent(
+      deps.db.knex,
+      id,
+      'error',
+      `${event.direction} notification without transactionRef: stored, nothing to confirm it with`,
+      now(),
+    );
     return 'error';
   }
 

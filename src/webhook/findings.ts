@@ -20,17 +20,31 @@ export async function findWebhookFindings(db: Db, q: WebhookFindingsQuery): Prom
   const out: WebhookFinding[] = [];
   for (const o of await finalPaymentsWithoutNotification(db.knex, q.from, q.to)) {
     const f = judgeMissing(
-      { direction: 'payment', merchantRef: o.merchantRef, transactionRef: o.transactionRef, status: o.status, finalizedAt: o.finalizedAt!, notified: false },
+      {
+        direction: 'payment',
+        merchantRef: o.merchantRef,
+        transactionRef: o.transactionRef,
+        status: o.status,
+        finalizedAt: o.finalizedAt!,
+        notified: false,
+      },
       { now: q.now, marginMs: q.marginMs, retryWindowMs: q.retryWindowMs },
     );
     if (f) out.push(f);
   }
   for (const c of await conflictsReceived(db.knex, q.from, q.to)) {
-    const notified = [c.status, c.amount, c.paidAmount !== null ? `paid ${c.paidAmount}` : null, c.fee !== null ? `fee ${c.fee}` : null].filter(Boolean).join(' ');
-    out.push(conflictFinding({
-      direction: c.direction, merchantRef: c.localMerchantRef ?? c.merchantRef, transactionRef: c.transactionRef,
-      notified: notified || 'notification', note: c.confirmationNote,
-    }));
+    const notified = [c.status, c.amount, c.paidAmount !== null ? `paid ${c.paidAmount}` : null, c.fee !== null ? `fee ${c.fee}` : null]
+      .filter(Boolean)
+      .join(' ');
+    out.push(
+      conflictFinding({
+        direction: c.direction,
+        merchantRef: c.localMerchantRef ?? c.merchantRef,
+        transactionRef: c.transactionRef,
+        notified: notified || 'notification',
+        note: c.confirmationNote,
+      }),
+    );
   }
   return out;
 }

@@ -87,8 +87,14 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
     }
 
     const verdict = verifyWebhook({
-      signature: header(req, 'signature'), timestamp: header(req, 'timestamp'), body: raw, nowMs: deps.now(),
-      scheme: deps.scheme, secret: deps.secret, windowSec: deps.windowSec, futureSkewSec: deps.futureSkewSec ?? DEFAULT_FUTURE_SKEW_SEC,
+      signature: header(req, 'signature'),
+      timestamp: header(req, 'timestamp'),
+      body: raw,
+      nowMs: deps.now(),
+      scheme: deps.scheme,
+      secret: deps.secret,
+      windowSec: deps.windowSec,
+      futureSkewSec: deps.futureSkewSec ?? DEFAULT_FUTURE_SKEW_SEC,
     });
     if (!verdict.ok) return refuse(verdict.status, verdict.reason);
 
@@ -110,11 +116,17 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
         receivedAt: new Date(deps.now()),
       });
     } catch (err) {
-      log.error({ err: (err as Error).message, transactionRef: n.transactionRef }, 'webhook not stored; answering 500 so the provider retries');
+      log.error(
+        { err: (err as Error).message, transactionRef: n.transactionRef },
+        'webhook not stored; answering 500 so the provider retries',
+      );
       return reply(res, 500, 'not stored');
     }
     reply(res, 200, 'SUCCESS');
-    log.info({ eventId: stored.id, direction, transactionRef: n.transactionRef, status: n.status, duplicate: !stored.inserted }, 'webhook stored');
+    log.info(
+      { eventId: stored.id, direction, transactionRef: n.transactionRef, status: n.status, duplicate: !stored.inserted },
+      'webhook stored',
+    );
     // A retry of a notification whose confirmation failed transiently gets another try; a settled one never.
     if (stored.confirmation === 'pending') deps.confirm?.(stored.id);
   }
@@ -123,7 +135,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
 /** The headers worth keeping as evidence: what the signature was checked against. */
 function pickHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, key] of [['Signature', 'signature'], ['Timestamp', 'timestamp'], ['Content-Type', 'content-type']] as const) {
+  for (const [name, key] of [
+    ['Signature', 'signature'],
+    ['Timestamp', 'timestamp'],
+    ['Content-Type', 'content-type'],
+  ] as const) {
     const v = header(req, key);
     if (v !== undefined) out[name] = v;
   }

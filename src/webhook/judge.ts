@@ -37,7 +37,8 @@ export function contradictions(n: Notification, f: FetchedOrder, mapStatus: Stat
   ];
   for (const [field, notified, fetched] of amounts) {
     if (notified === null) continue;
-    if (fetched === undefined || !sameAmount(notified, fetched)) out.push(`${field}: notified ${notified}, provider says ${fetched ?? 'nothing'}`);
+    if (fetched === undefined || !sameAmount(notified, fetched))
+      out.push(`${field}: notified ${notified}, provider says ${fetched ?? 'nothing'}`);
   }
   const texts: Array<[string, string | null, string]> = [
     ['merchantRef', n.merchantRef, f.merchantRef],
@@ -58,16 +59,21 @@ export type OrderPlan = { apply: ConfirmedFinal; note: string } | { apply: null;
  */
 export function planOrderUpdate(local: OrderRow | null, f: FetchedOrder, at: Date): OrderPlan {
   if (!local) return { apply: null, note: 'confirmed; no local order with this transactionRef' };
-  if (!isFinalCategory(f.category)) return { apply: null, note: `confirmed; provider status ${f.status} is not final, order left as it is` };
+  if (!isFinalCategory(f.category))
+    return { apply: null, note: `confirmed; provider status ${f.status} is not final, order left as it is` };
   if (isFinalCategory(local.statusCategory)) {
     const same = local.statusCategory === f.category;
-    return { apply: null, note: `confirmed; local order already final (${local.status})${same ? '' : `, provider says ${f.status}: left for reconcile`}` };
+    return {
+      apply: null,
+      note: `confirmed; local order already final (${local.status})${same ? '' : `, provider says ${f.status}: left for reconcile`}`,
+    };
   }
   const differs: string[] = [];
   if (local.merchantRef !== f.merchantRef) differs.push('merchantRef');
   if (local.currency !== f.currency) differs.push('currency');
   if (!sameAmount(local.amount, f.amount)) differs.push('amount');
-  if (differs.length) return { apply: null, note: `confirmed; local order differs in ${differs.join(', ')}: not updated, left for reconcile` };
+  if (differs.length)
+    return { apply: null, note: `confirmed; local order differs in ${differs.join(', ')}: not updated, left for reconcile` };
   const apply: ConfirmedFinal = { status: f.status, statusCategory: f.category, fee: f.fee, at };
   if (local.direction === 'payment') apply.paidAmount = f.paidAmount ?? null;
   else if (f.utr !== undefined) apply.utr = f.utr;

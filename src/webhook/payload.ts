@@ -45,8 +45,14 @@ export function parsePaymentNotification(raw: string): Notification {
   if (bad.length) throw new PayloadError(`not a decimal amount: ${bad.join(', ')}`);
   return {
     direction: 'payment',
-    transactionRef: text(o.transactionRef), merchantRef: text(o.merchantRef), currency: text(o.currency), method: text(o.method),
-    amount: amount(o.amount), paidAmount: amount(o.paidAmount), fee: amount(o.fee), status: text(o.status),
+    transactionRef: text(o.transactionRef),
+    merchantRef: text(o.merchantRef),
+    currency: text(o.currency),
+    method: text(o.method),
+    amount: amount(o.amount),
+    paidAmount: amount(o.paidAmount),
+    fee: amount(o.fee),
+    status: text(o.status),
   };
 }
 
@@ -55,8 +61,14 @@ export function parsePayoutNotification(raw: string): Notification {
   const o = parseObject(raw);
   return {
     direction: 'payout',
-    transactionRef: text(o.transactionRef), merchantRef: text(o.merchantRef), currency: text(o.currency), method: text(o.method),
-    amount: amount(o.amount), paidAmount: null, fee: amount(o.fee), status: text(o.status),
+    transactionRef: text(o.transactionRef),
+    merchantRef: text(o.merchantRef),
+    currency: text(o.currency),
+    method: text(o.method),
+    amount: amount(o.amount),
+    paidAmount: null,
+    fee: amount(o.fee),
+    status: text(o.status),
   };
 }
 
@@ -67,8 +79,14 @@ export function parsePayoutNotification(raw: string): Notification {
  * Payouts, payload unknown: the raw body.
  */
 export function dedupeKey(n: Notification, raw: string): string {
-  const basis = n.direction === 'payment'
-    ? ['payment', n.transactionRef ?? '', n.status ?? '', ...[n.amount, n.paidAmount, n.fee].map((v) => (v === null ? '' : normalizeDecimal(v)))].join('\n')
-    : `payout\n${raw}`;
+  const basis =
+    n.direction === 'payment'
+      ? [
+          'payment',
+          n.transactionRef ?? '',
+          n.status ?? '',
+          ...[n.amount, n.paidAmount, n.fee].map((v) => (v === null ? '' : normalizeDecimal(v))),
+        ].join('\n')
+      : `payout\n${raw}`;
   return crypto.createHash('sha256').update(basis).digest('hex');
 }

@@ -69,7 +69,8 @@ const warned = new Set<string>();
 export function requiresServer(reason: string): boolean {
   if (!hasServer && !warned.has(reason)) {
     warned.add(reason);
-    const why = process.env.TEST_DB_ENGINE === 'pglite' ? 'TEST_DB_ENGINE=pglite' : `no Postgres at ${TEST_DATABASE_URL}; set TEST_DATABASE_URL`;
+    const why =
+      process.env.TEST_DB_ENGINE === 'pglite' ? 'TEST_DB_ENGINE=pglite' : `no Postgres at ${TEST_DATABASE_URL}; set TEST_DATABASE_URL`;
     console.warn(`skipped (${why}): ${reason}`);
   }
   return !hasServer;
@@ -81,7 +82,10 @@ export const availableEngines: Engine[] = hasServer ? ['postgres', 'pglite'] : [
 export async function createTestDatabase(name = 'db', options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const engine = options.engine ?? (hasServer ? 'postgres' : 'pglite');
   if (engine === 'postgres' && !hasServer) throw new Error(`no Postgres at ${TEST_DATABASE_URL}`);
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 30);
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 30);
   const dbName = `payrecon_t_${slug}_${randomBytes(4).toString('hex')}`;
 
   let config: Config;
