@@ -50,7 +50,7 @@ try {
   await migrate(db);
   const seedStart = performance.now();
   await db.knex.raw(
-    `INSERT INTO recon_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T00:00:00Z', 'completed'), (2, 'reconcile', '2024-05-01T00:00:00Z', 'completed')`,
+    `INSERT INTO job_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T00:00:00Z', 'completed'), (2, 'reconcile', '2024-05-01T00:00:00Z', 'completed')`,
   );
   // Every order once, spread over the day; every tenth a second, earlier check that must not be reported.
   await db.knex.raw(

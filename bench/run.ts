@@ -214,9 +214,7 @@ try {
   const [{ items }] = (await db.knex.raw('SELECT count(*)::int AS items FROM recon_items WHERE run_id = ?', [run.runId])).rows;
   // The run's own span (excludes process start, tsx compile, connect): shows how much of the wall time is start-up.
   const [{ runSeconds }] = (
-    await db.knex.raw('SELECT extract(epoch FROM finished_at - started_at)::float8 AS "runSeconds" FROM recon_runs WHERE id = ?', [
-      run.runId,
-    ])
+    await db.knex.raw('SELECT extract(epoch FROM finished_at - started_at)::float8 AS "runSeconds" FROM job_runs WHERE id = ?', [run.runId])
   ).rows;
   const [{ checkedOrders }] = (
     await db.knex.raw(

@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(() => world?.close());
 beforeEach(async () => {
   await control.reset();
-  await t.db.knex.raw('TRUNCATE bank_codes, recon_runs CASCADE');
+  await t.db.knex.raw('TRUNCATE bank_codes, job_runs CASCADE');
 });
 
 const sync = (at: Date) => syncBankCodes({ db: t.db, client, clock: () => at, logger: silentLogger });

@@ -30,7 +30,7 @@ describe.each(availableEngines)('migrations on %s', (engine) => {
       .where({ table_schema: 'payrecon' })
       .orderBy('table_name');
     expect(tables.map((r) => r.table_name)).toEqual(
-      expect.arrayContaining(['knex_migrations', 'payment_orders', 'payout_orders', 'recon_items', 'recon_runs', 'webhook_events']),
+      expect.arrayContaining(['knex_migrations', 'payment_orders', 'payout_orders', 'recon_items', 'job_runs', 'webhook_events']),
     );
     const inPublic = await t.db.knex('information_schema.tables').where({ table_schema: 'public' }).count('* as n');
     expect(inPublic[0].n).toBe('0');

@@ -36,7 +36,7 @@ describe.skipIf(requiresServer('terminating the connections of a child process n
     });
     afterAll(() => world?.close());
 
-    const runs = () => world.t.db.knex('recon_runs').where({ job: 'reconcile' }).orderBy('id');
+    const runs = () => world.t.db.knex('job_runs').where({ job: 'reconcile' }).orderBy('id');
 
     async function terminateAll(): Promise<number> {
       const admin = new pg.Client({ connectionString: world.t.url });
@@ -95,7 +95,7 @@ describe.skipIf(requiresServer('terminating the connections of a child process n
         expect(perOrder).toHaveLength(total);
         expect(perOrder.every((x) => Number(x.n) === 1)).toBe(true);
       }
-      const open = await world.t.db.knex('recon_runs').whereIn('status', ['running', 'interrupted']);
+      const open = await world.t.db.knex('job_runs').whereIn('status', ['running', 'interrupted']);
       expect(open).toEqual([]);
     });
   },

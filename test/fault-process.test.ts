@@ -105,7 +105,7 @@ describe.skipIf(requiresServer('several payrecon processes share one database'))
     it('reconcile: the next start completes; every completed run checked each order exactly once; nothing left running', async () => {
       const r = await runCli(['reconcile', '--date', today, '--json'], world.env);
       expect(r.code, r.stderr).toBe(0);
-      const runs = await world.t.db.knex('recon_runs').where({ job: 'reconcile' }).orderBy('id');
+      const runs = await world.t.db.knex('job_runs').where({ job: 'reconcile' }).orderBy('id');
       expect(runs.filter((x) => x.status === 'running' || x.status === 'interrupted')).toEqual([]);
       const completed = runs.filter((x) => x.status === 'completed');
       expect(completed.length).toBeGreaterThanOrEqual(1);
@@ -136,7 +136,7 @@ describe.skipIf(requiresServer('several payrecon processes share one database'))
         .groupBy('run_id', 'currency')
         .havingRaw('count(*) > 1');
       expect(dupes).toEqual([]);
-      const last = await world.t.db.knex('recon_runs').where({ job: 'snapshot' }).orderBy('id', 'desc').first();
+      const last = await world.t.db.knex('job_runs').where({ job: 'snapshot' }).orderBy('id', 'desc').first();
       expect(last.status).toBe('completed');
       const rows = await world.t.db.knex('balance_snapshots').where({ run_id: last.id });
       expect(rows.map((x) => x.currency).sort()).toEqual(['IDR', 'INR', 'NGN']);

@@ -19,7 +19,7 @@ describe.skipIf(requiresServer(NEEDS))('reconcile as separate processes', () => 
   });
   afterAll(() => world?.close());
 
-  const runsOf = () => world.t.db.knex('recon_runs').where({ job: 'reconcile' }).orderBy('id');
+  const runsOf = () => world.t.db.knex('job_runs').where({ job: 'reconcile' }).orderBy('id');
 
   it('a run killed with SIGKILL half-way is resumed by the next start: every order checked exactly once', async () => {
     await world.control.setLatency(25);
@@ -78,7 +78,7 @@ describe.skipIf(requiresServer(NEEDS))('reconcile as separate processes', () => 
     proc.child.kill('SIGTERM');
     const stopped = await proc.done;
     expect(stopped.code, stopped.stderr).toBe(0);
-    const row = await world.t.db.knex('recon_runs').where({ id: runId }).first();
+    const row = await world.t.db.knex('job_runs').where({ id: runId }).first();
     expect(row.status).toBe('interrupted');
     expect(row.checked).toBeLessThan(total);
 

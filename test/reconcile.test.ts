@@ -130,7 +130,7 @@ describe('reconcile against the sandbox', () => {
     expect(typeof resolvedRow.paid_amount).toBe('string');
 
     // The run row carries the counts per verdict and code.
-    const runRow = await t.db.knex('recon_runs').where({ id: summary.runId }).first();
+    const runRow = await t.db.knex('job_runs').where({ id: summary.runId }).first();
     expect(runRow.status).toBe('completed');
     expect(runRow.counts['verdict:resolved']).toBe(clean.length);
     expect(runRow.counts['code:NOT_FOUND']).toBe(1);
@@ -178,7 +178,7 @@ describe('reconcile against the sandbox', () => {
     expect(outcome.runs[0].checked).toBe(orders.length - 1);
     const after = await world.t.db.knex('recon_items').count<{ n: string }[]>('* as n');
     expect(after[0].n).toBe(before[0].n);
-    const runRow = await world.t.db.knex('recon_runs').where({ id: outcome.runs[0].runId }).first();
+    const runRow = await world.t.db.knex('job_runs').where({ id: outcome.runs[0].runId }).first();
     expect(runRow.dry_run).toBe(true);
     expect(runRow.checked).toBe(orders.length - 1);
   });

@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(() => world?.close());
 beforeEach(async () => {
   await control.reset();
-  await t.db.knex.raw('TRUNCATE balance_snapshots, rate_snapshots, recon_runs, payment_orders, payout_orders CASCADE');
+  await t.db.knex.raw('TRUNCATE balance_snapshots, rate_snapshots, job_runs, payment_orders, payout_orders CASCADE');
 });
 
 const snapshot = (at: Date) =>
@@ -149,7 +149,7 @@ describe('settlement roll-forward between snapshots', () => {
     ]);
     const stored = await t.db.knex('balance_checks').where({ run_id: s2.runId, currency: 'NGN' }).first();
     expect(stored).toMatchObject({ drift: '-1234.56', within_tolerance: false, payments_count: 0, payouts_count: 0 });
-    expect((await t.db.knex('recon_runs').where({ id: s2.runId }).first()).counts['code:BALANCE_DRIFT']).toBe(1);
+    expect((await t.db.knex('job_runs').where({ id: s2.runId }).first()).counts['code:BALANCE_DRIFT']).toBe(1);
   });
 
   it('a drift within RECON_TOLERANCE is stored but is not a finding', async () => {

@@ -10,7 +10,7 @@ describe('daily run (reconcile of the day, then its report) on a real database',
   });
   afterAll(() => t?.drop());
   beforeEach(async () => {
-    await t.db.knex('recon_runs').where({ job: 'daily' }).delete();
+    await t.db.knex('job_runs').where({ job: 'daily' }).delete();
   });
 
   /** A fake clock that the fake sleep advances: no real waiting. */
@@ -47,7 +47,7 @@ describe('daily run (reconcile of the day, then its report) on a real database',
     const first = await runDaily(d, '2026-03-09');
     expect(first).toMatchObject({ status: 'completed', date: '2026-03-09', error: null });
     expect(calls).toEqual(['reconcile 2026-03-09', 'report 2026-03-09']);
-    const row = await t.db.knex('recon_runs').where({ id: first.runId }).first();
+    const row = await t.db.knex('job_runs').where({ id: first.runId }).first();
     expect(row).toMatchObject({
       job: 'daily',
       status: 'completed',
@@ -81,7 +81,7 @@ describe('daily run (reconcile of the day, then its report) on a real database',
     const result = await runDaily(d, '2026-03-07');
     expect(result.status).toBe('failed');
     expect(calls.filter((c) => c.startsWith('report'))).toEqual([]);
-    const row = await t.db.knex('recon_runs').where({ id: result.runId }).first();
+    const row = await t.db.knex('job_runs').where({ id: result.runId }).first();
     expect(row.status).toBe('failed');
     expect(row.error).toMatch(/held the lock/);
   });
@@ -98,16 +98,16 @@ describe('daily run (reconcile of the day, then its report) on a real database',
     const result = await runDaily(d, '2026-03-06');
     expect(result.status).toBe('interrupted');
     expect(calls).toEqual([]);
-    expect((await t.db.knex('recon_runs').where({ id: result.runId }).first()).status).toBe('interrupted');
+    expect((await t.db.knex('job_runs').where({ id: result.runId }).first()).status).toBe('interrupted');
   });
 
   it('a daily row left running by a dead process is closed as interrupted by the next one', async () => {
     const [dead] = await t.db
-      .knex('recon_runs')
+      .knex('job_runs')
       .insert({ job: 'daily', params: JSON.stringify({ date: '2026-03-05' }) })
       .returning('id');
     const { d } = deps([]);
     expect((await runDaily(d, '2026-03-05')).status).toBe('completed');
-    expect((await t.db.knex('recon_runs').where({ id: dead.id }).first()).status).toBe('interrupted');
+    expect((await t.db.knex('job_runs').where({ id: dead.id }).first()).status).toBe('interrupted');
   });
 });

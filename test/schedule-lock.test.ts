@@ -95,6 +95,6 @@ describe.skipIf(requiresServer(NEEDS))('two schedulers on one database', () => {
     // A late scheduler firing after the winner finished finds the date done.
     expect((await runDaily(deps(other), '2026-03-09')).status).toBe('already_done');
     expect(reconciles).toBe(1);
-    expect(await t.db.knex('recon_runs').where({ job: 'daily' }).count<{ n: string }[]>('* as n')).toEqual([{ n: '1' }]);
+    expect(await t.db.knex('job_runs').where({ job: 'daily' }).count<{ n: string }[]>('* as n')).toEqual([{ n: '1' }]);
   });
 });

@@ -24,7 +24,7 @@ describe.skipIf(requiresServer(NEEDS))('payrecon schedule as a process', () => {
     fs.rmSync(reportDir, { recursive: true, force: true });
   });
 
-  const runs = (job: string) => world.t.db.knex('recon_runs').where({ job }).orderBy('id');
+  const runs = (job: string) => world.t.db.knex('job_runs').where({ job }).orderBy('id');
 
   it('SIGTERM during a reconcile: the run checkpoints as interrupted (resumable) and the scheduler exits 0', async () => {
     await world.control.setLatency(25);
@@ -46,7 +46,7 @@ describe.skipIf(requiresServer(NEEDS))('payrecon schedule as a process', () => {
       proc.child.kill('SIGTERM');
       const exit = await proc.done;
       expect(exit.code, exit.stderr).toBe(0);
-      const row = await world.t.db.knex('recon_runs').where({ id: runId }).first();
+      const row = await world.t.db.knex('job_runs').where({ id: runId }).first();
       expect(row.status).toBe('interrupted');
       expect(row.checked).toBeGreaterThan(0);
       expect(row.checked).toBeLessThan(row.selected);

@@ -135,7 +135,7 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     expect(mails.length).toBeGreaterThanOrEqual(1);
     expect(hookBodies.length).toBeGreaterThanOrEqual(1);
     const k = t.db.knex;
-    const failedRuns = await k.withSchema('payrecon_demo').table('recon_runs').whereNotNull('error').pluck('error');
+    const failedRuns = await k.withSchema('payrecon_demo').table('job_runs').whereNotNull('error').pluck('error');
     expect(failedRuns.join('\n')).toMatch(/credentials|PROVIDER_SECRET/);
     const emailErrors = await k.withSchema('payrecon_demo').table('report_versions').whereNotNull('email_error').pluck('email_error');
     expect(emailErrors.join('\n')).toMatch(/refused|535|auth/i);
@@ -192,7 +192,7 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     );
     expect(outcome.status).toBe('completed');
     expect(outcome.runs.at(-1)).toMatchObject({ selected: 0, checked: 0 });
-    const stored = await k('recon_runs')
+    const stored = await k('job_runs')
       .where({ id: outcome.runs.at(-1)!.runId })
       .first();
     expect(stored.params.selection.ref).toBe(SQL_TEXT); // stored verbatim, as a bound value

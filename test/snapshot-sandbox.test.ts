@@ -39,7 +39,7 @@ afterAll(() => world?.close());
 beforeEach(async () => {
   await control.reset();
   // Each test starts from no history: previous snapshots would change flags and roll-forwards.
-  await t.db.knex.raw('TRUNCATE balance_snapshots, rate_snapshots, recon_runs CASCADE');
+  await t.db.knex.raw('TRUNCATE balance_snapshots, rate_snapshots, job_runs CASCADE');
 });
 
 const deps = (clock: () => Date): SnapshotDeps => ({

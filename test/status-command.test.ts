@@ -87,7 +87,7 @@ describe('payrecon status against a database', () => {
     t = await createTestDatabase('status_cli');
     const now = new Date();
     await t.db
-      .knex('recon_runs')
+      .knex('job_runs')
       .insert({ job: 'snapshot', status: 'completed', started_at: now, finished_at: now, counts: JSON.stringify({ currencies: 3 }) });
     await t.db.knex('report_versions').insert({
       business_date: '2026-03-09',

@@ -48,7 +48,7 @@ export async function createRun(
   params: Record<string, unknown>,
   opts: { dryRun: boolean; now: Date; selected?: number },
 ): Promise<RunRow> {
-  const [row] = await db('recon_runs')
+  const [row] = await db('job_runs')
     .insert({
       job,
       params: JSON.stringify(params),
@@ -66,7 +66,7 @@ export async function createRun(
  * lock, so it is not alive) or 'interrupted' (stopped by a signal after a checkpoint).
  */
 export async function findResumableRun(db: Conn, job: string): Promise<RunRow | null> {
-  const row = await db('recon_runs')
+  const row = await db('job_runs')
     .where({ job })
     .whereIn('status', ['running', 'interrupted'])
     .orderBy([
@@ -78,7 +78,7 @@ export async function findResumableRun(db: Conn, job: string): Promise<RunRow | 
 }
 
 export async function findRun(db: Conn, runId: string): Promise<RunRow | null> {
-  const row = await db('recon_runs').where({ id: runId }).first();
+  const row = await db('job_runs').where({ id: runId }).first();
   return row ? toRunRow(row) : null;
 }
 
@@ -95,7 +95,7 @@ export async function checkpointRun(
   now: Date = new Date(),
 ): Promise<void> {
   await trx.raw(
-    `UPDATE recon_runs SET
+    `UPDATE job_runs SET
        checkpoint = checkpoint || ?::jsonb,
        checked = checked + ?::int,
        heartbeat_at = ?,
@@ -113,11 +113,11 @@ export async function checkpointRun(
 
 /** Sets how many orders the run selected (known once counted, possibly after createRun). */
 export async function setRunSelected(db: Conn, runId: string, selected: number): Promise<void> {
-  await db('recon_runs').where({ id: runId }).update({ selected });
+  await db('job_runs').where({ id: runId }).update({ selected });
 }
 
 export async function heartbeat(db: Conn, runId: string, now: Date = new Date()): Promise<void> {
-  await db('recon_runs').where({ id: runId }).update({ heartbeat_at: now });
+  await db('job_runs').where({ id: runId }).update({ heartbeat_at: now });
 }
 
 /** Final status; counts, when given, replace the stored ones. */
@@ -131,12 +131,12 @@ export async function finishRun(
 ): Promise<void> {
   const set: Record<string, unknown> = { status, finished_at: now, heartbeat_at: now, error: error ?? null };
   if (counts) set.counts = JSON.stringify(counts);
-  await db('recon_runs').where({ id: runId }).update(set);
+  await db('job_runs').where({ id: runId }).update(set);
 }
 
 /** The latest run of each job, by job name. */
 export async function lastRuns(db: Conn): Promise<RunRow[]> {
-  const rows = await db('recon_runs')
+  const rows = await db('job_runs')
     .distinctOn('job')
     .select('*')
     .orderBy([{ column: 'job' }, { column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);

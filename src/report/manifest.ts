@@ -22,7 +22,7 @@ export interface ReportManifest {
   created_at: string;
   /** SHA-256 over the CSV files' names and hashes: equal hashes mean byte-identical reports. */
   content_hash: string;
-  /** recon_runs whose checks or snapshots appear in the files, ascending. */
+  /** job_runs whose checks or snapshots appear in the files, ascending. */
   run_ids: string[];
   files: Record<ReportFile, CsvFileResult>;
 }

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { Currency } from '../money/decimal.ts';
 import type { Direction } from '../provider/types.ts';
 
-/** What a reconcile run checks, as stored in recon_runs.params so a resumed run selects the same orders. */
+/** What a reconcile run checks, as stored in job_runs.params so a resumed run selects the same orders. */
 export type Selection =
   | { mode: 'due'; asOf: string; lookbackFrom: string; kind?: Direction; currency?: Currency }
   | { mode: 'range'; from: string; to: string; label: string; kind?: Direction; currency?: Currency }

@@ -8,7 +8,7 @@ export interface CatchUpInput {
   now: Date;
   zone: string;
   schedules: Schedules;
-  /** When each periodic job last started (any outcome), from recon_runs. */
+  /** When each periodic job last started (any outcome), from job_runs. */
   lastStarted: Partial<Record<Exclude<ScheduledJobName, 'daily'>, Date>>;
   /** Business dates (YYYY-MM-DD) with a completed 'daily' run. */
   dailyDone: ReadonlySet<string>;

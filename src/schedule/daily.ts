@@ -47,7 +47,7 @@ export interface DailyResult {
 
 /**
  * The daily run for one business date: a full reconcile of the date, then its report (e-mailed
- * when configured), recorded as a recon_runs row of job 'daily' with params { date }. Under its
+ * when configured), recorded as a job_runs row of job 'daily' with params { date }. Under its
  * own advisory lock, so of several schedulers exactly one does it; a date already done is not
  * done again (a scheduler firing late, or a catch-up racing the cron).
  */

@@ -1,19 +1,19 @@
 import type { Knex } from 'knex';
 import type { ScheduledJobName } from './schedules.ts';
 
-/** The scheduler's own reads and writes on recon_runs and report_versions. */
+/** The scheduler's own reads and writes on job_runs and report_versions. */
 
 export const DAILY_JOB = 'daily';
 
 /** When each job last started, whatever its outcome. */
 export async function lastStartedByJob(db: Knex): Promise<Partial<Record<ScheduledJobName, Date>>> {
-  const rows = (await db('recon_runs').select('job').max({ at: 'started_at' }).groupBy('job')) as { job: string; at: Date }[];
+  const rows = (await db('job_runs').select('job').max({ at: 'started_at' }).groupBy('job')) as { job: string; at: Date }[];
   return Object.fromEntries(rows.map((r) => [r.job, r.at]));
 }
 
 /** Business dates with a completed daily run, since a date (YYYY-MM-DD). */
 export async function completedDailyDates(db: Knex, since: string): Promise<Set<string>> {
-  const rows = (await db('recon_runs')
+  const rows = (await db('job_runs')
     .where({ job: DAILY_JOB, status: 'completed' })
     .whereRaw(`params->>'date' >= ?`, [since])
     .distinct(db.raw(`params->>'date' AS date`))) as { date: string }[];
@@ -35,7 +35,7 @@ export async function reportDatesSince(db: Knex, since: string): Promise<Set<str
  * none of them is alive; they become 'interrupted' and the new run does their work again.
  */
 export async function closeDeadDailyRuns(db: Knex, now: Date): Promise<number> {
-  return db('recon_runs')
+  return db('job_runs')
     .where({ job: DAILY_JOB, status: 'running' })
     .update({ status: 'interrupted', finished_at: now, heartbeat_at: now, error: 'the scheduler stopped before this run finished' });
 }

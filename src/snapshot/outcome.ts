@@ -29,7 +29,7 @@ export function runStatusOf(failures: readonly UnitFailure[], currencies: number
   return everyCurrency && failures.every((f) => f.unavailable) ? 'provider_unavailable' : 'failed';
 }
 
-/** One line for recon_runs.error: which currency failed at which step, and why. */
+/** One line for job_runs.error: which currency failed at which step, and why. */
 export function describeFailures(failures: readonly UnitFailure[]): string | null {
   if (failures.length === 0) return null;
   return failures.map((f) => `${f.currency} ${f.step}: ${f.message}`).join('; ');
