@@ -32,6 +32,8 @@ interface Hostile {
   name: string;
   /** Which direction it can be thrown at (utr is a payout field at the provider). */
   direction?: 'payment' | 'payout';
+  /** The sandbox sends a utr for INR payouts only. */
+  currency?: 'INR';
   patch: OrderPatch;
   /** The field the error item must name, and the value as the reason shows it (JSON text). */
   field: string;
@@ -47,7 +49,14 @@ const HOSTILE: readonly Hostile[] = [
   { name: 'negative paidAmount', direction: 'payment', patch: { status: 'Success', paidAmount: '-1' }, field: 'paidAmount', shown: '-1' },
   { name: 'forty-digit amount', patch: { amount: FORTY_DIGITS }, field: 'amount', shown: FORTY_DIGITS },
   { name: 'forty-digit fee', patch: { status: 'Success', fee: `0.${FORTY_DIGITS}` }, field: 'fee', shown: `0.${FORTY_DIGITS}` },
-  { name: 'NUL in utr', direction: 'payout', patch: { status: 'Success', utr: 'UTR\u0000X' }, field: 'utr', shown: '"UTR\\u0000X"' },
+  {
+    name: 'NUL in utr',
+    direction: 'payout',
+    currency: 'INR',
+    patch: { status: 'Success', utr: 'UTR\u0000X' },
+    field: 'utr',
+    shown: '"UTR\\u0000X"',
+  },
   { name: 'NUL in status', patch: { status: 'Succ\u0000ess' }, field: 'status', shown: '"Succ\\u0000ess"' },
   { name: 'escape in method', patch: { method: '\u001b[31mRED' }, field: 'method', shown: '"\\u001b[31mRED"' },
   { name: 'bell in merchantRef', patch: { merchantRef: 'ref\u0007' }, field: 'merchantRef', shown: '"ref\\u0007"' },
@@ -74,7 +83,12 @@ describe('hostile provider values', () => {
     const shuffled = [...orders].sort(() => r() - 0.5);
     const kinds = [...HOSTILE, ...Array.from({ length: 4 }, () => HOSTILE[Math.floor(r() * HOSTILE.length)])];
     for (const h of kinds) {
-      const o = shuffled.find((x) => !hostileByRef.has(x.transactionRef) && (!h.direction || h.direction === x.direction))!;
+      const o = shuffled.find(
+        (x) =>
+          !hostileByRef.has(x.transactionRef) &&
+          (!h.direction || h.direction === x.direction) &&
+          (!h.currency || h.currency === x.currency),
+      )!;
       hostileByRef.set(o.transactionRef, h);
       await world.control.setOrder(o.transactionRef, h.patch);
     }
