@@ -2,7 +2,10 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { openJobContext } from '../runtime/job-context.ts';
 import { reconcileJob } from '../../jobs/reconcile.ts';
 import { reportJob } from '../../jobs/report.ts';
-import { serveConsole } from '../console/serve.ts';
+import { serveConsole, type ServeConsoleOptions } from '../console/serve.ts';
+import type { Config } from '../config/config.ts';
+import type { Logger } from 'pino';
+import type { Db } from '../db/connect.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from './exit-codes.ts';
 
@@ -10,6 +13,21 @@ const port = (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535');
   return Number(value);
 };
+
+/** A rerun's two steps, run in the console's process with its pool: reconcile --date, then report --date (not e-mailed). */
+export function dayJobs(ctx: { config: Config; logger: Logger; db: Db }): Pick<ServeConsoleOptions, 'reconcileDay' | 'reportDay'> {
+  const { config, logger, db } = ctx;
+  return {
+    reconcileDay: async (date, stopSignal) => {
+      const { outcome } = await reconcileJob({ date, progress: false, stopSignal }, { config, logger, db });
+      return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId) };
+    },
+    reportDay: async (date) => {
+      const { exitCode, report, emails } = await reportJob({ date }, { config, logger, db });
+      return { exitCode, version: report.version, unchanged: report.unchanged, emails };
+    },
+  };
+}
 
 export function registerConsole(program: Command): void {
   program
@@ -40,14 +58,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'CONSOLE
         config,
         logger,
         port: opts.port,
-        reconcileDay: async (date, stopSignal) => {
-          const { outcome } = await reconcileJob({ date, progress: false, stopSignal }, { config, logger, db });
-          return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId) };
-        },
-        reportDay: async (date) => {
-          const { exitCode, report, emails } = await reportJob({ date }, { config, logger, db });
-          return { exitCode, version: report.version, unchanged: report.unchanged, emails };
-        },
+        ...dayJobs({ config, logger, db }),
       }).catch(async (err) => {
         await ctx.close();
         throw err;
