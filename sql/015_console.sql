@@ -68,5 +68,12 @@ CREATE TABLE console_actions (
   detail           jsonb       NOT NULL DEFAULT '{}'
 );
 CREATE INDEX console_actions_at ON console_actions (at DESC, id DESC);
-CREATE RULE console_actions_no_update AS ON UPDATE TO console_actions DO INSTEAD NOTHING;
-CREATE RULE console_actions_no_delete AS ON DELETE TO console_actions DO INSTEAD NOTHING;
+CREATE FUNCTION console_actions_append_only() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  RAISE EXCEPTION 'console_actions is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
+END
+$fn$;
+CREATE TRIGGER console_actions_no_update_delete BEFORE UPDATE OR DELETE ON console_actions
+  FOR EACH ROW EXECUTE FUNCTION console_actions_append_only();
+CREATE TRIGGER console_actions_no_truncate BEFORE TRUNCATE ON console_actions
+  FOR EACH STATEMENT EXECUTE FUNCTION console_actions_append_only();

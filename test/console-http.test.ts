@@ -300,3 +300,13 @@ describe('trusted proxy mode', () => {
     }
   });
 });
+
+describe('audit of console actions', () => {
+  it('records logins, refusals and reruns, and refuses to change or delete a row', async () => {
+    const actions = await t.db.knex('console_actions').select('action');
+    const kinds = new Set(actions.map((a: { action: string }) => a.action));
+    for (const k of ['login', 'login-failed', 'login-throttled', 'logout', 'rerun-queued', 'user-disabled']) expect(kinds, k).toContain(k);
+    await expect(t.db.knex('console_actions').update({ actor: 'someone else' })).rejects.toThrow(/append-only/);
+    await expect(t.db.knex('console_actions').delete()).rejects.toThrow(/append-only/);
+  });
+});

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { createWorld, type World } from './helpers/world.ts';
@@ -12,12 +15,14 @@ import { silentLogger } from '../src/log/logger.ts';
 
 describe('console reruns', () => {
   let world: World;
+  let reportDir: string;
   let running: RunningConsole;
   const clock = new FixedClock(new Date());
   const today = DateTime.utc().toISODate()!;
 
   beforeAll(async () => {
-    world = await createWorld('console_reruns');
+    reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-console-reruns-'));
+    world = await createWorld('console_reruns', { env: { REPORT_DIR: reportDir } });
     await seedMerchant(world.t.db.knex, world.client, { payments: 12, payouts: 8, seed: 3 });
     await world.control.advanceClock(2_000);
     await addUsers(world.t, clock, { fiona: 'finance' });
@@ -27,6 +32,7 @@ describe('console reruns', () => {
   afterAll(async () => {
     await running?.close();
     await world?.close();
+    fs.rmSync(reportDir, { recursive: true, force: true });
   });
 
   it('a rerun queued from the browser runs in the worker, not in the request: reconcile then report, one new version', async () => {

@@ -33,7 +33,9 @@ export function versionFiles(v: ReportVersionFiles): VersionFile[] {
       /* not written for this version */
     }
   }
-  return out;
+  // The workbook first (what most people open), then the html, the CSVs by name, the manifest last.
+  const rank = (n: string) => ['xlsx', 'html', 'csv', 'json'].indexOf(n.slice(n.lastIndexOf('.') + 1));
+  return out.sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
 }
 
 export const CONTENT_TYPES: Record<string, string> = {

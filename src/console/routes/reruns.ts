@@ -110,7 +110,7 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
         <dd>${at(r.finishedAt, zone)}</dd>
         <dt>step</dt>
         <dd id="step">${stepText(r, progress)}</dd>
-        <dt>reconcile runs</dt>
+        <dt>reconcile run ids</dt>
         <dd>${r.reconcileRunIds.join(', ') || '-'}</dd>
         <dt>report version</dt>
         <dd>${r.reportVersion === null ? '-' : html`<a href="/days/${r.businessDate}">v${r.reportVersion}</a>`}</dd>
