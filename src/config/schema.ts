@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { CURRENCIES } from '../money/decimal.ts';
@@ -285,7 +286,10 @@ export const ENV_VARS = {
   },
   CONSOLE_LOGIN_WINDOW_MIN: { schema: intIn(1, 1440), default: '15', secret: false, doc: 'window of the login throttle (minutes)' },
   CONSOLE_TRUSTED_PROXY: {
-    schema: text,
+    schema: z
+      .string()
+      .trim()
+      .refine((v) => isIP(v) !== 0, 'expected the IP address of the proxy, such as 10.0.0.5'),
     secret: false,
     doc: 'address of an identity-aware proxy in front of the console; unset (default): no proxy is trusted',
   },

@@ -85,6 +85,11 @@ function refuse(request: FastifyRequest, reply: FastifyReply, status: 401 | 403,
   );
 }
 
+/** The peer is the configured proxy (an IPv4 peer may show as ::ffff:a.b.c.d on a dual-stack socket). */
+function fromProxy(peer: string | undefined, trusted: string): boolean {
+  return peer !== undefined && (peer === trusted || peer === `::ffff:${trusted}`);
+}
+
 /** A local path to return to after login: never another origin. */
 export function safeNext(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) && !value.startsWith('/login') ? value : '/days';
@@ -121,7 +126,7 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
     const token = request.cookies[SESSION_COOKIE];
     let session = token ? await resolveSession(deps.db.knex, policy, token, deps.now()) : null;
 
-    if (trusted && config.CONSOLE_PROXY_USER_HEADER && request.socket.remoteAddress === trusted) {
+    if (trusted && config.CONSOLE_PROXY_USER_HEADER && fromProxy(request.socket.remoteAddress, trusted)) {
       const named = request.headers[config.CONSOLE_PROXY_USER_HEADER.toLowerCase()];
       if (typeof named === 'string' && named) {
         if (!session || session.userName !== named) {
