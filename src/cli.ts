@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.ts';
-import { EXIT } from './commands/exit-codes.ts';
+import { EXIT } from './runtime/exit-codes.ts';
 import { ConfigError } from './config/errors.ts';
 
 export function buildProgram(): Command {

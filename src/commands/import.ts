@@ -8,7 +8,7 @@ import { IMPORT_COLUMNS } from '../db/import-row.ts';
 import { createStatusMapper } from '../provider/status.ts';
 import type { Direction } from '../provider/types.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 export interface ImportCommandOptions {
   kind: Direction;

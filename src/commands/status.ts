@@ -7,7 +7,7 @@ import { openAlerts } from '../status/queries.ts';
 import { buildStatus } from '../status/build.ts';
 import { renderStatus } from '../status/render.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 export function registerStatus(program: Command): void {
   program

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { CURRENCIES } from '../money/decimal.ts';
-import { cronSetting } from '../schedule/cron-setting.ts';
+import { cronSetting } from './cron-setting.ts';
 
 const intIn = (min: number, max: number) =>
   z

@@ -1,9 +1,9 @@
 import type { Config } from '../config/config.ts';
 import type { Db } from '../db/connect.ts';
-import { reconcileJob } from '../../jobs/reconcile.ts';
-import { snapshotJob } from '../../jobs/snapshot.ts';
-import { bankSyncJob } from '../../jobs/bank-codes.ts';
-import { reportJob } from '../../jobs/report.ts';
+import { reconcileJob } from '../services/reconcile.ts';
+import { snapshotJob } from '../services/snapshot.ts';
+import { bankSyncJob } from '../services/bank-codes.ts';
+import { reportJob } from '../services/report.ts';
 import { dailyDateFor } from './catch-up.ts';
 import { runDaily } from './daily.ts';
 import type { JobRunner } from './scheduler.ts';

@@ -1,13 +1,13 @@
 // Thin entry of the report job: config, dependencies, a call into src/, an exit code.
-import { openJobContext, type JobContextOptions } from '../src/runtime/job-context.ts';
-import { loadConfig, type Config } from '../src/config/config.ts';
-import { secretValues } from '../src/config/redact.ts';
-import { businessDay, defaultReportDate } from '../src/report/date.ts';
-import { writeReports, type WriteReportsResult } from '../src/report/write-reports.ts';
-import { createMailer, type Mailer } from '../src/notify/mailer.ts';
-import { retryPendingEmails, sendReportEmail, type ReportEmailResult } from '../src/notify/report-email.ts';
-import { raiseAndDeliver } from '../src/runtime/alerting.ts';
-import { EXIT } from '../src/commands/exit-codes.ts';
+import { openJobContext, type JobContextOptions } from '../runtime/job-context.ts';
+import { loadConfig, type Config } from '../config/config.ts';
+import { secretValues } from '../config/redact.ts';
+import { businessDay, defaultReportDate } from '../report/date.ts';
+import { writeReports, type WriteReportsResult } from '../report/write-reports.ts';
+import { createMailer, type Mailer } from '../notify/mailer.ts';
+import { retryPendingEmails, sendReportEmail, type ReportEmailResult } from '../notify/report-email.ts';
+import { raiseAndDeliver } from '../runtime/alerting.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 export interface ReportJobOptions {
   /** Business date YYYY-MM-DD in REPORT_TIMEZONE; default yesterday there. */

@@ -1,10 +1,10 @@
 // Thin entries of the bank-codes job: sync from the provider, and list what is stored.
-import { openJobContext, type JobContextOptions } from '../src/runtime/job-context.ts';
-import { createProviderClient } from '../src/provider/from-config.ts';
-import type { ProviderClientOptions } from '../src/provider/client.ts';
-import { listBankCodes, type BankCodeRow, type BankListQuery } from '../src/db/bank-codes.ts';
-import { syncBankCodes, type BankSyncResult } from '../src/banks/sync.ts';
-import { EXIT } from '../src/commands/exit-codes.ts';
+import { openJobContext, type JobContextOptions } from '../runtime/job-context.ts';
+import { createProviderClient } from '../provider/from-config.ts';
+import type { ProviderClientOptions } from '../provider/client.ts';
+import { listBankCodes, type BankCodeRow, type BankListQuery } from '../db/bank-codes.ts';
+import { syncBankCodes, type BankSyncResult } from '../banks/sync.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 export interface BankSyncJobOptions {
   provider?: Partial<ProviderClientOptions>;

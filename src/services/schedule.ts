@@ -1,16 +1,16 @@
 // Thin entry of the scheduler: config, one shared pool, catch-up, the minute trigger, a clean stop.
 import crypto from 'node:crypto';
 import { DateTime } from 'luxon';
-import { openJobContext, type JobContextOptions } from '../src/runtime/job-context.ts';
-import { loadConfig } from '../src/config/config.ts';
-import { createLogger } from '../src/log/logger.ts';
-import { EXIT } from '../src/commands/exit-codes.ts';
-import { Scheduler } from '../src/schedule/scheduler.ts';
-import { schedulesFromConfig, type ScheduledJobName } from '../src/schedule/schedules.ts';
-import { jobRunners } from '../src/schedule/runners.ts';
-import { planCatchUp, CATCH_UP_LOOKBACK_DAYS } from '../src/schedule/catch-up.ts';
-import { completedDailyDates, lastStartedByJob, reportDatesSince } from '../src/schedule/runs-db.ts';
-import { startMinuteTrigger } from '../src/schedule/trigger.ts';
+import { openJobContext, type JobContextOptions } from '../runtime/job-context.ts';
+import { loadConfig } from '../config/config.ts';
+import { createLogger } from '../log/logger.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
+import { Scheduler } from '../schedule/scheduler.ts';
+import { schedulesFromConfig, type ScheduledJobName } from '../schedule/schedules.ts';
+import { jobRunners } from '../schedule/runners.ts';
+import { planCatchUp, CATCH_UP_LOOKBACK_DAYS } from '../schedule/catch-up.ts';
+import { completedDailyDates, lastStartedByJob, reportDatesSince } from '../schedule/runs-db.ts';
+import { startMinuteTrigger } from '../schedule/trigger.ts';
 
 export interface ScheduleJobOptions {
   /** Resolves (with a reason) when the scheduler should stop; default: the first SIGTERM or SIGINT. */

@@ -1,20 +1,20 @@
 // Thin entry of the reconcile job: config, dependencies, a call into src/, an exit code.
-import { openJobContext, withStopSignal, type JobContextOptions } from '../src/runtime/job-context.ts';
-import { createProviderClient } from '../src/provider/from-config.ts';
-import type { ProviderClientOptions } from '../src/provider/client.ts';
-import { loadActiveBankCodes } from '../src/db/bank-codes.ts';
-import { policyFromConfig } from '../src/runner/policy-from-config.ts';
-import { reconcile, type ReconcileOutcome } from '../src/runner/reconcile.ts';
-import { buildSelection, type SelectionRequest } from '../src/runner/selection.ts';
-import { createProgress } from '../src/cli-ui/progress.ts';
-import { EXIT } from '../src/commands/exit-codes.ts';
-import { raiseAndDeliver } from '../src/runtime/alerting.ts';
-import { alertsForReconcileRun, alertForFailedRun } from '../src/notify/alert-builders.ts';
-import type { AlertInput } from '../src/notify/raise-alert.ts';
-import { selectMismatchedItems } from '../src/db/items.ts';
-import type { MismatchCode } from '../src/recon/types.ts';
-import type { Db } from '../src/db/connect.ts';
-import { loadConfig } from '../src/config/config.ts';
+import { openJobContext, withStopSignal, type JobContextOptions } from '../runtime/job-context.ts';
+import { createProviderClient } from '../provider/from-config.ts';
+import type { ProviderClientOptions } from '../provider/client.ts';
+import { loadActiveBankCodes } from '../db/bank-codes.ts';
+import { policyFromConfig } from '../runner/policy-from-config.ts';
+import { reconcile, type ReconcileOutcome } from '../runner/reconcile.ts';
+import { buildSelection, type SelectionRequest } from '../runner/selection.ts';
+import { createProgress } from '../cli-ui/progress.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
+import { raiseAndDeliver } from '../runtime/alerting.ts';
+import { alertsForReconcileRun, alertForFailedRun } from '../notify/alert-builders.ts';
+import type { AlertInput } from '../notify/raise-alert.ts';
+import { selectMismatchedItems } from '../db/items.ts';
+import type { MismatchCode } from '../recon/types.ts';
+import type { Db } from '../db/connect.ts';
+import { loadConfig } from '../config/config.ts';
 
 export interface ReconcileJobOptions extends SelectionRequest {
   dryRun?: boolean;

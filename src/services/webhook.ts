@@ -1,14 +1,14 @@
 // Thin entries of the webhook receiver: config, dependencies, a call into src/webhook, an exit code.
-import { openJobContext, withStopSignal, type JobContextOptions } from '../src/runtime/job-context.ts';
-import { createProviderClient } from '../src/provider/from-config.ts';
-import type { ProviderClientOptions } from '../src/provider/client.ts';
-import { loadSigningScheme } from '../src/provider/signing.ts';
-import { createStatusMapper } from '../src/provider/status.ts';
-import { confirmPendingWebhooks, type ConfirmCounts } from '../src/webhook/confirm.ts';
-import { createWebhookHandler } from '../src/webhook/handler.ts';
-import { createConfirmQueue } from '../src/webhook/queue.ts';
-import { startWebhookServer, type WebhookServer } from '../src/webhook/server.ts';
-import { EXIT } from '../src/commands/exit-codes.ts';
+import { openJobContext, withStopSignal, type JobContextOptions } from '../runtime/job-context.ts';
+import { createProviderClient } from '../provider/from-config.ts';
+import type { ProviderClientOptions } from '../provider/client.ts';
+import { loadSigningScheme } from '../provider/signing.ts';
+import { createStatusMapper } from '../provider/status.ts';
+import { confirmPendingWebhooks, type ConfirmCounts } from '../webhook/confirm.ts';
+import { createWebhookHandler } from '../webhook/handler.ts';
+import { createConfirmQueue } from '../webhook/queue.ts';
+import { startWebhookServer, type WebhookServer } from '../webhook/server.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 /** Events left pending (crash, provider outage) are swept this often while serving. */
 const SWEEP_INTERVAL_MS = 60_000;

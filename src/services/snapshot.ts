@@ -1,13 +1,13 @@
 // Thin entry of the snapshot job: config, dependencies, a call into src/, an exit code.
-import { openJobContext, type JobContextOptions } from '../src/runtime/job-context.ts';
-import { createProviderClient } from '../src/provider/from-config.ts';
-import type { ProviderClientOptions } from '../src/provider/client.ts';
-import { snapshotPolicyFromConfig } from '../src/snapshot/policy.ts';
-import { takeSnapshots, type SnapshotResult } from '../src/snapshot/take-snapshots.ts';
-import { EXIT } from '../src/commands/exit-codes.ts';
-import { raiseAndDeliver } from '../src/runtime/alerting.ts';
-import { alertForDrift, alertForFailedRun, alertForRateFlags } from '../src/notify/alert-builders.ts';
-import type { AlertInput } from '../src/notify/raise-alert.ts';
+import { openJobContext, type JobContextOptions } from '../runtime/job-context.ts';
+import { createProviderClient } from '../provider/from-config.ts';
+import type { ProviderClientOptions } from '../provider/client.ts';
+import { snapshotPolicyFromConfig } from '../snapshot/policy.ts';
+import { takeSnapshots, type SnapshotResult } from '../snapshot/take-snapshots.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
+import { raiseAndDeliver } from '../runtime/alerting.ts';
+import { alertForDrift, alertForFailedRun, alertForRateFlags } from '../notify/alert-builders.ts';
+import type { AlertInput } from '../notify/raise-alert.ts';
 
 export interface SnapshotJobOptions {
   provider?: Partial<ProviderClientOptions>;
