@@ -1,6 +1,5 @@
-// Thin entry of the reconcile job: config, dependencies, a call into src/, an exit code.
-import { openJobContext, withStopSignal, type JobContextOptions } from '../runtime/job-context.ts';
-import { createProviderClient } from '../provider/from-config.ts';
+// The reconcile job: select, check against the provider, raise alerts, map the outcome to an exit status.
+import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { loadActiveBankCodes } from '../db/bank-codes.ts';
 import { policyFromConfig } from '../runner/policy-from-config.ts';
@@ -36,15 +35,16 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
   const selection = usage(() =>
     buildSelection(options, { now: new Date(), zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS }),
   );
-  const ctx = await openJobContext('reconcile', { ...context, config });
-  const { logger, db } = ctx;
-  const client = await createProviderClient(config, { logger, ...options.provider });
-  const progress = options.progress === false ? null : createProgress(logger);
-  try {
-    const policy = policyFromConfig(config, await loadActiveBankCodes(db.knex));
-    const outcome = await withStopSignal(
-      (stopSignal) =>
-        reconcile(
+  return withJob(
+    'reconcile',
+    { ...context, config, provider: options.provider, signal: options.stopSignal, stoppable: true },
+    async (deps) => {
+      const { db, logger } = deps;
+      const client = await deps.provider();
+      const progress = options.progress === false ? null : createProgress(logger);
+      try {
+        const policy = policyFromConfig(config, await loadActiveBankCodes(db.knex));
+        const outcome = await reconcile(
           {
             db,
             fetcher: client,
@@ -53,22 +53,20 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
             logger,
             concurrency: config.RECON_CONCURRENCY,
             batchSize: config.RECON_BATCH_SIZE,
-            stopSignal: options.stopSignal ? AbortSignal.any([stopSignal, options.stopSignal]) : stopSignal,
+            stopSignal: deps.signal,
             webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
             onProgress: progress ? (p) => progress.update(p.checked, p.selected, p.mismatches) : undefined,
           },
           { selection, dryRun: options.dryRun ?? false },
-        ),
-      logger,
-    );
-    progress?.stop();
-    if (!options.dryRun) await raiseAndDeliver({ db, config, logger, now: () => new Date() }, await alertsFor(db, outcome));
-    return { exitCode: exitCodeOf(outcome, options.failOnMismatch ?? false), outcome };
-  } finally {
-    progress?.stop();
-    await client.close();
-    await ctx.close();
-  }
+        );
+        progress?.stop();
+        if (!options.dryRun) await raiseAndDeliver({ db, config, logger, now: () => new Date() }, await alertsFor(db, outcome));
+        return { exitCode: exitCodeOf(outcome, options.failOnMismatch ?? false), outcome };
+      } finally {
+        progress?.stop();
+      }
+    },
+  );
 }
 
 function usage<T>(fn: () => T): T {

@@ -1,5 +1,5 @@
-// Thin entry of the report job: config, dependencies, a call into src/, an exit code.
-import { openJobContext, type JobContextOptions } from '../runtime/job-context.ts';
+// The report job: write the day's reports, e-mail them, retry pending deliveries, an exit status.
+import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig, type Config } from '../config/config.ts';
 import { secretValues } from '../config/redact.ts';
 import { businessDay, defaultReportDate } from '../report/date.ts';
@@ -8,6 +8,8 @@ import { createMailer, type Mailer } from '../notify/mailer.ts';
 import { retryPendingEmails, sendReportEmail, type ReportEmailResult } from '../notify/report-email.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
+import type { Db } from '../db/connect.ts';
+import type { Logger } from '../log/logger.ts';
 
 export interface ReportJobOptions {
   /** Business date YYYY-MM-DD in REPORT_TIMEZONE; default yesterday there. */
@@ -34,10 +36,14 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
   const date = businessDay(options.date ?? defaultReportDate(config.REPORT_TIMEZONE), config.REPORT_TIMEZONE).date;
   if (options.email && !config.REPORT_EMAIL_TO?.length)
     throw Object.assign(new Error('REPORT_EMAIL_TO: not set; --email needs the accounting recipients'), { exitCode: EXIT.USAGE });
-  const ctx = await openJobContext('report', { ...context, config });
-  const { db, logger } = ctx;
   const mailer = options.mailer ?? (options.email || hasPendingEmailConfig(config) ? tryMailer(config) : undefined);
   try {
+    return await withJob('report', { ...context, config }, ({ db, logger }) => produce(db, logger));
+  } finally {
+    if (!options.mailer) mailer?.close();
+  }
+
+  async function produce(db: Db, logger: Logger): Promise<ReportJobResult> {
     const report = await writeReports(db.knex, {
       date,
       timezone: config.REPORT_TIMEZONE,
@@ -61,9 +67,6 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
     await raiseAndDeliver({ db, config, logger, now, mailer }, []);
     const failed = emails.some((e) => e.status === 'failed');
     return { exitCode: failed ? EXIT.INCOMPLETE : EXIT.OK, report, emails };
-  } finally {
-    if (!options.mailer) mailer?.close();
-    await ctx.close();
   }
 }
 

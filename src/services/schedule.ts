@@ -1,7 +1,7 @@
-// Thin entry of the scheduler: config, one shared pool, catch-up, the minute trigger, a clean stop.
+// The scheduler: one shared pool, catch-up, the minute trigger, a clean stop.
 import crypto from 'node:crypto';
 import { DateTime } from 'luxon';
-import { openJobContext, type JobContextOptions } from '../runtime/job-context.ts';
+import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig } from '../config/config.ts';
 import { createLogger } from '../log/logger.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
@@ -31,12 +31,13 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
   const schedules = schedulesFromConfig(config);
   const root = context.logger ?? createLogger({ level: config.LOG_LEVEL });
   const logger = root.child({ scheduler: crypto.randomUUID().slice(0, 8) });
-  const signals = options.stopWhen ? null : stopOnSignals();
-  const ctx = await openJobContext('schedule', { ...context, config, logger: root });
-  const scheduler = new Scheduler({ schedules, runners: jobRunners({ config, db: ctx.db }), logger });
-  let finished = true;
-  let caughtUp: ScheduledJobName[] = [];
-  try {
+  // A caller's stop promise becomes the job's stop signal; without one, withJob turns SIGTERM/SIGINT into it.
+  const stop = options.stopWhen ? new AbortController() : undefined;
+  void options.stopWhen?.then((reason) => stop!.abort(reason));
+  return withJob('schedule', { ...context, config, logger: root, signal: stop?.signal, stoppable: true }, async (deps) => {
+    const { db, signal } = deps;
+    const scheduler = new Scheduler({ schedules, runners: jobRunners({ config, db }), logger });
+    let caughtUp: ScheduledJobName[] = [];
     logger.info(
       {
         schedules: Object.fromEntries(Object.entries(schedules).map(([job, s]) => [job, s?.expression ?? 'off'])),
@@ -53,50 +54,33 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
         now,
         zone: config.REPORT_TIMEZONE,
         schedules,
-        lastStarted: await lastStartedByJob(ctx.db.knex),
-        dailyDone: await completedDailyDates(ctx.db.knex, since),
-        reportDates: await reportDatesSince(ctx.db.knex, since),
+        lastStarted: await lastStartedByJob(db.knex),
+        dailyDone: await completedDailyDates(db.knex, since),
+        reportDates: await reportDatesSince(db.knex, since),
       });
       if (plan.length) logger.info({ plan }, 'catching up runs missed while no scheduler ran');
       caughtUp = scheduler.catchUp(plan);
     }
     const stopTrigger = startMinuteTrigger((minute) => scheduler.tick(minute));
-    const reason = await (options.stopWhen ?? signals!.stopped);
+    const reason = String(await untilAborted(signal));
     await stopTrigger();
     logger.info(
       { reason, running: scheduler.running(), timeoutMs: config.SCHEDULE_SHUTDOWN_TIMEOUT_MS },
       'stopping: no new runs; waiting for running jobs',
     );
-    const stopped = await scheduler.stop(config.SCHEDULE_SHUTDOWN_TIMEOUT_MS);
-    finished = stopped.finished;
+    const { finished, running } = await scheduler.stop(config.SCHEDULE_SHUTDOWN_TIMEOUT_MS);
     if (finished) logger.info('scheduler stopped');
-    else
-      logger.error({ running: stopped.running }, 'shutdown timeout: exiting with jobs still running (their runs resume at the next start)');
+    else {
+      logger.error({ running }, 'shutdown timeout: exiting with jobs still running (their runs resume at the next start)');
+      // A job still running holds pooled connections; closing would wait for it.
+      deps.leaveOpen();
+    }
     return { exitCode: finished ? EXIT.OK : EXIT.INCOMPLETE, caughtUp, finished };
-  } finally {
-    signals?.dispose();
-    // A job still running holds pooled connections; closing would wait for it.
-    if (finished) await ctx.close();
-  }
+  });
 }
 
-/** The first SIGTERM/SIGINT asks for a clean stop; a second one exits at once. */
-function stopOnSignals(): { stopped: Promise<string>; dispose(): void } {
-  let resolve!: (reason: string) => void;
-  const stopped = new Promise<string>((r) => (resolve = r));
-  let seen = false;
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (seen) process.exit(130);
-    seen = true;
-    resolve(sig);
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  return {
-    stopped,
-    dispose: () => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-    },
-  };
+/** Resolves with the abort reason once the signal is aborted. */
+function untilAborted(signal: AbortSignal): Promise<unknown> {
+  if (signal.aborted) return Promise.resolve(signal.reason);
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
 }

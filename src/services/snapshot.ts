@@ -1,6 +1,5 @@
-// Thin entry of the snapshot job: config, dependencies, a call into src/, an exit code.
-import { openJobContext, type JobContextOptions } from '../runtime/job-context.ts';
-import { createProviderClient } from '../provider/from-config.ts';
+// The snapshot job: balances and rates, roll-forward, alerts for drift and flags, an exit status.
+import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { snapshotPolicyFromConfig } from '../snapshot/policy.ts';
 import { takeSnapshots, type SnapshotResult } from '../snapshot/take-snapshots.ts';
@@ -21,25 +20,18 @@ export interface SnapshotJobResult {
 }
 
 export async function snapshotJob(options: SnapshotJobOptions = {}, context: JobContextOptions = {}): Promise<SnapshotJobResult> {
-  const ctx = await openJobContext('snapshot', context);
-  const { config, logger, db } = ctx;
-  try {
-    const client = await createProviderClient(config, { logger, ...options.provider });
-    try {
-      const result = await takeSnapshots(
-        { db, client, policy: snapshotPolicyFromConfig(config), clock: options.clock ?? (() => new Date()), logger },
-        config.RECON_CURRENCIES,
-      );
-      // Drift and rate flags are findings to alert on, not a failure of the run.
-      await raiseAndDeliver({ db, config, logger, now: options.clock ?? (() => new Date()) }, alertsFor(result));
-      const ok = result.status === 'completed' || result.status === 'skipped';
-      return { exitCode: ok ? EXIT.OK : EXIT.INCOMPLETE, result };
-    } finally {
-      await client.close();
-    }
-  } finally {
-    await ctx.close();
-  }
+  return withJob('snapshot', { ...context, provider: options.provider }, async (deps) => {
+    const { config, logger, db } = deps;
+    const client = await deps.provider();
+    const result = await takeSnapshots(
+      { db, client, policy: snapshotPolicyFromConfig(config), clock: options.clock ?? (() => new Date()), logger },
+      config.RECON_CURRENCIES,
+    );
+    // Drift and rate flags are findings to alert on, not a failure of the run.
+    await raiseAndDeliver({ db, config, logger, now: options.clock ?? (() => new Date()) }, alertsFor(result));
+    const ok = result.status === 'completed' || result.status === 'skipped';
+    return { exitCode: ok ? EXIT.OK : EXIT.INCOMPLETE, result };
+  });
 }
 
 /** BALANCE_DRIFT per currency, rate flags, and a run that could not complete. */

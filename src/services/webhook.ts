@@ -1,6 +1,5 @@
-// Thin entries of the webhook receiver: config, dependencies, a call into src/webhook, an exit code.
-import { openJobContext, withStopSignal, type JobContextOptions } from '../runtime/job-context.ts';
-import { createProviderClient } from '../provider/from-config.ts';
+// The webhook receiver and the sweep of pending confirmations, with their exit statuses.
+import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { loadSigningScheme } from '../provider/signing.ts';
 import { createStatusMapper } from '../provider/status.ts';
@@ -24,73 +23,67 @@ export interface ServeOptions {
 }
 
 export async function serveWebhooksJob(options: ServeOptions = {}, context: JobContextOptions = {}): Promise<number> {
-  const ctx = await openJobContext('webhook', context);
-  const { config, logger, db } = ctx;
-  const client = await createProviderClient(config, { logger, ...options.provider });
-  const confirmDeps = {
-    db,
-    client,
-    logger,
-    statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
-    concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
-  };
-  const queue = createConfirmQueue(confirmDeps);
-  const handler = createWebhookHandler({
-    db,
-    scheme: await loadSigningScheme(config.PROVIDER_SIGNATURE),
-    secret: config.PROVIDER_SECRET,
-    now: Date.now,
-    logger,
-    windowSec: config.WEBHOOK_TIMESTAMP_WINDOW_SEC,
-    maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
-    confirm: queue.enqueue,
-  });
-  const server = await startWebhookServer(handler, { port: options.port ?? config.WEBHOOK_PORT, host: options.host });
-  const sweep = () =>
-    confirmPendingWebhooks(confirmDeps).then(
-      (counts) => logger.info({ counts }, 'pending webhook confirmations swept'),
-      (err: unknown) => logger.error({ err: (err as Error).message }, 'sweep of pending webhook confirmations failed'),
-    );
-  try {
-    logger.info({ url: server.url }, 'webhook receiver listening');
-    options.onListening?.(server);
-    await sweep();
-    const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+  return withJob('webhook', { ...context, provider: options.provider, signal: options.stop, stoppable: true }, async (deps) => {
+    const { config, logger, db } = deps;
+    const client = await deps.provider();
+    const confirmDeps = {
+      db,
+      client,
+      logger,
+      statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
+      concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
+    };
+    const queue = createConfirmQueue(confirmDeps);
+    const handler = createWebhookHandler({
+      db,
+      scheme: await loadSigningScheme(config.PROVIDER_SIGNATURE),
+      secret: config.PROVIDER_SECRET,
+      now: Date.now,
+      logger,
+      windowSec: config.WEBHOOK_TIMESTAMP_WINDOW_SEC,
+      maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
+      confirm: queue.enqueue,
+    });
+    const server = await startWebhookServer(handler, { port: options.port ?? config.WEBHOOK_PORT, host: options.host });
+    const sweep = () =>
+      confirmPendingWebhooks(confirmDeps).then(
+        (counts) => logger.info({ counts }, 'pending webhook confirmations swept'),
+        (err: unknown) => logger.error({ err: (err as Error).message }, 'sweep of pending webhook confirmations failed'),
+      );
     try {
-      await withStopSignal((signal) => untilAborted(options.stop ? AbortSignal.any([signal, options.stop]) : signal), logger);
+      logger.info({ url: server.url }, 'webhook receiver listening');
+      options.onListening?.(server);
+      await sweep();
+      const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+      try {
+        await untilAborted(deps.signal);
+      } finally {
+        clearInterval(timer);
+      }
+      return EXIT.OK;
     } finally {
-      clearInterval(timer);
+      await server.close();
+      await queue.idle();
     }
-    return EXIT.OK;
-  } finally {
-    await server.close();
-    await queue.idle();
-    await client.close();
-    await ctx.close();
-  }
+  });
 }
 
 export async function confirmPendingJob(
   options: { provider?: Partial<ProviderClientOptions> } = {},
   context: JobContextOptions = {},
 ): Promise<{ exitCode: number; counts: ConfirmCounts }> {
-  const ctx = await openJobContext('webhook-confirm', context);
-  const { config, logger, db } = ctx;
-  const client = await createProviderClient(config, { logger, ...options.provider });
-  try {
+  return withJob('webhook-confirm', { ...context, provider: options.provider }, async (deps) => {
+    const { config, logger, db } = deps;
     const counts = await confirmPendingWebhooks({
       db,
-      client,
+      client: await deps.provider(),
       logger,
       statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
       concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
     });
     // Anything still retryable means the provider could not be asked: the run did not complete.
     return { exitCode: counts.retry > 0 ? EXIT.INCOMPLETE : EXIT.OK, counts };
-  } finally {
-    await client.close();
-    await ctx.close();
-  }
+  });
 }
 
 function untilAborted(signal: AbortSignal): Promise<void> {
