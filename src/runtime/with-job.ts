@@ -63,7 +63,9 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
   try {
     if (!db) {
       // Every command says which database it works on: the first thing to check when numbers look wrong.
-      process.stderr.write(`payrecon ${job}: database ${database}\n`);
+      // A plain line for a person at a terminal; otherwise stderr carries JSON log lines only.
+      if (process.stderr.isTTY) process.stderr.write(`payrecon ${job}: database ${database}\n`);
+      else logger.info({ database }, 'database');
       db = await openDatabase(config, { applicationName: `payrecon-${job}` });
     }
     if (opts.requireMigrated !== false) await assertMigrated(db);
