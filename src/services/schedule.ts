@@ -7,7 +7,7 @@ import { createLogger } from '../log/logger.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 import { Scheduler } from '../schedule/scheduler.ts';
 import { schedulesFromConfig, type ScheduledJobName } from '../schedule/schedules.ts';
-import { jobRunners } from '../schedule/runners.ts';
+import { jobRunners } from './schedule-runners.ts';
 import { planCatchUp, CATCH_UP_LOOKBACK_DAYS } from '../schedule/catch-up.ts';
 import { completedDailyDates, lastStartedByJob, reportDatesSince } from '../schedule/runs-db.ts';
 import { startMinuteTrigger } from '../schedule/trigger.ts';

@@ -1,13 +1,13 @@
 import type { Config } from '../config/config.ts';
 import type { Db } from '../db/connect.ts';
-import { reconcileJob } from '../services/reconcile.ts';
-import { snapshotJob } from '../services/snapshot.ts';
-import { bankSyncJob } from '../services/bank-codes.ts';
-import { reportJob } from '../services/report.ts';
-import { dailyDateFor } from './catch-up.ts';
-import { runDaily } from './daily.ts';
-import type { JobRunner } from './scheduler.ts';
-import type { ScheduledJobName } from './schedules.ts';
+import { reconcileJob } from './reconcile.ts';
+import { snapshotJob } from './snapshot.ts';
+import { bankSyncJob } from './bank-codes.ts';
+import { reportJob } from './report.ts';
+import { dailyDateFor } from '../schedule/catch-up.ts';
+import { runDaily } from '../schedule/daily.ts';
+import type { JobRunner } from '../schedule/scheduler.ts';
+import type { ScheduledJobName } from '../schedule/schedules.ts';
 
 export interface RunnerDeps {
   config: Config;
