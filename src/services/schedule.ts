@@ -1,6 +1,7 @@
 // The scheduler: one shared pool, catch-up, the minute trigger, a clean stop.
 import crypto from 'node:crypto';
 import { DateTime } from 'luxon';
+import { untilAborted } from '../runtime/until-aborted.ts';
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig } from '../config/config.ts';
 import { createLogger } from '../log/logger.ts';
@@ -77,10 +78,4 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
     }
     return { exitCode: finished ? EXIT.OK : EXIT.INCOMPLETE, caughtUp, finished };
   });
-}
-
-/** Resolves with the abort reason once the signal is aborted. */
-function untilAborted(signal: AbortSignal): Promise<unknown> {
-  if (signal.aborted) return Promise.resolve(signal.reason);
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
 }

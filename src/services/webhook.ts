@@ -1,4 +1,5 @@
 // The webhook receiver and the sweep of pending confirmations, with their exit statuses.
+import { untilAborted } from '../runtime/until-aborted.ts';
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { loadSigningScheme } from '../provider/signing.ts';
@@ -84,9 +85,4 @@ export async function confirmPendingJob(
     // Anything still retryable means the provider could not be asked: the run did not complete.
     return { exitCode: counts.retry > 0 ? EXIT.INCOMPLETE : EXIT.OK, counts };
   });
-}
-
-function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
