@@ -1,7 +1,7 @@
 import type { Decimal } from '../money/decimal.ts';
 import { isFinalCategory } from '../provider/status.ts';
 import type { StatusCategory } from '../provider/types.ts';
-import { differsBeyond, readAmount, show } from './amounts.ts';
+import { differsBeyond, readAmount, show, toleranceFor } from './amounts.ts';
 import { scheduledFee } from './fees.ts';
 import { describeDuration, staleLimit } from './timing.ts';
 import type { Finding, LocalOrder, ProviderOrder, ReconPolicy } from './types.ts';
@@ -73,6 +73,15 @@ export const checkAmount: Check = ({ local, provider, tolerance }) =>
  * else's record (e.g. shipping goods for another payer's payment) is worse than waiting for a person.
  */
 export const IDENTITY_CHECKS: readonly Check[] = [checkCurrency, checkMethod, checkMerchantRef, checkAmount];
+
+/**
+ * The one identity rule of both paths that may finalize an order (reconcile and the webhook
+ * confirmation): empty when the provider's record is this order, else what says it is not.
+ */
+export function identityFindings(local: LocalOrder, provider: ProviderOrder, policy: ReconPolicy): Finding[] {
+  const ctx: CheckContext = { local, provider, policy, tolerance: toleranceFor(policy, local.currency) };
+  return IDENTITY_CHECKS.flatMap((check) => check(ctx));
+}
 
 /** How the provider's status reads in a report; an unclassifiable string is named as such. */
 export function describeProviderStatus(provider: ProviderOrder): string {
