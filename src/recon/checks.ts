@@ -1,4 +1,4 @@
-import type { Decimal } from '../money/decimal.ts';
+import { CURRENCY_DECIMALS, type Decimal } from '../money/decimal.ts';
 import { isFinalCategory } from '../provider/status.ts';
 import type { StatusCategory } from '../provider/types.ts';
 import { differsBeyond, readAmount, show, toleranceFor } from './amounts.ts';
@@ -179,8 +179,36 @@ export const checkUtr: Check = ({ local, provider }) =>
     ? [{ code: 'UTR_MISSING', local: local.utr, provider: provider.utr ?? null, note: 'INR payout succeeded without UTR' }]
     : [];
 
+const MINOR_UNIT_FIELDS = [
+  ['amount', 'AMOUNT'],
+  ['paidAmount', 'PAID_AMOUNT'],
+  ['fee', 'FEE'],
+] as const;
+
+/**
+ * Money finer than the currency's minor unit (a fee of 0.005 INR) cannot be paid or booked as such:
+ * it is reported with its exact value, never rounded away. It is still written to a pending order
+ * as the provider's value, so the record keeps what the provider said.
+ */
+export const checkMinorUnit: Check = ({ local, provider }) => {
+  const decimals = CURRENCY_DECIMALS[local.currency];
+  return MINOR_UNIT_FIELDS.flatMap(([field, code]): Finding[] => {
+    const value = readAmount(provider[field]);
+    if (value === null || value.decimalPlaces() <= decimals) return [];
+    const local_ = field === 'amount' ? local.amount : field === 'paidAmount' ? local.paidAmount : local.fee;
+    return [
+      {
+        code,
+        local: local_,
+        provider: provider[field] ?? null,
+        note: `${field} ${value.toFixed()} at provider is finer than ${local.currency} allows (${decimals} decimals)`,
+      },
+    ];
+  });
+};
+
 /** Checks run on every found order, after the identity checks. */
-export const VALUE_CHECKS: readonly Check[] = [checkStatus, checkPaidAmount, checkRecordedFee, checkFeeSchedule, checkUtr];
+export const VALUE_CHECKS: readonly Check[] = [checkStatus, checkPaidAmount, checkRecordedFee, checkFeeSchedule, checkUtr, checkMinorUnit];
 
 /** Needs only the local order, so it also runs when the provider does not know the order. */
 export function checkBankCode(local: LocalOrder, policy: ReconPolicy): Finding[] {
