@@ -1,3 +1,4 @@
+import { groupNumber } from '../notify/html.ts';
 import { amountCell } from './format.ts';
 import type { CellValue, ColumnKind } from './table.ts';
 
@@ -8,11 +9,7 @@ import type { CellValue, ColumnKind } from './table.ts';
  */
 
 /** "-1234567.50" -> "-1,234,567.50". */
-export function groupDigits(text: string): string {
-  const m = /^(-?)(\d+)(\.\d+)?$/.exec(text);
-  if (!m) return text;
-  return `${m[1]}${m[2].replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${m[3] ?? ''}`;
-}
+export const groupDigits = groupNumber;
 
 /** Amounts and counts are right-aligned; text reads from the left. */
 export function isNumericKind(kind: ColumnKind): boolean {
