@@ -182,3 +182,11 @@ export async function latestVerdictCounts(db: Conn, from: Date, to: Date): Promi
   }
   return counts;
 }
+
+/** Every check of one order, oldest first: the case's evidence. */
+export async function selectItemsOfOrder(db: Conn, direction: Direction, orderId: string): Promise<StoredReconItem[]> {
+  const rows = await db('recon_items')
+    .where({ direction, order_id: orderId })
+    .orderBy([{ column: 'checked_at' }, { column: 'id' }]);
+  return rows.map(toItem);
+}

@@ -13,6 +13,7 @@ import { checkOrder, type CheckedOrder } from './check-order.ts';
 import type { Selection } from './selection.ts';
 import { withWebhookCodes } from './webhook-codes.ts';
 import { notificationStates } from '../db/webhook-events.ts';
+import { syncOrderCases, type OrderCheckForCases } from '../cases/sync-orders.ts';
 
 export const RECONCILE_JOB = 'reconcile';
 
@@ -193,6 +194,11 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
                 direction,
                 done.map((c): CheckUpdate => c.update),
               );
+              await syncOrderCases(
+                trx,
+                done.map((c, i) => caseCheckOf(page[i], c)),
+                deps.clock(),
+              );
             }
             await checkpointRun(trx, run.id, { [direction]: page[page.length - 1].id }, delta, done.length, deps.clock());
           });
@@ -231,6 +237,21 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
   await finishRun(db.knex, run.id, status, counts, error, deps.clock());
   log.info({ status, selected, checked, counts }, 'reconcile run finished');
   return { runId: run.id, resumed, status, selected, checked, counts, error, examples };
+}
+
+/** What the order's cases need of a check: a provider error saw nothing, NOT_FOUND saw only that. */
+function caseCheckOf(order: OrderRow, c: CheckedOrder): OrderCheckForCases {
+  const visibility = c.result.verdict === 'error' ? 'error' : c.result.codes.includes('NOT_FOUND') ? 'not_found' : 'found';
+  return {
+    direction: order.direction,
+    orderId: order.id,
+    merchantRef: order.merchantRef,
+    transactionRef: order.transactionRef,
+    currency: order.currency,
+    createdAt: order.createdAt,
+    visibility,
+    findings: c.result.findings,
+  };
 }
 
 /** Counts as stored on the run: `verdict:<v>` and `code:<CODE>` keys. */

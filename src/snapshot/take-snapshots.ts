@@ -19,6 +19,7 @@ import type { Finding } from '../recon/types.ts';
 import { describeFailures, runStatusOf, unitFailure, type UnitFailure } from './outcome.ts';
 import { toleranceFor, type SnapshotPolicy } from './policy.ts';
 import { snapshotRollForward, type SnapshotRollForward } from './rollforward.ts';
+import { syncDriftCase } from '../cases/sync-drift.ts';
 
 export const SNAPSHOT_JOB = 'snapshot';
 
@@ -146,6 +147,7 @@ async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Cur
         tolerance: toleranceFor(deps.policy, currency),
       });
       await storeCheck(trx, runId, out.rollForward, takenAt);
+      await syncDriftCase(trx, out.rollForward, takenAt);
     });
   }
   const rate = await attempt(() => deps.client.usdtRate(currency), currency, 'usdtRate', failures, deps.logger);
