@@ -10,6 +10,7 @@ import { registerSnapshot } from './snapshot.ts';
 import { registerBanks } from './banks.ts';
 import { registerSchedule } from './schedule.ts';
 import { registerStatus } from './status.ts';
+import { registerCases } from './cases.ts';
 
 /** Every subcommand, in the order --help lists them. One line per command file. */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
@@ -24,4 +25,5 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerWebhook,
   registerSchedule,
   registerStatus,
+  registerCases,
 ];

@@ -304,3 +304,9 @@ export async function casesOfOrder(db: Conn, direction: Direction, orderId: stri
   const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ? ORDER BY code`, [orderSubject(direction, orderId)]);
   return rowsOf(res).map(toCase);
 }
+
+/** How many cases per code and state. */
+export async function caseStateCounts(db: Conn): Promise<Array<{ code: string; state: CaseState; count: number }>> {
+  const res = await db.raw(`SELECT code, state, count(*)::int AS n FROM cases GROUP BY code, state ORDER BY code, state`);
+  return rowsOf(res).map((r) => ({ code: r.code as string, state: r.state as CaseState, count: Number(r.n) }));
+}

@@ -18,6 +18,7 @@ import { REPORT_FILES } from '../report/manifest.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { groupedAmount } from '../recon/format.ts';
 import { latestVerdictCounts } from '../db/items.ts';
+import { caseStateCounts } from '../db/cases.ts';
 import type { Currency } from '../money/decimal.ts';
 
 export interface DemoOptions {
@@ -157,9 +158,25 @@ async function night(
   say(`reports for ${today} (${report.report.unchanged ? 'unchanged' : `version ${report.report.version}`}):`);
   for (const f of REPORT_FILES) say(`  ${path.join(dir, f)}  (${report.report.manifest.files[f].rows} rows)`);
   say(`  ${path.join(dir, 'manifest.json')}`);
+  say('');
+  say(renderTable(['cases', 'open', 'acknowledged', 'resolved'], await caseCountRows(db)));
+  const env = config.DATABASE_URL ? `DATABASE_SCHEMA=${config.DATABASE_SCHEMA}` : `PGLITE_DIR=${config.PGLITE_DIR}`;
+  say(`work them: ${env} npx payrecon cases list   (then cases show ID, cases ack ID, cases resolve ID --reason R --note "...")`);
   const seconds = (Date.now() - o.started) / 1000;
   say(`\ndone in ${seconds.toFixed(1)} s`);
   return { reportDirectory: report.report.directory, files, runs, drift, seconds };
+}
+
+/** Cases by code, and a total line. */
+async function caseCountRows(db: Db): Promise<Array<[string, number, number, number]>> {
+  const counts = await caseStateCounts(db.knex);
+  const codes = [...new Set(counts.map((c) => c.code))].sort();
+  const n = (code: string | null, state: string) =>
+    counts.filter((c) => (code === null || c.code === code) && c.state === state).reduce((s, c) => s + c.count, 0);
+  return [
+    ...codes.map((code): [string, number, number, number] => [code, n(code, 'open'), n(code, 'acknowledged'), n(code, 'resolved')]),
+    ['total', n(null, 'open'), n(null, 'acknowledged'), n(null, 'resolved')],
+  ];
 }
 
 /** Verdicts, then the mismatch codes under them. */
