@@ -310,3 +310,39 @@ export async function caseStateCounts(db: Conn): Promise<Array<{ code: string; s
   const res = await db.raw(`SELECT code, state, count(*)::int AS n FROM cases GROUP BY code, state ORDER BY code, state`);
   return rowsOf(res).map((r) => ({ code: r.code as string, state: r.state as CaseState, count: Number(r.n) }));
 }
+
+/** A run's mismatched order with the codes whose cases are still open (nobody acknowledged or resolved them). */
+export interface OrderWithOpenCases {
+  merchantRef: string;
+  transactionRef: string;
+  verdict: 'mismatch';
+  reason: string;
+  codes: string[];
+  cases: Array<{ code: string; id: string }>;
+}
+
+/** What a run's alerts may still say: acknowledged, written-off or resolved cases are not repeated. */
+export async function openCasesOfRun(db: Conn, runId: string): Promise<OrderWithOpenCases[]> {
+  const res = await db.raw(
+    `SELECT i.merchant_ref, i.transaction_ref, i.reason,
+            array_agg(c.code ORDER BY c.code) AS codes, array_agg(c.id::text ORDER BY c.code) AS ids
+       FROM recon_items i
+       JOIN cases c ON c.subject = i.direction || ':' || i.order_id::text AND c.code = ANY (i.codes) AND c.state = 'open'
+      WHERE i.run_id = ?::bigint AND i.verdict = 'mismatch'
+      GROUP BY i.id, i.merchant_ref, i.transaction_ref, i.reason
+      ORDER BY i.id`,
+    [runId],
+  );
+  return rowsOf(res).map((r) => {
+    const codes = r.codes as string[];
+    const ids = r.ids as string[];
+    return {
+      merchantRef: r.merchant_ref as string,
+      transactionRef: r.transaction_ref as string,
+      verdict: 'mismatch' as const,
+      reason: r.reason as string,
+      codes,
+      cases: codes.map((code, i) => ({ code, id: ids[i] })),
+    };
+  });
+}
