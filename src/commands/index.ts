@@ -11,6 +11,8 @@ import { registerBanks } from './banks.ts';
 import { registerSchedule } from './schedule.ts';
 import { registerStatus } from './status.ts';
 import { registerCases } from './cases.ts';
+import { registerConsole } from './console.ts';
+import { registerUsers } from './users.ts';
 
 /** Every subcommand, in the order --help lists them. One line per command file. */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
@@ -26,4 +28,6 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerSchedule,
   registerStatus,
   registerCases,
+  registerConsole,
+  registerUsers,
 ];

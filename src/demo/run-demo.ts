@@ -19,6 +19,7 @@ import { renderTable } from '../cli-ui/table.ts';
 import { groupedAmount } from '../recon/format.ts';
 import { latestVerdictCounts } from '../db/items.ts';
 import { caseStateCounts } from '../db/cases.ts';
+import { demoConsoleAccess } from './console-user.ts';
 import type { Currency } from '../money/decimal.ts';
 
 export interface DemoOptions {
@@ -162,6 +163,14 @@ async function night(
   say(renderTable(['cases', 'open', 'acknowledged', 'resolved'], await caseCountRows(db)));
   const env = config.DATABASE_URL ? `DATABASE_SCHEMA=${config.DATABASE_SCHEMA}` : `PGLITE_DIR=${config.PGLITE_DIR}`;
   say(`work them: ${env} npx payrecon cases list   (then cases show ID, cases ack ID, cases resolve ID --reason R --note "...")`);
+  const access = await demoConsoleAccess(db.knex, {
+    dataDir: o.dataDir,
+    schema: config.DATABASE_URL ? config.DATABASE_SCHEMA : null,
+    host: config.CONSOLE_HOST,
+    port: config.CONSOLE_PORT,
+    now: new Date(),
+  });
+  for (const line of access) say(line);
   const seconds = (Date.now() - o.started) / 1000;
   say(`\ndone in ${seconds.toFixed(1)} s`);
   return { reportDirectory: report.report.directory, files, runs, drift, seconds };
