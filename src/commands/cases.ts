@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { Option, type Command } from 'commander';
-import { openJobContext, type JobContext } from '../runtime/job-context.ts';
+import { withJob, type JobDeps } from '../runtime/with-job.ts';
+import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { acknowledgeCase, listCases, resolveCase, showCase } from '../cases/work.ts';
 import { caseJson, caseDetailJson, renderCaseDetail, renderCaseList } from '../cases/render.ts';
 import type { CaseFilter } from '../db/cases.ts';
@@ -8,7 +9,7 @@ import { businessDay } from '../report/date.ts';
 import { CASE_STATES, RESOLUTION_REASONS, parseAge, type CaseState } from '../recon/cases.ts';
 import { MISMATCH_CODES } from '../recon/types.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 const usage = (message: string) => Object.assign(new Error(message), { exitCode: EXIT.USAGE });
 const CASE_CODES = [...MISMATCH_CODES, 'UNKNOWN_ORDER'];
@@ -113,6 +114,8 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     .action(async (id: string, opts: { reason: string; note: string; as?: string; json?: boolean }) => {
       await withCases(async (ctx) => {
         const c = await resolveCase(ctx.db, id, { actor: actorOf(opts.as, ctx), reason: opts.reason, note: opts.note, now: new Date() });
+        // The alert this case was behind may be over now: resolve it and send its one "resolved" message.
+        await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
         process.stdout.write(
           opts.json
             ? `${JSON.stringify(caseJson(c), null, 2)}\n`
@@ -122,18 +125,13 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     });
 }
 
-async function withCases(fn: (ctx: JobContext) => Promise<void>): Promise<void> {
-  const ctx = await openJobContext('cases');
-  try {
-    await fn(ctx);
-    process.exitCode ??= EXIT.OK;
-  } finally {
-    await ctx.close();
-  }
+async function withCases(fn: (deps: JobDeps) => Promise<void>): Promise<void> {
+  await withJob('cases', {}, fn);
+  process.exitCode ??= EXIT.OK;
 }
 
 /** --as, else PAYRECON_ACTOR, else the OS user: every transition names a person. */
-function actorOf(as: string | undefined, ctx: JobContext): string {
+function actorOf(as: string | undefined, ctx: JobDeps): string {
   if (as !== undefined) {
     if (!/^[^\x00-\x1f\x7f]{1,100}$/.test(as.trim())) throw usage('--as: expected a name of up to 100 printable characters');
     return as.trim();

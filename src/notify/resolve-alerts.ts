@@ -23,6 +23,15 @@ export interface ClearedCause {
   why: string;
 }
 
+/** The causes a job run that completed has cleared: its own earlier failures (the provider is back). */
+export function jobCompleted(job: string): ClearedCause[] {
+  return (['failed', 'credentials', 'provider_unavailable', 'interrupted'] as const).map((status) => ({
+    kind: 'run_failed',
+    fingerprintParts: [job, status],
+    why: `${job} completed again`,
+  }));
+}
+
 /** Resolves every alert whose cases are all resolved, and the alerts of the given cleared causes. Returns the ids resolved. */
 export async function resolveClearedAlerts(db: Db, now: Date, cleared: readonly ClearedCause[] = []): Promise<string[]> {
   const resolved: string[] = [];
