@@ -9,6 +9,7 @@ import {
   type CaseEvent,
   type CaseView,
 } from '../src/recon/cases.ts';
+import { caseSummary, orderCaseCells } from '../src/recon/case-figures.ts';
 
 const open: CaseView = { state: 'open', resolution: null };
 const acked: CaseView = { state: 'acknowledged', resolution: null };
@@ -220,5 +221,84 @@ describe('ages', () => {
     expect(parseAge('12h')).toBe(12 * 3_600_000);
     expect(parseAge('30m')).toBe(30 * 60_000);
     expect(() => parseAge('3 days')).toThrow('expected a duration like 30m, 12h or 3d (got "3 days")');
+  });
+});
+
+describe('case figures for reports', () => {
+  const now = new Date('2026-11-22T18:15:00Z');
+  const daysAgo = (d: number) => new Date(now.getTime() - d * 86_400_000);
+  const c = (id: string, state: CaseView['state'], resolution: CaseView['resolution'], age: number) => ({
+    id,
+    state,
+    resolution,
+    openedAt: daysAgo(age),
+  });
+
+  it.each([
+    { name: 'no case', cases: [], expected: { caseIds: '', caseState: '', caseAgeDays: null } },
+    {
+      name: 'one open case, two and a half days old',
+      cases: [c('7', 'open', null, 2.5)],
+      expected: { caseIds: '7', caseState: 'open', caseAgeDays: 2 },
+    },
+    {
+      name: 'open wins over acknowledged; the age is the oldest unresolved',
+      cases: [c('12', 'acknowledged', null, 5), c('9', 'open', null, 1)],
+      expected: { caseIds: '9 12', caseState: 'open', caseAgeDays: 5 },
+    },
+    {
+      name: 'written off reads as such, no age',
+      cases: [c('3', 'resolved', 'written-off', 9)],
+      expected: { caseIds: '3', caseState: 'written off', caseAgeDays: null },
+    },
+    {
+      name: 'written off outranks an ordinary resolution',
+      cases: [c('3', 'resolved', 'adjusted', 9), c('4', 'resolved', 'written-off', 9)],
+      expected: { caseIds: '3 4', caseState: 'written off', caseAgeDays: null },
+    },
+    {
+      name: 'cleared by recheck',
+      cases: [c('5', 'resolved', 'cleared-by-recheck', 1)],
+      expected: { caseIds: '5', caseState: 'resolved', caseAgeDays: null },
+    },
+  ])('orderCaseCells: $name', ({ cases, expected }) => {
+    expect(orderCaseCells(cases, now)).toEqual(expected);
+  });
+
+  it('caseSummary: opened (reopened among them), resolved by reason, still open by age, per currency in the configured order', () => {
+    const rows = caseSummary(
+      [
+        { currency: 'NGN', toState: 'open', reason: null, reopened: false, count: 4 },
+        { currency: 'NGN', toState: 'open', reason: 'recurred', reopened: true, count: 1 },
+        { currency: 'NGN', toState: 'resolved', reason: 'written-off', reopened: false, count: 2 },
+        { currency: 'NGN', toState: 'resolved', reason: 'cleared-by-recheck', reopened: false, count: 3 },
+        { currency: 'INR', toState: 'resolved', reason: 'adjusted', reopened: false, count: 1 },
+      ],
+      [
+        { currency: 'NGN', openedAt: daysAgo(0.5) },
+        { currency: 'NGN', openedAt: daysAgo(4) },
+        { currency: 'IDR', openedAt: daysAgo(10) },
+      ],
+      ['INR', 'NGN', 'IDR'],
+      now,
+    );
+    expect(rows.map((r) => r.currency)).toEqual(['INR', 'NGN', 'IDR']);
+    expect(rows[1]).toEqual({
+      currency: 'NGN',
+      opened: 5,
+      reopened: 1,
+      resolved: {
+        'provider-corrected': 0,
+        adjusted: 0,
+        'written-off': 2,
+        duplicate: 0,
+        'false-positive': 0,
+        other: 0,
+        'cleared-by-recheck': 3,
+      },
+      stillOpen: { '<1d': 1, '1-3d': 0, '3-7d': 1, '>7d': 0 },
+    });
+    expect(rows[0].resolved.adjusted).toBe(1);
+    expect(rows[2].stillOpen['>7d']).toBe(1);
   });
 });

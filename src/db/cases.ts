@@ -346,3 +346,54 @@ export async function openCasesOfRun(db: Conn, runId: string): Promise<OrderWith
     };
   });
 }
+
+/** The cases of many orders at once (a report's rows), keyed by subject ("payment:42"). */
+export async function casesOfOrders(
+  db: Conn,
+  orders: ReadonlyArray<{ direction: Direction; orderId: string }>,
+): Promise<Map<string, StoredCase[]>> {
+  const out = new Map<string, StoredCase[]>();
+  if (orders.length === 0) return out;
+  const subjects = [...new Set(orders.map((o) => orderSubject(o.direction, o.orderId)))];
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ANY (?::text[]) ORDER BY subject, code`, [
+    subjects as unknown as Knex.RawBinding,
+  ]);
+  for (const c of rowsOf(res).map(toCase)) {
+    const list = out.get(c.subject) ?? [];
+    list.push(c);
+    out.set(c.subject, list);
+  }
+  return out;
+}
+
+/** Transitions in [from, to) per currency: opened (new or reopened) and resolved, with the reason. */
+export async function caseTransitionCounts(
+  db: Conn,
+  from: Date,
+  to: Date,
+): Promise<Array<{ currency: string; toState: CaseState; reason: string | null; reopened: boolean; count: number }>> {
+  const res = await db.raw(
+    `SELECT coalesce(c.currency, '') AS currency, e.to_state, e.reason, (e.from_state IS NOT NULL) AS reopened, count(*)::int AS n
+       FROM case_events e JOIN cases c ON c.id = e.case_id
+      WHERE e.at >= ? AND e.at < ? AND e.to_state IN ('open', 'resolved')
+      GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+    [from, to],
+  );
+  return rowsOf(res).map((r) => ({
+    currency: r.currency as string,
+    toState: r.to_state as CaseState,
+    reason: r.reason as string | null,
+    reopened: Boolean(r.reopened),
+    count: Number(r.n),
+  }));
+}
+
+/** Unresolved cases (open or acknowledged) with when they were (re)opened, as of `asOf`. */
+export async function unresolvedCaseAges(db: Conn, asOf: Date): Promise<Array<{ currency: string; state: CaseState; openedAt: Date }>> {
+  const res = await db.raw(
+    `SELECT coalesce(currency, '') AS currency, state, opened_at FROM cases
+      WHERE state IN ('open', 'acknowledged') AND opened_at <= ? ORDER BY opened_at, id`,
+    [asOf],
+  );
+  return rowsOf(res).map((r) => ({ currency: r.currency as string, state: r.state as CaseState, openedAt: r.opened_at as Date }));
+}
