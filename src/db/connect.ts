@@ -3,6 +3,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Config } from '../config/config.ts';
+import { lockPgliteDir } from './pglite-lock.ts';
 
 /**
  * One open database, whichever engine. Through `knex` both engines return:
@@ -68,11 +69,19 @@ async function openPglite(dataDir: string, schema: string): Promise<Db> {
   ]);
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) fs.mkdirSync(dataDir, { recursive: true });
-  // PGlite returns int8 as BigInt by default; strings keep both engines alike.
-  const pglite = new PGlite(inMemory ? undefined : dataDir, {
-    parsers: { [pgliteTypes.INT8]: (v: string) => v, [pgliteTypes.NUMERIC]: (v: string) => v },
-  });
-  await pglite.waitReady;
+  // Before PGlite touches the files: a second process on the same directory would corrupt it.
+  const unlock = inMemory ? () => undefined : lockPgliteDir(dataDir);
+  let pglite: PGlite;
+  try {
+    // PGlite returns int8 as BigInt by default; strings keep both engines alike.
+    pglite = new PGlite(inMemory ? undefined : dataDir, {
+      parsers: { [pgliteTypes.INT8]: (v: string) => v, [pgliteTypes.NUMERIC]: (v: string) => v },
+    });
+    await pglite.waitReady;
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const knex = knexFactory({
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     // knex-pglite accepts an existing instance through a connection function.
@@ -80,7 +89,14 @@ async function openPglite(dataDir: string, schema: string): Promise<Db> {
     searchPath: [schema],
   });
   pglites.set(knex, pglite);
-  return { knex, engine: 'pglite', schema, close: () => knex.destroy() };
+  const close = async () => {
+    try {
+      await knex.destroy();
+    } finally {
+      unlock();
+    }
+  };
+  return { knex, engine: 'pglite', schema, close };
 }
 
 const pglites = new WeakMap<Knex, PGlite>();
