@@ -4,6 +4,7 @@ import { DateTime } from 'luxon';
 import { openJobContext, type JobContextOptions } from '../src/runtime/job-context.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { createLogger } from '../src/log/logger.ts';
+import { secretValues } from '../src/config/redact.ts';
 import { EXIT } from '../src/commands/exit-codes.ts';
 import { Scheduler } from '../src/schedule/scheduler.ts';
 import { schedulesFromConfig, type ScheduledJobName } from '../src/schedule/schedules.ts';
@@ -29,7 +30,7 @@ export interface ScheduleJobResult {
 export async function scheduleJob(options: ScheduleJobOptions = {}, context: JobContextOptions = {}): Promise<ScheduleJobResult> {
   const config = context.config ?? loadConfig();
   const schedules = schedulesFromConfig(config);
-  const root = context.logger ?? createLogger({ level: config.LOG_LEVEL });
+  const root = context.logger ?? createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
   const logger = root.child({ scheduler: crypto.randomUUID().slice(0, 8) });
   const signals = options.stopWhen ? null : stopOnSignals();
   const ctx = await openJobContext('schedule', { ...context, config, logger: root });

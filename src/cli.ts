@@ -1,3 +1,4 @@
+import { printErr } from './cli-ui/terminal.ts';
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.ts';
 import { EXIT } from './commands/exit-codes.ts';
@@ -32,11 +33,11 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\nSee .env.example or 'payrecon <command> --help' for each variable.\n`);
+      printErr(`${err.message}\nSee .env.example or 'payrecon <command> --help' for each variable.\n`);
       process.exitCode = EXIT.USAGE;
       return;
     }
-    process.stderr.write(`payrecon: ${(err as Error).message}\n`);
+    printErr(`payrecon: ${(err as Error).message}\n`);
     process.exitCode = (err as { exitCode?: number }).exitCode ?? EXIT.INCOMPLETE;
   }
 }

@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../config/config.ts';
 import { openDatabase, type Db } from '../db/connect.ts';
 import { assertMigrated } from '../db/migrate.ts';
 import { createLogger } from '../log/logger.ts';
+import { secretValues } from '../config/redact.ts';
 
 /** What every job entry needs: validated config, a logger scoped to the job, a migrated database. */
 export interface JobContext {
@@ -22,7 +23,7 @@ export interface JobContextOptions {
 
 export async function openJobContext(job: string, opts: JobContextOptions = {}): Promise<JobContext> {
   const config = opts.config ?? loadConfig();
-  const root = opts.logger ?? createLogger({ level: config.LOG_LEVEL });
+  const root = opts.logger ?? createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
   // invocation: ties one process's lines together even before a run row exists.
   const logger = root.child({ job, invocation: crypto.randomUUID().slice(0, 8) });
   const db = opts.db ?? (await openDatabase(config, { applicationName: `payrecon-${job}` }));
