@@ -11,6 +11,8 @@ import { seedMerchant } from '../src/demo/seed-merchant.ts';
 import { sanitizeForTerminal } from '../src/cli-ui/terminal.ts';
 
 const RED_STATUS = '\u001b[31mRED\u001b[0m';
+const BIDI_STATUS = 'Settled\u202e KO LLA';
+const BIDI_BANK_NAME = '\u2067ALL RECONCILED OK\u2069 Bank';
 const CLEAR_SCREEN_NAME = '\u001b[2J\u001b[H\u001b]0;title\u0007ALL RECONCILED OK\u009b2J\u202eevil';
 /** Control characters a terminal acts on: C0 except tab and newline, DEL, C1, and bidi overrides. */
 const ACTIVE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
@@ -51,8 +53,11 @@ describe.skipIf(requiresServer('child payrecon processes share the test database
       await world.control.advanceClock(2_000);
       const first = await runCli(['reconcile', '--date', today], world.env);
       expect(first.code, first.stderr).toBe(0);
-      await world.control.setOrder(refs[0], { status: RED_STATUS });
-      await world.control.setBank('NGN', '999', CLEAR_SCREEN_NAME);
+      // Refused where parsed (an error item); its reason is printed sanitised wherever it shows.
+      await world.control.setOrder(refs[1], { status: RED_STATUS });
+      // Passes that check, yet reorders what a terminal shows.
+      await world.control.setOrder(refs[0], { status: BIDI_STATUS });
+      await world.control.setBank('NGN', '999', BIDI_BANK_NAME);
     }, 120_000);
     afterAll(() => world?.close());
 
@@ -65,17 +70,17 @@ describe.skipIf(requiresServer('child payrecon processes share the test database
       const r = await runCli(['reconcile', '--date', today], world.env);
       clean(r, 'reconcile');
       expect(r.stdout).toContain('first mismatches');
-      expect(r.stdout).toContain('\\u001b[31mRED');
+      expect(r.stdout).toContain('Settled\\u202e KO LLA');
     });
 
     it('banks list shows a bank name with escapes as visible text; --json stays valid', async () => {
       expect((await runCli(['banks', 'sync'], world.env)).code).toBe(0);
       const table = await runCli(['banks', 'list', '--currency', 'NGN', '--search', '999'], world.env);
       clean(table, 'banks list');
-      expect(table.stdout).toContain('\\u001b[2J\\u001b[H');
+      expect(table.stdout).toContain('\\u2067ALL RECONCILED OK\\u2069 Bank');
       const json = await runCli(['banks', 'list', '--currency', 'NGN', '--search', '999', '--json'], world.env);
       clean(json, 'banks list --json');
-      expect(JSON.parse(json.stdout)[0].bankName).toBe(CLEAR_SCREEN_NAME);
+      expect(JSON.parse(json.stdout).find((b: { bankCode: string }) => b.bankCode === '999')?.bankName).toBe(BIDI_BANK_NAME);
     });
 
     it('status shows the runs without raw escapes', async () => {
