@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, runCli, type CliResult } from './helpers/cli.ts';
 import { seedMerchant } from '../src/demo/seed-merchant.ts';
-import { sanitizeForTerminal } from '../src/cli-ui/terminal.ts';
+import { sanitizeForTerminal } from '../src/log/terminal.ts';
 
 const RED_STATUS = '\u001b[31mRED\u001b[0m';
 const BIDI_STATUS = 'Settled\u202e KO LLA';
@@ -92,12 +92,12 @@ describe.skipIf(requiresServer('child payrecon processes share the test database
 );
 
 describe('one output layer', () => {
-  it('src/ and jobs/ write to stdout and stderr only through src/cli-ui/terminal.ts (and pino, sanitised by the logger)', () => {
+  it('src/ and jobs/ write to stdout and stderr only through src/log/terminal.ts (and pino, sanitised by the logger)', () => {
     const offenders: string[] = [];
     for (const dir of ['src', 'jobs']) {
       for (const entry of fs.readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })) {
         const file = path.join(entry.parentPath, entry.name);
-        if (!entry.isFile() || !file.endsWith('.ts') || file.endsWith(path.join('cli-ui', 'terminal.ts'))) continue;
+        if (!entry.isFile() || !file.endsWith('.ts') || file.endsWith(path.join('log', 'terminal.ts'))) continue;
         const text = fs.readFileSync(file, 'utf8');
         if (/process\.(stdout|stderr)\.write\(|console\.(log|error|warn|info)\(/.test(text)) offenders.push(path.relative(ROOT, file));
       }

@@ -1,6 +1,6 @@
-import { printOut } from '../cli-ui/terminal.ts';
+import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { reconcileJob } from '../../jobs/reconcile.ts';
+import { reconcileJob } from '../services/reconcile.ts';
 import type { RunSummary } from '../runner/reconcile.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';

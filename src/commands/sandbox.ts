@@ -1,4 +1,4 @@
-import { printOut } from '../cli-ui/terminal.ts';
+import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, readEnv } from '../config/config.ts';
 import { createLogger } from '../log/logger.ts';

@@ -1,6 +1,6 @@
-import { printOut } from '../cli-ui/terminal.ts';
+import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, type Command } from 'commander';
-import { confirmPendingJob, serveWebhooksJob } from '../../jobs/webhook.ts';
+import { confirmPendingJob, serveWebhooksJob } from '../services/webhook.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 const port = (value: string): number => {

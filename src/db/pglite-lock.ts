@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EXIT } from '../commands/exit-codes.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 /**
  * One process at a time on an embedded (PGlite) database directory. PGlite is a single-process

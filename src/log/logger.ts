@@ -1,6 +1,6 @@
 import pino, { type Logger, type DestinationStream } from 'pino';
 import { scrub } from '../config/redact.ts';
-import { sanitizeForTerminal } from '../cli-ui/terminal.ts';
+import { sanitizeForTerminal } from './terminal.ts';
 
 export type { Logger };
 
