@@ -58,7 +58,7 @@ describe('one process at a time on a PGlite directory', () => {
     for (const r of results) {
       if (r.code !== 0) {
         expect(r.code).toBe(3);
-        expect(r.stderr).toContain('DATABASE_URL');
+        expect(JSON.parse(r.stdout).error).toContain('DATABASE_URL'); // --json: the failure is one JSON object
       }
     }
     expect(results.some((r) => r.code === 0)).toBe(true);
