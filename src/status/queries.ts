@@ -4,8 +4,8 @@ export interface OpenAlert {
   id: string;
   kind: string;
   title: string;
-  /** pending: not yet taken by every configured channel; sent: delivered, not resolved. */
-  status: 'pending' | 'sent';
+  /** pending: not yet taken by every configured channel; sent: delivered, not resolved; undeliverable: raised with no channel configured. */
+  status: 'pending' | 'sent' | 'undeliverable';
   createdAt: Date;
   attempts: number;
   lastError: string | null;
@@ -13,13 +13,13 @@ export interface OpenAlert {
 
 /**
  * Alerts whose cause has not cleared (resolved_at unset: its cases, the failed job, the flagged rate),
- * delivered or not; newest first. `resolved` messages are news of a cleared cause, never open.
+ * delivered, undeliverable or not yet; newest first. `resolved` messages are news of a cleared cause, never open.
  * `now` bounds them: an alert raised after it is not shown.
  */
 export async function openAlerts(db: Knex, now: Date, limit = 50): Promise<OpenAlert[]> {
   const res = (await db.raw(
     `SELECT id::text AS id, kind, title, status, created_at, attempts, last_error FROM alerts
-      WHERE resolved_at IS NULL AND status IN ('pending', 'sent') AND kind <> 'resolved' AND created_at <= ?
+      WHERE resolved_at IS NULL AND status IN ('pending', 'sent', 'undeliverable') AND kind <> 'resolved' AND created_at <= ?
       ORDER BY created_at DESC, id DESC LIMIT ?`,
     [now, limit],
   )) as {
@@ -27,7 +27,7 @@ export async function openAlerts(db: Knex, now: Date, limit = 50): Promise<OpenA
       id: string;
       kind: string;
       title: string;
-      status: 'pending' | 'sent';
+      status: OpenAlert['status'];
       created_at: Date;
       attempts: number;
       last_error: string | null;
