@@ -122,13 +122,16 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     expect(row).toMatchObject({ email_status: 'sent', email_attempts: 3, email_error: null, emailed_at: now });
 
     const mail = sink.received[0];
-    expect(mail.subject).toBe(`payrecon ${DATE}: 3 mismatches, 1 error, INR drift 0.50`);
+    expect(mail.subject).toBe(
+      `payrecon ${DATE}: 9 orders, 3 mismatches, 1 error, 1 not yet reconciled, INR drift 0.50; 3 open items from earlier days`,
+    );
     expect(mail.messageId).toBe(`<payrecon.report.${DATE}.v1.0@merchant.example>`);
     expect((mail.to as { value: { address: string }[] }).value.map((a) => a.address)).toEqual([
       'accounting@merchant.example',
       'cfo@merchant.example',
     ]);
-    expect(mail.text).toMatch(/INR\s+payment\s+4\s+2\s+1\s+0\s+1\s+0\s+1850\.50/);
+    expect(mail.text).toMatch(/INR\s+payment\s+5\s+2\s+1\s+0\s+1\s+0\s+1\s+1850\.50/);
+    expect(mail.text).toContain('Open items of earlier days');
     expect(mail.html).toContain('<th style="border:1px solid #ccc;padding:2px 6px;text-align:left">drift</th>');
     expect(mail.attachments.map((a) => a.filename)).toEqual([...REPORT_FILES]);
     for (const a of mail.attachments) expect(a.content.equals(fs.readFileSync(path.join(directory, a.filename!))), a.filename).toBe(true);

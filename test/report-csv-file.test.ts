@@ -16,7 +16,24 @@ describe('CsvFile', () => {
     const text = 'a,b\r\n"1,5","say ""hi"""\r\n"line\nbreak","cr\rhere"\r\n-12.50,ünï\r\n';
     const bytes = fs.readFileSync(file);
     expect(bytes.toString('utf8')).toBe(text);
-    expect(result).toEqual({ rows: 3, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    expect(result).toEqual({ rows: 3, bytes: bytes.length, sha256, business_sha256: sha256 });
+  });
+
+  it('leaves volatile columns out of the business hash: equal when only they differ', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-csv-'));
+    const write = async (name: string, rows: string[][]) => {
+      const csv = new CsvFile(path.join(dir, name), ['run_id', 'verdict', 'checked_at'], ['run_id', 'checked_at']);
+      for (const r of rows) await csv.write(r);
+      return csv.close();
+    };
+    const a = await write('a.csv', [['1', 'matched', '2024-05-01T10:00:00.000+00:00']]);
+    const b = await write('b.csv', [['7', 'matched', '2024-05-03T11:00:00.000+00:00']]);
+    const c = await write('c.csv', [['7', 'mismatch', '2024-05-03T11:00:00.000+00:00']]);
+    expect(a.sha256).not.toBe(b.sha256);
+    expect(a.business_sha256).toBe(b.business_sha256);
+    expect(c.business_sha256).not.toBe(b.business_sha256);
+    expect(a.business_sha256).toBe(createHash('sha256').update('verdict\r\nmatched\r\n').digest('hex'));
   });
 
   it('refuses to overwrite an existing file', async () => {

@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import type { MailAttachment } from './mailer.ts';
 import { readReportSummary, reportHeadline } from './report-summary.ts';
 import { escapeHtml, htmlTable, textTable } from './html.ts';
+import { REPORT_FILES } from '../report/manifest.ts';
 
 /**
  * Attachments above 5 MB are sent gzip-compressed (name.csv.gz): CSV compresses about 10:1,
@@ -62,7 +63,7 @@ export function buildReportEmail(v: ReportVersionRef, opts: ReportContentOptions
 
 /** The version's CSV files, in the order the report writer lists them (unknown extras after, by name). */
 function reportFiles(dir: string): string[] {
-  const order = ['items.csv', 'mismatches.csv', 'summary.csv', 'balances.csv', 'rates.csv'];
+  const order: readonly string[] = REPORT_FILES;
   const found = fs.readdirSync(dir).filter((f) => f.endsWith('.csv'));
   return [...order.filter((f) => found.includes(f)), ...found.filter((f) => !order.includes(f)).sort()];
 }

@@ -8,6 +8,11 @@ export interface CsvFileResult {
   readonly rows: number;
   readonly bytes: number;
   readonly sha256: string;
+  /**
+   * SHA-256 of the file without its volatile columns (run ids, check times, free-text reasons):
+   * equal when a rerun found the same business content, whatever runs found it.
+   */
+  readonly business_sha256: string;
 }
 
 /**
@@ -48,11 +53,18 @@ export class CsvFile {
   private bytes = 0;
   private pending = '';
   private readonly hash = createHash('sha256');
+  private readonly business = createHash('sha256');
+  /** Indexes of the columns kept in the business hash; null keeps them all. */
+  private readonly kept: number[] | null;
+  private businessPending = '';
 
   constructor(
     readonly path: string,
     header: readonly string[],
+    volatileColumns: readonly string[] = [],
   ) {
+    const kept = header.flatMap((h, i) => (volatileColumns.includes(h) ? [] : [i]));
+    this.kept = kept.length === header.length ? null : kept;
     this.head = new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
         this.hash.update(chunk);
@@ -66,6 +78,7 @@ export class CsvFile {
       this.failure = err;
     });
     this.pending = encodeCsvRecord(header);
+    this.businessPending = this.kept ? encodeCsvRecord(this.kept.map((i) => header[i])) : '';
   }
 
   /**
@@ -76,6 +89,7 @@ export class CsvFile {
     if (this.failure) throw this.failure;
     this.rows += 1;
     this.pending += encodeCsvRecord(row);
+    if (this.kept) this.businessPending += encodeCsvRecord(this.kept.map((i) => row[i]));
     if (this.pending.length < FLUSH_CHARS) return undefined;
     return this.flush();
   }
@@ -83,6 +97,10 @@ export class CsvFile {
   private flush(): Promise<void> | undefined {
     const text = this.pending;
     this.pending = '';
+    if (this.kept) {
+      this.business.update(this.businessPending);
+      this.businessPending = '';
+    }
     if (text === '' || this.head.write(text)) return undefined;
     return Promise.race([once(this.head, 'drain'), this.done]).then(() => {
       if (this.failure) throw this.failure;
@@ -93,7 +111,8 @@ export class CsvFile {
     if (!this.failure) await this.flush();
     this.head.end();
     await this.done;
-    return { rows: this.rows, bytes: this.bytes, sha256: this.hash.digest('hex') };
+    const sha256 = this.hash.digest('hex');
+    return { rows: this.rows, bytes: this.bytes, sha256, business_sha256: this.kept ? this.business.digest('hex') : sha256 };
   }
 
   /** Stops writing after an error elsewhere; the caller removes the temp directory. */
