@@ -98,6 +98,23 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
     expect(await listReportVersions(t.db.knex, '2024-05-01')).toHaveLength(1);
   });
 
+  it('a rerun finding the same things (other runs, check times and reasons; resolved now matched) writes no version', async () => {
+    await runSql(
+      t,
+      `INSERT INTO job_runs (id, job, started_at, status) VALUES (6, 'reconcile', '2024-05-02T09:00:00Z', 'completed');
+       INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
+        local_status, local_category, local_amount, local_paid_amount, local_fee,
+        provider_status, provider_category, provider_amount, provider_paid_amount, provider_fee, verdict, codes, reason) VALUES
+        (6, 'payment', 14, 'M-plain', 'T-14', 'INR', 'NATIVE', '2024-05-02T09:00:00Z',
+         'Success', 'success', 100, 100, 1, 'Success', 'success', 100, 100, 1, 'matched', '{}', 'checked again'),
+        (6, 'payment', 12, 'M-TWICE', 'T-12', 'INR', 'NATIVE', '2024-05-02T09:00:00Z',
+         'Success', 'success', 500, 500, 10, 'Success', 'success', 500, 500, 10, 'matched', '{}', '')`,
+    );
+    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    expect(r).toMatchObject({ version: 1, unchanged: true });
+    expect(await listReportVersions(t.db.knex, '2024-05-01')).toHaveLength(1);
+  });
+
   it('writes v2 beside an untouched v1 when the data changed', async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
     const v1Before = fs.readdirSync(path.join(dateDir, 'v1')).map((n) => [n, sha256(path.join(dateDir, 'v1', n))]);

@@ -100,6 +100,9 @@ export const OPEN_ITEMS_SQL = `SELECT * FROM (
   WHERE verdict IN ('pending', 'mismatch', 'error', 'unchecked')
   ORDER BY business_date, direction, merchant_ref COLLATE "C", order_key`;
 
+/** `resolved` is `matched` seen by the run that updated the order: not a change when a later check says matched. */
+const AS_MATCHED = (col: string) => `(CASE ${col} WHEN 'resolved' THEN 'matched' ELSE ${col} END)`;
+
 export interface LateChangeRow extends OpenItemRow {
   reported_version: number;
   /** Null when that version did not list the order (imported after it was written). */
@@ -109,7 +112,7 @@ export interface LateChangeRow extends OpenItemRow {
 
 /**
  * Orders of earlier days [from, to) whose verdict or codes differ from what the latest version
- * of their own day's report recorded. Days with no recorded version are left out: nothing was
+ * of their own day's report recorded (resolved and matched count as the same). Days with no recorded version are left out: nothing was
  * reported, so nothing changed. Bindings: first day, day after the last (dates), zone, windowBindings.
  */
 export const LATE_CHANGES_SQL = `WITH recorded AS (
@@ -122,7 +125,7 @@ export const LATE_CHANGES_SQL = `WITH recorded AS (
     FROM (SELECT x.*, (x.created_at AT TIME ZONE ?)::date::text AS business_date FROM (${ORDERS_WITH_LATEST_CHECK}) x) y
     JOIN recorded r ON r.business_date = y.business_date::date
     LEFT JOIN report_version_orders ro ON ro.version_id = r.id AND ro.direction = y.direction AND ro.order_id = y.order_key
-   WHERE ro.verdict IS DISTINCT FROM y.verdict OR ro.codes IS DISTINCT FROM y.codes
+   WHERE ${AS_MATCHED('ro.verdict')} IS DISTINCT FROM ${AS_MATCHED('y.verdict')} OR ro.codes IS DISTINCT FROM y.codes
    ORDER BY y.business_date, y.direction, y.merchant_ref COLLATE "C", y.order_key`;
 
 /**
@@ -139,17 +142,24 @@ export async function recordVersionOrders(tx: Knex.Transaction, versionId: strin
   return res.rowCount;
 }
 
+/** The streamed report queries by cursor name: the only SQL streamRows runs. */
+const REPORT_QUERIES = {
+  payrecon_report_items: DAY_ITEMS_SQL,
+  payrecon_open_items: OPEN_ITEMS_SQL,
+  payrecon_late_changes: LATE_CHANGES_SQL,
+} as const;
+
 /**
- * Streams a query's rows in pages through a server-side cursor: one sort in Postgres, pageSize
- * rows in memory at a time, on PGlite too. tx must be a transaction (a cursor lives inside one).
+ * Streams a report query's rows in pages through a server-side cursor: one sort in Postgres,
+ * pageSize rows in memory at a time, on PGlite too. tx must be a transaction (a cursor lives inside one).
  */
 export async function* streamRows<T>(
   tx: Knex.Transaction,
-  cursor: string,
-  sql: string,
+  cursor: keyof typeof REPORT_QUERIES,
   bindings: readonly string[],
   pageSize = 1000,
 ): AsyncGenerator<T[]> {
+  const sql = REPORT_QUERIES[cursor];
   // Every row will be fetched: plan for total time, not for the first 10 % (the cursor default).
   await tx.raw('SET LOCAL cursor_tuple_fraction = 1.0');
   await tx.raw(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, bindings as string[]);

@@ -1,16 +1,6 @@
 import type { Knex } from 'knex';
 import { advisoryKey } from './advisory.ts';
-import {
-  DAY_ITEMS_SQL,
-  LATE_CHANGES_SQL,
-  OPEN_ITEMS_SQL,
-  streamRows,
-  windowBindings,
-  type LateChangeRow,
-  type OpenItemRow,
-  type ReportOrderRow,
-  type Window,
-} from './report-orders.ts';
+import { streamRows, windowBindings, type LateChangeRow, type OpenItemRow, type ReportOrderRow, type Window } from './report-orders.ts';
 
 /**
  * Report queries and the report_versions repository. Every value a report prints is
@@ -45,12 +35,12 @@ export type { Window, OpenItemRow, LateChangeRow };
 
 /** The day's orders, each with its latest check whenever it ran, in report order. */
 export function streamReportItems(tx: Knex.Transaction, window: Window, pageSize = 1000): AsyncGenerator<ReportItemRow[]> {
-  return streamRows<ReportItemRow>(tx, 'payrecon_report_items', DAY_ITEMS_SQL, windowBindings(window), pageSize);
+  return streamRows<ReportItemRow>(tx, 'payrecon_report_items', windowBindings(window), pageSize);
 }
 
 /** Orders created in `earlier` (the lookback days before the report's day) still open at report time. */
 export function streamOpenItems(tx: Knex.Transaction, earlier: Window, zone: string, pageSize = 1000): AsyncGenerator<OpenItemRow[]> {
-  return streamRows<OpenItemRow>(tx, 'payrecon_open_items', OPEN_ITEMS_SQL, [zone, ...windowBindings(earlier)], pageSize);
+  return streamRows<OpenItemRow>(tx, 'payrecon_open_items', [zone, ...windowBindings(earlier)], pageSize);
 }
 
 /**
@@ -64,13 +54,7 @@ export function streamLateChanges(
   zone: string,
   pageSize = 1000,
 ): AsyncGenerator<LateChangeRow[]> {
-  return streamRows<LateChangeRow>(
-    tx,
-    'payrecon_late_changes',
-    LATE_CHANGES_SQL,
-    [days.first, days.end, zone, ...windowBindings(earlier)],
-    pageSize,
-  );
+  return streamRows<LateChangeRow>(tx, 'payrecon_late_changes', [days.first, days.end, zone, ...windowBindings(earlier)], pageSize);
 }
 
 export async function balanceSnapshotsFor(db: Knex, window: Window): Promise<BalanceSnapshotRow[]> {

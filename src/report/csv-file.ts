@@ -9,7 +9,7 @@ export interface CsvFileResult {
   readonly bytes: number;
   readonly sha256: string;
   /**
-   * SHA-256 of the file without its volatile columns (run ids, check times, free-text reasons):
+   * SHA-256 of the rows' business view (see business-view.ts; the file's own hash without one):
    * equal when a rerun found the same business content, whatever runs found it.
    */
   readonly business_sha256: string;
@@ -54,17 +54,13 @@ export class CsvFile {
   private pending = '';
   private readonly hash = createHash('sha256');
   private readonly business = createHash('sha256');
-  /** Indexes of the columns kept in the business hash; null keeps them all. */
-  private readonly kept: number[] | null;
   private businessPending = '';
 
   constructor(
     readonly path: string,
     header: readonly string[],
-    volatileColumns: readonly string[] = [],
+    private readonly view: ((row: readonly string[]) => readonly string[]) | null = null,
   ) {
-    const kept = header.flatMap((h, i) => (volatileColumns.includes(h) ? [] : [i]));
-    this.kept = kept.length === header.length ? null : kept;
     this.head = new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
         this.hash.update(chunk);
@@ -78,7 +74,7 @@ export class CsvFile {
       this.failure = err;
     });
     this.pending = encodeCsvRecord(header);
-    this.businessPending = this.kept ? encodeCsvRecord(this.kept.map((i) => header[i])) : '';
+    this.businessPending = this.view ? encodeCsvRecord(this.view(header)) : '';
   }
 
   /**
@@ -89,7 +85,7 @@ export class CsvFile {
     if (this.failure) throw this.failure;
     this.rows += 1;
     this.pending += encodeCsvRecord(row);
-    if (this.kept) this.businessPending += encodeCsvRecord(this.kept.map((i) => row[i]));
+    if (this.view) this.businessPending += encodeCsvRecord(this.view(row));
     if (this.pending.length < FLUSH_CHARS) return undefined;
     return this.flush();
   }
@@ -97,7 +93,7 @@ export class CsvFile {
   private flush(): Promise<void> | undefined {
     const text = this.pending;
     this.pending = '';
-    if (this.kept) {
+    if (this.view) {
       this.business.update(this.businessPending);
       this.businessPending = '';
     }
@@ -112,7 +108,7 @@ export class CsvFile {
     this.head.end();
     await this.done;
     const sha256 = this.hash.digest('hex');
-    return { rows: this.rows, bytes: this.bytes, sha256, business_sha256: this.kept ? this.business.digest('hex') : sha256 };
+    return { rows: this.rows, bytes: this.bytes, sha256, business_sha256: this.view ? this.business.digest('hex') : sha256 };
   }
 
   /** Stops writing after an error elsewhere; the caller removes the temp directory. */

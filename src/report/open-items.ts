@@ -4,9 +4,10 @@ import { textCell } from './neutralize.ts';
 
 /**
  * open_items.csv: orders of earlier business days (within RECON_LOOKBACK_DAYS) that are, when
- * the report is written, still pending, unchecked, in error or mismatched. Their age is counted
- * to the close of the report's business day, not to the wall clock, so a rerun on the same data
- * writes the same file (and no new version).
+ * the report is written, still pending, unchecked, in error or mismatched. Their age is in whole
+ * business days from the order's day to the report's day (yesterday's order is 1 day old), not
+ * read from the wall clock, so a rerun on the same data writes the same file (and no new version).
+ * Aging buckets, upper bound included as in receivables aging: 0-1 (1 day), 1-3 (2-3), 3-7 (4-7), 7+.
  */
 export const OPEN_ITEM_COLUMNS = [
   'business_date',
@@ -28,28 +29,27 @@ export const OPEN_ITEM_COLUMNS = [
 
 const DAY_MS = 86_400_000;
 
-/** Aging buckets in days, lower bound included: 0–1, 1–3, 3–7, 7+. */
+/** Aging buckets in business days: 0-1, 1-3, 3-7, 7+ (upper bound included). */
 export const AGING_BUCKETS = ['0-1', '1-3', '3-7', '7+'] as const;
 export type AgingBucket = (typeof AGING_BUCKETS)[number];
 
-export function agingBucket(ageMs: number): AgingBucket {
-  if (ageMs < DAY_MS) return '0-1';
-  if (ageMs < 3 * DAY_MS) return '1-3';
-  if (ageMs < 7 * DAY_MS) return '3-7';
+export function agingBucket(ageDays: number): AgingBucket {
+  if (ageDays <= 1) return '0-1';
+  if (ageDays <= 3) return '1-3';
+  if (ageDays <= 7) return '3-7';
   return '7+';
 }
 
-/** Whole hundredths of a day, rounded down ("2.50"): a plain number a spreadsheet can sort and sum. */
-export function ageDaysCell(ageMs: number): string {
-  const hundredths = Math.floor(Math.max(0, ageMs) / (DAY_MS / 100));
-  return `${Math.floor(hundredths / 100)}.${String(hundredths % 100).padStart(2, '0')}`;
+/** Whole days between two YYYY-MM-DD dates (calendar arithmetic, so DST never adds an hour). */
+export function ageInDays(businessDate: string, reportDate: string): number {
+  return Math.round((Date.parse(`${reportDate}T00:00:00Z`) - Date.parse(`${businessDate}T00:00:00Z`)) / DAY_MS);
 }
 
-export function openItemRow(r: OpenItemRow, asOfMs: number, formatTime: (epochMs: number) => string): string[] {
-  const age = asOfMs - Number(r.created_at_ms);
+export function openItemRow(r: OpenItemRow, reportDate: string, formatTime: (epochMs: number) => string): string[] {
+  const age = ageInDays(r.business_date, reportDate);
   return [
     r.business_date,
-    ageDaysCell(age),
+    String(age),
     agingBucket(age),
     textCell(r.direction),
     textCell(r.merchant_ref),
@@ -71,8 +71,8 @@ export class OpenItemTotals {
   private readonly byKey = new Map<string, { currency: string; bucket: AgingBucket; orders: number; verdicts: Map<string, number> }>();
   count = 0;
 
-  add(r: OpenItemRow, asOfMs: number): void {
-    const bucket = agingBucket(asOfMs - Number(r.created_at_ms));
+  add(r: OpenItemRow, reportDate: string): void {
+    const bucket = agingBucket(ageInDays(r.business_date, reportDate));
     const key = `${r.currency}\u0000${bucket}`;
     let t = this.byKey.get(key);
     if (!t) this.byKey.set(key, (t = { currency: r.currency, bucket, orders: 0, verdicts: new Map() }));

@@ -25,6 +25,7 @@ import { CsvFile, type CsvFileResult } from './csv-file.ts';
 import { businessDay, dayIsPartial, type BusinessDay } from './date.ts';
 import { timeFormatter } from './format.ts';
 import { reportHeadline } from './headline.ts';
+import { businessView } from './business-view.ts';
 import { ITEM_COLUMNS, itemRow } from './items.ts';
 import { LATE_CHANGE_COLUMNS, lateChangeRow } from './late-changes.ts';
 import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest } from './manifest.ts';
@@ -66,13 +67,6 @@ export interface WriteReportsOptions {
   /** Rows fetched per cursor page. */
   pageSize?: number;
 }
-
-/**
- * Columns that say which run found something or when, not what holds: left out of the business
- * hash, so a rerun finding the same things writes no new version. `reason` is free text that may
- * carry a clock ("pending for 49 hours"); verdict and codes say what it explains.
- */
-const VOLATILE_COLUMNS = ['run_id', 'checked_at', 'last_checked_at', 'reason'] as const;
 
 export interface WriteReportsResult {
   version: number;
@@ -118,8 +112,6 @@ interface ReportScope {
   /** The lookback days before the day: as instants, and as dates [first, end). */
   earlier: Window;
   earlierDays: { first: string; end: string };
-  /** Open items' ages are counted to the close of the day. */
-  asOfMs: number;
 }
 
 function reportScope(day: BusinessDay, lookbackDays: number, partial: boolean): ReportScope {
@@ -132,7 +124,6 @@ function reportScope(day: BusinessDay, lookbackDays: number, partial: boolean): 
     localWindow: { from: day.start.toISO()!, to: day.end.toISO()! },
     earlier: { from: first.toUTC().toISO()!, to: day.start.toUTC().toISO()! },
     earlierDays: { first: first.toISODate()!, end: day.date },
-    asOfMs: day.end.toMillis(),
   };
 }
 
@@ -243,8 +234,8 @@ async function writeFiles(
   const formatTime = timeFormatter(opts.timezone);
   const runIds = new Set<string>();
   const totals = new OrderTotalsAccumulator();
-  const items = new CsvFile(path.join(dir, 'items.csv'), ITEM_COLUMNS, VOLATILE_COLUMNS);
-  const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), ITEM_COLUMNS, VOLATILE_COLUMNS);
+  const items = new CsvFile(path.join(dir, 'items.csv'), ITEM_COLUMNS, businessView(ITEM_COLUMNS));
+  const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), ITEM_COLUMNS, businessView(ITEM_COLUMNS));
   try {
     for await (const page of streamReportItems(tx, scope.window, opts.pageSize)) {
       for (const r of page) {
@@ -269,9 +260,9 @@ async function writeFiles(
     OPEN_ITEM_COLUMNS,
     streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize),
     (r) => {
-      openTotals.add(r, scope.asOfMs);
+      openTotals.add(r, scope.date);
       if (r.run_id !== null) runIds.add(r.run_id);
-      return openItemRow(r, scope.asOfMs, formatTime);
+      return openItemRow(r, scope.date, formatTime);
     },
   );
   const lateByCurrency = new Map<string, number>();
@@ -292,13 +283,11 @@ async function writeFiles(
     path.join(dir, 'balances.csv'),
     BALANCE_COLUMNS,
     balances.map((b) => balanceRow(b, formatTime)),
-    VOLATILE_COLUMNS,
   );
   const ratesResult = await writeAll(
     path.join(dir, 'rates.csv'),
     RATE_COLUMNS,
     rates.map((r) => rateRow(r, formatTime)),
-    VOLATILE_COLUMNS,
   );
   for (const b of balances as BalanceSnapshotRow[]) if (b.run_id) runIds.add(b.run_id);
   for (const r of rates) if (r.run_id) runIds.add(r.run_id);
@@ -363,7 +352,7 @@ async function writeStream<T>(
   pages: AsyncGenerator<T[]>,
   toRow: (r: T) => string[],
 ): Promise<CsvFileResult> {
-  const csv = new CsvFile(file, header, VOLATILE_COLUMNS);
+  const csv = new CsvFile(file, header, businessView(header));
   try {
     for await (const page of pages) {
       for (const r of page) {
@@ -378,13 +367,8 @@ async function writeStream<T>(
   return csv.close();
 }
 
-async function writeAll(
-  file: string,
-  header: readonly string[],
-  rows: readonly string[][],
-  volatileColumns: readonly string[] = [],
-): Promise<CsvFileResult> {
-  const csv = new CsvFile(file, header, volatileColumns);
+async function writeAll(file: string, header: readonly string[], rows: readonly string[][]): Promise<CsvFileResult> {
+  const csv = new CsvFile(file, header, businessView(header));
   try {
     for (const r of rows) await csv.write(r);
   } catch (err) {
