@@ -145,6 +145,7 @@ describe('business-day reports on Postgres with the sandbox', () => {
     const [old] = await seedDay('2026-03-10', 0, 1); // a payout never checked, 10 days old
     const [fine] = await seedDay('2026-03-18', 1, 0); // checked and consistent: not open
     const [ancient] = await seedDay('2026-02-01', 1, 0); // beyond RECON_LOOKBACK_DAYS (30)
+    await world.control.setOrder(stuck.transactionRef, { status: 'Initiated' }); // pinned: never final
     await reconcile({ ref: stuck.transactionRef });
     await settle();
     await world.control.setOrder(wrong.transactionRef, { amount: '999999.99' });
