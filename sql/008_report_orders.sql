@@ -19,3 +19,13 @@ CREATE TABLE report_version_orders (
 );
 -- The latest recorded version of each day, found by date.
 CREATE INDEX report_versions_recorded ON report_versions (business_date, version DESC) WHERE orders_recorded;
+
+-- The few rows open items and late changes start from, so a report does not walk every order of
+-- the lookback days: checks that left an order open, orders not final or never checked, and what a
+-- version recorded as not consistent.
+CREATE INDEX recon_items_open ON recon_items (checked_at) WHERE verdict IN ('pending', 'mismatch', 'error');
+CREATE INDEX payment_orders_open ON payment_orders (created_at)
+  WHERE status_category IN ('pending', 'unknown') OR last_checked_at IS NULL;
+CREATE INDEX payout_orders_open ON payout_orders (created_at)
+  WHERE status_category IN ('pending', 'unknown') OR last_checked_at IS NULL;
+CREATE INDEX report_version_orders_open ON report_version_orders (version_id) WHERE verdict NOT IN ('matched', 'resolved');

@@ -45,9 +45,12 @@ const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::big
  * Orders created in [from, to) of both directions, with their latest check (newest checked_at,
  * then id) through the recon_items_order index. The local columns are the check's (what was
  * compared), or the order's own when it was never checked. Also exposes order_key (bigint sort
- * key), created_at and codes (text[]) for the queries built on it. Bindings: from, to, from, to.
+ * key), created_at and codes (text[]) for the queries built on it. `narrow` restricts each
+ * direction's orders further (a constant fragment, per direction). Bindings: from, to, then the
+ * payment fragment's, from, to, then the payout fragment's.
  */
-export const ORDERS_WITH_LATEST_CHECK = `SELECT
+function ordersWithLatestCheck(narrow: { payment: string; payout: string } = { payment: '', payout: '' }): string {
+  return `SELECT
     c.run_id::text AS run_id, ${EPOCH_MS('c.checked_at')} AS checked_at_ms, ${EPOCH_MS('o.created_at')} AS created_at_ms,
     o.created_at, o.direction, o.id::text AS order_id, o.id AS order_key,
     o.merchant_ref, o.transaction_ref, o.currency, o.method,
@@ -64,11 +67,11 @@ export const ORDERS_WITH_LATEST_CHECK = `SELECT
   FROM (
     SELECT 'payment'::text AS direction, id, merchant_ref, transaction_ref, currency, method, status,
            amount, paid_amount, fee, NULL::text AS utr, created_at
-      FROM payment_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz
+      FROM payment_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz ${narrow.payment}
     UNION ALL
     SELECT 'payout', id, merchant_ref, transaction_ref, currency, method, status,
            amount, NULL::numeric, fee, utr, created_at
-      FROM payout_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz
+      FROM payout_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz ${narrow.payout}
   ) o
   LEFT JOIN LATERAL (
     SELECT i.id AS item_id, i.run_id, i.checked_at, i.local_status, i.provider_status, i.provider_category,
@@ -79,8 +82,28 @@ export const ORDERS_WITH_LATEST_CHECK = `SELECT
      ORDER BY i.checked_at DESC, i.id DESC
      LIMIT 1
   ) c ON true`;
+}
+
+/** Every order of the window. */
+export const ORDERS_WITH_LATEST_CHECK = ordersWithLatestCheck();
+
+/**
+ * The orders of the window that may be open now: not final or never checked (the *_orders_open
+ * indexes), or with a check since the window began that left them open (recon_items_open). A
+ * superset: the latest check decides. `extra` adds more candidates. Bindings: from, to, from.
+ */
+const mayBeOpen = (table: string, direction: string, extra = ''): string =>
+  `AND id IN (
+      SELECT id FROM ${table} WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz
+         AND (status_category IN ('pending', 'unknown') OR last_checked_at IS NULL)
+      UNION
+      SELECT order_id FROM recon_items
+       WHERE direction = '${direction}' AND verdict IN ('pending', 'mismatch', 'error') AND checked_at >= ?::timestamptz
+      ${extra})`;
 
 export const windowBindings = (w: Window): string[] => [w.from, w.to, w.from, w.to];
+/** Bindings of a window narrowed by mayBeOpen. */
+export const openWindowBindings = (w: Window): string[] => [w.from, w.to, w.from, w.to, w.from, w.from, w.to, w.from, w.to, w.from];
 
 /** Report order: direction, merchant_ref (byte order, whatever the database's locale), order id. */
 export const DAY_ITEMS_SQL = `SELECT * FROM (${ORDERS_WITH_LATEST_CHECK}) x ORDER BY direction, merchant_ref COLLATE "C", order_key`;
@@ -92,16 +115,22 @@ export interface OpenItemRow extends ReportOrderRow {
 
 /**
  * Orders created in [from, to) whose latest check is pending, mismatch or error, or that were
- * never checked: oldest business day first. Bindings: zone, then windowBindings.
+ * never checked: oldest business day first. Bindings: zone, then openWindowBindings.
  */
 export const OPEN_ITEMS_SQL = `SELECT * FROM (
-    SELECT x.*, (x.created_at AT TIME ZONE ?)::date::text AS business_date FROM (${ORDERS_WITH_LATEST_CHECK}) x
+    SELECT x.*, (x.created_at AT TIME ZONE ?)::date::text AS business_date
+      FROM (${ordersWithLatestCheck({ payment: mayBeOpen('payment_orders', 'payment'), payout: mayBeOpen('payout_orders', 'payout') })}) x
   ) y
   WHERE verdict IN ('pending', 'mismatch', 'error', 'unchecked')
   ORDER BY business_date, direction, merchant_ref COLLATE "C", order_key`;
 
 /** `resolved` is `matched` seen by the run that updated the order: not a change when a later check says matched. */
 const AS_MATCHED = (col: string) => `(CASE ${col} WHEN 'resolved' THEN 'matched' ELSE ${col} END)`;
+
+/** Orders a recorded version listed as not consistent (report_version_orders_open): they may have changed too. */
+const RECORDED_OPEN = (direction: string) => `UNION
+      SELECT ro.order_id FROM report_version_orders ro JOIN recorded r ON r.id = ro.version_id
+       WHERE ro.direction = '${direction}' AND ro.verdict NOT IN ('matched', 'resolved')`;
 
 export interface LateChangeRow extends OpenItemRow {
   reported_version: number;
@@ -112,8 +141,10 @@ export interface LateChangeRow extends OpenItemRow {
 
 /**
  * Orders of earlier days [from, to) whose verdict or codes differ from what the latest version
- * of their own day's report recorded (resolved and matched count as the same). Days with no recorded version are left out: nothing was
- * reported, so nothing changed. Bindings: first day, day after the last (dates), zone, windowBindings.
+ * of their own day's report recorded (resolved and matched count as the same). Only orders open
+ * now or recorded as open can differ (a consistent order recorded consistent is the same), so
+ * only those are looked at. Days with no recorded version are left out: nothing was
+ * reported, so nothing changed. Bindings: first day, day after the last (dates), zone, openWindowBindings.
  */
 export const LATE_CHANGES_SQL = `WITH recorded AS (
     SELECT DISTINCT ON (business_date) id, business_date, version FROM report_versions
@@ -122,7 +153,8 @@ export const LATE_CHANGES_SQL = `WITH recorded AS (
   )
   SELECT y.*, r.version AS reported_version, ro.verdict AS reported_verdict,
          array_to_string(ro.codes, ' ') AS reported_codes
-    FROM (SELECT x.*, (x.created_at AT TIME ZONE ?)::date::text AS business_date FROM (${ORDERS_WITH_LATEST_CHECK}) x) y
+    FROM (SELECT x.*, (x.created_at AT TIME ZONE ?)::date::text AS business_date
+            FROM (${ordersWithLatestCheck({ payment: mayBeOpen('payment_orders', 'payment', RECORDED_OPEN('payment')), payout: mayBeOpen('payout_orders', 'payout', RECORDED_OPEN('payout')) })}) x) y
     JOIN recorded r ON r.business_date = y.business_date::date
     LEFT JOIN report_version_orders ro ON ro.version_id = r.id AND ro.direction = y.direction AND ro.order_id = y.order_key
    WHERE ${AS_MATCHED('ro.verdict')} IS DISTINCT FROM ${AS_MATCHED('y.verdict')} OR ro.codes IS DISTINCT FROM y.codes

@@ -1,6 +1,14 @@
 import type { Knex } from 'knex';
 import { advisoryKey } from './advisory.ts';
-import { streamRows, windowBindings, type LateChangeRow, type OpenItemRow, type ReportOrderRow, type Window } from './report-orders.ts';
+import {
+  openWindowBindings,
+  streamRows,
+  windowBindings,
+  type LateChangeRow,
+  type OpenItemRow,
+  type ReportOrderRow,
+  type Window,
+} from './report-orders.ts';
 
 /**
  * Report queries and the report_versions repository. Every value a report prints is
@@ -40,7 +48,7 @@ export function streamReportItems(tx: Knex.Transaction, window: Window, pageSize
 
 /** Orders created in `earlier` (the lookback days before the report's day) still open at report time. */
 export function streamOpenItems(tx: Knex.Transaction, earlier: Window, zone: string, pageSize = 1000): AsyncGenerator<OpenItemRow[]> {
-  return streamRows<OpenItemRow>(tx, 'payrecon_open_items', [zone, ...windowBindings(earlier)], pageSize);
+  return streamRows<OpenItemRow>(tx, 'payrecon_open_items', [zone, ...openWindowBindings(earlier)], pageSize);
 }
 
 /**
@@ -54,7 +62,7 @@ export function streamLateChanges(
   zone: string,
   pageSize = 1000,
 ): AsyncGenerator<LateChangeRow[]> {
-  return streamRows<LateChangeRow>(tx, 'payrecon_late_changes', [days.first, days.end, zone, ...windowBindings(earlier)], pageSize);
+  return streamRows<LateChangeRow>(tx, 'payrecon_late_changes', [days.first, days.end, zone, ...openWindowBindings(earlier)], pageSize);
 }
 
 export async function balanceSnapshotsFor(db: Knex, window: Window): Promise<BalanceSnapshotRow[]> {
