@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { reconcileJob } from '../../jobs/reconcile.ts';
+import { reconcileJob } from '../services/reconcile.ts';
 import type { RunSummary } from '../runner/reconcile.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';
