@@ -4,7 +4,6 @@ import zlib from 'node:zlib';
 import type { MailAttachment } from './mailer.ts';
 import { readReportSummary, reportHeadline } from './report-summary.ts';
 import { escapeHtml, htmlTable, textTable } from './html.ts';
-import { REPORT_FILES } from '../report/manifest.ts';
 
 /**
  * Attachments above 5 MB are sent gzip-compressed (name.csv.gz): CSV compresses about 10:1,
@@ -129,9 +128,19 @@ function workbookAttachment(file: string): MailAttachment {
 
 /** The version's CSV files, in the order the report writer lists them (unknown extras after, by name). */
 function reportFiles(dir: string): string[] {
-  const order: readonly string[] = REPORT_FILES;
+  const order = manifestFileOrder(dir);
   const found = fs.readdirSync(dir).filter((f) => f.endsWith('.csv'));
   return [...order.filter((f) => found.includes(f)), ...found.filter((f) => !order.includes(f)).sort()];
+}
+
+/** The files in the order the version's manifest lists them; none for a version without one. */
+function manifestFileOrder(dir: string): string[] {
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { files?: Record<string, unknown> };
+    return Object.keys(manifest.files ?? {});
+  } catch {
+    return [];
+  }
 }
 
 /** Streamed from disk, never read whole into memory: items.csv of a busy day can be large. */

@@ -1,8 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { isCurrency } from '../money/decimal.ts';
 import type { Drift } from '../recon/summary.ts';
-import { reportHeadline as headlineOf } from '../report/headline.ts';
-import { REPORT_VERDICTS, type ReportVerdict } from '../report/order-totals.ts';
+import { reportHeadline as headlineOf } from '../recon/headline.ts';
+import { REPORT_VERDICTS, type ReportVerdict } from '../recon/types.ts';
 
 /** What the e-mail shows of a version's summary.csv (see src/report/summary.ts for its columns). */
 export interface ReportSummary {
@@ -64,7 +64,7 @@ export function readReportSummary(csv: string | Buffer): ReportSummary {
 
 /**
  * The summary's own headline; for a summary written before it carried one, the same rules over
- * its counts (src/report/headline.ts): never "all matched" for an empty, unchecked or pending day.
+ * its counts (src/recon/headline.ts): never "all matched" for an empty, unchecked or pending day.
  */
 export function reportHeadline(summary: ReportSummary): string {
   if (summary.headline !== null) return summary.headline;

@@ -1,9 +1,9 @@
 import { Decimal } from '../money/decimal.ts';
 import type { ReportItemRow } from '../db/reports.ts';
 
-/** The core's verdicts, and `unchecked`: an order of the day no check has seen yet. */
-export const REPORT_VERDICTS = ['matched', 'resolved', 'pending', 'mismatch', 'error', 'unchecked'] as const;
-export type ReportVerdict = (typeof REPORT_VERDICTS)[number];
+import { REPORT_VERDICTS, type ReportVerdict } from '../recon/types.ts';
+
+export { REPORT_VERDICTS, type ReportVerdict };
 export const DIRECTIONS = ['payment', 'payout'] as const;
 
 /** One currency and direction of the day's orders. */

@@ -24,7 +24,7 @@ import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforwar
 import { CsvFile, type CsvFileResult } from './csv-file.ts';
 import { businessDay, dayIsPartial, type BusinessDay } from './date.ts';
 import { timeFormatter } from './format.ts';
-import { reportHeadline } from './headline.ts';
+import { reportHeadline } from '../recon/headline.ts';
 import { businessView } from './business-view.ts';
 import { ITEM_COLUMNS, itemRow } from './items.ts';
 import { LATE_CHANGE_COLUMNS, lateChangeRow } from './late-changes.ts';

@@ -1,6 +1,6 @@
-import { groupedAmount } from '../recon/format.ts';
-import type { Drift } from '../recon/summary.ts';
-import type { ReportVerdict } from './order-totals.ts';
+import { groupedAmount } from './format.ts';
+import type { Drift } from './summary.ts';
+import type { ReportVerdict } from './types.ts';
 
 /**
  * The one line a report is known by: the summary's headline row and the e-mail subject.
