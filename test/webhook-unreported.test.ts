@@ -1,0 +1,125 @@
+/**
+ * Issue 14, item 5: money the provider confirms must reach a person. A confirmed notification for a
+ * transactionRef with no local order is an UNKNOWN_ORDER finding and an alert; a confirmed Reversed for
+ * an old Success is an alert, and the order is re-checked by the next due run (a STATUS item).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorld, type World } from './helpers/world.ts';
+import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
+import { reconcile } from '../src/runner/reconcile.ts';
+import { buildSelection, type SelectionRequest } from '../src/runner/selection.ts';
+import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { storeWebhookEvent } from '../src/db/webhook-events.ts';
+import { confirmWebhookEvent } from '../src/webhook/confirm.ts';
+import { findWebhookFindings } from '../src/webhook/findings.ts';
+import { silentLogger } from '../src/log/logger.ts';
+
+const DAY = 86_400_000;
+
+describe('money the provider confirms that no report shows', () => {
+  let world: World;
+  let orders: SeededOrder[];
+
+  beforeAll(async () => {
+    world = await createWorld('webhook_unreported');
+    orders = await seedMerchant(world.t.db.knex, world.client, { payments: 3, payouts: 0, seed: 21 });
+    await world.control.advanceClock(2_000);
+  });
+  afterAll(() => world?.close());
+
+  const run = (request: SelectionRequest) => {
+    const now = new Date();
+    return reconcile(
+      {
+        db: world.t.db,
+        fetcher: world.client,
+        policy: policyFromConfig(world.config),
+        clock: () => now,
+        logger: silentLogger,
+        concurrency: 2,
+        batchSize: 10,
+      },
+      { selection: buildSelection(request, { now, zone: 'UTC', lookbackDays: 30 }), dryRun: false },
+    );
+  };
+
+  /** What the merchant's receiver stores for a signed notification carrying the provider's current values. */
+  const notify = async (transactionRef: string, status: string) => {
+    const p = (await world.control.getOrder(transactionRef))!;
+    const stored = await storeWebhookEvent(world.t.db.knex, {
+      direction: 'payment',
+      dedupeKey: `${transactionRef}-${status}`,
+      transactionRef,
+      merchantRef: p.merchantRef,
+      currency: p.currency,
+      method: p.method,
+      amount: p.amount,
+      paidAmount: p.paidAmount,
+      fee: p.fee,
+      status,
+      rawBody: '{}',
+      headers: {},
+      receivedAt: new Date(),
+    });
+    return { id: stored.id, outcome: await confirmWebhookEvent({ db: world.t.db, client: world.client }, stored.id) };
+  };
+
+  it('a confirmed notification for a transactionRef the merchant has no order for: an UNKNOWN_ORDER finding and an alert', async () => {
+    const stranger = await world.client.initiatePayment({
+      merchantRef: randomUUID(),
+      currency: 'INR',
+      method: 'NATIVE',
+      amount: '777.00',
+      name: 'Nobody Known',
+      phone: '+15550000000',
+      email: 'nobody@example.com',
+      redirectUrl: 'https://merchant.example/return',
+    });
+    await world.control.advanceClock(2_000);
+    const { outcome } = await notify(stranger.transactionRef, 'Success');
+    expect(outcome).toBe('confirmed');
+
+    const now = new Date();
+    const findings = await findWebhookFindings(world.t.db, { from: new Date(now.getTime() - DAY), to: now, now, marginMs: 0 });
+    const unknown = findings.filter((f) => f.code === 'UNKNOWN_ORDER');
+    expect(unknown).toEqual([
+      expect.objectContaining({ transactionRef: stranger.transactionRef, local: null, note: expect.stringContaining('777') }),
+    ]);
+    const alerts = await world.t.db.knex('alerts').where({ kind: 'unknown_order' });
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0].title).toContain(stranger.transactionRef);
+    expect(alerts[0].title).toContain('777.00 INR');
+  });
+
+  it('a confirmed Reversed for a five-day-old Success: an alert, and the next due run re-checks the order into a STATUS item', async () => {
+    const { knex } = world.t.db;
+    const o = orders[0];
+    await run({ ref: o.transactionRef }); // resolved: Success locally
+    const fiveDaysAgo = new Date(Date.now() - 5 * DAY);
+    await knex('payment_orders')
+      .where({ transaction_ref: o.transactionRef })
+      .update({ created_at: fiveDaysAgo, finalized_at: fiveDaysAgo });
+    const before = await knex('payment_orders').where({ transaction_ref: o.transactionRef }).first();
+    expect(before).toMatchObject({ status: 'Success', next_check_at: null });
+
+    await world.control.setOrder(o.transactionRef, { status: 'Reversed' });
+    const { id, outcome } = await notify(o.transactionRef, 'Reversed');
+    expect(outcome).toBe('confirmed');
+    expect((await knex('webhook_events').where({ id }).first()).confirmation_note).toMatch(/re-check/);
+    const alerts = await knex('alerts').where({ kind: 'final_status_contradicted' });
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0].title).toContain(o.transactionRef);
+
+    // The default (due) run: final orders are normally never due; this one was asked for.
+    const due = await run({});
+    const items = await knex('recon_items').where({ run_id: due.runs.at(-1)!.runId, transaction_ref: o.transactionRef });
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ verdict: 'mismatch', codes: ['STATUS'], provider_status: 'Reversed' });
+    const after = await knex('payment_orders').where({ transaction_ref: o.transactionRef }).first();
+    expect(after).toMatchObject({ status: 'Success', status_category: 'success', next_check_at: null }); // never moves backwards
+    // Asked once, checked once.
+    const again = await run({});
+    expect(await knex('recon_items').where({ run_id: again.runs.at(-1)!.runId, transaction_ref: o.transactionRef })).toHaveLength(0);
+  });
+});
