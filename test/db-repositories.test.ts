@@ -91,24 +91,15 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
       }
     });
 
+    // Open orders on their schedule within the lookback; final ones only when a re-check was asked for, however old.
+    const isDue = (o: OrderRow) =>
+      (['pending', 'unknown'].includes(o.statusCategory) &&
+        o.createdAt >= hours(10) &&
+        (o.nextCheckAt === null || o.nextCheckAt <= hours(60))) ||
+      (['success', 'failed'].includes(o.statusCategory) && o.nextCheckAt !== null && o.nextCheckAt <= hours(60));
     const filters: [string, OrderFilter, (o: OrderRow) => boolean][] = [
-      [
-        'due',
-        { mode: 'due', asOf: hours(60), lookbackFrom: hours(10) },
-        (o) =>
-          ['pending', 'unknown'].includes(o.statusCategory) &&
-          o.createdAt >= hours(10) &&
-          (o.nextCheckAt === null || o.nextCheckAt <= hours(60)),
-      ],
-      [
-        'due INR',
-        { mode: 'due', asOf: hours(60), lookbackFrom: hours(10), currency: 'INR' },
-        (o) =>
-          o.currency === 'INR' &&
-          ['pending', 'unknown'].includes(o.statusCategory) &&
-          o.createdAt >= hours(10) &&
-          (o.nextCheckAt === null || o.nextCheckAt <= hours(60)),
-      ],
+      ['due', { mode: 'due', asOf: hours(60), lookbackFrom: hours(10) }, (o) => isDue(o)],
+      ['due INR', { mode: 'due', asOf: hours(60), lookbackFrom: hours(10), currency: 'INR' }, (o) => o.currency === 'INR' && isDue(o)],
       ['range', { mode: 'range', from: hours(5), to: hours(40) }, (o) => o.createdAt >= hours(5) && o.createdAt < hours(40)],
       [
         'range NGN',

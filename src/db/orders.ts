@@ -179,9 +179,17 @@ function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.Que
   const q = db(tableOf(direction));
   switch (filter.mode) {
     case 'due':
-      q.whereIn('status_category', ['pending', 'unknown'])
-        .where('created_at', '>=', filter.lookbackFrom)
-        .where((w) => w.whereNull('next_check_at').orWhere('next_check_at', '<=', filter.asOf));
+      // Open orders on their schedule, and final orders someone asked to re-check (requestRecheck), however old.
+      q.where((due) =>
+        due
+          .where((open) =>
+            open
+              .whereIn('status_category', ['pending', 'unknown'])
+              .where('created_at', '>=', filter.lookbackFrom)
+              .where((w) => w.whereNull('next_check_at').orWhere('next_check_at', '<=', filter.asOf)),
+          )
+          .orWhere((asked) => asked.whereIn('status_category', ['success', 'failed']).where('next_check_at', '<=', filter.asOf)),
+      );
       break;
     case 'range':
       q.where('created_at', '>=', filter.from).where('created_at', '<', filter.to);
@@ -208,6 +216,14 @@ export async function selectOrdersPage(
   if (afterId !== null) q.where('id', '>', afterId);
   const rows = await q.select('*').orderBy('id', 'asc').limit(limit);
   return rows.map((r: Record<string, unknown>) => toOrderRow(direction, r));
+}
+
+/**
+ * Asks the next due reconcile run to check a final order again (final orders are otherwise never due):
+ * e.g. the provider confirmed a notification contradicting its final status. Returns rows changed.
+ */
+export async function requestRecheck(db: Conn, direction: Direction, id: string, at: Date): Promise<number> {
+  return db(tableOf(direction)).where({ id }).whereIn('status_category', ['success', 'failed']).update({ next_check_at: at });
 }
 
 /** Orders by id, ascending (a re-check reads them as they are now). */

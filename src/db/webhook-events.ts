@@ -218,3 +218,25 @@ export async function notificationStates(
   }
   return out;
 }
+
+/** Notifications received in [from, to) that a fetch confirmed, for a transactionRef no local order of their direction has. */
+export async function confirmedWithoutOrder(db: Conn, from: Date, to: Date): Promise<WebhookEventRow[]> {
+  const rows = await db('webhook_events as w')
+    .where('w.confirmation', 'confirmed')
+    .whereNotNull('w.transaction_ref')
+    .where('w.received_at', '>=', from)
+    .where('w.received_at', '<', to)
+    .whereNot((q) =>
+      q
+        .where('w.direction', 'payment')
+        .whereExists((e) => e.select(db.raw('1')).from('payment_orders as p').whereRaw('p.transaction_ref = w.transaction_ref')),
+    )
+    .whereNot((q) =>
+      q
+        .where('w.direction', 'payout')
+        .whereExists((e) => e.select(db.raw('1')).from('payout_orders as p').whereRaw('p.transaction_ref = w.transaction_ref')),
+    )
+    .select('w.*')
+    .orderBy('w.id', 'asc');
+  return rows.map(toEventRow);
+}

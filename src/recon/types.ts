@@ -53,6 +53,7 @@ export const MISMATCH_CODES = [
   'BALANCE_DRIFT',
   'WEBHOOK_MISSING',
   'WEBHOOK_CONFLICT',
+  'UNKNOWN_ORDER',
 ] as const;
 export type MismatchCode = (typeof MISMATCH_CODES)[number];
 

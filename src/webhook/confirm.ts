@@ -16,6 +16,9 @@ import type { ProviderClient } from '../provider/client.ts';
 import { OrderNotFoundError, ProviderError, ProviderResponseError } from '../provider/errors.ts';
 import { createStatusMapper, type StatusMapper } from '../provider/status.ts';
 import { contradictions, planOrderUpdate, type FetchedOrder } from './judge.ts';
+import { requestRecheck } from '../db/orders.ts';
+import { raiseAlert } from '../notify/raise-alert.ts';
+import { alertForContradictedFinal, alertForUnknownOrder } from './alerts.ts';
 import { defaultPolicy } from '../recon/policy.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import type { Notification } from './payload.ts';
@@ -92,7 +95,7 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
   }
 
   const diffs = contradictions(asNotification(event), fetched, mapStatus);
-  return deps.db.knex.transaction(async (trx) => {
+  const settled = await deps.db.knex.transaction(async (trx) => {
     if (!(await lockPendingEvent(trx, id))) return 'skipped';
     const at = now();
     if (diffs.length) {
@@ -106,10 +109,21 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
     if (plan.apply && local && (await applyConfirmedFinal(trx, event.direction, local.id, plan.apply)) === 0) {
       note = 'confirmed; order became final meanwhile: not updated';
     }
+    if (!plan.apply && plan.follow === 'recheck' && local) await requestRecheck(trx, event.direction, local.id, at);
     await settleEvent(trx, id, 'confirmed', note, at);
     logger.debug({ eventId: id, transactionRef: ref, note }, 'webhook confirmed');
-    return 'confirmed' as const;
+    return { outcome: 'confirmed' as const, follow: plan.apply ? undefined : plan.follow, local, at };
   });
+  if (settled === 'skipped' || settled === 'conflict') return settled;
+  if (settled.follow) {
+    // Stored now, delivered by the next job's alert delivery; an alert that cannot be stored must not undo the confirmation.
+    const alert =
+      settled.follow === 'unknown_order' ? alertForUnknownOrder(event, fetched) : alertForContradictedFinal(event, fetched, settled.local!);
+    await raiseAlert(deps.db, alert, { now: settled.at }).catch((err: unknown) =>
+      logger.error({ eventId: id, err: (err as Error).message }, 'webhook confirmation: alert not stored'),
+    );
+  }
+  return 'confirmed';
 }
 
 export type ConfirmCounts = Record<ConfirmOutcome, number>;

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect.ts';
-import { conflictsReceived, finalPaymentsWithoutNotification } from '../db/webhook-events.ts';
-import { conflictFinding, judgeMissing, type WebhookFinding } from './missing.ts';
+import { confirmedWithoutOrder, conflictsReceived, finalPaymentsWithoutNotification } from '../db/webhook-events.ts';
+import { conflictFinding, judgeMissing, unknownOrderFinding, type WebhookFinding } from './missing.ts';
 
 export interface WebhookFindingsQuery {
   /** Orders payrecon saw final, and notifications received, in [from, to). */
@@ -14,7 +14,7 @@ export interface WebhookFindingsQuery {
 
 /**
  * WEBHOOK_MISSING (payments only: the payout webhook's retry rule is not specified, so its absence proves
- * nothing) and WEBHOOK_CONFLICT findings for a period, missing first, each group in order id / event id order.
+ * nothing), WEBHOOK_CONFLICT and UNKNOWN_ORDER findings for a period, in that order, each group in order id / event id order.
  */
 export async function findWebhookFindings(db: Db, q: WebhookFindingsQuery): Promise<WebhookFinding[]> {
   const out: WebhookFinding[] = [];
@@ -46,5 +46,6 @@ export async function findWebhookFindings(db: Db, q: WebhookFindingsQuery): Prom
       }),
     );
   }
+  for (const e of await confirmedWithoutOrder(db.knex, q.from, q.to)) out.push(unknownOrderFinding(e));
   return out;
 }

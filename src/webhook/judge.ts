@@ -54,7 +54,11 @@ export function contradictions(n: Notification, f: FetchedOrder, mapStatus: Stat
   return out;
 }
 
-export type OrderPlan = { apply: ConfirmedFinal; note: string } | { apply: null; note: string };
+/**
+ * follow-up for a person: `unknown_order` the provider confirmed an order payrecon has no record of;
+ * `recheck` it contradicts a final local status (the order is re-checked and the contradiction alerted).
+ */
+export type OrderPlan = { apply: ConfirmedFinal; note: string } | { apply: null; note: string; follow?: 'unknown_order' | 'recheck' };
 
 /**
  * Given a confirmed notification, what to write to the local order. Only a non-final local order that is
@@ -62,14 +66,16 @@ export type OrderPlan = { apply: ConfirmedFinal; note: string } | { apply: null;
  * tolerance) moves, and only to a final status; anything else is left for reconcile to report.
  */
 export function planOrderUpdate(local: OrderRow | null, f: FetchedOrder, at: Date, policy: ReconPolicy): OrderPlan {
-  if (!local) return { apply: null, note: 'confirmed; no local order with this transactionRef' };
+  if (!local) return { apply: null, note: 'confirmed; no local order with this transactionRef', follow: 'unknown_order' };
   if (!isFinalCategory(f.category))
     return { apply: null, note: `confirmed; provider status ${f.status} is not final, order left as it is` };
   if (isFinalCategory(local.statusCategory)) {
     const same = local.statusCategory === f.category;
+    if (same) return { apply: null, note: `confirmed; local order already final (${local.status})` };
     return {
       apply: null,
-      note: `confirmed; local order already final (${local.status})${same ? '' : `, provider says ${f.status}: left for reconcile`}`,
+      note: `confirmed; local order already final (${local.status}), provider says ${f.status}: left for reconcile, re-check requested`,
+      follow: 'recheck',
     };
   }
   const identity = identityFindings(toLocalOrder(local), f, policy);

@@ -12,7 +12,7 @@ export interface WebhookFinding {
   direction: Direction;
   merchantRef: string | null;
   transactionRef: string | null;
-  code: Extract<MismatchCode, 'WEBHOOK_MISSING' | 'WEBHOOK_CONFLICT'>;
+  code: Extract<MismatchCode, 'WEBHOOK_MISSING' | 'WEBHOOK_CONFLICT' | 'UNKNOWN_ORDER'>;
   local: string | null;
   provider: string | null;
   note: string;
@@ -75,5 +75,28 @@ export function conflictFinding(c: ConflictSeen): WebhookFinding {
     local: null,
     provider: c.notified,
     note: c.note ?? 'fetch contradicts the notification',
+  };
+}
+
+export interface UnknownOrderSeen {
+  direction: Direction;
+  merchantRef: string | null;
+  transactionRef: string | null;
+  currency: string | null;
+  amount: string | null;
+  status: string | null;
+}
+
+/** The provider confirmed an order the merchant has no record of: money moved that no order explains. */
+export function unknownOrderFinding(u: UnknownOrderSeen): WebhookFinding {
+  const what = [u.status, u.amount !== null ? `${u.amount} ${u.currency ?? ''}`.trim() : null].filter(Boolean).join(' ');
+  return {
+    direction: u.direction,
+    merchantRef: u.merchantRef,
+    transactionRef: u.transactionRef,
+    code: 'UNKNOWN_ORDER',
+    local: null,
+    provider: what || null,
+    note: `the provider confirmed ${u.direction} ${u.transactionRef} (${what || 'no values'}, merchantRef ${u.merchantRef ?? 'none'}); no local order has this transactionRef`,
   };
 }
