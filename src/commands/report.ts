@@ -34,7 +34,7 @@ export function describe(r: WriteReportsResult): string {
     : `report ${r.manifest.business_date}: wrote v${r.version}`;
   const width = Math.max(...REPORT_FILES.map((n) => n.length));
   const lines = REPORT_FILES.map((n) => `  ${n.padEnd(width)}  ${r.manifest.files[n].rows} rows`);
-  return `${head}\n${r.directory}\n${lines.join('\n')}\n`;
+  return `${head}\n${r.manifest.headline ?? ''}\n${r.directory}\n${lines.join('\n')}\n`;
 }
 
 export function registerReport(program: Command): void {
