@@ -15,6 +15,7 @@ import { silentLogger } from '../log/logger.ts';
 import type { ProviderClient } from '../provider/client.ts';
 import { OrderNotFoundError, ProviderError, ProviderResponseError } from '../provider/errors.ts';
 import { createStatusMapper, type StatusMapper } from '../provider/status.ts';
+import { syncWebhookCases } from '../cases/sync-webhook.ts';
 import { contradictions, planOrderUpdate, type FetchedOrder } from './judge.ts';
 import { requestRecheck } from '../db/orders.ts';
 import { raiseAlert } from '../notify/raise-alert.ts';
@@ -110,6 +111,7 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
       note = 'confirmed; order became final meanwhile: not updated';
     }
     if (!plan.apply && plan.follow === 'recheck' && local) await requestRecheck(trx, event.direction, local.id, at);
+    await syncWebhookCases(trx, event.direction, local, { ...fetched, transactionRef: ref }, event.receivedAt, at);
     await settleEvent(trx, id, 'confirmed', note, at);
     logger.debug({ eventId: id, transactionRef: ref, note }, 'webhook confirmed');
     return { outcome: 'confirmed' as const, follow: plan.apply ? undefined : plan.follow, local, at };
