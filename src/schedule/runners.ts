@@ -48,8 +48,9 @@ export function jobRunners(deps: RunnerDeps): Record<ScheduledJobName, JobRunner
           lockRetryMs: deps.lockRetryMs ?? 30_000,
           lockWaitMs: deps.lockWaitMs ?? 2 * 3_600_000,
           reconcileDay: async (day, stopSignal) => {
-            const { outcome } = await reconcileJob({ date: day, progress: false, stopSignal }, { config, logger, db });
-            return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId) };
+            // One try per round: runDaily's own loop waits (lockRetryMs, up to lockWaitMs) and logs it.
+            const { outcome } = await reconcileJob({ date: day, progress: false, stopSignal, waitMs: 0 }, { config, logger, db });
+            return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId), lockHolder: outcome.lockHolder };
           },
           reportDay: async (day) => {
             const { exitCode, report, emails } = await reportJob({ date: day, email, now }, { config, logger, db });
