@@ -26,16 +26,21 @@ describe.skipIf(requiresServer(NEEDS))('an explicit rerun while the due sweep ho
   });
 
   it('waits for a running sweep, then runs the day in full', async () => {
-    await world.control.setLatency(150); // the sweep (90 due orders, 4 at a time) runs for seconds
+    // A slow provider keeps the sweep (90 due orders, 4 at a time) running until the rerun is seen waiting.
+    await world.control.setLatency(3000);
     try {
       const sweep = startCli(['reconcile', '--json'], world.env);
-      await waitFor(async () => (await runsOf()).some((r) => r.status === 'running' && r.checked > 0));
-      const rerun = startCli(['reconcile', '--date', today, '--wait', '2m', '--json'], world.env);
+      await waitFor(async () => (await runsOf()).some((r) => r.status === 'running'), 120_000);
+      const rerun = startCli(['reconcile', '--date', today, '--wait', '5m', '--json'], world.env);
+      let rerunErr = '';
+      rerun.child.stderr!.on('data', (d) => (rerunErr += d));
+      await waitFor(async () => rerunErr.includes('another reconcile run holds the lock; waiting for it to finish'), 120_000);
+      await world.control.setLatency(0);
       const swept = await sweep.done;
       const done = await rerun.done;
       expect(swept.code, swept.stderr).toBe(0);
+      expect(JSON.parse(swept.stdout).status).toBe('completed');
       expect(done.code, done.stderr).toBe(0);
-      expect(done.stderr).toContain('another reconcile run holds the lock; waiting for it to finish');
       const outcome = JSON.parse(done.stdout);
       expect(outcome).toMatchObject({ status: 'completed', runs: [{ status: 'completed', selected: 90, checked: 90 }] });
       const [first, second] = await runsOf();
@@ -46,7 +51,7 @@ describe.skipIf(requiresServer(NEEDS))('an explicit rerun while the due sweep ho
     } finally {
       await world.control.setLatency(0);
     }
-  });
+  }, 300_000);
 
   it('exits 2 naming the holder and how long it has held the lock when the wait runs out; the bare sweep still skips quietly', async () => {
     let release!: () => void;
@@ -80,7 +85,7 @@ describe.skipIf(requiresServer(NEEDS))('an explicit rerun while the due sweep ho
       release();
       await sweep;
     }
-  });
+  }, 180_000);
 
   it('refuses a --wait that is not a duration, before any work', async () => {
     const bad = await runCli(['reconcile', '--date', today, '--wait', 'soon'], world.env);
