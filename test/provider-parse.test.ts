@@ -68,6 +68,53 @@ describe('amount parsing keeps exact decimal text', () => {
   });
 });
 
+describe('hostile values are refused where they are parsed, naming the field and the value', () => {
+  const forty = '1234567890123456789012345678901234567890';
+  it.each([
+    ['a negative fee', order('"amount":"100","paidAmount":"100","fee":"-5.00"'), 'data.fee', 'an amount of zero or more', '"-5.00"'],
+    ['a negative amount as a JSON number', order('"amount":-100,"paidAmount":"100","fee":"0"'), 'data.amount', 'zero or more', '-100'],
+    [
+      'a forty-digit amount',
+      order(`"amount":"${forty}","paidAmount":"1","fee":"0"`),
+      'data.amount',
+      'at most 15 digits before the point and 8 after (INR)',
+      `"${forty}"`,
+    ],
+    [
+      'a fee with forty decimals',
+      order(`"amount":"1","paidAmount":"1","fee":"0.${forty}"`),
+      'data.fee',
+      'at most 15 digits',
+      `"0.${forty}"`,
+    ],
+    ['an exponent beyond the digits', order('"amount":1e20,"paidAmount":"1","fee":"0"'), 'data.amount', 'at most 15 digits', '1e20'],
+    [
+      'a NUL in merchantRef',
+      '{"code":"200","data":{"transactionRef":"t","merchantRef":"m\\u0000","currency":"INR","method":"NATIVE","status":"Success","amount":1,"paidAmount":1,"fee":0}}',
+      'data.merchantRef',
+      'text without control characters',
+      '"m\\u0000"',
+    ],
+    [
+      'an escape sequence in status',
+      '{"code":"200","data":{"transactionRef":"t","merchantRef":"m","currency":"INR","method":"NATIVE","status":"\\u001b[31mRED","amount":1,"paidAmount":1,"fee":0}}',
+      'data.status',
+      'text without control characters',
+      '"\\u001b[31mRED"',
+    ],
+  ])('%s', (_name, body, field, expected, shown) => {
+    const e = errorOf(() => data(body));
+    expect(e.detail).toMatchObject({ field, received: shown });
+    expect(e.message).toContain(expected);
+  });
+
+  it('accepts a fee finer than the minor unit (a finding for the core, not a parse error) and a negative balance', () => {
+    expect(data(order('"amount":"100","paidAmount":"100","fee":"0.005"')).fee).toBe('0.005');
+    const balance = '{"code":"200","data":{"currency":"INR","available":"-12.50","pending":"0","held":"0","credit":"0"}}';
+    expect(data(balance, SHAPES.balance).available).toBe('-12.5');
+  });
+});
+
 describe('field shape checks', () => {
   it('names a missing field', () => {
     const e = errorOf(() => data(order('"amount":1,"fee":0')));

@@ -63,7 +63,15 @@ describe('payment notification payload', () => {
     ['an array', '[]', /not a JSON object/],
     ['a field missing', JSON.stringify({ ...payment, fee: undefined }), /missing or empty field\(s\): fee/],
     ['an empty field', JSON.stringify({ ...payment, transactionRef: '' }), /transactionRef/],
-    ['an amount that is not decimal', JSON.stringify({ ...payment, amount: '1e5' }), /not a decimal amount: amount/],
+    ['an amount that is not decimal', JSON.stringify({ ...payment, amount: '1e5' }), /not a decimal amount.*: amount/],
+    ['a negative fee', JSON.stringify({ ...payment, fee: '-5.00' }), /not a decimal amount of zero or more.*: fee/],
+    [
+      'a forty-digit amount',
+      JSON.stringify({ ...payment, amount: '1234567890123456789012345678901234567890' }),
+      /at most 15 digits.*: amount/,
+    ],
+    ['a NUL in the status', JSON.stringify({ ...payment, status: 'Succ\u0000ess' }), /control characters in field\(s\): status/],
+    ['an escape sequence in the method', JSON.stringify({ ...payment, method: '\u001b[2J' }), /control characters in field\(s\): method/],
   ])('refuses %s', (_name, raw, message) => {
     expect(() => parsePaymentNotification(raw)).toThrow(PayloadError);
     expect(() => parsePaymentNotification(raw)).toThrow(message);
@@ -91,6 +99,13 @@ describe('payment notification payload', () => {
     const n = parsePayoutNotification('{"transactionRef":"p-1","amount":"10.5","fee":"abc","extra":{"a":1}}');
     expect(n).toMatchObject({ direction: 'payout', transactionRef: 'p-1', amount: '10.5', fee: null, status: null });
     expect(dedupeKey(n, '{"a":1}')).not.toBe(dedupeKey(n, '{"a":2}'));
+    expect(parsePayoutNotification('{"transactionRef":"p-1","amount":"-10.5","fee":"0.0000000001"}')).toMatchObject({
+      amount: null,
+      fee: null,
+    });
+    expect(() => parsePayoutNotification('{"transactionRef":"p-1","utr":"x","status":"Success\\u0000"}')).toThrow(
+      /control characters.*status/,
+    );
   });
 });
 

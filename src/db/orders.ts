@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Currency } from '../money/decimal.ts';
 import type { Direction, StatusCategory } from '../provider/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
+import { isValueRefusal } from './refusal.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -234,4 +235,40 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
     ] as unknown as Knex.RawBinding[],
   );
   return (res as { rowCount: number }).rowCount;
+}
+
+class ProbeRollback extends Error {}
+
+/**
+ * Which value of a check's update the database refuses on its own, or null when each is accepted
+ * alone. Each value is written in a savepoint that is always rolled back: nothing is changed. Used
+ * after a refused batch, to name the field and value in the order's error item.
+ */
+export async function findRefusedValue(
+  trx: Knex.Transaction,
+  direction: Direction,
+  update: CheckUpdate,
+): Promise<{ field: string; value: string } | null> {
+  const candidates: Array<[field: string, column: string, value: string | undefined]> = [
+    ['status', 'status', update.status],
+    ['statusCategory', 'status_category', update.statusCategory],
+    ['fee', 'fee', update.fee],
+    direction === 'payment' ? ['paidAmount', 'paid_amount', update.paidAmount] : ['utr', 'utr', update.utr],
+  ];
+  for (const [field, column, value] of candidates) {
+    if (value === undefined) continue;
+    try {
+      await trx.transaction(async (sp) => {
+        await sp(tableOf(direction))
+          .where({ id: update.id })
+          .update({ [column]: value });
+        throw new ProbeRollback();
+      });
+    } catch (err) {
+      if (err instanceof ProbeRollback) continue;
+      if (isValueRefusal(err)) return { field, value };
+      throw err;
+    }
+  }
+  return null;
 }

@@ -1,5 +1,5 @@
 import { isLosslessNumber } from 'lossless-json';
-import { isDecimalText, normalizeDecimal } from '../money/decimal.ts';
+import { amountBoundsFor, digitsOf, isDecimalText, normalizeDecimal } from '../money/decimal.ts';
 import { describeReceived, ProviderResponseError } from './errors.ts';
 import { parseLosslessTyped } from './json.ts';
 import type { Operation } from './types.ts';
@@ -17,13 +17,23 @@ export interface Envelope {
   data: unknown;
 }
 
-type FieldType = 'string' | 'amount' | 'optionalString';
+/** amount: an order's money, never negative; signedAmount: a balance, which may be. Both bounded in digits. */
+type FieldType = 'string' | 'amount' | 'signedAmount' | 'optionalString';
 export type Shape = Readonly<Record<string, FieldType>>;
 
 /** Maps a shape to the record it validates into; amounts come out as canonical decimal text. */
 export type ShapeOf<S extends Shape> = { [K in keyof S as S[K] extends 'optionalString' ? never : K]: string } & {
   [K in keyof S as S[K] extends 'optionalString' ? K : never]?: string;
 };
+
+/** C0 and C1 control characters and DEL: no provider text needs them, and NUL cannot even be stored. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+function readText(value: unknown, field: string, ctx: ParseContext): string {
+  if (typeof value !== 'string') fail(ctx, field, 'a string', value);
+  if (CONTROL_CHARACTER.test(value)) fail(ctx, field, 'text without control characters', value);
+  return value;
+}
 
 function fail(ctx: ParseContext, field: string, expected: string, received: unknown): never {
   const shown = describeReceived(received, ctx.secrets);
@@ -100,20 +110,35 @@ export function readRecord<S extends Shape>(value: unknown, shape: S, path: stri
   for (const [key, type] of Object.entries(shape)) {
     const field = `${path}.${key}`;
     const v = value[key];
-    if (type === 'amount') {
+    if (type === 'amount' || type === 'signedAmount') {
       if (v === undefined || v === null) fail(ctx, field, 'a decimal amount', v);
       out[key] = readAmount(v, field, ctx);
+      if (type === 'amount' && out[key].startsWith('-')) fail(ctx, field, 'an amount of zero or more', v);
     } else if (type === 'optionalString') {
       if (v === undefined || v === null) continue;
-      if (typeof v !== 'string') fail(ctx, field, 'a string', v);
-      out[key] = v;
+      out[key] = readText(v, field, ctx);
     } else {
-      if (typeof v !== 'string') fail(ctx, field, 'a string', v);
-      out[key] = v;
+      out[key] = readText(v, field, ctx);
     }
   }
+  checkBounds(out, shape, path, value, ctx);
   return out as ShapeOf<S>;
 }
+
+/** Digits are bounded per currency (the record's own, or the widest when it names none payrecon knows). */
+function checkBounds(out: Record<string, string>, shape: Shape, path: string, raw: Record<string, unknown>, ctx: ParseContext): void {
+  const bounds = amountBoundsFor(out.currency);
+  for (const [key, type] of Object.entries(shape)) {
+    if (type !== 'amount' && type !== 'signedAmount') continue;
+    const { integerDigits, scale } = digitsOf(out[key]);
+    if (integerDigits > bounds.integerDigits || scale > bounds.scale) {
+      const expected = `an amount of at most ${bounds.integerDigits} digits before the point and ${bounds.scale} after`;
+      fail(ctx, `${path}.${key}`, isCurrencyText(out.currency) ? `${expected} (${out.currency})` : expected, raw[key]);
+    }
+  }
+}
+
+const isCurrencyText = (v: unknown): v is string => typeof v === 'string' && /^[A-Z]{3}$/.test(v);
 
 /** An array of records of one shape (the bank code list). */
 export function readArray<S extends Shape>(value: unknown, shape: S, path: string, ctx: ParseContext): ShapeOf<S>[] {
@@ -161,7 +186,7 @@ export const SHAPES = {
     status: 'string',
   },
   bankEntry: { bankCode: 'string', bankName: 'string' },
-  balance: { currency: 'string', available: 'amount', pending: 'amount', held: 'amount', credit: 'amount' },
+  balance: { currency: 'string', available: 'signedAmount', pending: 'signedAmount', held: 'signedAmount', credit: 'signedAmount' },
   usdtRate: { currency: 'string', deposit: 'amount', withdraw: 'amount' },
 } as const satisfies Record<string, Shape>;
 

@@ -75,3 +75,12 @@ export function checkOrder(order: OrderRow, answer: ProviderAnswer, policy: Reco
   };
   return { item, update, result };
 }
+
+/**
+ * The check recorded when the database refused what an order's check would write: an error for this
+ * order alone (nothing learnt is stored, re-checked at the first backoff step), the reason saying which value.
+ */
+export function refusedCheck(order: OrderRow, message: string, policy: ReconPolicy, now: Date): CheckedOrder {
+  const c = checkOrder(order, { kind: 'error', message }, policy, now);
+  return { ...c, result: { ...c.result, reason: message }, item: { ...c.item, reason: message } };
+}

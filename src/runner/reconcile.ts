@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
-import { countOrders, selectOrdersPage, applyCheckResults, type OrderFilter, type OrderRow, type CheckUpdate } from '../db/orders.ts';
-import { insertItems, type ReconItemRow } from '../db/items.ts';
-import { createRun, findResumableRun, checkpointRun, finishRun, setRunSelected, type RunRow, type RunStatus } from '../db/runs.ts';
+import { countOrders, selectOrdersPage, type OrderFilter, type OrderRow } from '../db/orders.ts';
+import { createRun, findResumableRun, finishRun, setRunSelected, type RunRow, type RunStatus } from '../db/runs.ts';
 import { withJobLockWaiting } from '../db/lock-wait.ts';
 import { describeLockHolder, findLockHolder } from '../db/lock-holder.ts';
 import type { Direction } from '../provider/types.ts';
@@ -10,9 +9,10 @@ import type { ReconPolicy } from '../recon/types.ts';
 import { FailureWindow } from './failure-window.ts';
 import { runOrderedPipeline } from './ordered-pipeline.ts';
 import { fetchAnswer, type OrderFetcher } from './fetch-answer.ts';
-import { checkOrder, type CheckedOrder } from './check-order.ts';
+import { checkOrder, refusedCheck, type CheckedOrder } from './check-order.ts';
 import type { Selection } from './selection.ts';
 import { withWebhookCodes } from './webhook-codes.ts';
+import { countDelta, writeBatch } from './write-batch.ts';
 import { notificationStates } from '../db/webhook-events.ts';
 
 export const RECONCILE_JOB = 'reconcile';
@@ -209,22 +209,19 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
             page.map((o) => o.transactionRef),
           );
           const rule = { expectWebhooks: deps.webhooks?.expect ?? false, marginMs: deps.webhooks?.marginMs ?? 0, now: deps.clock() };
-          const done = (results as CheckedOrder[]).map((c, i) => withWebhookCodes(page[i], c, states.get(page[i].transactionRef), rule));
-          const delta = countDelta(done);
-          await db.knex.transaction(async (trx) => {
-            if (!run.dryRun) {
-              await insertItems(
-                trx,
-                done.map((c): ReconItemRow => ({ ...c.item, runId: run.id })),
-              );
-              await applyCheckResults(
-                trx,
-                direction,
-                done.map((c): CheckUpdate => c.update),
-              );
-            }
-            await checkpointRun(trx, run.id, { [direction]: page[page.length - 1].id }, delta, done.length, deps.clock());
+          const entries = (results as CheckedOrder[]).map((c, i) => ({
+            order: page[i],
+            checked: withWebhookCodes(page[i], c, states.get(page[i].transactionRef), rule),
+          }));
+          const now = deps.clock();
+          const done = await writeBatch(db, {
+            run,
+            direction,
+            entries,
+            now,
+            refused: (order, message) => refusedCheck(order, message, deps.policy, now),
           });
+          const delta = countDelta(done);
           checked += done.length;
           for (const [k, v] of Object.entries(delta)) counts[k] = (counts[k] ?? 0) + v;
           for (const c of done) {
@@ -260,14 +257,4 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
   await finishRun(db.knex, run.id, status, counts, error, deps.clock());
   log.info({ status, selected, checked, counts }, 'reconcile run finished');
   return { runId: run.id, resumed, status, selected, checked, counts, error, examples };
-}
-
-/** Counts as stored on the run: `verdict:<v>` and `code:<CODE>` keys. */
-function countDelta(done: readonly CheckedOrder[]): Record<string, number> {
-  const delta: Record<string, number> = {};
-  for (const { result } of done) {
-    delta[`verdict:${result.verdict}`] = (delta[`verdict:${result.verdict}`] ?? 0) + 1;
-    for (const code of result.codes) delta[`code:${code}`] = (delta[`code:${code}`] ?? 0) + 1;
-  }
-  return delta;
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { parseLossless } from '../provider/json.ts';
-import { isDecimalText, normalizeDecimal } from '../money/decimal.ts';
+import { amountBoundsFor, digitsOf, isDecimalText, normalizeDecimal } from '../money/decimal.ts';
 import type { Direction } from '../provider/types.ts';
 
 /** A verified notification's fields as stored: amounts are decimal text, never JS numbers. */
@@ -33,25 +33,47 @@ function parseObject(raw: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
-const amount = (v: unknown): string | null => (typeof v === 'string' && isDecimalText(v.trim()) ? v.trim() : null);
+/** C0 and C1 control characters and DEL: refused as the fetch parser refuses them (NUL cannot even be stored). */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** The payment webhook as the spec shows it: all eight fields required, amounts numeric text. */
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+/** Decimal text, not negative, within the digits payrecon accepts for the notification's currency. */
+function amount(v: unknown, currency: unknown): string | null {
+  if (typeof v !== 'string' || !isDecimalText(v.trim()) || v.trim().startsWith('-')) return null;
+  const bounds = amountBoundsFor(currency);
+  const { integerDigits, scale } = digitsOf(v.trim());
+  return integerDigits <= bounds.integerDigits && scale <= bounds.scale ? v.trim() : null;
+}
+
+/** A text field carrying control characters is refused outright, naming the field, whichever direction. */
+function refuseControlCharacters(o: Record<string, unknown>): void {
+  const bad = PAYMENT_TEXT.filter((k) => typeof o[k] === 'string' && CONTROL_CHARACTER.test(o[k] as string));
+  if (bad.length) throw new PayloadError(`control characters in field(s): ${bad.join(', ')}`);
+}
+
+/** The payment webhook as the spec shows it: all eight fields required, amounts numeric text, zero or more, bounded in digits. */
 export function parsePaymentNotification(raw: string): Notification {
   const o = parseObject(raw);
   const missing = [...PAYMENT_TEXT, ...PAYMENT_AMOUNTS].filter((k) => text(o[k]) === null);
   if (missing.length) throw new PayloadError(`missing or empty field(s): ${missing.join(', ')}`);
-  const bad = PAYMENT_AMOUNTS.filter((k) => amount(o[k]) === null);
-  if (bad.length) throw new PayloadError(`not a decimal amount: ${bad.join(', ')}`);
+  refuseControlCharacters(o);
+  const bad = PAYMENT_AMOUNTS.filter((k) => amount(o[k], text(o.currency)) === null);
+  if (bad.length) {
+    const b = amountBoundsFor(text(o.currency));
+    throw new PayloadError(
+      `not a decimal amount of zero or more with at most ${b.integerDigits} digits before the point and ${b.scale} after: ${bad.join(', ')}`,
+    );
+  }
   return {
     direction: 'payment',
     transactionRef: text(o.transactionRef),
     merchantRef: text(o.merchantRef),
     currency: text(o.currency),
     method: text(o.method),
-    amount: amount(o.amount),
-    paidAmount: amount(o.paidAmount),
-    fee: amount(o.fee),
+    amount: amount(o.amount, text(o.currency)),
+    paidAmount: amount(o.paidAmount, text(o.currency)),
+    fee: amount(o.fee, text(o.currency)),
     status: text(o.status),
   };
 }
@@ -59,15 +81,16 @@ export function parsePaymentNotification(raw: string): Notification {
 /** Payout payload is not specified: any JSON object is kept; familiar fields are picked when they look right. */
 export function parsePayoutNotification(raw: string): Notification {
   const o = parseObject(raw);
+  refuseControlCharacters(o);
   return {
     direction: 'payout',
     transactionRef: text(o.transactionRef),
     merchantRef: text(o.merchantRef),
     currency: text(o.currency),
     method: text(o.method),
-    amount: amount(o.amount),
+    amount: amount(o.amount, text(o.currency)),
     paidAmount: null,
-    fee: amount(o.fee),
+    fee: amount(o.fee, text(o.currency)),
     status: text(o.status),
   };
 }
