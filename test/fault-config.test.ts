@@ -37,10 +37,17 @@ const TABLE: Array<[string, string, string]> = [
   ['SCHEDULE_BANK_CODES', '0 25 * * *', 'cron'],
   ['SCHEDULE_DAILY', '61 * * * *', 'cron'],
   ['SCHEDULE_SHUTDOWN_TIMEOUT_MS', '-5', 'whole number'],
+  ['CONSOLE_PORT', '70000', 'at most 65535'],
+  ['CONSOLE_IDLE_TIMEOUT_MIN', '0', 'at least 1'],
+  ['CONSOLE_ABSOLUTE_TIMEOUT_MIN', '12h', 'whole number'],
+  ['CONSOLE_LOGIN_MAX_FAILURES', '0', 'at least 1'],
+  ['CONSOLE_LOGIN_WINDOW_MIN', '0', 'at least 1'],
+  ['CONSOLE_TRUSTED_PROXY', 'proxy.internal', 'IP address'],
+  ['CONSOLE_PROXY_USER_HEADER', 'X Forwarded User', 'HTTP header name'],
 ];
 
 /** Free text by design (a path, an id, a key): any non-blank value is acceptable. */
-const FREE_TEXT = new Set(['PGLITE_DIR', 'PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'REPORT_DIR']);
+const FREE_TEXT = new Set(['PGLITE_DIR', 'PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'REPORT_DIR', 'CONSOLE_HOST']);
 
 describe('config validation: the variables config.test.ts does not cover', () => {
   it.each(TABLE)('%s=%s', (name, value, expects) => {
@@ -48,6 +55,12 @@ describe('config validation: the variables config.test.ts does not cover', () =>
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(new RegExp(`^${name}: `));
     expect(problems[0]).toContain(expects);
+  });
+
+  it('CONSOLE_TRUSTED_PROXY and CONSOLE_PROXY_USER_HEADER go together', () => {
+    expect(problemsOf({ CONSOLE_TRUSTED_PROXY: '10.0.0.5' })).toEqual([expect.stringContaining('set both')]);
+    expect(problemsOf({ CONSOLE_PROXY_USER_HEADER: 'X-Forwarded-User' })).toEqual([expect.stringContaining('set both')]);
+    expect(problemsOf({ CONSOLE_TRUSTED_PROXY: '10.0.0.5', CONSOLE_PROXY_USER_HEADER: 'X-Forwarded-User' })).toEqual([]);
   });
 
   it('every variable payrecon reads has a wrong-value row (here or in config.test.ts) or is free text', () => {

@@ -10,6 +10,8 @@ import { registerSnapshot } from './snapshot.ts';
 import { registerBanks } from './banks.ts';
 import { registerSchedule } from './schedule.ts';
 import { registerStatus } from './status.ts';
+import { registerConsole } from './console.ts';
+import { registerUsers } from './users.ts';
 
 /** Every subcommand, in the order --help lists them. One line per command file. */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
@@ -24,4 +26,6 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerWebhook,
   registerSchedule,
   registerStatus,
+  registerConsole,
+  registerUsers,
 ];

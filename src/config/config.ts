@@ -38,6 +38,8 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     }
   }
   problems.push(...demoCredentialProblems(env, out.PROVIDER_BASE_URL as string | undefined));
+  if (Boolean(out.CONSOLE_TRUSTED_PROXY) !== Boolean(out.CONSOLE_PROXY_USER_HEADER))
+    problems.push('CONSOLE_TRUSTED_PROXY and CONSOLE_PROXY_USER_HEADER: set both for single sign-on behind a proxy, or neither');
   if (problems.length) throw new ConfigError(problems);
   return deepFreeze(out) as Config;
 }

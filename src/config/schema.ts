@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { CURRENCIES } from '../money/decimal.ts';
@@ -257,6 +258,48 @@ export const ENV_VARS = {
     default: '30000',
     secret: false,
     doc: '`payrecon schedule`: on SIGTERM/SIGINT, how long running jobs get to finish or checkpoint',
+  },
+  CONSOLE_HOST: {
+    schema: text,
+    default: '127.0.0.1',
+    secret: false,
+    doc: '`payrecon console`: address to listen on (loopback by default; put a TLS proxy in front for other machines)',
+  },
+  CONSOLE_PORT: { schema: intIn(0, 65535), default: '8090', secret: false, doc: '`payrecon console`: port to listen on' },
+  CONSOLE_IDLE_TIMEOUT_MIN: {
+    schema: intIn(1, 10_080),
+    default: '30',
+    secret: false,
+    doc: 'a console session unused for this many minutes ends',
+  },
+  CONSOLE_ABSOLUTE_TIMEOUT_MIN: {
+    schema: intIn(1, 43_200),
+    default: '720',
+    secret: false,
+    doc: 'a console session ends this many minutes after login, however active',
+  },
+  CONSOLE_LOGIN_MAX_FAILURES: {
+    schema: intIn(1, 1000),
+    default: '5',
+    secret: false,
+    doc: 'failed logins per user name, and per address, allowed within CONSOLE_LOGIN_WINDOW_MIN',
+  },
+  CONSOLE_LOGIN_WINDOW_MIN: { schema: intIn(1, 1440), default: '15', secret: false, doc: 'window of the login throttle (minutes)' },
+  CONSOLE_TRUSTED_PROXY: {
+    schema: z
+      .string()
+      .trim()
+      .refine((v) => isIP(v) !== 0, 'expected the IP address of the proxy, such as 10.0.0.5'),
+    secret: false,
+    doc: 'address of an identity-aware proxy in front of the console; unset (default): no proxy is trusted',
+  },
+  CONSOLE_PROXY_USER_HEADER: {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9-]{1,64}$/, 'expected an HTTP header name such as X-Forwarded-User'),
+    secret: false,
+    doc: 'with CONSOLE_TRUSTED_PROXY: the header naming the signed-in console user (single sign-on)',
   },
   LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {

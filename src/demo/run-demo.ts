@@ -18,6 +18,7 @@ import { REPORT_FILES } from '../report/manifest.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { groupedAmount } from '../recon/format.ts';
 import { latestVerdictCounts } from '../db/items.ts';
+import { demoConsoleAccess } from './console-user.ts';
 import type { Currency } from '../money/decimal.ts';
 
 export interface DemoOptions {
@@ -157,6 +158,15 @@ async function night(
   say(`reports for ${today} (${report.report.unchanged ? 'unchanged' : `version ${report.report.version}`}):`);
   for (const f of REPORT_FILES) say(`  ${path.join(dir, f)}  (${report.report.manifest.files[f].rows} rows)`);
   say(`  ${path.join(dir, 'manifest.json')}`);
+  say('');
+  const access = await demoConsoleAccess(db.knex, {
+    dataDir: o.dataDir,
+    schema: config.DATABASE_URL ? config.DATABASE_SCHEMA : null,
+    host: config.CONSOLE_HOST,
+    port: config.CONSOLE_PORT,
+    now: new Date(),
+  });
+  for (const line of access) say(line);
   const seconds = (Date.now() - o.started) / 1000;
   say(`\ndone in ${seconds.toFixed(1)} s`);
   return { reportDirectory: report.report.directory, files, runs, drift, seconds };

@@ -85,7 +85,8 @@ export async function runDaily(deps: DailyDeps, date: string): Promise<DailyResu
   return locked.acquired ? locked.result! : { ...base, status: 'skipped', runId: null };
 }
 
-async function reconcileThenReport(deps: DailyDeps, date: string, log: Logger): Promise<Omit<DailyResult, 'runId'>> {
+/** Reconcile the day (waiting while another reconcile holds the lock), then its report: the daily's work, also a console rerun's. */
+export async function reconcileThenReport(deps: Omit<DailyDeps, 'email'>, date: string, log: Logger): Promise<Omit<DailyResult, 'runId'>> {
   const sleep = deps.sleep ?? abortableSleep;
   const waitUntil = deps.now().getTime() + deps.lockWaitMs;
   let rec: DayReconcile;

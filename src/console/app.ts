@@ -1,0 +1,202 @@
+import { timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import type { Db } from '../db/connect.ts';
+import { findUserByName } from '../db/console-users.ts';
+import { resolveSession, startSession, type Session, type SessionPolicy } from './auth/sessions.ts';
+import { can, type Permission } from './auth/roles.ts';
+import { CONSOLE_CSS } from './pages/style.ts';
+import { html } from './html.ts';
+import { page } from './pages/layout.ts';
+import { registerAuthRoutes } from './routes/auth.ts';
+import { registerDayRoutes } from './routes/days.ts';
+import { registerDownloadRoutes } from './routes/downloads.ts';
+import { registerRerunRoutes } from './routes/reruns.ts';
+import { registerJobRoutes } from './routes/jobs.ts';
+import { registerUserRoutes } from './routes/users.ts';
+
+export interface ConsoleDeps {
+  db: Db;
+  config: Config;
+  /** The clock: sessions, throttling and every recorded time read it (tests pass a fixed one). */
+  now: () => Date;
+  logger: Logger;
+  /** Called after a rerun was queued, so the worker looks at once instead of at its next poll. */
+  onRerunQueued?: () => void;
+}
+
+/** Who may call a route: 'public' (only the login page), or the permission it needs. */
+export type Access = 'public' | 'session' | Permission;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    session: Session | null;
+  }
+}
+
+export const SESSION_COOKIE = 'payrecon_session';
+export const LOGIN_CSRF_COOKIE = 'payrecon_login';
+
+export function sessionPolicy(config: Config): SessionPolicy {
+  return {
+    idleMs: config.CONSOLE_IDLE_TIMEOUT_MIN * 60_000,
+    absoluteMs: config.CONSOLE_ABSOLUTE_TIMEOUT_MIN * 60_000,
+    maxFailures: config.CONSOLE_LOGIN_MAX_FAILURES,
+    throttleWindowMs: config.CONSOLE_LOGIN_WINDOW_MIN * 60_000,
+  };
+}
+
+/** Equal-length constant-time comparison of two tokens; false for a missing one. */
+export function sameToken(a: unknown, b: string): boolean {
+  if (typeof a !== 'string' || a.length !== b.length || b.length === 0) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/** Cookie options: HttpOnly and SameSite=Lax always, Secure when the request came over https. */
+export function cookieOptions(request: FastifyRequest, maxAgeSec?: number) {
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: request.protocol === 'https',
+    ...(maxAgeSec ? { maxAge: maxAgeSec } : {}),
+  };
+}
+
+export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+function refuse(request: FastifyRequest, reply: FastifyReply, status: 401 | 403, message: string): FastifyReply {
+  return sendPage(
+    reply,
+    status,
+    page(
+      { title: status === 401 ? 'Sign in required' : 'Not allowed', session: request.session },
+      html`<h1>${status === 401 ? 'Sign in required' : 'Not allowed'}</h1>
+        <p class="error">${message}</p>`,
+    ),
+  );
+}
+
+/** The peer is the configured proxy (an IPv4 peer may show as ::ffff:a.b.c.d on a dual-stack socket). */
+function fromProxy(peer: string | undefined, trusted: string): boolean {
+  return peer !== undefined && (peer === trusted || peer === `::ffff:${trusted}`);
+}
+
+/** A local path to return to after login: never another origin. */
+export function safeNext(value: unknown): string {
+  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) && !value.startsWith('/login') ? value : '/days';
+}
+
+export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const trusted = config.CONSOLE_TRUSTED_PROXY;
+  const app = Fastify({
+    // Only the configured proxy may set the client address and scheme (X-Forwarded-For/-Proto).
+    trustProxy: trusted ? [trusted] : false,
+    bodyLimit: 64 * 1024,
+    logger: false,
+  });
+  await app.register(cookie);
+  await app.register(formbody);
+  app.decorateRequest('session', null);
+  const policy = sessionPolicy(config);
+
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Referrer-Policy', 'same-origin');
+    reply.header('X-Frame-Options', 'DENY');
+    if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    const access = request.routeOptions.config?.access;
+    if (access === undefined || access === 'public') return;
+    const token = request.cookies[SESSION_COOKIE];
+    let session = token ? await resolveSession(deps.db.knex, policy, token, deps.now()) : null;
+
+    if (trusted && config.CONSOLE_PROXY_USER_HEADER && fromProxy(request.socket.remoteAddress, trusted)) {
+      const named = request.headers[config.CONSOLE_PROXY_USER_HEADER.toLowerCase()];
+      if (typeof named === 'string' && named) {
+        if (!session || session.userName !== named) {
+          const user = await findUserByName(deps.db.knex, named);
+          if (!user || user.disabled) return refuse(request, reply, 403, 'The signed-in user has no enabled console account.');
+          const started = await startSession(deps.db.knex, {
+            userId: user.id,
+            userName: user.name,
+            role: user.role,
+            address: request.ip,
+            now: deps.now(),
+            via: 'proxy',
+          });
+          reply.setCookie(SESSION_COOKIE, started.token, cookieOptions(request));
+          session = started.session;
+        }
+      }
+    }
+    request.session = session;
+    if (!session) {
+      if (request.method === 'GET' || request.method === 'HEAD')
+        return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 302);
+      return refuse(request, reply, 401, 'Your session has ended. Sign in again.');
+    }
+    if (access !== 'session' && !can(session.role, access)) {
+      return refuse(request, reply, 403, `Your role (${session.role}) may not do this.`);
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const sent = (request.body as Record<string, unknown> | undefined)?._csrf ?? request.headers['x-csrf-token'];
+      if (!sameToken(sent, session.csrfToken))
+        return refuse(request, reply, 403, 'The form was missing its security token or it was stale. Reload the page and try again.');
+    }
+  });
+
+  app.setErrorHandler((err: Error, request, reply) => {
+    const status = (err as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500)
+      deps.logger.error({ err: { message: err.message, stack: err.stack }, url: request.routeOptions.url }, 'console request failed');
+    return sendPage(
+      reply,
+      status,
+      page(
+        { title: 'Error', session: request.session },
+        html`<h1>Something went wrong</h1>
+          <p class="error">${status >= 500 ? 'The request failed; it was logged.' : err.message}</p>`,
+      ),
+    );
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendPage(
+      reply,
+      404,
+      page(
+        { title: 'Not found', session: null },
+        html`<h1>Not found</h1>
+          <p><a href="/days">Business days</a></p>`,
+      ),
+    ),
+  );
+
+  app.get('/console.css', { config: { access: 'public' } }, async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('Cache-Control', 'max-age=300').send(CONSOLE_CSS),
+  );
+  app.get('/', { config: { access: 'read' } }, async (_request, reply) => reply.redirect('/days', 302));
+
+  registerAuthRoutes(app, deps, policy);
+  registerDayRoutes(app, deps);
+  registerDownloadRoutes(app, deps);
+  registerRerunRoutes(app, deps);
+  registerJobRoutes(app, deps);
+  registerUserRoutes(app, deps);
+  return app;
+}

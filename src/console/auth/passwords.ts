@@ -1,0 +1,33 @@
+import { hash, verify } from '@node-rs/argon2';
+
+/**
+ * argon2id with the library's defaults (19 MiB, 2 passes: OWASP's minimum for argon2id), a random
+ * salt per hash; the PHC string keeps salt and parameters, so raising them later still verifies old hashes.
+ */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password);
+}
+
+export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  try {
+    return await verify(passwordHash, password);
+  } catch {
+    return false;
+  }
+}
+
+let dummy: Promise<string> | undefined;
+/** A hash to verify against when the user does not exist, so an unknown name takes as long as a wrong password. */
+export function dummyHash(): Promise<string> {
+  dummy ??= hash('payrecon-console-no-such-user');
+  return dummy;
+}
+
+export const MIN_PASSWORD_LENGTH = 12;
+
+/** A reason the password is refused, or null. Length is what matters; no composition rules (NIST 800-63B). */
+export function passwordProblem(password: string): string | null {
+  if (password.length < MIN_PASSWORD_LENGTH) return `expected at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (password.length > 1024) return 'expected at most 1024 characters';
+  return null;
+}

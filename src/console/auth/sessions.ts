@@ -1,0 +1,94 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { endSession, findSessionByTokenHash, insertSession, touchSession, type SessionRow } from '../../db/console-sessions.ts';
+import { findUserByName } from '../../db/console-users.ts';
+import { clearLoginFailures, countLoginFailures, recordLoginFailure } from '../../db/console-login-failures.ts';
+import { recordAction } from '../../db/console-actions.ts';
+import { dummyHash, verifyPassword } from './passwords.ts';
+
+export interface SessionPolicy {
+  idleMs: number;
+  absoluteMs: number;
+  /** Failed logins allowed per user name and per address within throttleWindowMs. */
+  maxFailures: number;
+  throttleWindowMs: number;
+}
+
+export type Session = Pick<SessionRow, 'id' | 'userId' | 'userName' | 'role' | 'csrfToken' | 'createdAt'>;
+
+const newToken = () => randomBytes(32).toString('base64url');
+/** Only the hash is stored: the cookie value itself is in no table and no log. */
+export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export type LoginResult = { ok: true; token: string; session: Session } | { ok: false; reason: 'throttled' | 'invalid' };
+
+/**
+ * Checks a name and password. Throttled before the password is even looked at, so guessing stops
+ * at the limit whatever the guesses are; every failure is counted per name and per address.
+ * An unknown or disabled name costs the same hash as a wrong password and gets the same answer.
+ */
+export async function login(
+  db: Knex,
+  policy: SessionPolicy,
+  attempt: { name: string; password: string; address: string; now: Date },
+): Promise<LoginResult> {
+  const { name, address, now } = attempt;
+  const since = new Date(now.getTime() - policy.throttleWindowMs);
+  const failures = await countLoginFailures(db, name, address, since);
+  if (failures.byName >= policy.maxFailures || failures.byAddress >= policy.maxFailures) {
+    await recordAction(db, { at: now, actor: name, action: 'login-throttled', address });
+    return { ok: false, reason: 'throttled' };
+  }
+  const user = await findUserByName(db, name);
+  const valid = await verifyPassword(user?.passwordHash ?? (await dummyHash()), attempt.password);
+  if (!user || user.disabled || !valid) {
+    await recordLoginFailure(db, { name, address, at: now });
+    await recordAction(db, { at: now, actor: name, action: 'login-failed', address });
+    return { ok: false, reason: 'invalid' };
+  }
+  await clearLoginFailures(db, name);
+  return {
+    ok: true,
+    ...(await startSession(db, { userId: user.id, userName: user.name, role: user.role, address, now, via: 'password' })),
+  };
+}
+
+/** A new session for a user already identified (by password, or by the trusted proxy). */
+export async function startSession(
+  db: Knex,
+  s: { userId: string; userName: string; role: Session['role']; address: string; now: Date; via: 'password' | 'proxy' },
+): Promise<{ token: string; session: Session }> {
+  const token = newToken();
+  const csrfToken = newToken();
+  const id = await insertSession(db, { tokenHash: tokenHash(token), userId: s.userId, csrfToken, address: s.address, now: s.now });
+  await recordAction(db, { at: s.now, actor: s.userName, action: 'login', address: s.address, detail: { via: s.via, session: id } });
+  return { token, session: { id, userId: s.userId, userName: s.userName, role: s.role, csrfToken, createdAt: s.now } };
+}
+
+/**
+ * The live session for a cookie token, or null. A session past its idle or absolute limit, or of a
+ * disabled user, is ended here (so it cannot come back) and null is returned.
+ */
+export async function resolveSession(db: Knex, policy: SessionPolicy, token: string, now: Date): Promise<Session | null> {
+  const row = await findSessionByTokenHash(db, tokenHash(token));
+  if (!row || row.endedAt) return null;
+  const expired =
+    now.getTime() - row.lastSeenAt.getTime() >= policy.idleMs
+      ? 'idle-timeout'
+      : now.getTime() - row.createdAt.getTime() >= policy.absoluteMs
+        ? 'absolute-timeout'
+        : row.userDisabled
+          ? 'user-disabled'
+          : null;
+  if (expired) {
+    await endSession(db, row.id, expired, now);
+    return null;
+  }
+  await touchSession(db, row.id, now);
+  return { id: row.id, userId: row.userId, userName: row.userName, role: row.role, csrfToken: row.csrfToken, createdAt: row.createdAt };
+}
+
+export async function logout(db: Knex, session: Session, address: string, now: Date): Promise<void> {
+  await endSession(db, session.id, 'logout', now);
+  await recordAction(db, { at: now, actor: session.userName, action: 'logout', address, detail: { session: session.id } });
+}

@@ -1,0 +1,151 @@
+import type { Knex } from 'knex';
+
+type Conn = Knex | Knex.Transaction;
+
+export type RerunState = 'queued' | 'running' | 'completed' | 'failed';
+
+export interface RerunRow {
+  id: string;
+  businessDate: string;
+  requestedBy: string;
+  requestedAt: Date;
+  state: RerunState;
+  phase: 'reconcile' | 'report' | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  reconcileRunIds: string[];
+  reportVersion: number | null;
+  error: string | null;
+}
+
+const SELECT = `SELECT r.id::text AS id, r.business_date::text AS business_date, u.name AS requested_by, r.requested_at,
+    r.state, r.phase, r.started_at, r.finished_at, r.reconcile_run_ids, r.report_version, r.error
+  FROM console_reruns r JOIN console_users u ON u.id = r.requested_by`;
+
+interface Row {
+  id: string;
+  business_date: string;
+  requested_by: string;
+  requested_at: Date;
+  state: RerunState;
+  phase: 'reconcile' | 'report' | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  reconcile_run_ids: string[];
+  report_version: number | null;
+  error: string | null;
+}
+
+const toRerun = (r: Row): RerunRow => ({
+  id: r.id,
+  businessDate: r.business_date,
+  requestedBy: r.requested_by,
+  requestedAt: r.requested_at,
+  state: r.state,
+  phase: r.phase,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  reconcileRunIds: r.reconcile_run_ids,
+  reportVersion: r.report_version,
+  error: r.error,
+});
+
+/** Queues a rerun of a day; an already queued rerun of the same day is returned instead of a second one. */
+export async function enqueueRerun(
+  db: Conn,
+  r: { businessDate: string; userId: string; now: Date },
+): Promise<{ id: string; queued: boolean }> {
+  const existing = (await db.raw(`SELECT id::text AS id FROM console_reruns WHERE business_date = ?::date AND state = 'queued' LIMIT 1`, [
+    r.businessDate,
+  ])) as { rows: Array<{ id: string }> };
+  if (existing.rows[0]) return { id: existing.rows[0].id, queued: false };
+  const res = (await db.raw(
+    `INSERT INTO console_reruns (business_date, requested_by, requested_at) VALUES (?::date, ?, ?) RETURNING id::text AS id`,
+    [r.businessDate, r.userId, r.now],
+  )) as { rows: Array<{ id: string }> };
+  return { id: res.rows[0].id, queued: true };
+}
+
+/** Takes the oldest queued rerun: the update is conditional on it still being queued. */
+export async function claimNextRerun(db: Conn, now: Date): Promise<RerunRow | null> {
+  const res = (await db.raw(
+    `UPDATE console_reruns SET state = 'running', phase = 'reconcile', started_at = ?, heartbeat_at = ?,
+            after_run_id = (SELECT coalesce(max(id), 0) FROM job_runs)
+      WHERE id = (SELECT id FROM console_reruns WHERE state = 'queued' ORDER BY requested_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+        AND state = 'queued'
+      RETURNING id::text AS id`,
+    [now, now],
+  )) as { rows: Array<{ id: string }> };
+  return res.rows[0] ? findRerun(db, res.rows[0].id) : null;
+}
+
+export async function setRerunPhase(
+  db: Conn,
+  id: string,
+  phase: 'reconcile' | 'report',
+  reconcileRunIds: string[],
+  now: Date,
+): Promise<void> {
+  await db.raw(`UPDATE console_reruns SET phase = ?, reconcile_run_ids = ?::text[], heartbeat_at = ? WHERE id = ? AND state = 'running'`, [
+    phase,
+    reconcileRunIds,
+    now,
+    id,
+  ]);
+}
+
+export async function finishRerun(
+  db: Conn,
+  id: string,
+  f: { state: 'completed' | 'failed'; reconcileRunIds: string[]; reportVersion: number | null; error: string | null; now: Date },
+): Promise<void> {
+  await db.raw(
+    `UPDATE console_reruns SET state = ?, finished_at = ?, heartbeat_at = ?, reconcile_run_ids = ?::text[], report_version = ?, error = ?
+      WHERE id = ? AND state = 'running'`,
+    [f.state, f.now, f.now, f.reconcileRunIds, f.reportVersion, f.error, id],
+  );
+}
+
+/**
+ * Reruns left 'running' by a console that died: failed, so the queue moves on. Only call while
+ * holding the rerun worker's lock, so no live worker owns them.
+ */
+export async function failAbandonedReruns(db: Conn, now: Date): Promise<number> {
+  const res = (await db.raw(
+    `UPDATE console_reruns SET state = 'failed', finished_at = ?, error = 'the console stopped while this rerun ran; start it again'
+      WHERE state = 'running' RETURNING id`,
+    [now],
+  )) as { rows: unknown[] };
+  return res.rows.length;
+}
+
+export async function findRerun(db: Conn, id: string): Promise<RerunRow | null> {
+  const res = (await db.raw(`${SELECT} WHERE r.id = ?`, [id])) as { rows: Row[] };
+  return res.rows[0] ? toRerun(res.rows[0]) : null;
+}
+
+export async function listReruns(db: Conn, limit = 50): Promise<RerunRow[]> {
+  const res = (await db.raw(`${SELECT} ORDER BY r.requested_at DESC, r.id DESC LIMIT ?`, [limit])) as { rows: Row[] };
+  return res.rows.map(toRerun);
+}
+
+export interface RerunProgress {
+  runId: string;
+  status: string;
+  selected: number;
+  checked: number;
+}
+
+/** The newest reconcile run of the rerun's day started after the rerun did: what the progress bar shows. */
+export async function rerunReconcileProgress(db: Conn, rerunId: string): Promise<RerunProgress | null> {
+  const res = (await db.raw(
+    `SELECT j.id::text AS run_id, j.status, j.selected, j.checked
+       FROM console_reruns r JOIN job_runs j
+         ON j.job = 'reconcile' AND j.id > r.after_run_id AND j.params->'selection'->>'label' = r.business_date::text
+      WHERE r.id = ?
+      ORDER BY j.id DESC LIMIT 1`,
+    [rerunId],
+  )) as { rows: Array<{ run_id: string; status: string; selected: number; checked: number }> };
+  const r = res.rows[0];
+  return r ? { runId: r.run_id, status: r.status, selected: r.selected, checked: r.checked } : null;
+}

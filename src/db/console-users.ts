@@ -1,0 +1,80 @@
+import type { Knex } from 'knex';
+
+type Conn = Knex | Knex.Transaction;
+
+export const ROLES = ['viewer', 'finance', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface ConsoleUser {
+  id: string;
+  name: string;
+  role: Role;
+  disabled: boolean;
+  createdAt: Date;
+}
+
+/** With the stored hash: only the login check reads it. */
+export interface ConsoleUserWithHash extends ConsoleUser {
+  passwordHash: string;
+}
+
+const COLUMNS = `id::text AS id, name, role, password_hash, disabled_at IS NOT NULL AS disabled, created_at`;
+
+interface Row {
+  id: string;
+  name: string;
+  role: Role;
+  password_hash: string;
+  disabled: boolean;
+  created_at: Date;
+}
+
+const toUser = (r: Row): ConsoleUserWithHash => ({
+  id: r.id,
+  name: r.name,
+  role: r.role,
+  disabled: r.disabled,
+  createdAt: r.created_at,
+  passwordHash: r.password_hash,
+});
+
+const withoutHash = ({ passwordHash: _hash, ...u }: ConsoleUserWithHash): ConsoleUser => u;
+
+/** Inserts a user; null when the name is taken. */
+export async function insertUser(db: Conn, u: { name: string; role: Role; passwordHash: string; now: Date }): Promise<ConsoleUser | null> {
+  const res = (await db.raw(
+    `INSERT INTO console_users (name, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
+    [u.name, u.role, u.passwordHash, u.now, u.now],
+  )) as { rows: Row[] };
+  return res.rows[0] ? withoutHash(toUser(res.rows[0])) : null;
+}
+
+export async function findUserByName(db: Conn, name: string): Promise<ConsoleUserWithHash | null> {
+  const res = (await db.raw(`SELECT ${COLUMNS} FROM console_users WHERE name = ?`, [name])) as { rows: Row[] };
+  return res.rows[0] ? toUser(res.rows[0]) : null;
+}
+
+export async function listUsers(db: Conn): Promise<ConsoleUser[]> {
+  const res = (await db.raw(`SELECT ${COLUMNS} FROM console_users ORDER BY name`)) as { rows: Row[] };
+  return res.rows.map((r) => withoutHash(toUser(r)));
+}
+
+/** Disables an enabled user; false when there is no such enabled user. */
+export async function disableUser(db: Conn, name: string, now: Date): Promise<boolean> {
+  const res = (await db.raw(
+    `UPDATE console_users SET disabled_at = ?, updated_at = ? WHERE name = ? AND disabled_at IS NULL RETURNING id`,
+    [now, now, name],
+  )) as { rows: unknown[] };
+  return res.rows.length === 1;
+}
+
+/** Replaces the password hash (and re-enables nobody: a disabled user stays disabled). */
+export async function setPasswordHash(db: Conn, name: string, passwordHash: string, now: Date): Promise<boolean> {
+  const res = (await db.raw(`UPDATE console_users SET password_hash = ?, updated_at = ? WHERE name = ? RETURNING id`, [
+    passwordHash,
+    now,
+    name,
+  ])) as { rows: unknown[] };
+  return res.rows.length === 1;
+}
