@@ -19,8 +19,9 @@ export function dayJobs(ctx: { config: Config; logger: Logger; db: Db }): Pick<S
   const { config, logger, db } = ctx;
   return {
     reconcileDay: async (date, stopSignal) => {
-      const { outcome } = await reconcileJob({ date, progress: false, stopSignal }, { config, logger, db });
-      return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId) };
+      // One try per round: the rerun worker's own loop retries the reconcile lock (lockRetryMs, up to lockWaitMs).
+      const { outcome } = await reconcileJob({ date, progress: false, stopSignal, waitMs: 0 }, { config, logger, db });
+      return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId), lockHolder: outcome.lockHolder };
     },
     reportDay: async (date) => {
       const { exitCode, report, emails } = await reportJob({ date }, { config, logger, db });
