@@ -39,7 +39,12 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
   const config = context.config ?? loadConfig();
   // Validated before the database is opened: a bad --date, --from/--to or --ref does nothing at all.
   const selection = usage(() =>
-    buildSelection(options, { now: new Date(), zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS }),
+    buildSelection(options, {
+      now: new Date(),
+      zone: config.REPORT_TIMEZONE,
+      lookbackDays: config.RECON_LOOKBACK_DAYS,
+      finalRecheckDays: config.RECON_FINAL_RECHECK_DAYS,
+    }),
   );
   const ctx = await openJobContext('reconcile', { ...context, config });
   const { logger, db } = ctx;

@@ -8,6 +8,9 @@ import { EXIT } from '../src/commands/exit-codes.ts';
 import { raiseAndDeliver } from '../src/runtime/alerting.ts';
 import { alertForDrift, alertForFailedRun, alertForRateFlags } from '../src/notify/alert-builders.ts';
 import type { AlertInput } from '../src/notify/raise-alert.ts';
+import { openOrderChecker } from '../src/snapshot/open-orders.ts';
+import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { loadActiveBankCodes } from '../src/db/bank-codes.ts';
 
 export interface SnapshotJobOptions {
   provider?: Partial<ProviderClientOptions>;
@@ -26,8 +29,22 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
   try {
     const client = await createProviderClient(config, { logger, ...options.provider });
     try {
+      const clock = options.clock ?? (() => new Date());
+      const checkOpenOrders = openOrderChecker(
+        {
+          db,
+          fetcher: client,
+          policy: policyFromConfig(config, await loadActiveBankCodes(db.knex)),
+          clock,
+          logger,
+          concurrency: config.RECON_CONCURRENCY,
+          batchSize: config.RECON_BATCH_SIZE,
+          webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
+        },
+        { lookbackDays: config.RECON_LOOKBACK_DAYS },
+      );
       const result = await takeSnapshots(
-        { db, client, policy: snapshotPolicyFromConfig(config), clock: options.clock ?? (() => new Date()), logger },
+        { db, client, policy: snapshotPolicyFromConfig(config), clock, logger, checkOpenOrders },
         config.RECON_CURRENCIES,
       );
       // Drift and rate flags are findings to alert on, not a failure of the run.

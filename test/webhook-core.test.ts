@@ -151,6 +151,7 @@ const local = (patch: Partial<OrderRow> = {}): OrderRow => ({
   createdAt: new Date(NOW),
   updatedAt: new Date(NOW),
   finalizedAt: null,
+  openSeenAt: null,
   lastCheckedAt: null,
   checkCount: 0,
   nextCheckAt: null,

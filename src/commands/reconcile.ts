@@ -49,7 +49,8 @@ export function registerReconcile(program: Command): void {
     .addHelpText(
       'after',
       `
-Default: every non-final order created within RECON_LOOKBACK_DAYS whose next check is due.
+Default: every non-final order created within RECON_LOOKBACK_DAYS whose next check is due, and
+the final ones of that window last checked more than RECON_FINAL_RECHECK_DAYS ago (late reversals, fee corrections).
 Examples:
   payrecon reconcile
   payrecon reconcile --date 2026-11-21            # finance rerun of a day
@@ -60,7 +61,7 @@ the plain due sweep skips instead, since the running one is doing its work.
 Exit: 0 completed (or, for the due sweep, skipped: another run holds the lock), 1 mismatches with --fail-on-mismatch,
       2 could not complete (credentials refused, provider unavailable, the lock still held after --wait),
       3 bad arguments or configuration.
-${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RECON_LOOKBACK_DAYS', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
+${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RECON_LOOKBACK_DAYS', 'RECON_FINAL_RECHECK_DAYS', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: ReconcileCliOptions) => {
       const { exitCode, outcome } = await reconcileJob({

@@ -60,6 +60,7 @@ function describeParams(params: Record<string, unknown>): string | null {
   if (!selection?.mode) return null;
   if (selection.mode === 'due') return 'due sweep';
   if (selection.mode === 'range') return `rerun of ${selection.label ?? 'a date range'}`;
+  if (selection.mode === 'open') return 'open orders around a balance snapshot';
   return `rerun of ${selection.ref ?? 'one order'}`;
 }
 

@@ -27,6 +27,8 @@ export interface OrderRow {
   createdAt: Date;
   updatedAt: Date;
   finalizedAt: Date | null;
+  /** Start of the last check that saw the order open: its finality lies after this. */
+  openSeenAt: Date | null;
   lastCheckedAt: Date | null;
   checkCount: number;
   nextCheckAt: Date | null;
@@ -51,7 +53,10 @@ export interface NewOrder {
 }
 
 export type OrderFilter = (
-  { mode: 'due'; asOf: Date; lookbackFrom: Date } | { mode: 'range'; from: Date; to: Date } | { mode: 'ref'; ref: string }
+  | { mode: 'due'; asOf: Date; lookbackFrom: Date; finalRecheckBefore?: Date }
+  | { mode: 'range'; from: Date; to: Date }
+  | { mode: 'ref'; ref: string }
+  | { mode: 'open'; lookbackFrom: Date }
 ) & { currency?: Currency };
 
 export interface CheckUpdate {
@@ -68,6 +73,8 @@ export interface CheckUpdate {
   /** Payouts only. */
   utr?: string;
   finalizedAt?: Date;
+  /** When the check that saw the order open was sent; only ever moves forward. */
+  openSeenAt?: Date;
   updatedAt?: Date;
 }
 
@@ -141,6 +148,7 @@ export function toOrderRow(direction: Direction, r: Record<string, unknown>): Or
     createdAt: r.created_at as Date,
     updatedAt: r.updated_at as Date,
     finalizedAt: (r.finalized_at as Date | null) ?? null,
+    openSeenAt: (r.open_seen_at as Date | null | undefined) ?? null,
     lastCheckedAt: (r.last_checked_at as Date | null) ?? null,
     checkCount: r.check_count as number,
     nextCheckAt: (r.next_check_at as Date | null) ?? null,
@@ -150,13 +158,30 @@ export function toOrderRow(direction: Direction, r: Record<string, unknown>): Or
 function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.QueryBuilder {
   const q = db(tableOf(direction));
   switch (filter.mode) {
-    case 'due':
-      q.whereIn('status_category', ['pending', 'unknown'])
-        .where('created_at', '>=', filter.lookbackFrom)
-        .where((w) => w.whereNull('next_check_at').orWhere('next_check_at', '<=', filter.asOf));
+    case 'due': {
+      const { asOf, finalRecheckBefore } = filter;
+      q.where('created_at', '>=', filter.lookbackFrom).where((due) => {
+        due.where((open) =>
+          open
+            .whereIn('status_category', ['pending', 'unknown'])
+            .where((w) => w.whereNull('next_check_at').orWhere('next_check_at', '<=', asOf)),
+        );
+        // The low-rate re-check of final orders: a provider may reverse a success or correct a fee later.
+        if (finalRecheckBefore) {
+          due.orWhere((final) =>
+            final
+              .whereIn('status_category', ['success', 'failed'])
+              .whereRaw('coalesce(last_checked_at, finalized_at, created_at) < ?', [finalRecheckBefore]),
+          );
+        }
+      });
       break;
+    }
     case 'range':
       q.where('created_at', '>=', filter.from).where('created_at', '<', filter.to);
+      break;
+    case 'open':
+      q.whereIn('status_category', ['pending', 'unknown']).where('created_at', '>=', filter.lookbackFrom);
       break;
     case 'ref':
       q.where((w) => w.where('merchant_ref', filter.ref).orWhere('transaction_ref', filter.ref));
@@ -218,9 +243,10 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
        fee = COALESCE(v.fee, o.fee),
        ${extra} = COALESCE(v.extra, o.${extra}),
        finalized_at = COALESCE(v.finalized_at, o.finalized_at),
+       open_seen_at = GREATEST(o.open_seen_at, v.open_seen_at),
        updated_at = COALESCE(v.updated_at, o.updated_at)
-     FROM unnest(?::bigint[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::timestamptz[], ?::timestamptz[])
-       AS v(id, checked_at, next_check_at, status, status_category, fee, extra, finalized_at, updated_at)
+     FROM unnest(?::bigint[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::timestamptz[], ?::timestamptz[], ?::timestamptz[])
+       AS v(id, checked_at, next_check_at, status, status_category, fee, extra, finalized_at, updated_at, open_seen_at)
      WHERE o.id = v.id`,
     [
       col((u) => u.id),
@@ -232,6 +258,7 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
       extraValues,
       col((u) => ts(u.finalizedAt)),
       col((u) => ts(u.updatedAt)),
+      col((u) => ts(u.openSeenAt)),
     ] as unknown as Knex.RawBinding[],
   );
   return (res as { rowCount: number }).rowCount;

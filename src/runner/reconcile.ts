@@ -122,11 +122,19 @@ function filterFor(selection: Selection): OrderFilter {
   const currency = selection.currency ? { currency: selection.currency } : {};
   switch (selection.mode) {
     case 'due':
-      return { mode: 'due', asOf: new Date(selection.asOf), lookbackFrom: new Date(selection.lookbackFrom), ...currency };
+      return {
+        mode: 'due',
+        asOf: new Date(selection.asOf),
+        lookbackFrom: new Date(selection.lookbackFrom),
+        ...(selection.finalRecheckBefore ? { finalRecheckBefore: new Date(selection.finalRecheckBefore) } : {}),
+        ...currency,
+      };
     case 'range':
       return { mode: 'range', from: new Date(selection.from), to: new Date(selection.to), ...currency };
     case 'ref':
       return { mode: 'ref', ref: selection.ref, ...currency };
+    case 'open':
+      return { mode: 'open', lookbackFrom: new Date(selection.lookbackFrom), ...currency };
   }
 }
 
@@ -183,6 +191,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
         pagesOf(db, direction, filter, after, deps.batchSize),
         async (order) => {
           if (halt.stop) return null;
+          const askedAt = deps.clock();
           const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef);
           if ('credentials' in outcome) {
             halt.stop ??= {
@@ -198,7 +207,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
               message: `the provider failed most recent fetches (last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'})`,
             };
           }
-          return checkOrder(order, outcome.answer, deps.policy, deps.clock());
+          return checkOrder(order, outcome.answer, deps.policy, deps.clock(), askedAt);
         },
         async (page, results) => {
           // A batch cut short by a stop is not written: its orders stay due for the next run.
