@@ -1,41 +1,5 @@
-// Thin entries of the bank-codes job: sync from the provider, and list what is stored.
-import { openJobContext, type JobContextOptions } from '../src/runtime/job-context.ts';
-import { createProviderClient } from '../src/provider/from-config.ts';
-import type { ProviderClientOptions } from '../src/provider/client.ts';
-import { listBankCodes, type BankCodeRow, type BankListQuery } from '../src/db/bank-codes.ts';
-import { syncBankCodes, type BankSyncResult } from '../src/banks/sync.ts';
-import { EXIT } from '../src/commands/exit-codes.ts';
+// Entry of the bank-codes sync for cron or a container (`node dist/jobs/bank-codes.js`). Nothing imports this file.
+import { runJobEntry } from '../src/runtime/job-entry.ts';
+import { bankSyncJob } from '../src/services/bank-codes.ts';
 
-export interface BankSyncJobOptions {
-  provider?: Partial<ProviderClientOptions>;
-  clock?: () => Date;
-}
-
-export async function bankSyncJob(
-  options: BankSyncJobOptions = {},
-  context: JobContextOptions = {},
-): Promise<{ exitCode: number; result: BankSyncResult }> {
-  const ctx = await openJobContext('bank-codes', context);
-  const { config, logger, db } = ctx;
-  try {
-    const client = await createProviderClient(config, { logger, ...options.provider });
-    try {
-      const result = await syncBankCodes({ db, client, clock: options.clock ?? (() => new Date()), logger });
-      const ok = result.status === 'completed' || result.status === 'skipped';
-      return { exitCode: ok ? EXIT.OK : EXIT.INCOMPLETE, result };
-    } finally {
-      await client.close();
-    }
-  } finally {
-    await ctx.close();
-  }
-}
-
-export async function bankListJob(query: BankListQuery, context: JobContextOptions = {}): Promise<BankCodeRow[]> {
-  const ctx = await openJobContext('bank-codes', context);
-  try {
-    return await listBankCodes(ctx.db.knex, query);
-  } finally {
-    await ctx.close();
-  }
-}
+await runJobEntry(async () => (await bankSyncJob()).exitCode);

@@ -1,78 +1,11 @@
-// Thin entry of the report job: config, dependencies, a call into src/, an exit code.
-import { openJobContext, type JobContextOptions } from '../src/runtime/job-context.ts';
-import { loadConfig, type Config } from '../src/config/config.ts';
-import { secretValues } from '../src/config/redact.ts';
-import { businessDay, defaultReportDate } from '../src/report/date.ts';
-import { writeReports, type WriteReportsResult } from '../src/report/write-reports.ts';
-import { createMailer, type Mailer } from '../src/notify/mailer.ts';
-import { retryPendingEmails, sendReportEmail, type ReportEmailResult } from '../src/notify/report-email.ts';
-import { raiseAndDeliver } from '../src/runtime/alerting.ts';
-import { EXIT } from '../src/commands/exit-codes.ts';
+// Entry of the report job for cron or a container (`node dist/jobs/report.js`): yesterday's
+// report, e-mailed when SMTP_URL and REPORT_EMAIL_TO are set. Nothing imports this file.
+import { runJobEntry } from '../src/runtime/job-entry.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { reportJob } from '../src/services/report.ts';
 
-export interface ReportJobOptions {
-  /** Business date YYYY-MM-DD in REPORT_TIMEZONE; default yesterday there. */
-  date?: string;
-  force?: boolean;
-  /** E-mail the day's current version to REPORT_EMAIL_TO (once; again only with resend). */
-  email?: boolean;
-  resend?: boolean;
-  mailer?: Mailer;
-  now?: () => Date;
-}
-
-export interface ReportJobResult {
-  exitCode: number;
-  report: WriteReportsResult;
-  /** This version's delivery, then any earlier pending ones retried. */
-  emails: ReportEmailResult[];
-}
-
-export async function reportJob(options: ReportJobOptions = {}, context: JobContextOptions = {}): Promise<ReportJobResult> {
-  const config = context.config ?? loadConfig();
-  const now = options.now ?? (() => new Date());
-  // Validated before the database is opened: a bad --date does nothing at all.
-  const date = businessDay(options.date ?? defaultReportDate(config.REPORT_TIMEZONE), config.REPORT_TIMEZONE).date;
-  if (options.email && !config.REPORT_EMAIL_TO?.length)
-    throw Object.assign(new Error('REPORT_EMAIL_TO: not set; --email needs the accounting recipients'), { exitCode: EXIT.USAGE });
-  const ctx = await openJobContext('report', { ...context, config });
-  const { db, logger } = ctx;
-  const mailer = options.mailer ?? (options.email || hasPendingEmailConfig(config) ? tryMailer(config) : undefined);
-  try {
-    const report = await writeReports(db.knex, {
-      date,
-      timezone: config.REPORT_TIMEZONE,
-      reportDir: config.REPORT_DIR,
-      now: now(),
-      force: options.force ?? false,
-      logger,
-      currencies: config.RECON_CURRENCIES,
-      tolerances: config.RECON_TOLERANCE,
-    });
-    const emails: ReportEmailResult[] = [];
-    if (mailer) {
-      const secrets = secretValues(config);
-      if (options.email && report.record) {
-        emails.push(await sendReportEmail(db, mailer, { versionId: report.record.id, resend: options.resend, now: now(), secrets }));
-      }
-      // Deliveries that failed earlier (SMTP down) go out now: nothing is lost. Not when this
-      // run's own send just failed: the server is down, and the next run retries them all.
-      if (!emails.some((e) => e.status === 'failed')) emails.push(...(await retryPendingEmails(db, mailer, now(), { secrets })));
-    }
-    await raiseAndDeliver({ db, config, logger, now, mailer }, []);
-    const failed = emails.some((e) => e.status === 'failed');
-    return { exitCode: failed ? EXIT.INCOMPLETE : EXIT.OK, report, emails };
-  } finally {
-    if (!options.mailer) mailer?.close();
-    await ctx.close();
-  }
-}
-
-function hasPendingEmailConfig(config: Config): boolean {
-  return Boolean(config.SMTP_URL && config.REPORT_EMAIL_TO?.length);
-}
-
-function tryMailer(config: Config): Mailer | undefined {
-  if (!config.SMTP_URL)
-    throw Object.assign(new Error('SMTP_URL: not set; e-mailing reports needs an SMTP server'), { exitCode: EXIT.USAGE });
-  return createMailer(config);
-}
+await runJobEntry(async () => {
+  const config = loadConfig();
+  const email = Boolean(config.SMTP_URL && config.REPORT_EMAIL_TO?.length);
+  return (await reportJob({ email }, { config })).exitCode;
+});

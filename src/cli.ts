@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.ts';
-import { EXIT } from './commands/exit-codes.ts';
-import { ConfigError } from './config/errors.ts';
+import { EXIT } from './runtime/exit-codes.ts';
+import { printFailure } from './runtime/print-failure.ts';
 
 export function buildProgram(): Command {
   const program = new Command('payrecon')
@@ -31,12 +31,6 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
       return;
     }
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\nSee .env.example or 'payrecon <command> --help' for each variable.\n`);
-      process.exitCode = EXIT.USAGE;
-      return;
-    }
-    process.stderr.write(`payrecon: ${(err as Error).message}\n`);
-    process.exitCode = (err as { exitCode?: number }).exitCode ?? EXIT.INCOMPLETE;
+    process.exitCode = printFailure(err, { json: argv.includes('--json') });
   }
 }

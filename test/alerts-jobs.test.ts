@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant } from '../src/demo/seed-merchant.ts';
-import { snapshotJob } from '../jobs/snapshot.ts';
-import { reconcileJob } from '../jobs/reconcile.ts';
+import { snapshotJob } from '../src/services/snapshot.ts';
+import { reconcileJob } from '../src/services/reconcile.ts';
 import { silentLogger } from '../src/log/logger.ts';
 
 /** A Slack-compatible receiver that records what it was sent. */

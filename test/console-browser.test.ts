@@ -9,7 +9,7 @@ import { createWorld, type World } from './helpers/world.ts';
 import { addUsers, FixedClock, PASSWORD } from './helpers/console.ts';
 import { seedMerchant } from '../src/demo/seed-merchant.ts';
 import { serveConsole, type RunningConsole } from '../src/console/serve.ts';
-import { dayJobs } from '../src/commands/console.ts';
+import { dayJobs } from '../src/services/day-jobs.ts';
 import { silentLogger } from '../src/log/logger.ts';
 
 // A finance user's afternoon in real Chromium: sign in, open a day and download its file, rerun the day, sign out.

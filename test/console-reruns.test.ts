@@ -8,7 +8,7 @@ import { waitFor } from './helpers/cli.ts';
 import { Agent, addUsers, FixedClock } from './helpers/console.ts';
 import { seedMerchant } from '../src/demo/seed-merchant.ts';
 import { serveConsole, type RunningConsole } from '../src/console/serve.ts';
-import { dayJobs } from '../src/commands/console.ts';
+import { dayJobs } from '../src/services/day-jobs.ts';
 import { findRerun } from '../src/db/console-reruns.ts';
 import { listReportVersions } from '../src/db/reports.ts';
 import { silentLogger } from '../src/log/logger.ts';

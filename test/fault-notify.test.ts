@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
-import { reconcileJob } from '../jobs/reconcile.ts';
-import { reportJob } from '../jobs/report.ts';
+import { reconcileJob } from '../src/services/reconcile.ts';
+import { reportJob } from '../src/services/report.ts';
 import { silentLogger } from '../src/log/logger.ts';
 
 async function freePort(): Promise<number> {

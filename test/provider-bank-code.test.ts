@@ -59,7 +59,7 @@ describe('checkBankCode', () => {
 
 describe('createProviderClient', () => {
   it('names PROVIDER_BASE_URL when it is missing', async () => {
-    await expect(createProviderClient(loadConfig({}))).rejects.toThrow(/^PROVIDER_BASE_URL: not set/);
+    await expect(createProviderClient(loadConfig({}))).rejects.toThrow(/PROVIDER_BASE_URL: not set/);
   });
 
   it('loads the signing scheme named by PROVIDER_SIGNATURE and signs with it', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { describe as describeReport } from '../src/commands/report.ts';
-import { reportJob } from '../jobs/report.ts';
+import { reportJob } from '../src/services/report.ts';
 import { ReportInputError } from '../src/report/date.ts';
 
 describe('payrecon report', () => {

@@ -12,8 +12,8 @@ import { silentLogger } from '../src/log/logger.ts';
 import { snapshotPolicyFromConfig } from '../src/snapshot/policy.ts';
 import { takeSnapshots, type SnapshotDeps } from '../src/snapshot/take-snapshots.ts';
 import { findRun } from '../src/db/runs.ts';
-import { snapshotJob } from '../jobs/snapshot.ts';
-import { EXIT } from '../src/commands/exit-codes.ts';
+import { snapshotJob } from '../src/services/snapshot.ts';
+import { EXIT } from '../src/runtime/exit-codes.ts';
 import { CURRENCIES, Decimal, type Currency } from '../src/money/decimal.ts';
 
 // The sandbox clock stands still (rates are a function of it), so every rate here is known in advance.

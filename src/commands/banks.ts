@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { bankListJob, bankSyncJob } from '../../jobs/bank-codes.ts';
+import { bankListJob, bankSyncJob } from '../services/bank-codes.ts';
 import { BANK_CURRENCIES, type BankSyncResult } from '../banks/sync.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import type { BankCodeRow } from '../db/bank-codes.ts';

@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
-import { openDatabase } from '../db/connect.ts';
-import { assertMigrated } from '../db/migrate.ts';
+import { withJob } from '../runtime/with-job.ts';
 import { importOrders, type ImportResult } from '../db/import.ts';
 import { IMPORT_COLUMNS } from '../db/import-row.ts';
 import { createStatusMapper } from '../provider/status.ts';
 import type { Direction } from '../provider/types.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 export interface ImportCommandOptions {
   kind: Direction;
@@ -25,18 +24,17 @@ export async function runImport(
   // Opened before the database so a wrong path does nothing at all.
   const input = fs.createReadStream(file);
   await new Promise<void>((resolve, reject) => input.once('open', () => resolve()).once('error', reject));
-  const db = await openDatabase(config, { applicationName: 'payrecon-import' });
   try {
-    await assertMigrated(db);
-    const result = await importOrders(db.knex, input, {
-      kind: opts.kind,
-      statusOf: createStatusMapper(config.PROVIDER_STATUS_MAP),
+    return await withJob('import', { config }, async ({ db }) => {
+      const result = await importOrders(db.knex, input, {
+        kind: opts.kind,
+        statusOf: createStatusMapper(config.PROVIDER_STATUS_MAP),
+      });
+      out.write(opts.json ? `${JSON.stringify(result)}\n` : describe(file, result));
+      return result;
     });
-    out.write(opts.json ? `${JSON.stringify(result)}\n` : describe(file, result));
-    return result;
   } finally {
     input.destroy();
-    await db.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
-import { openDatabase } from '../db/connect.ts';
+import { withJob } from '../runtime/with-job.ts';
 import { migrate, type MigrateResult } from '../db/migrate.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 
@@ -14,16 +14,13 @@ export async function runMigrate(
   config: Config = loadConfig(),
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<MigrateResult> {
-  const db = await openDatabase(config, { applicationName: 'payrecon-migrate', poolMax: 2 });
-  try {
+  return withJob('migrate', { config, requireMigrated: false }, async ({ db }) => {
     const result = await migrate(db);
     if (opts.json) out.write(`${JSON.stringify({ schema: db.schema, engine: db.engine, ...result })}\n`);
     else if (result.applied.length === 0) out.write(`schema ${db.schema}: up to date\n`);
     else out.write(`schema ${db.schema}: applied ${result.applied.length}\n${result.applied.map((m) => `  ${m}\n`).join('')}`);
     return result;
-  } finally {
-    await db.close();
-  }
+  });
 }
 
 export function registerMigrate(program: Command): void {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { DEFAULT_LOCK_WAIT_MS, reconcileJob } from '../../jobs/reconcile.ts';
+import { DEFAULT_LOCK_WAIT_MS, reconcileJob } from '../services/reconcile.ts';
 import { parseWait } from './wait-option.ts';
 import type { RunSummary } from '../runner/reconcile.ts';
 import { renderTable } from '../cli-ui/table.ts';

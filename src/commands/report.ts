@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { reportJob } from '../../jobs/report.ts';
+import { reportJob } from '../services/report.ts';
 import { REPORT_FILES } from '../report/manifest.ts';
 import type { WriteReportsResult } from '../report/write-reports.ts';
 import type { ReportEmailResult } from '../notify/report-email.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { scheduleJob } from '../../jobs/schedule.ts';
+import { scheduleJob } from '../services/schedule.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 export function registerSchedule(program: Command): void {

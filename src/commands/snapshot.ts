@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { snapshotJob } from '../../jobs/snapshot.ts';
+import { snapshotJob } from '../services/snapshot.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { formatAmount, Decimal } from '../money/decimal.ts';
 import type { SnapshotResult } from '../snapshot/take-snapshots.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openJobContext } from '../runtime/job-context.ts';
+import { withJob } from '../runtime/with-job.ts';
 import { lastRuns } from '../db/runs.ts';
 import { pendingReportDeliveries } from '../db/deliveries.ts';
 import { schedulesFromConfig } from '../schedule/schedules.ts';
@@ -7,7 +7,7 @@ import { openAlerts } from '../status/queries.ts';
 import { buildStatus } from '../status/build.ts';
 import { renderStatus } from '../status/render.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 export function registerStatus(program: Command): void {
   program
@@ -23,21 +23,18 @@ Exit: 0 shown, 3 bad configuration or an unmigrated database.
 ${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: { json?: boolean }) => {
-      const ctx = await openJobContext('status');
-      try {
+      const status = await withJob('status', {}, async ({ config, db }) => {
         const now = new Date();
-        const status = buildStatus({
+        return buildStatus({
           now,
-          timezone: ctx.config.REPORT_TIMEZONE,
-          schedules: schedulesFromConfig(ctx.config),
-          lastRuns: await lastRuns(ctx.db.knex),
-          pendingEmails: await pendingReportDeliveries(ctx.db.knex),
-          openAlerts: await openAlerts(ctx.db.knex, now),
+          timezone: config.REPORT_TIMEZONE,
+          schedules: schedulesFromConfig(config),
+          lastRuns: await lastRuns(db.knex),
+          pendingEmails: await pendingReportDeliveries(db.knex),
+          openAlerts: await openAlerts(db.knex, now),
         });
-        process.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
-        process.exitCode = EXIT.OK;
-      } finally {
-        await ctx.close();
-      }
+      });
+      process.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
+      process.exitCode = EXIT.OK;
     });
 }

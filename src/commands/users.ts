@@ -1,9 +1,9 @@
 import os from 'node:os';
 import type { Command } from 'commander';
-import { openJobContext } from '../runtime/job-context.ts';
+import { withJob, type JobDeps } from '../runtime/with-job.ts';
 import { addUser, changePassword, disableUser } from '../console/users.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 /** The first line of stdin: a password is never an argument (it would sit in the shell history and ps). */
 async function readPassword(): Promise<string> {
@@ -16,13 +16,8 @@ async function readPassword(): Promise<string> {
 /** Who ran the command, for the audit rows. */
 const cliActor = () => ({ name: `cli:${process.env.PAYRECON_ACTOR || os.userInfo().username}` });
 
-async function withDb<T>(fn: (ctx: Awaited<ReturnType<typeof openJobContext>>) => Promise<T>): Promise<T> {
-  const ctx = await openJobContext('users');
-  try {
-    return await fn(ctx);
-  } finally {
-    await ctx.close();
-  }
+function withDb<T>(fn: (ctx: JobDeps) => Promise<T>): Promise<T> {
+  return withJob('users', {}, fn);
 }
 
 export function registerUsers(program: Command): void {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { confirmPendingJob, serveWebhooksJob } from '../../jobs/webhook.ts';
+import { confirmPendingJob, serveWebhooksJob } from '../services/webhook.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 const port = (value: string): number => {

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { CURRENCIES } from '../money/decimal.ts';
-import { cronSetting } from '../schedule/cron-setting.ts';
+import { cronSetting } from './cron-setting.ts';
 
 const intIn = (min: number, max: number) =>
   z

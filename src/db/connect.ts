@@ -45,11 +45,22 @@ async function openPostgres(url: string, schema: string, opts: OpenOptions): Pro
     // knex sets search_path on every new pooled connection, before its first query.
     searchPath: [schema],
     pool: { min: 0, max: Math.max(2, opts.poolMax ?? DEFAULT_POOL_MAX) },
+    log: KNEX_LOG,
   });
   // Fail here, with the driver's message, rather than at the first repository call.
   await knex.raw('select 1');
   return { knex, engine: 'postgres', schema, close: () => knex.destroy() };
 }
+
+/**
+ * knex writes its warnings with stacks to stdout, into tables and --json output. A failed connection
+ * is also thrown to the caller, who reports it in one line; other warnings go to stderr, first line only.
+ */
+const knexWarning = (message: unknown) => {
+  const text = String(message);
+  if (!text.startsWith('Acquire connection error')) process.stderr.write(`knex: ${text.split('\n')[0]}\n`);
+};
+const KNEX_LOG = { warn: knexWarning, error: knexWarning, deprecate: knexWarning, debug: () => undefined };
 
 const NUMERIC_ARRAY = 1231;
 const TEXT_ARRAY = 1009;

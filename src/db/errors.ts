@@ -1,4 +1,4 @@
-import { EXIT } from '../commands/exit-codes.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 /** The database lacks migrations this code needs; nothing was done. */
 export class NotMigratedError extends Error {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { parse } from 'csv-parse';
-import { EXIT } from '../commands/exit-codes.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 import type { Direction } from '../provider/types.ts';
 import { IMPORT_COLUMNS, validateOrderRow, type RowRules } from './import-row.ts';
 import { ORDER_TABLES, toColumns, type NewOrder } from './orders.ts';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Direction, StatusCategory } from '../provider/types.ts';
 import { decimalOrNull } from './amounts.ts';
 import { ORDER_TABLES, toOrderRow, type OrderRow } from './orders.ts';
-import type { Notification } from '../webhook/payload.ts';
+import type { Notification } from '../provider/types.ts';
 
 type Conn = Knex | Knex.Transaction;
 

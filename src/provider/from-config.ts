@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.ts';
+import { ConfigError } from '../config/errors.ts';
 import { secretValues } from '../config/redact.ts';
 import { ProviderClient, type ProviderClientOptions } from './client.ts';
 import { loadSigningScheme } from './signing.ts';
@@ -10,7 +11,8 @@ import { createStatusMapper } from './status.ts';
  */
 export async function createProviderClient(config: Config, overrides: Partial<ProviderClientOptions> = {}): Promise<ProviderClient> {
   const baseUrl = overrides.baseUrl ?? config.PROVIDER_BASE_URL;
-  if (!baseUrl) throw new Error('PROVIDER_BASE_URL: not set; expected the provider base URL (without /v1/api), or start the sandbox');
+  if (!baseUrl)
+    throw new ConfigError(['PROVIDER_BASE_URL: not set; expected the provider base URL (without /v1/api), or start the sandbox']);
   const scheme = overrides.scheme ?? (await loadSigningScheme(config.PROVIDER_SIGNATURE));
   return new ProviderClient({
     merchantId: config.PROVIDER_MERCHANT_ID,

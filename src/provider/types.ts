@@ -118,3 +118,16 @@ export interface PaymentWebhookBody {
   fee: string;
   status: string;
 }
+
+/** A verified notification's fields as stored: amounts are decimal text, never JS numbers. */
+export interface Notification {
+  direction: Direction;
+  transactionRef: string | null;
+  merchantRef: string | null;
+  currency: string | null;
+  method: string | null;
+  amount: string | null;
+  paidAmount: string | null;
+  fee: string | null;
+  status: string | null;
+}

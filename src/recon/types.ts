@@ -1,9 +1,6 @@
 import type { Currency } from '../money/decimal.ts';
 import type { Amount, Direction, StatusCategory } from '../provider/types.ts';
 
-export { defaultPolicy, resolvePolicy } from './policy.ts';
-export type { PolicyOverrides } from './policy.ts';
-
 /** The merchant's order as payrecon reads it from payment_orders / payout_orders. */
 export interface LocalOrder {
   direction: Direction;

@@ -1,20 +1,10 @@
 import crypto from 'node:crypto';
 import { parseLossless } from '../provider/json.ts';
 import { amountBoundsFor, digitsOf, isDecimalText, normalizeDecimal } from '../money/decimal.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Notification } from '../provider/types.ts';
 
-/** A verified notification's fields as stored: amounts are decimal text, never JS numbers. */
-export interface Notification {
-  direction: Direction;
-  transactionRef: string | null;
-  merchantRef: string | null;
-  currency: string | null;
-  method: string | null;
-  amount: string | null;
-  paidAmount: string | null;
-  fee: string | null;
-  status: string | null;
-}
+// The shape lives with the provider's other types, so the repositories can store it without importing this parser.
+export type { Notification };
 
 export class PayloadError extends Error {}
 

@@ -1,13 +1,13 @@
 import type { Config } from '../config/config.ts';
 import type { Db } from '../db/connect.ts';
-import { reconcileJob } from '../../jobs/reconcile.ts';
-import { snapshotJob } from '../../jobs/snapshot.ts';
-import { bankSyncJob } from '../../jobs/bank-codes.ts';
-import { reportJob } from '../../jobs/report.ts';
-import { dailyDateFor } from './catch-up.ts';
-import { runDaily } from './daily.ts';
-import type { JobRunner } from './scheduler.ts';
-import type { ScheduledJobName } from './schedules.ts';
+import { reconcileJob } from './reconcile.ts';
+import { dayJobs } from './day-jobs.ts';
+import { snapshotJob } from './snapshot.ts';
+import { bankSyncJob } from './bank-codes.ts';
+import { dailyDateFor } from '../schedule/catch-up.ts';
+import { runDaily } from '../schedule/daily.ts';
+import type { JobRunner } from '../schedule/scheduler.ts';
+import type { ScheduledJobName } from '../schedule/schedules.ts';
 
 export interface RunnerDeps {
   config: Config;
@@ -47,15 +47,7 @@ export function jobRunners(deps: RunnerDeps): Record<ScheduledJobName, JobRunner
           email,
           lockRetryMs: deps.lockRetryMs ?? 30_000,
           lockWaitMs: deps.lockWaitMs ?? 2 * 3_600_000,
-          reconcileDay: async (day, stopSignal) => {
-            // One try per round: runDaily's own loop waits (lockRetryMs, up to lockWaitMs) and logs it.
-            const { outcome } = await reconcileJob({ date: day, progress: false, stopSignal, waitMs: 0 }, { config, logger, db });
-            return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId), lockHolder: outcome.lockHolder };
-          },
-          reportDay: async (day) => {
-            const { exitCode, report, emails } = await reportJob({ date: day, email, now }, { config, logger, db });
-            return { exitCode, version: report.version, unchanged: report.unchanged, emails };
-          },
+          ...dayJobs({ config, logger, db }, { email, now }),
         },
         date ?? dailyDateFor(scheduledFor, config.REPORT_TIMEZONE),
       );

@@ -1,0 +1,90 @@
+// The layers of ARCHITECTURE.md as rules; `npm test` fails on any import against them.
+// Tiers, top to bottom (a module imports its own tier or lower ones, never higher):
+//   entries    src/cli.ts, jobs/ (jobs: thin entries nothing imports)
+//   commands   src/commands
+//   services   src/services (one module per job), src/demo
+//   runtime    src/runtime (withJob, exit codes, alerting)
+//   pipelines  src/runner, src/snapshot, src/banks, src/webhook, src/report, src/status, src/schedule, src/cli-ui, src/sandbox, src/console
+//   core/io    src/recon (pure core), src/db, src/provider, src/notify
+//   base       src/config, src/money, src/log
+const ENTRIES = '^(src/cli[.]ts|jobs/)';
+const COMMANDS = '^src/commands/';
+const SERVICES = '^src/(services|demo)/';
+const RUNTIME = '^src/runtime/';
+const PIPELINES = '^src/(runner|snapshot|banks|webhook|report|status|schedule|cli-ui|sandbox|console)/';
+const CORE_IO = '^src/(recon|db|provider|notify)/';
+const BASE = '^src/(config|money|log)/';
+
+// Exit statuses are a constant table with no imports: an error class in any layer may name its status.
+const LEAF = '^src/runtime/exit-codes[.]ts$';
+const upward = (name, from, above) => ({
+  name,
+  severity: 'error',
+  comment: `${name}: imports a higher layer (see ARCHITECTURE.md)`,
+  from: { path: from },
+  to: { path: above, pathNot: LEAF },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'nothing-imports-jobs',
+      severity: 'error',
+      comment: 'jobs/ are entries for cron and containers; src/, tests and benches call src/services instead',
+      from: {},
+      to: { path: '^jobs/' },
+    },
+    {
+      name: 'jobs-are-thin',
+      severity: 'error',
+      comment: 'a job entry reaches src/ only through the wrapper (runtime), its service and config',
+      from: { path: '^jobs/' },
+      to: { path: '^src/', pathNot: '^src/(runtime|services|config)/' },
+    },
+    upward('commands-upward', COMMANDS, ENTRIES),
+    upward('services-upward', SERVICES, `${ENTRIES}|${COMMANDS}`),
+    upward('runtime-upward', RUNTIME, `${ENTRIES}|${COMMANDS}|${SERVICES}`),
+    upward('pipelines-upward', PIPELINES, `${ENTRIES}|${COMMANDS}|${SERVICES}|${RUNTIME}`),
+    upward('core-io-upward', CORE_IO, `${ENTRIES}|${COMMANDS}|${SERVICES}|${RUNTIME}|${PIPELINES}`),
+    upward('base-upward', BASE, `${ENTRIES}|${COMMANDS}|${SERVICES}|${RUNTIME}|${PIPELINES}|${CORE_IO}`),
+    {
+      name: 'core-is-pure',
+      severity: 'error',
+      comment: 'src/recon decides from values passed in: no database, network, files or clock',
+      from: { path: '^src/recon/' },
+      to: { path: '^src/', pathNot: '^src/(recon|money)/|^src/provider/(types|status)[.]ts$' },
+    },
+    {
+      name: 'core-no-io',
+      severity: 'error',
+      comment: 'src/recon imports no I/O module',
+      from: { path: '^src/recon/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'exit-codes-is-a-leaf',
+      severity: 'error',
+      from: { path: LEAF },
+      to: {},
+    },
+    {
+      name: 'src-not-tests',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'a cycle hides which module is the lower one',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

@@ -1,0 +1,112 @@
+import crypto from 'node:crypto';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from '../config/config.ts';
+import { secretValues } from '../config/redact.ts';
+import { openDatabase, type Db } from '../db/connect.ts';
+import { describeDatabase } from '../db/describe.ts';
+import { assertMigrated } from '../db/migrate.ts';
+import { createLogger } from '../log/logger.ts';
+import { alertForFailedRun } from '../notify/alert-builders.ts';
+import type { ProviderClient, ProviderClientOptions } from '../provider/client.ts';
+import { createProviderClient } from '../provider/from-config.ts';
+import { raiseAndDeliver } from './alerting.ts';
+import { isUsageError, JobFailedError, oneLine } from './job-failure.ts';
+
+/** What a caller may hand a job: the scheduler and the demo share one config, logger and pool. */
+export interface JobContextOptions {
+  config?: Config;
+  logger?: Logger;
+  /** An already open database (the demo and the scheduler share one); the job leaves it open. */
+  db?: Db;
+}
+
+export interface WithJobOptions extends JobContextOptions {
+  /** Overrides for the provider client (tests and the demo point it at a sandbox). */
+  provider?: Partial<ProviderClientOptions>;
+  /** The caller's stop request (the scheduler's shutdown). Without one, a stoppable job listens to SIGTERM/SIGINT. */
+  signal?: AbortSignal;
+  /** The job checkpoints on a stop request; others keep the default signal behaviour (exit at once). */
+  stoppable?: boolean;
+  /** Only `migrate` runs on an unmigrated database. */
+  requireMigrated?: boolean;
+}
+
+/** Everything a job needs, built by withJob and closed by it. */
+export interface JobDeps {
+  config: Config;
+  /** Scoped to the job, with an invocation id tying one process's lines together. */
+  logger: Logger;
+  db: Db;
+  /** Aborted on a stop request: finish the work in flight, checkpoint, return. */
+  signal: AbortSignal;
+  /** The provider client, built on first use and closed when the job ends. */
+  provider(): Promise<ProviderClient>;
+  /** Leave the database open at the end (the scheduler, exiting while a job still holds connections). */
+  leaveOpen(): void;
+}
+
+/**
+ * The one job wrapper: config, logger, database, provider client and stop signal, all built
+ * inside its try so whatever fails closes what was opened. A usage or configuration error keeps
+ * its exit status 3; any other failure becomes one line naming the job and the database
+ * (JobFailedError, exit 2), and a `run_failed` alert is stored when the database still answers.
+ */
+export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: JobDeps) => Promise<T>): Promise<T> {
+  const config = opts.config ?? loadConfig();
+  const root = opts.logger ?? createLogger({ level: config.LOG_LEVEL });
+  const logger = root.child({ job, invocation: crypto.randomUUID().slice(0, 8) });
+  const database = describeDatabase(config);
+  const stop = stopSignal(opts, logger);
+  let db: Db | undefined = opts.db;
+  let client: Promise<ProviderClient> | undefined;
+  let leaveOpen = false;
+  try {
+    if (!db) {
+      // Every command says which database it works on: the first thing to check when numbers look wrong.
+      // A plain line for a person at a terminal; otherwise stderr carries JSON log lines only.
+      if (process.stderr.isTTY) process.stderr.write(`payrecon ${job}: database ${database}\n`);
+      else logger.info({ database }, 'database');
+      db = await openDatabase(config, { applicationName: `payrecon-${job}` });
+    }
+    if (opts.requireMigrated !== false) await assertMigrated(db);
+    const deps: JobDeps = {
+      config,
+      logger,
+      db,
+      signal: stop.signal,
+      provider: () => (client ??= createProviderClient(config, { logger, ...opts.provider })),
+      leaveOpen: () => void (leaveOpen = true),
+    };
+    return await fn(deps);
+  } catch (err) {
+    if (isUsageError(err) || err instanceof JobFailedError) throw err;
+    const failure = new JobFailedError(job, database, oneLine(err, secretValues(config)));
+    if (db) await raiseAndDeliver({ db, config, logger, now: () => new Date() }, [alertForFailedRun(job, 'failed', failure.message)]);
+    throw failure;
+  } finally {
+    stop.dispose();
+    if (client) await client.then((c) => c.close()).catch(() => undefined);
+    if (db && !opts.db && !leaveOpen) await db.close();
+  }
+}
+
+/** The caller's signal, or for a stoppable job the first SIGTERM/SIGINT (a second one exits at once). */
+function stopSignal(opts: WithJobOptions, logger: Logger): { signal: AbortSignal; dispose(): void } {
+  if (opts.signal) return { signal: opts.signal, dispose: () => undefined };
+  const controller = new AbortController();
+  if (!opts.stoppable) return { signal: controller.signal, dispose: () => undefined };
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(130);
+    logger.warn({ signal: sig }, 'stopping: finishing the work in flight, then exiting');
+    controller.abort(sig);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import type { Db } from '../db/connect.ts';
+import type { DayReconcile, DayReport } from '../schedule/daily.ts';
+import { reconcileJob } from './reconcile.ts';
+import { reportJob } from './report.ts';
+
+export interface DayJobs {
+  reconcileDay: (date: string, stopSignal: AbortSignal) => Promise<DayReconcile>;
+  reportDay: (date: string) => Promise<DayReport>;
+}
+
+/**
+ * A business day's two steps on a shared pool: reconcile --date, then report --date. The daily
+ * schedule e-mails the report when configured; a console rerun does not.
+ */
+export function dayJobs(ctx: { config: Config; logger: Logger; db: Db }, opts: { email?: boolean; now?: () => Date } = {}): DayJobs {
+  const { config, logger, db } = ctx;
+  return {
+    reconcileDay: async (date, stopSignal) => {
+      // One try per round: the caller's loop (daily schedule, console rerun worker) retries a held
+      // reconcile lock every lockRetryMs for up to lockWaitMs, and names the holder when it gives up.
+      const { outcome } = await reconcileJob({ date, progress: false, stopSignal, waitMs: 0 }, { config, logger, db });
+      return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId), lockHolder: outcome.lockHolder };
+    },
+    reportDay: async (date) => {
+      const { exitCode, report, emails } = await reportJob({ date, email: opts.email, now: opts.now }, { config, logger, db });
+      return { exitCode, version: report.version, unchanged: report.unchanged, emails };
+    },
+  };
+}

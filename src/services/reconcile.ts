@@ -1,0 +1,110 @@
+// The reconcile job: select, check against the provider, raise alerts, map the outcome to an exit status.
+import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
+import type { ProviderClientOptions } from '../provider/client.ts';
+import { loadActiveBankCodes } from '../db/bank-codes.ts';
+import { policyFromConfig } from '../runner/policy-from-config.ts';
+import { reconcile, type ReconcileOutcome } from '../runner/reconcile.ts';
+import { buildSelection, type SelectionRequest } from '../runner/selection.ts';
+import { createProgress } from '../cli-ui/progress.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
+import { raiseAndDeliver } from '../runtime/alerting.ts';
+import { alertsForReconcileRun, alertForFailedRun } from '../notify/alert-builders.ts';
+import type { AlertInput } from '../notify/raise-alert.ts';
+import { selectMismatchedItems } from '../db/items.ts';
+import type { MismatchCode } from '../recon/types.ts';
+import type { Db } from '../db/connect.ts';
+import { loadConfig } from '../config/config.ts';
+
+export interface ReconcileJobOptions extends SelectionRequest {
+  dryRun?: boolean;
+  failOnMismatch?: boolean;
+  progress?: boolean;
+  provider?: Partial<ProviderClientOptions>;
+  /** Stops the run like SIGTERM does (checkpoint, 'interrupted'): the scheduler's shutdown. */
+  stopSignal?: AbortSignal;
+  /** An explicit selection's wait for a running sweep's lock (default DEFAULT_LOCK_WAIT_MS); the due sweep never waits. */
+  waitMs?: number;
+}
+
+/** Long enough for a 15-minute sweep to finish, short enough that cron's next line is not held up for long. */
+export const DEFAULT_LOCK_WAIT_MS = 5 * 60_000;
+
+export interface ReconcileJobResult {
+  exitCode: number;
+  outcome: ReconcileOutcome;
+}
+
+export async function reconcileJob(options: ReconcileJobOptions, context: JobContextOptions = {}): Promise<ReconcileJobResult> {
+  const config = context.config ?? loadConfig();
+  // Validated before the database is opened: a bad --date, --from/--to or --ref does nothing at all.
+  const selection = usage(() =>
+    buildSelection(options, {
+      now: new Date(),
+      zone: config.REPORT_TIMEZONE,
+      lookbackDays: config.RECON_LOOKBACK_DAYS,
+      finalRecheckDays: config.RECON_FINAL_RECHECK_DAYS,
+    }),
+  );
+  return withJob(
+    'reconcile',
+    { ...context, config, provider: options.provider, signal: options.stopSignal, stoppable: true },
+    async (deps) => {
+      const { db, logger } = deps;
+      const client = await deps.provider();
+      const progress = options.progress === false ? null : createProgress(logger);
+      try {
+        const policy = policyFromConfig(config, await loadActiveBankCodes(db.knex));
+        const outcome = await reconcile(
+          {
+            db,
+            fetcher: client,
+            policy,
+            clock: () => new Date(),
+            logger,
+            concurrency: config.RECON_CONCURRENCY,
+            batchSize: config.RECON_BATCH_SIZE,
+            stopSignal: deps.signal,
+            webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
+            onProgress: progress ? (p) => progress.update(p.checked, p.selected, p.mismatches) : undefined,
+          },
+          { selection, dryRun: options.dryRun ?? false, waitMs: options.waitMs ?? DEFAULT_LOCK_WAIT_MS },
+        );
+        progress?.stop();
+        if (!options.dryRun) await raiseAndDeliver({ db, config, logger, now: () => new Date() }, await alertsFor(db, outcome));
+        return { exitCode: exitCodeOf(outcome, options.failOnMismatch ?? false), outcome };
+      } finally {
+        progress?.stop();
+      }
+    },
+  );
+}
+
+function usage<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw Object.assign(err as Error, { exitCode: EXIT.USAGE });
+  }
+}
+
+/** Mismatch and stale alerts per run, and one for a run that could not complete. */
+async function alertsFor(db: Db, outcome: ReconcileOutcome): Promise<AlertInput[]> {
+  const alerts: AlertInput[] = [];
+  for (const run of outcome.runs) {
+    const items = (await selectMismatchedItems(db.knex, run.runId)).map((i) => ({ ...i, codes: i.codes as MismatchCode[] }));
+    alerts.push(...alertsForReconcileRun({ runId: run.runId, items }));
+    if (run.status === 'credentials' || run.status === 'provider_unavailable' || run.status === 'failed') {
+      alerts.push(alertForFailedRun('reconcile', run.status, run.error ?? run.status, run.runId));
+    }
+  }
+  return alerts;
+}
+
+function exitCodeOf(outcome: ReconcileOutcome, failOnMismatch: boolean): number {
+  if (outcome.status === 'skipped' || outcome.status === 'interrupted') return EXIT.OK;
+  // An explicit rerun that could not get the lock did not do what was asked: never a silent 0.
+  if (outcome.status === 'busy') return EXIT.INCOMPLETE;
+  if (outcome.status !== 'completed') return EXIT.INCOMPLETE;
+  const mismatches = outcome.runs.reduce((n, r) => n + (r.counts['verdict:mismatch'] ?? 0), 0);
+  return failOnMismatch && mismatches > 0 ? EXIT.MISMATCHES : EXIT.OK;
+}

@@ -1,0 +1,77 @@
+// The snapshot job: balances and rates, roll-forward, alerts for drift and flags, an exit status.
+import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
+import type { ProviderClientOptions } from '../provider/client.ts';
+import { snapshotPolicyFromConfig } from '../snapshot/policy.ts';
+import { takeSnapshots, type SnapshotResult } from '../snapshot/take-snapshots.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
+import { raiseAndDeliver } from '../runtime/alerting.ts';
+import { alertForDrift, alertForFailedRun, alertForRateFlags } from '../notify/alert-builders.ts';
+import type { AlertInput } from '../notify/raise-alert.ts';
+import { openOrderChecker } from '../snapshot/open-orders.ts';
+import { policyFromConfig } from '../runner/policy-from-config.ts';
+import { loadActiveBankCodes } from '../db/bank-codes.ts';
+
+export interface SnapshotJobOptions {
+  provider?: Partial<ProviderClientOptions>;
+  /** taken_at source; tests pin it. */
+  clock?: () => Date;
+}
+
+export interface SnapshotJobResult {
+  exitCode: number;
+  result: SnapshotResult;
+}
+
+export async function snapshotJob(options: SnapshotJobOptions = {}, context: JobContextOptions = {}): Promise<SnapshotJobResult> {
+  return withJob('snapshot', { ...context, provider: options.provider }, async (deps) => {
+    const { config, logger, db } = deps;
+    const client = await deps.provider();
+    const clock = options.clock ?? (() => new Date());
+    // The open orders are checked around the balance readings, so few orders straddle them.
+    const checkOpenOrders = openOrderChecker(
+      {
+        db,
+        fetcher: client,
+        policy: policyFromConfig(config, await loadActiveBankCodes(db.knex)),
+        clock,
+        logger,
+        concurrency: config.RECON_CONCURRENCY,
+        batchSize: config.RECON_BATCH_SIZE,
+        webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
+      },
+      { lookbackDays: config.RECON_LOOKBACK_DAYS },
+    );
+    const result = await takeSnapshots(
+      { db, client, policy: snapshotPolicyFromConfig(config), clock, logger, checkOpenOrders },
+      config.RECON_CURRENCIES,
+    );
+    // Drift and rate flags are findings to alert on, not a failure of the run.
+    await raiseAndDeliver({ db, config, logger, now: options.clock ?? (() => new Date()) }, alertsFor(result));
+    const ok = result.status === 'completed' || result.status === 'skipped';
+    return { exitCode: ok ? EXIT.OK : EXIT.INCOMPLETE, result };
+  });
+}
+
+/** BALANCE_DRIFT per currency, rate flags, and a run that could not complete. */
+function alertsFor(result: SnapshotResult): AlertInput[] {
+  const alerts: AlertInput[] = result.drift.map((d) =>
+    alertForDrift(
+      {
+        currency: d.currency,
+        drift: d.drift,
+        tolerance: d.tolerance,
+        expectedClosing: d.finding.local ?? undefined,
+        closing: d.finding.provider ?? undefined,
+      },
+      result.runId,
+    ),
+  );
+  for (const r of result.rateFlags) {
+    const alert = alertForRateFlags(r.currency, r, result.runId);
+    if (alert) alerts.push(alert);
+  }
+  if (result.status === 'credentials' || result.status === 'provider_unavailable' || result.status === 'failed') {
+    alerts.push(alertForFailedRun('snapshot', result.status, result.error ?? result.status, result.runId));
+  }
+  return alerts;
+}

@@ -1,0 +1,91 @@
+// The webhook receiver and the sweep of pending confirmations, with their exit statuses.
+import { untilAborted } from '../runtime/until-aborted.ts';
+import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
+import type { ProviderClientOptions } from '../provider/client.ts';
+import { loadSigningScheme } from '../provider/signing.ts';
+import { createStatusMapper } from '../provider/status.ts';
+import { confirmPendingWebhooks, type ConfirmCounts } from '../webhook/confirm.ts';
+import { createWebhookHandler } from '../webhook/handler.ts';
+import { createConfirmQueue } from '../webhook/queue.ts';
+import { startWebhookServer, type WebhookServer } from '../webhook/server.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
+import { policyFromConfig } from '../runner/policy-from-config.ts';
+
+/** Events left pending (crash, provider outage) are swept this often while serving. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+export interface ServeOptions {
+  port?: number;
+  host?: string;
+  provider?: Partial<ProviderClientOptions>;
+  /** Called once listening (the CLI prints the address; tests learn the port). */
+  onListening?: (server: WebhookServer) => void;
+  /** Stops the server (tests); the CLI stops on SIGINT/SIGTERM. */
+  stop?: AbortSignal;
+}
+
+export async function serveWebhooksJob(options: ServeOptions = {}, context: JobContextOptions = {}): Promise<number> {
+  return withJob('webhook', { ...context, provider: options.provider, signal: options.stop, stoppable: true }, async (deps) => {
+    const { config, logger, db } = deps;
+    const client = await deps.provider();
+    const confirmDeps = {
+      db,
+      client,
+      logger,
+      statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
+      policy: policyFromConfig(config),
+      concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
+    };
+    const queue = createConfirmQueue(confirmDeps);
+    const handler = createWebhookHandler({
+      db,
+      scheme: await loadSigningScheme(config.PROVIDER_SIGNATURE),
+      secret: config.PROVIDER_SECRET,
+      now: Date.now,
+      logger,
+      windowSec: config.WEBHOOK_TIMESTAMP_WINDOW_SEC,
+      maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
+      confirm: queue.enqueue,
+    });
+    const server = await startWebhookServer(handler, { port: options.port ?? config.WEBHOOK_PORT, host: options.host });
+    const sweep = () =>
+      confirmPendingWebhooks(confirmDeps).then(
+        (counts) => logger.info({ counts }, 'pending webhook confirmations swept'),
+        (err: unknown) => logger.error({ err: (err as Error).message }, 'sweep of pending webhook confirmations failed'),
+      );
+    try {
+      logger.info({ url: server.url }, 'webhook receiver listening');
+      options.onListening?.(server);
+      await sweep();
+      const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+      try {
+        await untilAborted(deps.signal);
+      } finally {
+        clearInterval(timer);
+      }
+      return EXIT.OK;
+    } finally {
+      await server.close();
+      await queue.idle();
+    }
+  });
+}
+
+export async function confirmPendingJob(
+  options: { provider?: Partial<ProviderClientOptions> } = {},
+  context: JobContextOptions = {},
+): Promise<{ exitCode: number; counts: ConfirmCounts }> {
+  return withJob('webhook-confirm', { ...context, provider: options.provider }, async (deps) => {
+    const { config, logger, db } = deps;
+    const counts = await confirmPendingWebhooks({
+      db,
+      client: await deps.provider(),
+      logger,
+      statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
+      policy: policyFromConfig(config),
+      concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
+    });
+    // Anything still retryable means the provider could not be asked: the run did not complete.
+    return { exitCode: counts.retry > 0 ? EXIT.INCOMPLETE : EXIT.OK, counts };
+  });
+}
