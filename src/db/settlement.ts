@@ -63,6 +63,14 @@ export interface FinalityCandidate {
   to: Date;
 }
 
+// A success order whose finality interval (last seen open or created, first seen final] overlaps the
+// window between two readings: bindings currency, opening reading's start, closing reading's end.
+const OVERLAPS = `currency = ? AND status_category = 'success' AND finalized_at > ?::timestamptz
+  AND coalesce(open_seen_at, created_at) < ?::timestamptz`;
+// ...and certainly inside it: seen open after the opening reading ended, final before the closing one
+// began. Bindings: opening reading's end, closing reading's start.
+const INSIDE = `coalesce(open_seen_at, created_at) >= ?::timestamptz AND finalized_at <= ?::timestamptz`;
+
 /**
  * The window between two readings, split the way the roll-forward needs it: sums of the success
  * orders certainly final inside it (seen open after the opening reading ended, or created after it,
@@ -76,18 +84,14 @@ export async function settlementWindow(
   closing: ReadingBounds,
 ): Promise<{ sums: SettlementSums; candidates: FinalityCandidate[] }> {
   const [a0, a1, b0, b1] = [opening.from, opening.to, closing.from, closing.to];
-  const certain = (lo: string) => `${lo} >= ?::timestamptz AND finalized_at <= ?::timestamptz`;
-  const overlapping = (lo: string) =>
-    `currency = ? AND status_category = 'success' AND finalized_at > ?::timestamptz AND ${lo} < ?::timestamptz`;
-  const loP = 'coalesce(open_seen_at, created_at)';
   const res = (await db.raw(
     `WITH p AS (
        SELECT sum(coalesce(paid_amount, amount))::text AS paid, sum(fee)::text AS fee, count(*)::int AS n
-         FROM payment_orders WHERE ${overlapping(loP)} AND ${certain(loP)}
+         FROM payment_orders WHERE ${OVERLAPS} AND ${INSIDE}
      ),
      q AS (
        SELECT sum(amount)::text AS amount, sum(fee)::text AS fee, count(*)::int AS n
-         FROM payout_orders WHERE ${overlapping(loP)} AND ${certain(loP)}
+         FROM payout_orders WHERE ${OVERLAPS} AND ${INSIDE}
      )
      SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`,
     [currency, a0, b1, a1, b0, currency, a0, b1, a1, b0],
@@ -97,11 +101,11 @@ export async function settlementWindow(
   const r = res.rows[0];
   const rows = (await db.raw(
     `SELECT 'payment' AS direction, id::text AS order_id, merchant_ref, (coalesce(paid_amount, amount) - coalesce(fee, 0))::text AS effect,
-            ${loP} AS lo, finalized_at AS hi
-       FROM payment_orders WHERE ${overlapping(loP)} AND NOT (${certain(loP)})
+            coalesce(open_seen_at, created_at) AS lo, finalized_at AS hi
+       FROM payment_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
      UNION ALL
-     SELECT 'payout', id::text, merchant_ref, (-(amount + coalesce(fee, 0)))::text, ${loP}, finalized_at
-       FROM payout_orders WHERE ${overlapping(loP)} AND NOT (${certain(loP)})
+     SELECT 'payout', id::text, merchant_ref, (-(amount + coalesce(fee, 0)))::text, coalesce(open_seen_at, created_at), finalized_at
+       FROM payout_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
      ORDER BY 1, 2`,
     [currency, a0, b1, a1, b0, currency, a0, b1, a1, b0],
   )) as { rows: Array<{ direction: 'payment' | 'payout'; order_id: string; merchant_ref: string; effect: string; lo: Date; hi: Date }> };
