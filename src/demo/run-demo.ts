@@ -1,3 +1,4 @@
+import { sanitizeForTerminal } from '../log/terminal.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
@@ -48,7 +49,7 @@ export const DEMO_DRIFT = { currency: 'NGN' as Currency, amount: '1250.00' };
  */
 export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   const started = Date.now();
-  const say = (line: string) => opts.out.write(`${line}\n`);
+  const say = (line: string) => opts.out.write(sanitizeForTerminal(`${line}\n`));
   const env = readEnv();
   fs.rmSync(opts.dataDir, { recursive: true, force: true });
   const base = loadConfig({ ...env, PGLITE_DIR: opts.dataDir });
