@@ -122,6 +122,12 @@ export const ENV_VARS = {
     secret: false,
     doc: 'Postgres connection URL; unset: embedded PGlite under PGLITE_DIR',
   },
+  DATABASE_QUERY_TIMEOUT_MS: {
+    schema: intIn(100, 86_400_000),
+    default: '600000',
+    secret: false,
+    doc: 'a Postgres query unanswered this long fails (a network partition sends no RST: without it a run waits forever)',
+  },
   DATABASE_SCHEMA: {
     schema: z
       .string()
@@ -264,6 +270,14 @@ export const ENV_VARS = {
     default: '30000',
     secret: false,
     doc: '`payrecon schedule`: on SIGTERM/SIGINT, how long running jobs get to finish or checkpoint',
+  },
+  PAYRECON_ACTOR: {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[^\x00-\x1f\x7f]{1,100}$/, 'expected a name of up to 100 printable characters, such as asha@finance'),
+    secret: false,
+    doc: '`payrecon cases ack|resolve`: who acts, when `--as` is not given (default: the OS user)',
   },
   CONSOLE_HOST: {
     schema: text,

@@ -19,6 +19,7 @@ import type { Finding } from '../recon/types.ts';
 import { describeFailures, runStatusOf, unitFailure, type UnitFailure } from './outcome.ts';
 import { toleranceFor, type SnapshotPolicy } from './policy.ts';
 import { snapshotRollForward, type SnapshotRollForward } from './rollforward.ts';
+import { syncDriftCase } from '../cases/sync-drift.ts';
 
 export const SNAPSHOT_JOB = 'snapshot';
 
@@ -49,6 +50,8 @@ export interface CurrencySnapshot {
   rate: RateResult | null;
   /** Against the previous snapshot of the currency; null when this one was not stored. */
   rollForward: SnapshotRollForward | null;
+  /** The BALANCE_DRIFT case of the window, when the roll-forward found drift. */
+  driftCase: { id: string; state: string } | null;
 }
 
 /** What a later alert step raises: one entry per flagged rate, one per drift beyond tolerance. */
@@ -68,6 +71,9 @@ export interface DriftFinding {
   closingSnapshotId: string;
   openingTakenAt: Date;
   closingTakenAt: Date;
+  /** The window's case; an alert is raised only while it is open (nobody acknowledged it). */
+  caseId: string | null;
+  caseState: string | null;
 }
 
 export interface SnapshotResult {
@@ -106,7 +112,7 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
         ? [{ currency: c.currency, flags: c.rate.flags, notes: c.rate.notes, rateSnapshotId: c.rate.id }]
         : [],
     ),
-    drift: done.flatMap((c) => (c.rollForward?.finding ? [driftOf(c.rollForward)] : [])),
+    drift: done.flatMap((c) => (c.rollForward?.finding ? [driftOf(c.rollForward, c.driftCase)] : [])),
     failures,
     error,
   });
@@ -114,7 +120,7 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
     await checkOpen(deps, 'before');
     for (const currency of currencies) done.push(await snapshotCurrency(deps, run.id, currency, failures));
     await checkOpen(deps, 'after');
-    for (const c of done) if (c.balance) c.rollForward = await rollForwardCurrency(deps, run.id, c.balance);
+    for (const c of done) if (c.balance) await rollForwardCurrency(deps, run.id, c);
   } catch (err) {
     const credentials = err instanceof CredentialsError;
     const error = (err as Error).message;
@@ -131,7 +137,7 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
 
 /** One currency: its balance and its rate, each stored on its own if the other fails. */
 async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Currency, failures: UnitFailure[]): Promise<CurrencySnapshot> {
-  const out: CurrencySnapshot = { currency, balance: null, rate: null, rollForward: null };
+  const out: CurrencySnapshot = { currency, balance: null, rate: null, rollForward: null, driftCase: null };
   const requestedAt = deps.clock();
   const balance = await attempt(() => deps.client.balance(currency), currency, 'balance', failures, deps.logger);
   if (balance) {
@@ -168,18 +174,24 @@ async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Cur
  * Rolls the balance forward from the previous snapshot, once the open orders were re-checked after
  * the reading; the figures are stored in balance_checks.
  */
-async function rollForwardCurrency(deps: SnapshotDeps, runId: string, closing: BalanceSnapshot): Promise<SnapshotRollForward | null> {
-  return deps.db.knex.transaction(async (trx) => {
+async function rollForwardCurrency(deps: SnapshotDeps, runId: string, out: CurrencySnapshot): Promise<void> {
+  const closing = out.balance!;
+  // The roll-forward, its stored check and its drift case commit together.
+  await deps.db.knex.transaction(async (trx) => {
     const opening = await previousBalanceSnapshot(trx, closing);
-    if (!opening) return null;
-    const rf = await snapshotRollForward(trx, {
+    if (!opening) return;
+    const checkedAt = deps.clock();
+    out.rollForward = await snapshotRollForward(trx, {
       currency: closing.currency,
       opening,
       closing,
       tolerance: toleranceFor(deps.policy, closing.currency),
     });
-    await storeCheck(trx, runId, rf, deps.clock());
-    return rf;
+    await storeCheck(trx, runId, out.rollForward, checkedAt);
+    const drift = await syncDriftCase(trx, out.rollForward, checkedAt);
+    if (drift?.case && out.rollForward.finding) {
+      out.driftCase = { id: drift.case.id, state: drift.outcome === 'opened' || drift.outcome === 'moved' ? 'open' : drift.case.state };
+    }
   });
 }
 
@@ -239,8 +251,10 @@ async function storeCheck(
   });
 }
 
-function driftOf(rf: SnapshotRollForward): DriftFinding {
+function driftOf(rf: SnapshotRollForward, driftCase: CurrencySnapshot['driftCase']): DriftFinding {
   return {
+    caseId: driftCase?.id ?? null,
+    caseState: driftCase?.state ?? null,
     currency: rf.currency,
     finding: rf.finding!,
     drift: rf.drift!,

@@ -11,16 +11,17 @@ export interface OpenAlert {
   lastError: string | null;
 }
 
-/** Sent alerts stay "open" this long unless resolved: the on-call view of the last day. */
-export const RECENT_ALERT_MS = 24 * 3_600_000;
-
-/** Alerts not yet delivered, and delivered (or undeliverable) ones from the last day that nobody resolved; newest first. */
+/**
+ * Alerts whose cause has not cleared (resolved_at unset: its cases, the failed job, the flagged rate),
+ * delivered, undeliverable or not yet; newest first. `resolved` messages are news of a cleared cause, never open.
+ * `now` bounds them: an alert raised after it is not shown.
+ */
 export async function openAlerts(db: Knex, now: Date, limit = 50): Promise<OpenAlert[]> {
   const res = (await db.raw(
     `SELECT id::text AS id, kind, title, status, created_at, attempts, last_error FROM alerts
-      WHERE resolved_at IS NULL AND (status = 'pending' OR (status IN ('sent', 'undeliverable') AND created_at >= ?))
+      WHERE resolved_at IS NULL AND status IN ('pending', 'sent', 'undeliverable') AND kind <> 'resolved' AND created_at <= ?
       ORDER BY created_at DESC, id DESC LIMIT ?`,
-    [new Date(now.getTime() - RECENT_ALERT_MS), limit],
+    [now, limit],
   )) as {
     rows: Array<{
       id: string;
