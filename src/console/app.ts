@@ -17,6 +17,7 @@ import { registerDownloadRoutes } from './routes/downloads.ts';
 import { registerRerunRoutes } from './routes/reruns.ts';
 import { registerJobRoutes } from './routes/jobs.ts';
 import { registerUserRoutes } from './routes/users.ts';
+import { registerCaseRoutes } from './routes/cases.ts';
 
 export interface ConsoleDeps {
   db: Db;
@@ -195,6 +196,7 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   registerAuthRoutes(app, deps, policy);
   registerDayRoutes(app, deps);
   registerDownloadRoutes(app, deps);
+  registerCaseRoutes(app, deps);
   registerRerunRoutes(app, deps);
   registerJobRoutes(app, deps);
   registerUserRoutes(app, deps);
