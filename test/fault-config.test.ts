@@ -13,6 +13,8 @@ import { ROOT } from './helpers/cli.ts';
 const TABLE: Array<[string, string, string]> = [
   ['RECON_LOOKBACK_DAYS', '0', 'at least 1'],
   ['RECON_LOOKBACK_DAYS', '30d', 'whole number'],
+  ['RECON_FINAL_RECHECK_DAYS', '-1', 'whole number'],
+  ['RECON_FINAL_RECHECK_DAYS', '7d', 'whole number'],
   ['RECON_BATCH_SIZE', '0', 'at least 1'],
   ['RECON_BATCH_SIZE', '1000000', 'at most 10000'],
   ['RATE_STALE_AFTER_MIN', '0', 'at least 1'],
@@ -24,6 +26,7 @@ const TABLE: Array<[string, string, string]> = [
   ['ALERT_REPEAT_AFTER_MS', '1e9', 'whole number'],
   ['ALERT_REPEAT_AFTER_MS', '-1', 'whole number'],
   ['NOTIFY_TIMEOUT_MS', '50', 'at least 100'],
+  ['DATABASE_QUERY_TIMEOUT_MS', '50', 'at least 100'],
   ['WEBHOOK_PORT', '70000', 'at most 65535'],
   ['WEBHOOK_PORT', 'http', 'whole number'],
   ['WEBHOOK_TIMESTAMP_WINDOW_SEC', '5', 'at least 30'],

@@ -122,6 +122,12 @@ export const ENV_VARS = {
     secret: false,
     doc: 'Postgres connection URL; unset: embedded PGlite under PGLITE_DIR',
   },
+  DATABASE_QUERY_TIMEOUT_MS: {
+    schema: intIn(100, 86_400_000),
+    default: '600000',
+    secret: false,
+    doc: 'a Postgres query unanswered this long fails (a network partition sends no RST: without it a run waits forever)',
+  },
   DATABASE_SCHEMA: {
     schema: z
       .string()
@@ -156,6 +162,12 @@ export const ENV_VARS = {
   PROVIDER_STATUS_MAP: { schema: statusMap, default: '', secret: false, doc: 'extra status strings, e.g. "Paid=success,Expired=failed"' },
   RECON_CONCURRENCY: { schema: intIn(1, 1024), default: '16', secret: false, doc: 'provider fetches in flight at once' },
   RECON_LOOKBACK_DAYS: { schema: intIn(1, 3650), default: '30', secret: false, doc: 'default run: orders created within this many days' },
+  RECON_FINAL_RECHECK_DAYS: {
+    schema: intIn(0, 3650),
+    default: '7',
+    secret: false,
+    doc: 'the due sweep re-checks each final order of the lookback window once every this many days (late reversals, fee corrections); 0 = never',
+  },
   RECON_BATCH_SIZE: { schema: intIn(1, 10_000), default: '500', secret: false, doc: 'orders read and results written per batch' },
   RECON_TOLERANCE: {
     schema: tolerances,
