@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyCheckResults,
+  stateOf,
   countOrders,
   insertOrders,
   selectOrdersPage,
@@ -152,9 +153,10 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
     const pays = await insertOrders(k, 'payment', [base(), base(), base()]);
     const n = await k.transaction((trx) =>
       applyCheckResults(trx, 'payment', [
-        { id: pays[0].id, checkedAt: hours(1), nextCheckAt: hours(2) },
+        { id: pays[0].id, expected: stateOf(pays[0]), checkedAt: hours(1), nextCheckAt: hours(2) },
         {
           id: pays[1].id,
+          expected: stateOf(pays[1]),
           checkedAt: hours(1),
           nextCheckAt: null,
           status: 'Success',
@@ -166,7 +168,7 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
         },
       ]),
     );
-    expect(n).toBe(2);
+    expect(n).toEqual([pays[0].id, pays[1].id]);
     const [a, b, c] = await Promise.all(
       pays.map(async (p) => (await selectOrdersPage(k, 'payment', { mode: 'ref', ref: p.merchantRef }, null, 1))[0]),
     );
@@ -193,20 +195,40 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
 
     const [po] = await insertOrders(k, 'payout', [base()]);
     await applyCheckResults(k, 'payout', [
-      { id: po.id, checkedAt: hours(3), nextCheckAt: hours(4), utr: 'UTR"with,quote\\NULL', status: 'NULL' },
+      { id: po.id, expected: stateOf(po), checkedAt: hours(3), nextCheckAt: hours(4), utr: 'UTR"with,quote\\NULL', status: 'NULL' },
     ]);
-    await applyCheckResults(k, 'payout', [{ id: po.id, checkedAt: hours(4), nextCheckAt: hours(5) }]);
+    const [po1] = await selectOrdersPage(k, 'payout', { mode: 'ref', ref: po.merchantRef }, null, 1);
+    expect(
+      await applyCheckResults(k, 'payout', [{ id: po.id, expected: stateOf(po1), checkedAt: hours(4), nextCheckAt: hours(5) }]),
+    ).toEqual([po.id]);
     const [po2] = await selectOrdersPage(k, 'payout', { mode: 'ref', ref: po.merchantRef }, null, 1);
     expect(po2).toMatchObject({ checkCount: 2, utr: 'UTR"with,quote\\NULL', status: 'NULL', lastCheckedAt: hours(4) });
     await expect(
-      applyCheckResults(k, 'payout', [{ id: po.id, checkedAt: hours(1), nextCheckAt: null, paidAmount: '1' }]),
+      applyCheckResults(k, 'payout', [{ id: po.id, expected: stateOf(po2), checkedAt: hours(1), nextCheckAt: null, paidAmount: '1' }]),
     ).rejects.toThrow();
     await expect(
       applyCheckResults(k, 'payout', [
-        { id: po.id, checkedAt: hours(1), nextCheckAt: null },
-        { id: po.id, checkedAt: hours(1), nextCheckAt: null },
+        { id: po.id, expected: stateOf(po2), checkedAt: hours(1), nextCheckAt: null },
+        { id: po.id, expected: stateOf(po2), checkedAt: hours(1), nextCheckAt: null },
       ]),
     ).rejects.toThrow(/duplicate/);
+  });
+
+  it.each([
+    ['status (a confirmed webhook made it final)', { status: 'Success', status_category: 'success' }],
+    ['fee (the merchant recorded one)', { fee: '2.50' }],
+    ['amount (the merchant corrected it)', { amount: '7.77' }],
+    ['check_count (another check was written)', { check_count: 5 }],
+  ])('applyCheckResults writes nothing to an order whose %s changed since the check read it', async (_name, change) => {
+    const k = t.db.knex;
+    const [o] = await insertOrders(k, 'payment', [base()]);
+    await k('payment_orders').where({ id: o.id }).update(change);
+    const before = await k('payment_orders').where({ id: o.id }).first();
+    const written = await applyCheckResults(k, 'payment', [
+      { id: o.id, expected: stateOf(o), checkedAt: hours(1), nextCheckAt: hours(2), status: 'Processing', statusCategory: 'pending' },
+    ]);
+    expect(written).toEqual([]);
+    expect(await k('payment_orders').where({ id: o.id }).first()).toEqual(before);
   });
 
   it('runs: create, checkpoint with count deltas, resume, finish, last per job', async () => {

@@ -122,14 +122,20 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     expect(row).toMatchObject({ email_status: 'sent', email_attempts: 3, email_error: null, emailed_at: now });
 
     const mail = sink.received[0];
-    expect(mail.subject).toBe(`payrecon ${DATE}: 3 mismatches, 1 error, INR drift 0.50`);
+    expect(mail.subject).toBe(`payrecon ${DATE}: 3 mismatches, 1 error, INR drift 0.50 (first report, version 1)`);
+    expect(mail.text).toContain(`This is the first report for ${DATE} e-mailed to you; it carries version 1.`);
+    // No path on the server in either part.
+    expect(mail.text).not.toContain(directory);
+    expect(mail.html).not.toContain(directory);
     expect(mail.messageId).toBe(`<payrecon.report.${DATE}.v1.0@merchant.example>`);
     expect((mail.to as { value: { address: string }[] }).value.map((a) => a.address)).toEqual([
       'accounting@merchant.example',
       'cfo@merchant.example',
     ]);
-    expect(mail.text).toMatch(/INR\s+payment\s+4\s+2\s+1\s+0\s+1\s+0\s+1850\.50/);
-    expect(mail.html).toContain('<th style="border:1px solid #ccc;padding:2px 6px;text-align:left">drift</th>');
+    expect(mail.text).toMatch(/INR\s+payment\s+4\s+2\s+1\s+0\s+1\s+0\s+1,850\.50/);
+    // Amounts grouped and right-aligned in the HTML tables.
+    expect(mail.html).toMatch(/text-align:right">1,850\.50<\/td>/);
+    expect(mail.html).toMatch(/text-align:right">drift<\/th>/);
     expect(mail.attachments.map((a) => a.filename)).toEqual([...REPORT_FILES]);
     for (const a of mail.attachments) expect(a.content.equals(fs.readFileSync(path.join(directory, a.filename!))), a.filename).toBe(true);
   });
@@ -144,6 +150,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     expect(resent.status).toBe('sent');
     expect(sink.received).toHaveLength(2);
     expect(sink.received[1].messageId).toBe(`<payrecon.report.${DATE}.v1.${now.getTime()}@merchant.example>`);
+    expect(sink.received[1].subject).toMatch(/\(version 1, sent again\)$/);
     expect(await reportDeliveryById(t.db.knex, versionId)).toMatchObject({ email_status: 'sent', emailed_at: later, email_attempts: 4 });
   });
 

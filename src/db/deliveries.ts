@@ -63,3 +63,16 @@ export async function pendingReportDeliveries(db: Knex): Promise<ReportDelivery[
   };
   return res.rows;
 }
+
+/**
+ * The newest version of a business day, up to `version`, that was e-mailed at some point
+ * (emailed_at set): `version` itself when it is being sent again, null before the day's first e-mail.
+ */
+export async function lastEmailedVersion(db: Knex, businessDate: string, version: number): Promise<number | null> {
+  const res = (await db.raw(
+    `SELECT max(version) AS version FROM report_versions
+      WHERE business_date = ?::date AND version <= ? AND emailed_at IS NOT NULL`,
+    [businessDate, version],
+  )) as { rows: Array<{ version: number | null }> };
+  return res.rows[0]?.version ?? null;
+}

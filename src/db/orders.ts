@@ -54,8 +54,35 @@ export type OrderFilter = (
   { mode: 'due'; asOf: Date; lookbackFrom: Date } | { mode: 'range'; from: Date; to: Date } | { mode: 'ref'; ref: string }
 ) & { currency?: Currency };
 
+/**
+ * The values of an order a check was computed from. A check's write applies only while the row still
+ * holds them: a webhook, the merchant or another writer that changed the order meanwhile wins, and
+ * the check is taken again instead of overwriting (see applyCheckResults).
+ */
+export interface OrderState {
+  merchantRef: string;
+  currency: string;
+  method: string;
+  amount: string;
+  status: string;
+  statusCategory: StatusCategory;
+  fee: string | null;
+  /** Payments only. */
+  paidAmount: string | null;
+  /** Payouts only. */
+  utr: string | null;
+  checkCount: number;
+}
+
+export function stateOf(order: OrderRow): OrderState {
+  const { merchantRef, currency, method, amount, status, statusCategory, fee, paidAmount, utr, checkCount } = order;
+  return { merchantRef, currency, method, amount, status, statusCategory, fee, paidAmount, utr, checkCount };
+}
+
 export interface CheckUpdate {
   id: string;
+  /** What the check saw; the write is conditional on it. */
+  expected: OrderState;
   checkedAt: Date;
   /** Null: no further check scheduled. */
   nextCheckAt: Date | null;
@@ -182,6 +209,16 @@ export async function selectOrdersPage(
   return rows.map((r: Record<string, unknown>) => toOrderRow(direction, r));
 }
 
+/** Orders by id, ascending (a re-check reads them as they are now). */
+export async function selectOrdersByIds(db: Conn, direction: Direction, ids: readonly string[]): Promise<OrderRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db(tableOf(direction))
+    .whereIn('id', ids as string[])
+    .select('*')
+    .orderBy('id', 'asc');
+  return rows.map((r: Record<string, unknown>) => toOrderRow(direction, r));
+}
+
 export async function countOrders(db: Conn, direction: Direction, filter: OrderFilter): Promise<number> {
   const [row] = await filtered(db, direction, filter).count<{ n: string }[]>('* as n');
   return Number(row.n);
@@ -189,10 +226,13 @@ export async function countOrders(db: Conn, direction: Direction, filter: OrderF
 
 /**
  * Records one batch of checks in a single UPDATE ... FROM unnest(arrays): last_checked_at,
- * check_count + 1 and next_check_at always; the other fields only where given. Returns rows updated.
+ * check_count + 1 and next_check_at always; the other fields only where given. Each row is written
+ * only while it still holds the state its check was computed from (`expected`); a row changed
+ * meanwhile (a confirmed webhook made it final, the merchant edited it) is left alone. Returns the
+ * ids written: the caller re-checks the others.
  */
-export async function applyCheckResults(trx: Conn, direction: Direction, updates: readonly CheckUpdate[]): Promise<number> {
-  if (updates.length === 0) return 0;
+export async function applyCheckResults(trx: Conn, direction: Direction, updates: readonly CheckUpdate[]): Promise<string[]> {
+  if (updates.length === 0) return [];
   const ids = new Set(updates.map((u) => u.id));
   // UPDATE ... FROM applies only one of several source rows for the same target: refuse the ambiguity.
   if (ids.size !== updates.length) throw new TypeError('applyCheckResults: duplicate order id in one batch');
@@ -207,6 +247,8 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
   const extra = direction === 'payment' ? 'paid_amount' : 'utr';
   const extraType = direction === 'payment' ? 'numeric' : 'text';
   const extraValues = direction === 'payment' ? col((u) => decimalOrNull(u.paidAmount, 'paidAmount')) : col((u) => u.utr ?? null);
+  const expectedExtra =
+    direction === 'payment' ? col((u) => decimalOrNull(u.expected.paidAmount, 'expected.paidAmount')) : col((u) => u.expected.utr);
   const table = tableOf(direction);
   const res = await trx.raw(
     `UPDATE ${table} AS o SET
@@ -219,9 +261,16 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
        ${extra} = COALESCE(v.extra, o.${extra}),
        finalized_at = COALESCE(v.finalized_at, o.finalized_at),
        updated_at = COALESCE(v.updated_at, o.updated_at)
-     FROM unnest(?::bigint[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::timestamptz[], ?::timestamptz[])
-       AS v(id, checked_at, next_check_at, status, status_category, fee, extra, finalized_at, updated_at)
-     WHERE o.id = v.id`,
+     FROM unnest(?::bigint[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::timestamptz[], ?::timestamptz[],
+                 ?::text[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::int[])
+       AS v(id, checked_at, next_check_at, status, status_category, fee, extra, finalized_at, updated_at,
+            was_merchant_ref, was_currency, was_method, was_amount, was_status, was_status_category, was_fee, was_extra, was_check_count)
+     WHERE o.id = v.id
+       AND o.merchant_ref = v.was_merchant_ref AND o.currency = v.was_currency AND o.method = v.was_method
+       AND o.amount = v.was_amount AND o.status = v.was_status AND o.status_category = v.was_status_category
+       AND o.fee IS NOT DISTINCT FROM v.was_fee AND o.${extra} IS NOT DISTINCT FROM v.was_extra
+       AND o.check_count = v.was_check_count
+     RETURNING o.id`,
     [
       col((u) => u.id),
       col((u) => ts(u.checkedAt)),
@@ -232,9 +281,18 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
       extraValues,
       col((u) => ts(u.finalizedAt)),
       col((u) => ts(u.updatedAt)),
+      col((u) => u.expected.merchantRef),
+      col((u) => u.expected.currency),
+      col((u) => u.expected.method),
+      col((u) => decimal(u.expected.amount, 'expected.amount')),
+      col((u) => u.expected.status),
+      col((u) => u.expected.statusCategory),
+      col((u) => decimalOrNull(u.expected.fee, 'expected.fee')),
+      expectedExtra,
+      col((u) => u.expected.checkCount),
     ] as unknown as Knex.RawBinding[],
   );
-  return (res as { rowCount: number }).rowCount;
+  return (res as { rows: Array<{ id: unknown }> }).rows.map((r) => String(r.id));
 }
 
 class ProbeRollback extends Error {}

@@ -5,21 +5,41 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }
 
+const NUMBER = /^-?\d+(\.\d+)?$/;
+
+/** "1234567.50" -> "1,234,567.50"; anything that is not plain decimal text is left as it is. */
+export function groupNumber(text: string): string {
+  if (!NUMBER.test(text)) return text;
+  const [whole, fraction] = text.split('.');
+  const sign = whole.startsWith('-') ? '-' : '';
+  return `${sign}${whole.replace('-', '').replace(/\B(?=(\d{3})+$)/g, ',')}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
+/** A column is numeric when every non-empty cell is plain decimal text: shown grouped and right-aligned. */
+function numericColumns(header: readonly string[], rows: readonly (readonly string[])[]): boolean[] {
+  return header.map((_, i) => rows.some((r) => (r[i] ?? '') !== '') && rows.every((r) => (r[i] ?? '') === '' || NUMBER.test(r[i])));
+}
+
 export function htmlTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const cell = (tag: string, v: string) =>
-    `<${tag} style="border:1px solid #ccc;padding:2px 6px;text-align:left">${escapeHtml(v)}</${tag}>`;
-  const head = `<tr>${header.map((h) => cell('th', h)).join('')}</tr>`;
-  const body = rows.map((r) => `<tr>${r.map((v) => cell('td', v)).join('')}</tr>`).join('\n');
-  return `<table style="border-collapse:collapse;font-family:monospace;font-size:12px">\n${head}\n${body}\n</table>`;
+  const numeric = numericColumns(header, rows);
+  const cell = (tag: string, v: string, i: number) =>
+    `<${tag} style="border:1px solid #ccc;padding:2px 6px;white-space:nowrap;text-align:${numeric[i] ? 'right' : 'left'}">${escapeHtml(
+      numeric[i] ? groupNumber(v) : v,
+    )}</${tag}>`;
+  const head = `<tr>${header.map((h, i) => cell('th', h, i)).join('')}</tr>`;
+  const body = rows.map((r) => `<tr>${r.map((v, i) => cell('td', v, i)).join('')}</tr>`).join('\n');
+  return `<table style="border-collapse:collapse;font-family:Arial,sans-serif;font-size:12px;font-variant-numeric:tabular-nums">\n${head}\n${body}\n</table>`;
 }
 
 /** A fixed-width text table for the plain-text part. */
 export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
+  const numeric = numericColumns(header, rows);
+  const shown = rows.map((r) => r.map((v, i) => (numeric[i] ? groupNumber(v ?? '') : (v ?? ''))));
+  const widths = header.map((h, i) => Math.max(h.length, ...shown.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[], head = false) =>
     cells
-      .map((c, i) => (c ?? '').padEnd(widths[i]))
+      .map((c, i) => (numeric[i] && !head ? (c ?? '').padStart(widths[i]) : (c ?? '').padEnd(widths[i])))
       .join('  ')
       .trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  return [line(header, true), widths.map((w) => '-'.repeat(w)).join('  '), ...shown.map((r) => line(r))].join('\n');
 }

@@ -11,6 +11,8 @@ export interface MailAttachment {
   /** …or a file nodemailer streams from disk. */
   path?: string;
   contentType?: string;
+  /** Content-ID for an image the HTML shows inline (`<img src="cid:…">`). */
+  cid?: string;
 }
 
 export interface MailMessage {
@@ -78,6 +80,7 @@ export function createMailer(config: Config, opts: MailerOptions = {}): Mailer {
             content: a.content,
             path: a.path,
             contentType: a.contentType,
+            cid: a.cid,
           })),
         });
         const accepted = (info.accepted ?? []).map(String);

@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect.ts';
 import {
   beginEmailAttempt,
+  lastEmailedVersion,
   markEmailFailed,
   markEmailSent,
   pendingReportDeliveries,
@@ -63,7 +64,8 @@ export async function sendReportEmail(db: Db, mailer: Mailer, opts: SendReportEm
     const row = await beginEmailAttempt(db.knex, found.id);
     const messageId = reportMessageId(row, mailer.from);
     try {
-      const content = buildReportEmail(row, { gzipAboveBytes: opts.gzipAboveBytes });
+      const previouslySent = await lastEmailedVersion(db.knex, row.business_date, row.version);
+      const content = buildReportEmail(row, { gzipAboveBytes: opts.gzipAboveBytes, previouslySent });
       await mailer.send({ from: mailer.from, to, messageId, ...content });
     } catch (err) {
       const error = describeError(err, opts.secrets ?? []);

@@ -1,6 +1,6 @@
 import type { OrderRow } from '../db/orders.ts';
 import type { ReconItemRow } from '../db/items.ts';
-import type { CheckUpdate } from '../db/orders.ts';
+import { stateOf, type CheckUpdate } from '../db/orders.ts';
 import { compareOrder } from '../recon/compare.ts';
 import type { CheckResult, LocalOrder, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
 
@@ -62,6 +62,7 @@ export function checkOrder(order: OrderRow, answer: ProviderAnswer, policy: Reco
   const u = result.update;
   const update: CheckUpdate = {
     id: order.id,
+    expected: stateOf(order),
     checkedAt: now,
     nextCheckAt: result.nextCheckAt,
     ...(u && {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
-import { countOrders, selectOrdersPage, type OrderFilter, type OrderRow } from '../db/orders.ts';
+import { countOrders, selectOrdersByIds, selectOrdersPage, type OrderFilter, type OrderRow } from '../db/orders.ts';
 import { createRun, findResumableRun, finishRun, setRunSelected, type RunRow, type RunStatus } from '../db/runs.ts';
 import { withJobLock } from '../db/locks.ts';
 import type { Direction } from '../provider/types.ts';
@@ -11,7 +11,7 @@ import { fetchAnswer, type OrderFetcher } from './fetch-answer.ts';
 import { checkOrder, refusedCheck, type CheckedOrder } from './check-order.ts';
 import type { Selection } from './selection.ts';
 import { withWebhookCodes } from './webhook-codes.ts';
-import { countDelta, writeBatch } from './write-batch.ts';
+import { countDelta, writeBatch, type BatchToWrite } from './write-batch.ts';
 import { notificationStates } from '../db/webhook-events.ts';
 
 export const RECONCILE_JOB = 'reconcile';
@@ -60,6 +60,8 @@ export interface RunSummary {
 
 const DIRECTIONS: readonly Direction[] = ['payment', 'payout'];
 const EXAMPLES_KEPT = 5;
+/** How often an order that another writer keeps changing is checked again within one batch. */
+const RECHECK_ATTEMPTS = 3;
 
 /**
  * One reconcile invocation under the job's advisory lock: a run left behind by a killed process is
@@ -150,60 +152,89 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
     for (const direction of directions) {
       if (stopped()) break;
       const after = (run.checkpoint[direction] as string | undefined) ?? null;
+      const check = async (order: OrderRow): Promise<CheckedOrder | null> => {
+        if (halt.stop) return null;
+        const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef);
+        if ('credentials' in outcome) {
+          halt.stop ??= {
+            status: 'credentials',
+            message: `the provider refused payrecon's credentials (${outcome.credentials.message}); check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE`,
+          };
+          return null;
+        }
+        failures.record(outcome.failed);
+        if (failures.tripped && !halt.stop) {
+          halt.stop = {
+            status: 'provider_unavailable',
+            message: `the provider failed most recent fetches (last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'})`,
+          };
+        }
+        return checkOrder(order, outcome.answer, deps.policy, deps.clock());
+      };
+      const withCodes = async (orders: OrderRow[], checks: CheckedOrder[]) => {
+        const states = await notificationStates(
+          db.knex,
+          direction,
+          orders.map((o) => o.transactionRef),
+        );
+        const rule = { expectWebhooks: deps.webhooks?.expect ?? false, marginMs: deps.webhooks?.marginMs ?? 0, now: deps.clock() };
+        return checks.map((c, i) => ({
+          order: orders[i],
+          checked: withWebhookCodes(orders[i], c, states.get(orders[i].transactionRef), rule),
+        }));
+      };
+      const write = async (entries: BatchToWrite['entries'], checkpointId: string | null) => {
+        const now = deps.clock();
+        const written = await writeBatch(db, {
+          run,
+          direction,
+          entries,
+          now,
+          checkpointId,
+          refused: (order, message) => refusedCheck(order, message, deps.policy, now),
+        });
+        record(written.done);
+        return written.lost;
+      };
+      const record = (done: readonly CheckedOrder[]) => {
+        checked += done.length;
+        for (const [k, v] of Object.entries(countDelta(done))) counts[k] = (counts[k] ?? 0) + v;
+        for (const c of done) {
+          if (c.result.verdict === 'mismatch' && examples.length < EXAMPLES_KEPT) {
+            examples.push({
+              merchantRef: c.item.merchantRef,
+              transactionRef: c.item.transactionRef,
+              codes: c.result.codes,
+              reason: c.result.reason,
+            });
+          }
+        }
+      };
+
       await runOrderedPipeline<OrderRow, CheckedOrder | null>(
         pagesOf(db, direction, filter, after, deps.batchSize),
-        async (order) => {
-          if (halt.stop) return null;
-          const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef);
-          if ('credentials' in outcome) {
-            halt.stop ??= {
-              status: 'credentials',
-              message: `the provider refused payrecon's credentials (${outcome.credentials.message}); check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE`,
-            };
-            return null;
-          }
-          failures.record(outcome.failed);
-          if (failures.tripped && !halt.stop) {
-            halt.stop = {
-              status: 'provider_unavailable',
-              message: `the provider failed most recent fetches (last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'})`,
-            };
-          }
-          return checkOrder(order, outcome.answer, deps.policy, deps.clock());
-        },
+        check,
         async (page, results) => {
           // A batch cut short by a stop is not written: its orders stay due for the next run.
           if (halt.stop || lockLost.aborted || results.some((r) => r === null)) return;
-          const states = await notificationStates(
-            db.knex,
-            direction,
-            page.map((o) => o.transactionRef),
-          );
-          const rule = { expectWebhooks: deps.webhooks?.expect ?? false, marginMs: deps.webhooks?.marginMs ?? 0, now: deps.clock() };
-          const entries = (results as CheckedOrder[]).map((c, i) => ({
-            order: page[i],
-            checked: withWebhookCodes(page[i], c, states.get(page[i].transactionRef), rule),
-          }));
-          const now = deps.clock();
-          const done = await writeBatch(db, {
-            run,
-            direction,
-            entries,
-            now,
-            refused: (order, message) => refusedCheck(order, message, deps.policy, now),
-          });
-          const delta = countDelta(done);
-          checked += done.length;
-          for (const [k, v] of Object.entries(delta)) counts[k] = (counts[k] ?? 0) + v;
-          for (const c of done) {
-            if (c.result.verdict === 'mismatch' && examples.length < EXAMPLES_KEPT) {
-              examples.push({
-                merchantRef: c.item.merchantRef,
-                transactionRef: c.item.transactionRef,
-                codes: c.result.codes,
-                reason: c.result.reason,
-              });
-            }
+          let lost = await write(await withCodes(page, results as CheckedOrder[]), page[page.length - 1].id);
+          // Orders changed by another writer (a confirmed webhook, the merchant) between this run's read and
+          // its write were not overwritten: they are checked again as they are now.
+          for (let attempt = 1; lost.length > 0 && attempt <= RECHECK_ATTEMPTS && !stopped(); attempt++) {
+            const fresh = await selectOrdersByIds(
+              db.knex,
+              direction,
+              lost.map((e) => e.order.id),
+            );
+            const again = await Promise.all(fresh.map(check));
+            if (again.some((c) => c === null)) break;
+            lost = await write(await withCodes(fresh, again as CheckedOrder[]), null);
+          }
+          if (lost.length > 0) {
+            log.warn(
+              { transactionRefs: lost.map((e) => e.order.transactionRef) },
+              'orders kept changing under this run; left unchecked for the next one',
+            );
           }
           deps.onProgress?.({ runId: run.id, selected, checked, mismatches: counts['verdict:mismatch'] ?? 0 });
         },

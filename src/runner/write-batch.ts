@@ -13,65 +13,83 @@ export interface BatchToWrite {
   /** The page's orders in id order, each with its check. */
   entries: ReadonlyArray<{ order: OrderRow; checked: CheckedOrder }>;
   now: Date;
+  /** Where a killed run resumes once this batch is written; null for re-checks of orders already behind it. */
+  checkpointId: string | null;
   /** The check to record instead when the database refuses what this order's check would write. */
   refused: (order: OrderRow, message: string) => CheckedOrder;
 }
 
+export interface BatchWritten {
+  /** The checks written, in order. */
+  done: CheckedOrder[];
+  /** Orders changed by someone else since they were read: nothing written for them, to be checked again. */
+  lost: Array<BatchToWrite['entries'][number]>;
+}
+
 /**
- * Writes one batch (items, order updates, the run's checkpoint and counts) in one transaction, and
- * returns the checks as written. When the database refuses a value (a constraint, an encoding, an
+ * Writes one batch (items, order updates, the run's checkpoint and counts) in one transaction. An
+ * order's update applies only while the order is as its check saw it; an order changed meanwhile
+ * gets no item and comes back in `lost`, for the caller to check again. When the database refuses a value (a constraint, an encoding, an
  * overflow: something parsing did not foresee) the batch is written again order by order, each in a
  * savepoint: the refused order gets an error item naming the field and value, the others are
  * written as checked. Any other failure (connection, lock) still stops the run.
  */
-export async function writeBatch(db: Db, batch: BatchToWrite): Promise<CheckedOrder[]> {
+export async function writeBatch(db: Db, batch: BatchToWrite): Promise<BatchWritten> {
   try {
     return await db.knex.transaction(async (trx) => {
-      const done = batch.entries.map((e) => e.checked);
-      if (!batch.run.dryRun) await writeChecks(trx, batch, done);
-      await checkpoint(trx, batch, done);
-      return done;
+      const written = batch.run.dryRun
+        ? { done: batch.entries.map((e) => e.checked), lost: [] }
+        : await writeChecks(trx, batch, batch.entries);
+      await checkpoint(trx, batch, written.done);
+      return written;
     });
   } catch (err) {
     if (!isValueRefusal(err)) throw err;
   }
   return db.knex.transaction(async (trx) => {
-    const done: CheckedOrder[] = [];
-    for (const entry of batch.entries) done.push(await writeOne(trx, batch, entry));
-    await checkpoint(trx, batch, done);
-    return done;
+    const written: BatchWritten = { done: [], lost: [] };
+    for (const entry of batch.entries) {
+      const one = await writeOne(trx, batch, entry);
+      written.done.push(...one.done);
+      written.lost.push(...one.lost);
+    }
+    await checkpoint(trx, batch, written.done);
+    return written;
   });
 }
 
-async function writeChecks(trx: Knex.Transaction, batch: BatchToWrite, checks: readonly CheckedOrder[]): Promise<void> {
+/** Order updates first: only the orders still as their checks saw them get their items. */
+async function writeChecks(trx: Knex.Transaction, batch: BatchToWrite, entries: BatchToWrite['entries']): Promise<BatchWritten> {
+  const applied = new Set(
+    await applyCheckResults(
+      trx,
+      batch.direction,
+      entries.map((e) => e.checked.update),
+    ),
+  );
+  const done = entries.filter((e) => applied.has(e.order.id)).map((e) => e.checked);
   await insertItems(
     trx,
-    checks.map((c) => ({ ...c.item, runId: batch.run.id })),
+    done.map((c) => ({ ...c.item, runId: batch.run.id })),
   );
-  await applyCheckResults(
-    trx,
-    batch.direction,
-    checks.map((c) => c.update),
-  );
+  return { done, lost: entries.filter((e) => !applied.has(e.order.id)) };
 }
 
-async function writeOne(trx: Knex.Transaction, batch: BatchToWrite, entry: BatchToWrite['entries'][number]): Promise<CheckedOrder> {
+async function writeOne(trx: Knex.Transaction, batch: BatchToWrite, entry: BatchToWrite['entries'][number]): Promise<BatchWritten> {
   try {
-    await trx.transaction((sp) => writeChecks(sp, batch, [entry.checked]));
-    return entry.checked;
+    return await trx.transaction((sp) => writeChecks(sp, batch, [entry]));
   } catch (err) {
     if (!isValueRefusal(err)) throw err;
     const value = await findRefusedValue(trx, batch.direction, entry.checked.update);
     const what = value ? `${value.field} ${JSON.stringify(value.value)}` : "a value of this order's check";
     const instead = batch.refused(entry.order, `${what} refused by the database (${describeRefusal(err)}); nothing of it was stored`);
-    await writeChecks(trx, batch, [instead]);
-    return instead;
+    return writeChecks(trx, batch, [{ order: entry.order, checked: instead }]);
   }
 }
 
 async function checkpoint(trx: Knex.Transaction, batch: BatchToWrite, done: readonly CheckedOrder[]): Promise<void> {
-  const last = batch.entries[batch.entries.length - 1].order.id;
-  await checkpointRun(trx, batch.run.id, { [batch.direction]: last }, countDelta(done), done.length, batch.now);
+  const position = batch.checkpointId === null ? {} : { [batch.direction]: batch.checkpointId };
+  await checkpointRun(trx, batch.run.id, position, countDelta(done), done.length, batch.now);
 }
 
 /** Counts as stored on the run: `verdict:<v>` and `code:<CODE>` keys. */

@@ -1,0 +1,144 @@
+import type { TopLevelSpec } from 'vega-lite';
+import { CHART_FONT } from './render.ts';
+
+/**
+ * The report's three charts as Vega-Lite specs, from plain data. Amounts reach a chart as JS
+ * numbers: a chart is a picture of magnitudes, read by eye; the exact figures are in the tables.
+ */
+
+/** Orders of one business day carrying one mismatch code (an order with two codes counts under each). */
+export interface CodeCount {
+  day: string;
+  code: string;
+  orders: number;
+}
+
+export interface RollForwardBars {
+  currency: string;
+  opening: string | null;
+  payments_in: string | null;
+  payouts_out: string | null;
+  closing: string | null;
+  drift: string | null;
+}
+
+export interface AgingCount {
+  bucket: AgingBucket;
+  /** Why the item is open: pending, unchecked, error, mismatch. */
+  state: string;
+  orders: number;
+}
+
+export const AGING_BUCKETS = ['under 1 day', '1–3 days', '3–7 days', '7–14 days', '14–30 days', 'over 30 days'] as const;
+export type AgingBucket = (typeof AGING_BUCKETS)[number];
+const BUCKET_LIMITS_DAYS = [1, 3, 7, 14, 30];
+
+/** The bucket of an open item's age (since the order was created). */
+export function agingBucket(ageMs: number): AgingBucket {
+  const days = ageMs / 86_400_000;
+  const i = BUCKET_LIMITS_DAYS.findIndex((limit) => days < limit);
+  return AGING_BUCKETS[i === -1 ? AGING_BUCKETS.length - 1 : i];
+}
+
+const CONFIG = {
+  font: CHART_FONT,
+  background: 'white',
+  view: { stroke: '#d0d4dc' },
+  axis: { labelFontSize: 11, titleFontSize: 11, gridColor: '#eceff3' },
+  legend: { labelFontSize: 11, titleFontSize: 11 },
+  title: { fontSize: 14, anchor: 'start' as const, subtitleColor: '#555' },
+};
+
+/** Mismatched orders by code over the business days given (every day on the axis, empty ones too). */
+export function mismatchesByCodeChart(days: readonly string[], counts: readonly CodeCount[]): TopLevelSpec {
+  const total = counts.reduce((s, c) => s + c.orders, 0);
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: {
+      text: `Mismatches by code, last ${days.length} business days`,
+      subtitle: total === 0 ? 'no mismatches in these days' : 'orders per business day (an order with two codes counts under each)',
+    },
+    width: 560,
+    height: 220,
+    data: { values: counts.map((c) => ({ ...c })) },
+    mark: { type: 'bar' },
+    encoding: {
+      x: { field: 'day', type: 'ordinal', title: 'business day', scale: { domain: [...days] }, axis: { labelAngle: -60 } },
+      y: { field: 'orders', type: 'quantitative', aggregate: 'sum', title: 'orders', axis: { format: ',d', tickMinStep: 1 } },
+      color: { field: 'code', type: 'nominal', title: 'code', scale: { scheme: 'tableau10' } },
+      tooltip: [{ field: 'day' }, { field: 'code' }, { field: 'orders', aggregate: 'sum', format: ',d' }],
+    },
+    config: CONFIG,
+  };
+}
+
+const STEPS = ['opening', 'payments in', 'payouts out', 'closing', 'drift'] as const;
+
+/** Per currency (own scale each): opening, payments in, payouts out (negative), closing, drift. */
+export function rollForwardChart(rows: readonly RollForwardBars[]): TopLevelSpec {
+  const values = rows.flatMap((r) => {
+    const v: Array<[string, string | null, number]> = [
+      ['opening', r.opening, 1],
+      ['payments in', r.payments_in, 1],
+      ['payouts out', r.payouts_out, -1],
+      ['closing', r.closing, 1],
+      ['drift', r.drift, 1],
+    ];
+    return v.flatMap(([step, text, sign]) => (text === null ? [] : [{ currency: r.currency, step, amount: sign * Number(text) }]));
+  });
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: {
+      text: 'Roll-forward per currency',
+      subtitle:
+        values.length === 0
+          ? 'no balance snapshots this day'
+          : 'opening + payments in − payouts out = closing; drift is what orders do not explain',
+    },
+    data: { values },
+    facet: { column: { field: 'currency', type: 'nominal', title: null, header: { labelFontSize: 13, labelFontWeight: 'bold' } } },
+    spec: {
+      width: 170,
+      height: 200,
+      mark: { type: 'bar' },
+      encoding: {
+        x: { field: 'step', type: 'ordinal', sort: [...STEPS], title: null, axis: { labelAngle: -40 } },
+        y: { field: 'amount', type: 'quantitative', title: null, axis: { format: '~s' } },
+        color: {
+          field: 'step',
+          type: 'nominal',
+          legend: null,
+          scale: { domain: [...STEPS], range: ['#8a94a6', '#2e7d32', '#c62828', '#4a6fa5', '#ef6c00'] },
+        },
+        tooltip: [{ field: 'currency' }, { field: 'step' }, { field: 'amount', format: ',.2f' }],
+      },
+    },
+    resolve: { scale: { y: 'independent' } },
+    config: CONFIG,
+  };
+}
+
+/** Open items of earlier days by age, stacked by why they are open. */
+export function openItemsAgingChart(counts: readonly AgingCount[]): TopLevelSpec {
+  const total = counts.reduce((s, c) => s + c.orders, 0);
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: 'Open items by age', subtitle: total === 0 ? 'no open items' : `${total.toLocaleString('en-US')} orders still open` },
+    width: 560,
+    height: 200,
+    data: { values: counts.map((c) => ({ ...c })) },
+    mark: { type: 'bar' },
+    encoding: {
+      x: { field: 'bucket', type: 'ordinal', title: 'age', scale: { domain: [...AGING_BUCKETS] }, axis: { labelAngle: 0 } },
+      y: { field: 'orders', type: 'quantitative', aggregate: 'sum', title: 'orders', axis: { format: ',d', tickMinStep: 1 } },
+      color: {
+        field: 'state',
+        type: 'nominal',
+        title: 'open because',
+        scale: { domain: ['pending', 'unchecked', 'error', 'mismatch'], range: ['#4a6fa5', '#8a94a6', '#ef6c00', '#c62828'] },
+      },
+      tooltip: [{ field: 'bucket' }, { field: 'state' }, { field: 'orders', aggregate: 'sum', format: ',d' }],
+    },
+    config: CONFIG,
+  };
+}

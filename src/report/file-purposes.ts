@@ -1,0 +1,22 @@
+/** What each file of a report version is for, as report.html and the README say it. */
+export const FILE_PURPOSES: Readonly<Record<string, string>> = {
+  'reconciliation.xlsx': 'the workbook: every table below as typed sheets (numbers, dates, text ids), totals per currency',
+  'report.html': 'this page: the charts, the summary tables and every version of the day, for a browser',
+  'items.csv': 'every order of the day with its latest check: both sides, verdict, codes, signed difference',
+  'mismatches.csv': 'the mismatched orders only, in the same columns as items.csv',
+  'summary_orders.csv': 'per currency and direction: counts by verdict and provider status, gross, paid, fees, net; totals',
+  'summary_rollforward.csv': 'per currency: opening and closing balance snapshots with their times, movement explained by orders, drift',
+  'summary.csv': 'the summary tables (orders, open items, late changes, roll-forward) in one file with a section column',
+  'open_items.csv': 'orders of earlier days still pending, unchecked, in error or mismatched, with their age',
+  'late_changes.csv': "orders of earlier days whose verdict or codes changed since their day's last report",
+  'balances.csv': 'the balance snapshots of the day (total = available + pending + held; credit is not funds)',
+  'rates.csv': 'the USDT rate snapshots of the day',
+  'chart-mismatches-by-code.png': 'chart: mismatches by code over the last 30 business days (inline in the e-mail)',
+  'chart-roll-forward.png': 'chart: roll-forward per currency (inline in the e-mail)',
+  'chart-open-items-aging.png': 'chart: open items by age (inline in the e-mail)',
+  'manifest.json': 'row count and SHA-256 of every file, the runs covered, the headline',
+};
+
+export function filePurpose(name: string): string {
+  return FILE_PURPOSES[name] ?? '';
+}

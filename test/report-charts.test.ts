@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { chartDays, renderDayCharts, type DayChartData } from '../src/report/charts/day-charts.ts';
+import { agingBucket } from '../src/report/charts/specs.ts';
+import { screenshotPath } from './helpers/browser.ts';
+
+const DATA: DayChartData = {
+  date: '2026-11-22',
+  codeCounts: [
+    { day: '2026-11-20', code: 'FEE', orders: 3 },
+    { day: '2026-11-22', code: 'STALE', orders: 57 },
+    { day: '2026-11-22', code: 'PAID_AMOUNT', orders: 49 },
+    { day: '2026-11-22', code: 'UTR_MISSING', orders: 12 },
+  ],
+  rollForward: [
+    {
+      currency: 'INR',
+      opening: '4975000.00',
+      payments_in: '12447508.62',
+      payouts_out: '1000000.00',
+      closing: '16422508.62',
+      drift: '0.00',
+    },
+    {
+      currency: 'NGN',
+      opening: '189700000.00',
+      payments_in: '120144818.53',
+      payouts_out: '6000000.00',
+      closing: '303846068.53',
+      drift: '1250.00',
+    },
+  ],
+  aging: [
+    { bucket: '1–3 days', state: 'pending', orders: 14 },
+    { bucket: '7–14 days', state: 'mismatch', orders: 3 },
+    { bucket: 'under 1 day', state: 'unchecked', orders: 40 },
+  ],
+};
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+
+describe('charts', () => {
+  it('lists the 30 business days ending with the report day', () => {
+    const days = chartDays('2026-03-01');
+    expect(days).toHaveLength(30);
+    expect(days[0]).toBe('2026-01-31');
+    expect(days[29]).toBe('2026-03-01');
+  });
+
+  it.each([
+    [0, 'under 1 day'],
+    [36 * 3_600_000, '1–3 days'],
+    [3 * 86_400_000, '3–7 days'],
+    [20 * 86_400_000, '14–30 days'],
+    [31 * 86_400_000, 'over 30 days'],
+  ])('agingBucket(%i) = %s', (ms, bucket) => expect(agingBucket(ms)).toBe(bucket));
+
+  it('renders each chart as SVG with its data and as PNG, the same bytes every time', async () => {
+    const a = await renderDayCharts(DATA);
+    const b = await renderDayCharts(DATA);
+    expect(a.map((c) => c.name)).toEqual(['mismatches-by-code', 'roll-forward', 'open-items-aging']);
+    for (const [i, c] of a.entries()) {
+      expect(c.svg).toMatch(/^<svg/);
+      expect(c.svg).toContain('<path'); // bars drawn, not only axes
+      expect(c.png.subarray(0, 4)).toEqual(PNG_MAGIC);
+      expect(c.svg).toBe(b[i].svg);
+      expect(c.png.equals(b[i].png)).toBe(true);
+      fs.writeFileSync(screenshotPath(`chart-${c.name}.png`), c.png);
+    }
+    expect(a[0].svg).toContain('STALE');
+    expect(a[1].svg).toContain('NGN');
+    expect(a[2].svg).toContain('1–3 days');
+  });
+
+  it('says so when there is nothing to draw', async () => {
+    const charts = await renderDayCharts({ date: '2026-11-22', codeCounts: [], rollForward: [], aging: [] });
+    expect(charts[0].svg).toContain('no mismatches in these days');
+    expect(charts[1].svg).toContain('no balance snapshots this day');
+    expect(charts[2].svg).toContain('no open items');
+  });
+});

@@ -1,0 +1,175 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Table, TableColumn, TableRow } from '../src/report/table.ts';
+import { decimalValue, significantDigits } from '../src/report/workbook/cells.ts';
+import { ScaledSum } from '../src/report/workbook/scaled-sum.ts';
+import { WorkbookFile } from '../src/report/workbook/writer.ts';
+import { FIXED_DOS_DATE, FIXED_DOS_TIME } from '../src/report/workbook/zip-times.ts';
+
+const COLUMNS: TableColumn[] = [
+  { name: 'checked_at', kind: 'datetime' },
+  { name: 'merchant_ref', kind: 'text' },
+  { name: 'bank_code', kind: 'text' },
+  { name: 'utr', kind: 'text' },
+  { name: 'currency', kind: 'text' },
+  { name: 'amount', kind: 'amount' },
+  { name: 'difference', kind: 'amount' },
+  { name: 'reason', kind: 'text' },
+];
+
+// 2026-11-22T10:15:30.000Z; in Asia/Kolkata (+05:30) the wall clock reads 15:45:30.
+const T = Date.UTC(2026, 10, 22, 10, 15, 30);
+const ROWS: TableRow[] = [
+  [T, 'a-001', '044', '192358463048', 'INR', '250000.00', '-922752.47', 'short 922752.47'],
+  [T, 'a-002', '023', null, 'NGN', '123456789012345.67', null, '=HYPERLINK("x")'],
+  [T, 'a-003', '058', '000123', 'INR', '17.50', '0.50', ''],
+  [null, 'a-004', null, null, 'NGN', '1000.00', null, null],
+];
+
+const SUMMARY: Table = {
+  name: 'summary_orders',
+  title: 'Orders',
+  columns: [
+    { name: 'currency', kind: 'text' },
+    { name: 'orders', kind: 'count' },
+    { name: 'gross', kind: 'amount' },
+  ],
+  rows: [
+    ['INR', 1200, '1234567.50'],
+    ['total', 1200, null],
+  ],
+  notes: ['net = paid − fees'],
+};
+
+let dir: string;
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'payrecon-wb-'));
+});
+afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+async function write(name: string, opts: { rowLimit?: number; expectedRows?: number } = {}) {
+  const file = path.join(dir, name);
+  const wb = new WorkbookFile(file, { zone: 'Asia/Kolkata', created: new Date('2026-11-22T00:00:00Z') });
+  wb.tablesSheet('Summary', [SUMMARY], ['Reconciliation of 2026-11-22']);
+  const sheet = wb.sheet('Items', COLUMNS, { ...opts, fullFile: 'items.csv' });
+  for (const r of ROWS) sheet.add(r);
+  sheet.close();
+  const result = await wb.close();
+  return { file, result, dropped: sheet.droppedRows };
+}
+
+async function read(file: string): Promise<ExcelJS.Workbook> {
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.readFile(file);
+  return wb;
+}
+
+describe('workbook cells', () => {
+  it.each([
+    ['250000.00', 2],
+    ['0012.3400', 4],
+    ['-922752.47', 8],
+    ['123456789012345.67', 17],
+    ['0.00', 0],
+  ])('significantDigits(%s) = %i', (text, n) => expect(significantDigits(text)).toBe(n));
+
+  it('keeps up to 15 significant digits as numbers and the rest as exact text', () => {
+    expect(decimalValue('999999999999999.9')).toEqual({ text: '999999999999999.9' });
+    expect(decimalValue('99999999999999.99')).toEqual({ text: '99999999999999.99' });
+    expect(decimalValue('9999999999999.99')).toEqual({ number: 9999999999999.99 });
+  });
+
+  it('sums exactly with ScaledSum', () => {
+    const s = new ScaledSum(2);
+    for (const v of ['0.1', '0.2', '-0.05', '123456789012345.67']) s.add(v);
+    expect(s.toString()).toBe('123456789012345.92');
+    expect(() => s.add('0.001')).toThrow(/more than 2 decimals/);
+  });
+});
+
+describe('reconciliation.xlsx', () => {
+  it('reads back typed: text refs with leading zeros, numbers with formats, local date-times, exact text marked', async () => {
+    const { file, result } = await write('typed.xlsx');
+    expect(result.rows).toBe(ROWS.length + SUMMARY.rows.length);
+    const wb = await read(file);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Summary', 'Items']);
+    const ws = wb.getWorksheet('Items')!;
+    expect(ws.getRow(1).values).toEqual([
+      undefined,
+      'checked at',
+      'merchant ref',
+      'bank code',
+      'utr',
+      'currency',
+      'amount',
+      'difference',
+      'reason',
+    ]);
+    expect(ws.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    expect(ws.autoFilter).toEqual('A1:H5');
+
+    const r2 = ws.getRow(2);
+    expect(r2.getCell(1).type).toBe(ExcelJS.ValueType.Date);
+    expect((r2.getCell(1).value as Date).toISOString()).toBe('2026-11-22T15:45:30.000Z');
+    expect(r2.getCell(1).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
+    expect(r2.getCell(3).value).toBe('044');
+    expect(r2.getCell(3).type).toBe(ExcelJS.ValueType.String);
+    expect(r2.getCell(4).value).toBe('192358463048');
+    expect(r2.getCell(4).type).toBe(ExcelJS.ValueType.String);
+    expect(r2.getCell(6).value).toBe(250000);
+    expect(r2.getCell(6).numFmt).toBe('#,##0.00');
+    expect(r2.getCell(7).value).toBe(-922752.47);
+
+    const r3 = ws.getRow(3);
+    expect(r3.getCell(6).type).toBe(ExcelJS.ValueType.String);
+    expect(r3.getCell(6).value).toBe('123456789012345.67');
+    expect(r3.getCell(6).fill).toMatchObject({ type: 'pattern' });
+    // Text stays text in a workbook: no formula is ever written.
+    expect(r3.getCell(8).type).toBe(ExcelJS.ValueType.String);
+    expect(r3.getCell(8).value).toBe('=HYPERLINK("x")');
+    expect(ws.getRow(4).getCell(4).value).toBe('000123');
+  });
+
+  it('ends each data sheet with a totals row per currency equal to the exact sums', async () => {
+    const { file } = await write('totals.xlsx');
+    const ws = (await read(file)).getWorksheet('Items')!;
+    // header, 4 rows, blank, INR, NGN
+    const inr = ws.getRow(7);
+    const ngn = ws.getRow(8);
+    expect(inr.getCell(5).value).toBe('INR');
+    expect(inr.getCell(1).value).toBe('total');
+    expect(inr.getCell(6).value).toBe(250017.5);
+    expect(inr.getCell(7).value).toBe(-922751.97);
+    expect(inr.getCell(6).font).toMatchObject({ bold: true });
+    expect(ngn.getCell(6).value).toBe('123456789013345.67');
+  });
+
+  it('says in its first row when the sheet cannot hold every row, and points to the CSV', async () => {
+    const { file, dropped } = await write('overflow.xlsx', { rowLimit: 36, expectedRows: 4 });
+    expect(dropped).toBe(2);
+    const ws = (await read(file)).getWorksheet('Items')!;
+    expect(String(ws.getRow(1).getCell(1).value)).toMatch(/first 2 of 4 rows: a sheet holds at most 36\. Every row is in items\.csv\./);
+    expect(ws.getRow(2).getCell(2).value).toBe('merchant ref');
+    expect(ws.views[0]).toMatchObject({ state: 'frozen', ySplit: 2 });
+  });
+
+  it('gives the same bytes for the same data, with fixed zip timestamps', async () => {
+    const a = await write('a.xlsx');
+    const b = await write('b.xlsx');
+    expect(b.result.sha256).toBe(a.result.sha256);
+    // Every entry carries the fixed time, not the clock's (which two quick writes could share).
+    const bytes = await fs.readFile(a.file);
+    let entries = 0;
+    for (let i = 0; i + 4 <= bytes.length; i++) {
+      if (bytes.readUInt32LE(i) === 0x04034b50) {
+        entries += 1;
+        expect(bytes.readUInt16LE(i + 10)).toBe(FIXED_DOS_TIME);
+        expect(bytes.readUInt16LE(i + 12)).toBe(FIXED_DOS_DATE);
+      }
+    }
+    expect(entries).toBeGreaterThan(5);
+  });
+});
