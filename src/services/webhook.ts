@@ -9,6 +9,7 @@ import { createWebhookHandler } from '../webhook/handler.ts';
 import { createConfirmQueue } from '../webhook/queue.ts';
 import { startWebhookServer, type WebhookServer } from '../webhook/server.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
+import { policyFromConfig } from '../runner/policy-from-config.ts';
 
 /** Events left pending (crash, provider outage) are swept this often while serving. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -32,6 +33,7 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
       client,
       logger,
       statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
+      policy: policyFromConfig(config),
       concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
     };
     const queue = createConfirmQueue(confirmDeps);
@@ -80,6 +82,7 @@ export async function confirmPendingJob(
       client: await deps.provider(),
       logger,
       statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
+      policy: policyFromConfig(config),
       concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
     });
     // Anything still retryable means the provider could not be asked: the run did not complete.
