@@ -38,6 +38,7 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     }
   }
   problems.push(...demoCredentialProblems(env, out.PROVIDER_BASE_URL as string | undefined));
+  problems.push(...productionDatabaseProblems(env, out));
   if (Boolean(out.CONSOLE_TRUSTED_PROXY) !== Boolean(out.CONSOLE_PROXY_USER_HEADER))
     problems.push('CONSOLE_TRUSTED_PROXY and CONSOLE_PROXY_USER_HEADER: set both for single sign-on behind a proxy, or neither');
   if (problems.length) throw new ConfigError(problems);
@@ -58,6 +59,14 @@ function demoCredentialProblems(env: Record<string, string | undefined>, baseUrl
       (name) =>
         `${name}: required when PROVIDER_BASE_URL points at a real provider (${new URL(baseUrl).host}); the demo default only serves the local sandbox`,
     );
+}
+
+/** Production (NODE_ENV=production, as in the Docker image) runs on a Postgres server unless PGlite is allowed by name. */
+function productionDatabaseProblems(env: Record<string, string | undefined>, out: Record<string, unknown>): string[] {
+  if (env.NODE_ENV !== 'production' || out.DATABASE_URL || out.PGLITE_IN_PRODUCTION === true) return [];
+  return [
+    'DATABASE_URL: not set, and NODE_ENV=production refuses the embedded PGlite (one process at a time, a directory inside the container); set DATABASE_URL to a Postgres server, or PGLITE_IN_PRODUCTION=true to allow PGlite anyway',
+  ];
 }
 
 function deepFreeze<T>(value: T): T {

@@ -137,6 +137,12 @@ export const ENV_VARS = {
     secret: false,
     doc: 'directory of the embedded database when DATABASE_URL is unset',
   },
+  PGLITE_IN_PRODUCTION: {
+    schema: bool,
+    default: 'false',
+    secret: false,
+    doc: 'with NODE_ENV=production the embedded database is refused unless this is true (it serves one process at a time)',
+  },
   PROVIDER_BASE_URL: {
     schema: url(['http:', 'https:']),
     secret: false,
