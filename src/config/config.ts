@@ -3,6 +3,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { ENV_VARS, type EnvVarName } from './schema.ts';
 import { ConfigError } from './errors.ts';
+import { closestName } from './did-you-mean.ts';
 
 type Parsed<K extends EnvVarName> = z.output<(typeof ENV_VARS)[K]['schema']>;
 type HasDefault<K extends EnvVarName> = (typeof ENV_VARS)[K] extends { default: string } ? K : never;
@@ -14,10 +15,28 @@ export type Config = Readonly<
   }
 >;
 
-/** Reads `.env` (if present) underneath the real environment: the environment wins. */
+/** Keys a `.env` may hold besides payrecon's variables: read by Node, the users command or the tests. */
+const OTHER_DOTENV_KEYS: readonly string[] = ['NODE_ENV', 'PAYRECON_ACTOR', 'TEST_DATABASE_URL', 'TEST_DB_ENGINE'];
+
+/**
+ * Reads `.env` (if present) underneath the real environment: the environment wins. A key in the
+ * file that payrecon does not know is refused with the closest name: a misspelled DATABASE_URL
+ * would otherwise switch silently to the embedded database. The environment is shared with other
+ * programs, so unknown names there are left alone.
+ */
 export function readEnv(env: NodeJS.ProcessEnv = process.env, dotenvPath = '.env'): Record<string, string | undefined> {
   let fromFile: Record<string, string> = {};
-  if (fs.existsSync(dotenvPath)) fromFile = parseDotenv(fs.readFileSync(dotenvPath));
+  if (fs.existsSync(dotenvPath)) {
+    fromFile = parseDotenv(fs.readFileSync(dotenvPath));
+    const known = Object.keys(ENV_VARS);
+    const problems = Object.keys(fromFile)
+      .filter((key) => !known.includes(key) && !OTHER_DOTENV_KEYS.includes(key))
+      .map((key) => {
+        const guess = closestName(key, known);
+        return `${dotenvPath}: ${key} is not a payrecon variable${guess ? `; did you mean ${guess}?` : ' (.env.example lists them all)'}`;
+      });
+    if (problems.length) throw new ConfigError(problems);
+  }
   return { ...fromFile, ...env };
 }
 
