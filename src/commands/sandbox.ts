@@ -55,7 +55,7 @@ clock/advance, reset, bulk-seed, stats, webhook-url, bank/set, bank/remove. Stop
     )
     .action(async (opts: SandboxCliOptions) => {
       const config = loadConfig(readEnv());
-      const logger = createLogger({ level: config.LOG_LEVEL });
+      const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
       const sandbox = await startSandbox({
         port: opts.port,
         host: opts.host,

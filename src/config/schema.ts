@@ -311,9 +311,14 @@ export const ENV_VARS = {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',
     }),
-    default: 'info',
     secret: false,
-    doc: 'log level',
+    doc: 'log level; unset: warn on a terminal, info otherwise',
+  },
+  LOG_FORMAT: {
+    schema: z.enum(['auto', 'json', 'text'], { message: 'expected auto, json or text' }),
+    default: 'auto',
+    secret: false,
+    doc: 'logs on stderr: text for a person, JSON lines for a collector; auto: text on a terminal, JSON otherwise',
   },
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
 

@@ -1,4 +1,5 @@
 import pino, { type Logger, type DestinationStream } from 'pino';
+import { textStream } from './text-stream.ts';
 
 export type { Logger };
 
@@ -20,16 +21,34 @@ const REDACT_PATHS = [
   '*.headers.signature',
 ];
 
-/** The one root logger: JSON lines on stderr so stdout stays for tables and --json output. */
-export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
+export type LogFormat = 'auto' | 'json' | 'text';
+
+export interface LoggerOptions {
+  /** Unset: warn on a terminal (only what needs a person), info otherwise. */
+  level?: string;
+  /** auto: text on a terminal, JSON lines otherwise. */
+  format?: LogFormat;
+  destination?: DestinationStream;
+  /** Whether stderr is a terminal (tests pass it). */
+  tty?: boolean;
+}
+
+/**
+ * The one root logger, on stderr so stdout stays for tables and --json output. At a terminal it
+ * writes readable warnings and errors between the tables; otherwise (cron, containers, pipes) JSON
+ * lines at info, for log collectors. LOG_LEVEL and LOG_FORMAT override either choice.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const tty = options.tty ?? Boolean(process.stderr.isTTY);
+  const format = options.format && options.format !== 'auto' ? options.format : tty ? 'text' : 'json';
   return pino(
     {
-      level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+      level: options.level ?? (tty ? 'warn' : 'info'),
       base: { app: 'payrecon' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    options.destination ?? pino.destination({ fd: 2, sync: true }),
+    options.destination ?? (format === 'text' ? textStream() : pino.destination({ fd: 2, sync: true })),
   );
 }
 

@@ -33,7 +33,7 @@ export interface ScheduleJobResult {
 export async function scheduleJob(options: ScheduleJobOptions = {}, context: JobContextOptions = {}): Promise<ScheduleJobResult> {
   const config = context.config ?? loadConfig();
   const schedules = schedulesFromConfig(config);
-  const root = context.logger ?? createLogger({ level: config.LOG_LEVEL });
+  const root = context.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const logger = root.child({ scheduler: crypto.randomUUID().slice(0, 8) });
   // A caller's stop promise becomes the job's stop signal; without one, withJob turns SIGTERM/SIGINT into it.
   const stop = options.stopWhen ? new AbortController() : undefined;
