@@ -26,6 +26,8 @@ describe('createLogger', () => {
     const log = createLogger({ tty: true, level: 'info', destination: textStream(out) });
     log.warn({ runId: '7', secret: 'k3y', counts: { mismatch: 2 } }, 'some alerts could not be delivered');
     expect(lines(out)).toEqual(['payrecon warn: some alerts could not be delivered (runId=7, secret=[redacted], counts={"mismatch":2})']);
+    log.error({ status: '\u001b[31mRED\u001b[0m' }, 'odd status');
+    expect(lines(out)).toEqual(['payrecon error: odd status (status=\\u001b[31mRED\\u001b[0m)']);
   });
 });
 

@@ -1,5 +1,7 @@
 import pino, { type Logger, type DestinationStream } from 'pino';
 import { textStream } from './text-stream.ts';
+import { scrub } from '../config/redact.ts';
+import { sanitizeForTerminal } from './terminal.ts';
 
 export type { Logger };
 
@@ -31,6 +33,8 @@ export interface LoggerOptions {
   destination?: DestinationStream;
   /** Whether stderr is a terminal (tests pass it). */
   tty?: boolean;
+  /** Secret values scrubbed from every line (keys are redacted by name besides). */
+  secrets?: readonly string[];
 }
 
 /**
@@ -41,11 +45,15 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const tty = options.tty ?? Boolean(process.stderr.isTTY);
   const format = options.format && options.format !== 'auto' ? options.format : tty ? 'text' : 'json';
+  const secrets = options.secrets ?? [];
   return pino(
     {
       level: options.level ?? (tty ? 'warn' : 'info'),
       base: { app: 'payrecon' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // Keys are redacted above; a secret inside a message or an error text (a provider echoing the key) is
+      // scrubbed here. Log lines reach terminals too: JSON escapes C0 controls but not C1 or bidi overrides.
+      hooks: { streamWrite: (line: string) => sanitizeForTerminal(secrets.length ? scrub(line, secrets) : line) },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     options.destination ?? (format === 'text' ? textStream() : pino.destination({ fd: 2, sync: true })),

@@ -6,6 +6,7 @@ import { loadSigningScheme } from '../provider/signing.ts';
 import { createStatusMapper } from '../provider/status.ts';
 import { confirmPendingWebhooks, type ConfirmCounts } from '../webhook/confirm.ts';
 import { createWebhookHandler } from '../webhook/handler.ts';
+import { schemeWarnings } from '../webhook/verify.ts';
 import { createConfirmQueue } from '../webhook/queue.ts';
 import { startWebhookServer, type WebhookServer } from '../webhook/server.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
@@ -37,9 +38,11 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
       concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
     };
     const queue = createConfirmQueue(confirmDeps);
+    const scheme = await loadSigningScheme(config.PROVIDER_SIGNATURE);
+    for (const warning of schemeWarnings(scheme)) logger.warn(warning);
     const handler = createWebhookHandler({
       db,
-      scheme: await loadSigningScheme(config.PROVIDER_SIGNATURE),
+      scheme,
       secret: config.PROVIDER_SECRET,
       now: Date.now,
       logger,
