@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ENV_VARS, type EnvVarName } from './schema.ts';
 import { ConfigError } from './errors.ts';
 import { closestName } from './did-you-mean.ts';
-import { redactUrl } from './redact.ts';
+import { redactUrl } from './redact-url.ts';
 
 type Parsed<K extends EnvVarName> = z.output<(typeof ENV_VARS)[K]['schema']>;
 type HasDefault<K extends EnvVarName> = (typeof ENV_VARS)[K] extends { default: string } ? K : never;
