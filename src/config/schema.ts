@@ -168,6 +168,12 @@ export const ENV_VARS = {
   PROVIDER_STATUS_MAP: { schema: statusMap, default: '', secret: false, doc: 'extra status strings, e.g. "Paid=success,Expired=failed"' },
   RECON_CONCURRENCY: { schema: intIn(1, 1024), default: '16', secret: false, doc: 'provider fetches in flight at once' },
   RECON_LOOKBACK_DAYS: { schema: intIn(1, 3650), default: '30', secret: false, doc: 'default run: orders created within this many days' },
+  RECON_FINAL_RECHECK_DAYS: {
+    schema: intIn(0, 3650),
+    default: '7',
+    secret: false,
+    doc: 'the due sweep re-checks each final order of the lookback window once every this many days (late reversals, fee corrections); 0 = never',
+  },
   RECON_BATCH_SIZE: { schema: intIn(1, 10_000), default: '500', secret: false, doc: 'orders read and results written per batch' },
   RECON_TOLERANCE: {
     schema: tolerances,
