@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sendPage, type ConsoleDeps } from '../app.ts';
+import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { acknowledgeCase, CaseActionError, listCases, resolveCase, showCase, type CaseDetail } from '../../cases/work.ts';
 import { CASE_STATES, RESOLUTION_REASONS, ageBucket, parseAge, type CaseState } from '../../recon/cases.ts';
 import type { CaseFilter } from '../../db/cases.ts';
