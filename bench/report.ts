@@ -1,5 +1,6 @@
 /**
- * Times writeReports on N checked orders of one day and prints seconds and peak RSS.
+ * Times writeReports on N checked orders of one day (every file of a version: the CSVs, the
+ * workbook, the charts and report.html) and prints seconds, peak RSS and each file's size and hash.
  *
  *   npx tsx bench/report.ts --orders 1000000
  *
@@ -52,7 +53,24 @@ try {
   await db.knex.raw(
     `INSERT INTO job_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T00:00:00Z', 'completed'), (2, 'reconcile', '2024-05-01T00:00:00Z', 'completed')`,
   );
-  // Every order once, spread over the day; every tenth a second, earlier check that must not be reported.
+  // The orders of the day (a report is about the orders created on its day): g % 3 = 0 payouts, the rest payments.
+  await db.knex.raw(
+    `INSERT INTO payment_orders (id, merchant_ref, transaction_ref, currency, method, amount, paid_amount, fee, status, status_category, created_at, finalized_at)
+     SELECT g, 'M-' || md5(g::text), 'T-' || g, (ARRAY['INR','NGN','IDR'])[1 + g % 3], 'NATIVE', 100 + (g % 1000) * 1.25, 100 + (g % 1000) * 1.25, 2.5,
+            'Success', 'success', '2024-05-01T00:00:00Z'::timestamptz + (g % 86400) * interval '1 second',
+            '2024-05-01T00:00:00Z'::timestamptz + (g % 86400) * interval '1 second' + interval '5 minutes'
+       FROM generate_series(1, ?::int) g WHERE g % 3 <> 0`,
+    [orders],
+  );
+  await db.knex.raw(
+    `INSERT INTO payout_orders (id, merchant_ref, transaction_ref, currency, method, amount, fee, bank_code, utr, status, status_category, created_at, finalized_at)
+     SELECT g, 'M-' || md5(g::text), 'T-' || g, (ARRAY['INR','NGN','IDR'])[1 + g % 3], 'NATIVE', 100 + (g % 1000) * 1.25, 2.5, '0' || (g % 90 + 10), 'UTR' || g,
+            'Success', 'success', '2024-05-01T00:00:00Z'::timestamptz + (g % 86400) * interval '1 second',
+            '2024-05-01T00:00:00Z'::timestamptz + (g % 86400) * interval '1 second' + interval '5 minutes'
+       FROM generate_series(1, ?::int) g WHERE g % 3 = 0`,
+    [orders],
+  );
+  // Every order checked once, spread over the day; every tenth a second, earlier check that must not be reported.
   await db.knex.raw(
     `INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
        local_status, local_category, local_amount, local_paid_amount, local_fee,
@@ -87,6 +105,8 @@ try {
   const r = await writeReports(db.knex, { date: '2024-05-01', timezone: 'UTC', reportDir, now: new Date() });
   const seconds = (performance.now() - start) / 1000;
   const items = r.manifest.files['items.csv'];
+  const files = r.manifest.files as Record<string, { bytes: number; sha256: string }>;
+  const size = (name: string) => (files[name] ? Number((files[name].bytes / 1e6).toFixed(1)) : null);
   console.log(
     JSON.stringify({
       orders,
@@ -95,10 +115,12 @@ try {
       items_rows: items.rows,
       items_mb: Number((items.bytes / 1e6).toFixed(1)),
       mismatch_rows: r.manifest.files['mismatches.csv'].rows,
+      workbook_mb: size('reconciliation.xlsx'),
+      html_mb: size('report.html'),
       rows_per_second: Math.round(items.rows / seconds),
       peak_rss_mb_before_report: Math.round(rssBefore / 1024),
       peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-      sha256: Object.fromEntries(Object.entries(r.manifest.files).map(([name, f]) => [name, f.sha256.slice(0, 16)])),
+      sha256: Object.fromEntries(Object.entries(files).map(([name, f]) => [name, f.sha256.slice(0, 16)])),
     }),
   );
 } finally {
