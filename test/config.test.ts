@@ -53,6 +53,7 @@ describe('config validation: each bad value names its variable and what it expec
     ['REPORT_EMAIL_TO', 'a@example.com,,nope', 'e-mail address'],
     ['ALERT_WEBHOOK_URL', 'hooks.slack.com/x', 'http://'],
     ['LOG_LEVEL', 'loud', 'one of'],
+    ['PAYRECON_ACTOR', 'asha\u0007', 'printable characters'],
   ])('%s=%s', (name, value, expects) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);

@@ -83,6 +83,10 @@ describe.skipIf(requiresBrowser('the console in Chromium as a finance user'))('c
       expect(await page.textContent('#step')).toContain('done: reconciled and reported');
       await page.screenshot({ path: screenshotPath('console-rerun.png'), fullPage: true });
 
+      await page.goto(`${running.url}/jobs`);
+      expect(await page.textContent('h1')).toBe('Jobs');
+      await page.screenshot({ path: screenshotPath('console-jobs.png'), fullPage: true });
+
       await Promise.all([page.waitForURL('**/login'), page.click('button:has-text("Log out")')]);
       await page.goto(`${running.url}/days`);
       expect(new URL(page.url()).pathname).toBe('/login');

@@ -149,4 +149,21 @@ describe('hostile provider values', () => {
     expect(row.status).toBe('Initiated');
     expect(row.last_checked_at).toBeInstanceOf(Date); // the check itself is recorded
   });
+
+  it('a fee of 0.005 through the sandbox is a FEE finding with the exact value, stored exactly, never rounded to 0.01', async () => {
+    const { knex } = world.t.db;
+    const o = orders.find((x) => x.direction === 'payment' && !hostileByRef.has(x.transactionRef) && x.currency === 'INR')!;
+    await knex('payment_orders')
+      .where({ transaction_ref: o.transactionRef })
+      .update({ status: 'Initiated', status_category: 'pending', fee: null });
+    await world.control.setOrder(o.transactionRef, { fee: '0.005' });
+    const outcome = await run(world, { ref: o.transactionRef });
+    const [item] = await knex('recon_items').where({ run_id: outcome.runs.at(-1)!.runId });
+    expect(item.verdict).toBe('mismatch');
+    expect(item.codes).toEqual(['FEE']);
+    expect(item.reason).toContain('fee 0.005 at provider is finer than INR allows (2 decimals)');
+    expect(item.details).toEqual([{ code: 'FEE', local: null, provider: '0.005', note: expect.stringContaining('0.005') }]);
+    const row = await knex('payment_orders').where({ transaction_ref: o.transactionRef }).first();
+    expect(row.fee).toBe('0.005');
+  });
 });

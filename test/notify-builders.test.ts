@@ -145,16 +145,23 @@ describe('report headline from summary.csv', () => {
   const orders = (cur: string, m: number, e: number) => `orders,${cur},payment,${5 + m + e},5,0,0,${m},${e},5,1.00,0.00,1.00,,,,,,,,,,,,`;
   const roll = (cur: string, drift: string, within: string) =>
     `rollforward,${cur},,,,,,,,,,,,,,0.00,0.00,0.00,0.00,0.00,${drift},${drift},0.00,${within},`;
+  // A summary.csv of the first format (no headline row, no unchecked column): the same rules over its counts.
   it.each([
-    { name: 'clean day', rows: [orders('INR', 0, 0), roll('INR', '0.00', 'true')], headline: 'all matched' },
-    { name: 'unchecked roll-forward is not a drift', rows: [orders('INR', 0, 0), roll('NGN', '', '')], headline: 'all matched' },
-    { name: 'mismatches summed over rows', rows: [orders('INR', 2, 0), orders('NGN', 1, 0)], headline: '3 mismatches' },
+    { name: 'clean day', rows: [orders('INR', 0, 0), roll('INR', '0.00', 'true')], headline: '5 orders, all matched' },
+    { name: 'unchecked roll-forward is not a drift', rows: [orders('INR', 0, 0), roll('NGN', '', '')], headline: '5 orders, all matched' },
+    { name: 'mismatches summed over rows', rows: [orders('INR', 2, 0), orders('NGN', 1, 0)], headline: '13 orders, 3 mismatches' },
     {
       name: 'errors and drift',
       rows: [orders('INR', 0, 1), roll('NGN', '1250.00', 'false')],
-      headline: '0 mismatches, 1 error, NGN drift 1,250.00',
+      headline: '6 orders, 0 mismatches, 1 error, NGN drift 1,250.00',
     },
+    { name: 'no orders is not all matched', rows: [roll('INR', '0.00', 'true')], headline: 'no orders' },
   ])('$name', ({ rows, headline }) => {
     expect(reportHeadline(readReportSummary([header, ...rows].join('\r\n')))).toBe(headline);
+  });
+
+  it("takes the summary's own headline row when there is one", () => {
+    const csv = ['section,currency,orders,unchecked,note', 'headline,,,,"4 orders not yet reconciled"', 'orders,INR,4,4,'].join('\r\n');
+    expect(reportHeadline(readReportSummary(csv))).toBe('4 orders not yet reconciled');
   });
 });

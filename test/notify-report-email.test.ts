@@ -1,11 +1,9 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SMTPServer } from 'smtp-server';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import { MailSink, freePort } from './helpers/mail-sink.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { pgliteOf } from '../src/db/connect.ts';
 import { reportDeliveryById } from '../src/db/deliveries.ts';
@@ -17,42 +15,6 @@ import { retryPendingEmails, sendReportEmail } from '../src/notify/report-email.
 const SEED = fs.readFileSync(path.join(import.meta.dirname, 'fixtures', 'report-day.sql'), 'utf8');
 const PASSWORD = 'sm7p-Pa55word';
 const DATE = '2024-05-01';
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** A real SMTP server: plain text, AUTH accepted (or refused quoting the password, to test scrubbing). */
-class MailSink {
-  readonly received: ParsedMail[] = [];
-  refuseAuth = false;
-  private server = new SMTPServer({
-    authOptional: true,
-    allowInsecureAuth: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onAuth: (auth, _session, cb) => {
-      if (this.refuseAuth) cb(new Error(`password ${auth.password} refused`));
-      else cb(null, { user: auth.username });
-    },
-    onData: (stream, _session, cb) => {
-      simpleParser(stream).then((m) => {
-        this.received.push(m);
-        cb();
-      }, cb);
-    },
-  });
-  listen(port: number) {
-    return new Promise<void>((r) => this.server.listen(port, '127.0.0.1', () => r()));
-  }
-  close() {
-    return new Promise<void>((r) => this.server.close(() => r()));
-  }
-}
 
 describe.each(availableEngines)('report e-mail on %s', (engine) => {
   let t: TestDatabase;
@@ -122,7 +84,9 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     expect(row).toMatchObject({ email_status: 'sent', email_attempts: 3, email_error: null, emailed_at: now });
 
     const mail = sink.received[0];
-    expect(mail.subject).toBe(`payrecon ${DATE}: 3 mismatches, 1 error, INR drift 0.50 (first report, version 1)`);
+    expect(mail.subject).toBe(
+      `payrecon ${DATE}: 9 orders, 3 mismatches, 1 error, 1 not yet reconciled, INR drift 0.50; 3 open items from earlier days (first report, version 1)`,
+    );
     expect(mail.text).toContain(`This is the first report for ${DATE} e-mailed to you; it carries version 1.`);
     // No path on the server in either part.
     expect(mail.text).not.toContain(directory);
@@ -132,7 +96,8 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
       'accounting@merchant.example',
       'cfo@merchant.example',
     ]);
-    expect(mail.text).toMatch(/INR\s+payment\s+4\s+2\s+1\s+0\s+1\s+0\s+1,850\.50/);
+    expect(mail.text).toMatch(/INR\s+payment\s+5\s+2\s+1\s+0\s+1\s+0\s+1\s+1,850\.50/);
+    expect(mail.text).toContain('Open items of earlier days');
     // Amounts grouped and right-aligned in the HTML tables.
     expect(mail.html).toMatch(/text-align:right">1,850\.50<\/td>/);
     expect(mail.html).toMatch(/text-align:right">drift<\/th>/);

@@ -80,6 +80,47 @@ interface Case {
 const resolvedPayment: OrderUpdate = { status: 'Success', category: 'success', paidAmount: '1000', fee: '15', finalized: true };
 
 const cases: Case[] = [
+  // Values finer than the currency's minor unit (0.01 for NGN and INR): a finding with the exact value, never rounded.
+  {
+    name: 'provider fee 0.005, finer than the minor unit: FEE with the exact value; the order is still brought up to date',
+    local: payment(),
+    answer: found({ fee: '0.005' }),
+    verdict: 'mismatch',
+    codes: ['FEE'],
+    update: { ...resolvedPayment, fee: '0.005' },
+    reason: 'fee 0.005 at provider is finer than NGN allows (2 decimals)',
+    next: null,
+  },
+  {
+    name: 'provider paidAmount 1000.001: PAID_AMOUNT with the exact value',
+    local: payment(),
+    answer: found({ paidAmount: '1000.001' }),
+    verdict: 'mismatch',
+    codes: ['PAID_AMOUNT'],
+    update: { ...resolvedPayment, paidAmount: '1000.001' },
+    reason: 'paidAmount 1000.001 at provider is finer than NGN allows (2 decimals)',
+    next: null,
+  },
+  {
+    name: 'provider amount 1000.004 within a tolerance of 0.01: still AMOUNT with the exact value',
+    local: payment(),
+    answer: found({ amount: '1000.004' }),
+    policy: withPolicy({ tolerances: { NGN: '0.01' } }),
+    verdict: 'mismatch',
+    codes: ['AMOUNT'],
+    update: resolvedPayment,
+    reason: 'amount 1000.004 at provider is finer than NGN allows (2 decimals)',
+    next: null,
+  },
+  {
+    name: 'trailing zeros are not finer: fee 15.000 matches',
+    local: payment(),
+    answer: found({ fee: '15.000' }),
+    verdict: 'resolved',
+    codes: [],
+    update: { ...resolvedPayment, fee: '15.000' },
+    next: null,
+  },
   // verdicts without findings
   {
     name: 'final local success, provider agrees: matched',
@@ -598,6 +639,14 @@ const cases: Case[] = [
 ];
 
 describe('compareOrder', () => {
+  it('a fee recorded 0.01 against a provider fee of 0.005 is shown exactly, never as 0.01 against 0.01', () => {
+    const r = compareOrder(payment({ fee: '0.01' }), found({ fee: '0.005' }), defaultPolicy(), NOW);
+    const fee = r.findings.filter((f) => f.code === 'FEE');
+    expect(fee.map((f) => f.provider)).toEqual(['0.005', '0.005']);
+    expect(r.reason).toContain('fee recorded 0.01, provider 0.005');
+    expect(r.reason).not.toMatch(/provider 0\.01/);
+  });
+
   it.each(cases)('$name', (c) => {
     const result: CheckResult = compareOrder(c.local, c.answer, c.policy ?? defaultPolicy(), NOW);
     expect(result.verdict).toBe(c.verdict);

@@ -31,8 +31,9 @@ describe('payrecon report', () => {
     const r = await reportJob({ date: '2024-05-01' }, { config: config() });
     expect(r.exitCode).toBe(0);
     expect(describeReport(r.report)).toBe(
-      `report 2024-05-01: wrote v1\n${path.join(reportDir, '2024-05-01', 'v1')}\n` +
-        '  items.csv       0 rows\n  mismatches.csv  0 rows\n  summary.csv     9 rows\n  balances.csv    0 rows\n  rates.csv       0 rows\n',
+      `report 2024-05-01: wrote v1\nno orders\n${path.join(reportDir, '2024-05-01', 'v1')}\n` +
+        '  items.csv         0 rows\n  mismatches.csv    0 rows\n  summary.csv       10 rows\n  open_items.csv    0 rows\n' +
+        '  late_changes.csv  0 rows\n  balances.csv      0 rows\n  rates.csv         0 rows\n',
     );
     expect(r.report.record?.version).toBe(1);
 

@@ -63,12 +63,17 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
       version: 1,
       supersedes: null,
       created_at: '2024-05-02T01:00:00.000Z',
-      run_ids: ['2', '3', '4'],
+      partial: false,
+      headline: '9 orders, 3 mismatches, 1 error, 1 not yet reconciled; 3 open items from earlier days',
+      // 1: the earlier days' checks behind the open items; 5: the next day's rerun of M-TWICE.
+      run_ids: ['1', '2', '3', '4', '5'],
     });
     expect(Object.fromEntries(REPORT_FILES.map((n) => [n, manifest.files[n].rows]))).toEqual({
-      'items.csv': 8,
+      'items.csv': 9,
       'mismatches.csv': 3,
-      'summary.csv': 9,
+      'summary.csv': 13,
+      'open_items.csv': 3,
+      'late_changes.csv': 0,
       'balances.csv': 3,
       'rates.csv': 3,
     });
@@ -93,23 +98,42 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
     expect(await listReportVersions(t.db.knex, '2024-05-01')).toHaveLength(1);
   });
 
+  it('a rerun finding the same things (other runs, check times and reasons; resolved now matched) writes no version', async () => {
+    await runSql(
+      t,
+      `INSERT INTO job_runs (id, job, started_at, status) VALUES (6, 'reconcile', '2024-05-02T09:00:00Z', 'completed');
+       INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
+        local_status, local_category, local_amount, local_paid_amount, local_fee,
+        provider_status, provider_category, provider_amount, provider_paid_amount, provider_fee, verdict, codes, reason) VALUES
+        (6, 'payment', 14, 'M-plain', 'T-14', 'INR', 'NATIVE', '2024-05-02T09:00:00Z',
+         'Success', 'success', 100, 100, 1, 'Success', 'success', 100, 100, 1, 'matched', '{}', 'checked again'),
+        (6, 'payment', 12, 'M-TWICE', 'T-12', 'INR', 'NATIVE', '2024-05-02T09:00:00Z',
+         'Success', 'success', 500, 500, 10, 'Success', 'success', 500, 500, 10, 'matched', '{}', '')`,
+    );
+    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    expect(r).toMatchObject({ version: 1, unchanged: true });
+    expect(await listReportVersions(t.db.knex, '2024-05-01')).toHaveLength(1);
+  });
+
   it('writes v2 beside an untouched v1 when the data changed', async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
     const v1Before = fs.readdirSync(path.join(dateDir, 'v1')).map((n) => [n, sha256(path.join(dateDir, 'v1', n))]);
+    // The never-checked order is checked now, in a later run: the day's report shows it.
     await runSql(
       t,
       `INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
         local_status, local_category, local_amount, verdict) VALUES
-        (3, 'payout', 40, 'P-LATE', 'T-40', 'IDR', 'BNI', '2024-05-01T15:00:00Z', 'Initiated', 'pending', 1500000, 'pending')`,
+        (5, 'payment', 15, 'M-UNCHECKED', 'T-15', 'INR', 'NATIVE', '2024-05-02T15:00:00Z', 'Initiated', 'pending', 75.25, 'pending')`,
     );
 
     const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
     expect(r).toMatchObject({ version: 2, unchanged: false, directory: path.join(dateDir, 'v2') });
     expect(r.manifest.supersedes).toBe(1);
+    expect(r.manifest.headline).toBe('9 orders, 3 mismatches, 1 error, 1 pending; 3 open items from earlier days');
     expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v2\n');
     expect(fs.readdirSync(path.join(dateDir, 'v1')).map((n) => [n, sha256(path.join(dateDir, 'v1', n))])).toEqual(v1Before);
     expect(fs.readFileSync(path.join(r.directory, 'items.csv'), 'utf8')).toContain(
-      '\r\n3,2024-05-01T20:30:00.000+05:30,payout,P-LATE,T-40,IDR,BNI,Initiated,,1500000.00,,,,,,,pending,,\r\n',
+      '\r\n5,2024-05-02T20:30:00.000+05:30,payment,M-UNCHECKED,T-15,INR,NATIVE,Initiated,,75.25,,,,,,,pending,,\r\n',
     );
     expect((await listReportVersions(t.db.knex, '2024-05-01')).map((x) => x.version)).toEqual([1, 2]);
 

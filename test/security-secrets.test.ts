@@ -19,13 +19,24 @@ import { reconcile } from '../src/runner/reconcile.ts';
 import { countOrders, selectOrdersPage } from '../src/db/orders.ts';
 import { defaultPolicy } from '../src/recon/policy.ts';
 import { silentLogger } from '../src/log/logger.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { REDACTED, scrub, secretValues } from '../src/config/redact.ts';
 
 const PROVIDER_SECRET = 'known-secret-XYZ';
 const SMTP_USER = 'payrecon-mailer';
 const SMTP_PASSWORD = 'smtp-pass-Zq81-known';
 const HOOK_TOKEN = 'hook-token-Wv55-known';
 const DB_PASSWORD = 'db-pass-Lm02-known';
-const SECRETS = [PROVIDER_SECRET, SMTP_PASSWORD, HOOK_TOKEN, DB_PASSWORD];
+/** A key with the characters that JSON-escaping, URL-encoding and base64 change. */
+const SLASHY_SECRET = 'k3y/With/Slashes+Base64==';
+const SECRETS = [PROVIDER_SECRET, SMTP_PASSWORD, HOOK_TOKEN, DB_PASSWORD, SLASHY_SECRET];
+/** How a secret can come back from a server or a library: as is, JSON-escaped (also `\/`), URL-encoded, base64. */
+const formsOf = (s: string) => [
+  s,
+  JSON.stringify(s).slice(1, -1).replaceAll('/', '\\/'),
+  encodeURIComponent(s),
+  Buffer.from(s).toString('base64').replace(/=+$/, ''),
+];
 
 const SQL_TEXT = "x'; DROP TABLE payment_orders;--";
 
@@ -41,6 +52,8 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
   let t: TestDatabase;
   let smtp: SMTPServer;
   let hooks: http.Server;
+  let echo: http.Server;
+  let echoUrl: string;
   let wrongSandbox: Sandbox;
   let work: string;
   let env: Record<string, string>;
@@ -87,6 +100,14 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
       });
     });
     await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    echo = http.createServer((req, res) => {
+      req.resume();
+      const echoed = formsOf(SLASHY_SECRET).slice(1).join(' and ');
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(`{"code":"500","message":"signature check failed for key ${echoed}"}`);
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    echoUrl = `http://127.0.0.1:${(echo.address() as { port: number }).port}`;
     wrongSandbox = await startSandbox({ merchants: [{ id: 'demo-merchant', secret: 'the-provider-has-another-secret' }] });
 
     const dbUrl = new URL(t.url!);
@@ -117,6 +138,17 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     expect(refused.code).toBe(2);
     const snapRefused = await run('snapshot with a wrong secret', ['snapshot'], { ...demoDb, PROVIDER_BASE_URL: wrongSandbox.url });
     expect(snapRefused.code).toBe(2);
+    // 4. A provider answering 500 with a body that echoes the key JSON-escaped, URL-encoded and in base64.
+    const slashy = await run('reconcile against a provider echoing the key in a 500', ['reconcile', '--date', today], {
+      ...demoDb,
+      PROVIDER_BASE_URL: echoUrl,
+      PROVIDER_SECRET: SLASHY_SECRET,
+      PROVIDER_MAX_RETRIES: '0',
+    });
+    expect(slashy.code).toBe(2);
+    // 5. A mistyped DATABASE_URL scheme, and an unreachable host, with the password in the URL.
+    await run('a mistyped DATABASE_URL', ['status'], { DATABASE_URL: `postgress://postgres:${DB_PASSWORD}@127.0.0.1/rt1` });
+    await run('DATABASE_URL on a closed port', ['status'], { DATABASE_URL: `postgres://postgres:${DB_PASSWORD}@127.0.0.1:1/rt1` });
     refuseAuth = true;
     const noAuth = await run('report --email with SMTP AUTH refused', ['report', '--date', today, '--email', '--force'], demoDb);
     expect(noAuth.code).toBe(2);
@@ -124,12 +156,13 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
   afterAll(async () => {
     await wrongSandbox?.close();
     await new Promise<void>((resolve) => (hooks ? hooks.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => (echo ? echo.close(() => resolve()) : resolve()));
     await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
     await t?.drop();
     fs.rmSync(work, { recursive: true, force: true });
   });
 
-  const leaks = (text: string) => SECRETS.filter((s) => text.includes(s));
+  const leaks = (text: string) => SECRETS.flatMap(formsOf).filter((s) => text.includes(s));
 
   it('the runs did what the test needs: mail and alerts delivered, the refusals recorded', async () => {
     expect(mails.length).toBeGreaterThanOrEqual(1);
@@ -137,6 +170,13 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     const k = t.db.knex;
     const failedRuns = await k.withSchema('payrecon_demo').table('job_runs').whereNotNull('error').pluck('error');
     expect(failedRuns.join('\n')).toMatch(/credentials|PROVIDER_SECRET/);
+    // The echoing provider's answer was recorded (scrubbed), so there was something to leak.
+    const items = await k
+      .withSchema('payrecon_demo')
+      .table('recon_items')
+      .where('reason', 'like', '%signature check failed%')
+      .pluck('reason');
+    expect(items.length + failedRuns.filter((e: string) => e.includes('signature check failed')).length).toBeGreaterThan(0);
     const emailErrors = await k.withSchema('payrecon_demo').table('report_versions').whereNotNull('email_error').pluck('email_error');
     expect(emailErrors.join('\n')).toMatch(/refused|535|auth/i);
   });
@@ -206,8 +246,10 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     // Reviewed interpolations, none carrying input: column lists and cursor names (constants), a page size
     // (a number), quoted identifiers, an order table from a fixed map by direction (`table`), a column and
     // its type chosen by direction (`extra`, `extraType`), a literal column (`EPOCH_MS('taken_at')`), and
-    // 'ASC' | 'DESC' (`order`). A new interpolation fails here until someone reviews it and lists it.
-    const allowed = /^(COLUMNS|CURSOR|ITEMS_SQL|pageSize|table|extra|extraType|order|EPOCH_MS\('\w+'\)|quoteIdent\([\w.]+\)|[A-Z_]+)$/;
+    // 'ASC' | 'DESC' (`order`), a report cursor's name and its query, both from the fixed REPORT_QUERIES map
+    // (`cursor`, `sql`). A new interpolation fails here until someone reviews it and lists it.
+    const allowed =
+      /^(COLUMNS|CURSOR|ITEMS_SQL|pageSize|table|extra|extraType|order|cursor|sql|EPOCH_MS\('\w+'\)|quoteIdent\([\w.]+\)|[A-Z_]+)$/;
     const offenders: string[] = [];
     for (const dir of ['src', 'jobs']) {
       for (const file of walk(path.join(ROOT, dir)).filter((f) => f.endsWith('.ts') && !f.includes(`${path.sep}sandbox${path.sep}`))) {
@@ -220,5 +262,42 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
       }
     }
     expect(offenders).toEqual([]);
+  });
+});
+
+describe('scrub covers every form a secret comes back in', () => {
+  const secret = SLASHY_SECRET;
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const cases: Array<[string, string]> = [
+    ['as is', `key ${secret} refused`],
+    ['JSON-escaped with \\/', JSON.stringify({ message: `key ${secret}` }).replaceAll('/', '\\/')],
+    ['JSON-escaped without \\/', JSON.stringify({ message: `key ${secret}` })],
+    ['URL-encoded (upper-case hex)', `?key=${encodeURIComponent(secret)}&x=1`],
+    ['URL-encoded (lower-case hex)', `?key=${encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase())}&x=1`],
+    ['form-encoded', `key=${new URLSearchParams({ k: secret }).toString().slice(2)}`],
+    ['base64 alone', `Authorization: Basic ${b64(secret)}`],
+    ['base64 inside basic auth (offset 1)', `Authorization: Basic ${b64(`u:${secret}`)}`],
+    ['base64 inside basic auth (offset 2)', `Authorization: Basic ${b64(`us:${secret}`)}`],
+    ['base64 inside basic auth (offset 0)', `Authorization: Basic ${b64(`usr:${secret}`)}`],
+    ['base64url', `token=${Buffer.from(`u:${secret}`).toString('base64url')}`],
+  ];
+  const config = loadConfig({ PROVIDER_SECRET: secret, DATABASE_URL: `postgres://u:${encodeURIComponent('p@ss/w0rd')}@db/x` });
+
+  it.each(cases)('%s', (_name, text) => {
+    const out = scrub(text, secretValues(config));
+    expect(out).toContain(REDACTED);
+    for (const form of [secret, secret.slice(0, 8), b64(secret).slice(4, 20), encodeURIComponent(secret).slice(0, 12)]) {
+      expect(out).not.toContain(form);
+    }
+  });
+
+  it('the database password in its decoded and encoded forms', () => {
+    const out = scrub(`password p@ss/w0rd or p%40ss%2Fw0rd`, secretValues(config));
+    expect(out).toBe(`password ${REDACTED} or ${REDACTED}`);
+  });
+
+  it('leaves text without a secret alone', () => {
+    const text = 'signature check failed for key k3y (no secret here), base64 aGVsbG8=';
+    expect(scrub(text, secretValues(config))).toBe(text);
   });
 });

@@ -77,7 +77,7 @@ describe('status view (pure, fixed clock)', () => {
     expect(text).toMatch(/snapshot\s+off\s+-\s+never run/);
     expect(text).toMatch(/webhook-confirm\s+-\s+2026-03-10 09:00\s+failed: provider unavailable/);
     expect(text).toMatch(/2026-03-09\s+2\s+3\s+connection refused/);
-    expect(text).toMatch(/2026-03-10 09:10\s+mismatch\s+pending\s+4 mismatches in run 1/);
+    expect(text).toMatch(/2026-03-10 09:10\s+0m\s+mismatch\s+pending\s+4 mismatches in run 1/);
   });
 });
 
@@ -111,6 +111,15 @@ describe('payrecon status against a database', () => {
       created_at: new Date(now.getTime() - 3 * 86_400_000),
       status: 'sent',
     });
+    await t.db.knex('alerts').insert({
+      fingerprint: 'f3',
+      kind: 'balance_drift',
+      title: 'drift explained since',
+      payload: '{}',
+      created_at: new Date(now.getTime() - 86_400_000),
+      status: 'sent',
+      resolved_at: now,
+    });
   });
   afterAll(() => t?.drop());
 
@@ -125,7 +134,11 @@ describe('payrecon status against a database', () => {
     expect(new Date(byJob.reconcile.next).getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect(byJob['bank-codes']).toMatchObject({ schedule: 'off', next: null });
     expect(s.pendingEmails).toEqual([{ businessDate: '2026-03-09', version: 1, attempts: 1, error: 'smtp down' }]);
-    expect(s.openAlerts.map((a: { title: string }) => a.title)).toEqual(['reconcile failed']);
+    // Open until its cause clears, however old; a resolved one is not open.
+    expect(s.openAlerts.map((a: { title: string; age: string }) => [a.title, a.age])).toEqual([
+      ['reconcile failed', expect.stringMatching(/^\d+m$/)],
+      ['delivered long ago', '3d'],
+    ]);
   });
 
   it('a bad SCHEDULE_* value exits 3 naming the variable', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OrderRow } from '../src/db/orders.ts';
 import { hmacSha256, md5Sorted } from '../src/provider/signing.ts';
 import { createStatusMapper } from '../src/provider/status.ts';
+import { defaultPolicy } from '../src/recon/policy.ts';
 import { contradictions, planOrderUpdate, type FetchedOrder } from '../src/webhook/judge.ts';
 import { conflictFinding, judgeMissing, PROVIDER_RETRY_WINDOW_MS } from '../src/webhook/missing.ts';
 import { dedupeKey, parsePaymentNotification, parsePayoutNotification, PayloadError } from '../src/webhook/payload.ts';
@@ -160,7 +161,7 @@ const local = (patch: Partial<OrderRow> = {}): OrderRow => ({
 describe('planOrderUpdate', () => {
   const at = new Date(NOW);
   it('moves a pending local order to the confirmed final status with paid amount and fee', () => {
-    expect(planOrderUpdate(local(), fetched, at)).toMatchObject({
+    expect(planOrderUpdate(local(), fetched, at, defaultPolicy())).toMatchObject({
       apply: { status: 'Success', statusCategory: 'success', paidAmount: '25000.00', fee: '370.00', at },
     });
   });
@@ -169,15 +170,15 @@ describe('planOrderUpdate', () => {
     ['local already final', local({ status: 'Success', statusCategory: 'success' }), fetched, /already final/],
     ['local final the other way', local({ status: 'Failed', statusCategory: 'failed' }), fetched, /left for reconcile/],
     ['provider not final', local(), { ...fetched, status: 'Pending', category: 'pending' as const }, /not final/],
-    ['local amount differs', local({ amount: '1.00' }), fetched, /differs in amount/],
-    ['local merchantRef differs', local({ merchantRef: 'other' }), fetched, /differs in merchantRef/],
+    ['local amount differs', local({ amount: '1.00' }), fetched, /not the order payrecon has \(AMOUNT: /],
+    ['local merchantRef differs', local({ merchantRef: 'other' }), fetched, /MERCHANT_REF: /],
   ])('leaves the order alone: %s', (_name, order, f, note) => {
-    const plan = planOrderUpdate(order, f, at);
+    const plan = planOrderUpdate(order, f, at, defaultPolicy());
     expect(plan.apply).toBeNull();
     expect(plan.note).toMatch(note);
   });
   it('payouts carry utr, never paidAmount', () => {
-    const plan = planOrderUpdate(local({ direction: 'payout' }), { ...fetched, utr: 'UTR1' }, at);
+    const plan = planOrderUpdate(local({ direction: 'payout' }), { ...fetched, utr: 'UTR1' }, at, defaultPolicy());
     expect(plan.apply).toMatchObject({ utr: 'UTR1' });
     expect(plan.apply).not.toHaveProperty('paidAmount');
   });

@@ -1,3 +1,4 @@
+import { printOut } from '../log/terminal.ts';
 import { Option, type Command } from 'commander';
 import { bankListJob, bankSyncJob } from '../services/bank-codes.ts';
 import { BANK_CURRENCIES, type BankSyncResult } from '../banks/sync.ts';
@@ -29,7 +30,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV])}`,
     )
     .action(async (opts: { json?: boolean }) => {
       const { exitCode, result } = await bankSyncJob();
-      process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : describeSync(result));
+      printOut(opts.json ? `${JSON.stringify(result, null, 2)}\n` : describeSync(result));
       process.exitCode = exitCode;
     });
 
@@ -57,7 +58,7 @@ ${envHelp(DB_ENV)}`,
     )
     .action(async (opts: { currency: string; search?: string; all?: boolean; json?: boolean }) => {
       const rows = await bankListJob({ currency: opts.currency, search: opts.search, includeInactive: opts.all ?? false });
-      process.stdout.write(opts.json ? `${JSON.stringify(rows, null, 2)}\n` : describeList(rows, opts.all ?? false));
+      printOut(opts.json ? `${JSON.stringify(rows, null, 2)}\n` : describeList(rows, opts.all ?? false));
     });
 }
 

@@ -1,3 +1,4 @@
+import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, type Command } from 'commander';
 import { withJob } from '../runtime/with-job.ts';
 import { untilAborted } from '../runtime/until-aborted.ts';
@@ -36,7 +37,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'CONSOLE
       // A rerun's two steps run in this process with its pool: reconcile --date, then report --date (not e-mailed).
       await withJob('console', { stoppable: true }, async ({ config, db, logger, signal }) => {
         const running = await serveConsole({ db, config, logger, port: opts.port, ...dayJobs({ config, logger, db }) });
-        process.stdout.write(`payrecon console listening on ${running.url}\n`);
+        printOut(`payrecon console listening on ${running.url}\n`);
         await untilAborted(signal);
         await running.close();
       });

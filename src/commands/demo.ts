@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { runDemo } from '../demo/run-demo.ts';
 import { createLogger } from '../log/logger.ts';
+import { secretValues } from '../config/redact.ts';
+import { loadConfig } from '../config/config.ts';
 import { DB_ENV, envHelp } from './env-help.ts';
 
 export function registerDemo(program: Command): void {
@@ -34,7 +36,7 @@ ${envHelp([...DB_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'PROVIDER_MERCHANT_ID', '
         dataDir: opts.dataDir,
         out: process.stdout,
         // The demo's own lines are the output; job logs only when something goes wrong.
-        logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn' }),
+        logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn', secrets: secretValues(loadConfig()) }),
       });
     });
 }

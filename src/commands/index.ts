@@ -10,6 +10,7 @@ import { registerSnapshot } from './snapshot.ts';
 import { registerBanks } from './banks.ts';
 import { registerSchedule } from './schedule.ts';
 import { registerStatus } from './status.ts';
+import { registerCases } from './cases.ts';
 import { registerConsole } from './console.ts';
 import { registerUsers } from './users.ts';
 
@@ -26,6 +27,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerWebhook,
   registerSchedule,
   registerStatus,
+  registerCases,
   registerConsole,
   registerUsers,
 ];

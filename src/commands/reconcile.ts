@@ -1,3 +1,4 @@
+import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { reconcileJob } from '../services/reconcile.ts';
 import type { RunSummary } from '../runner/reconcile.ts';
@@ -58,9 +59,9 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 
         currency: opts.currency as Currency | undefined,
         progress: !opts.json,
       });
-      if (opts.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
-      else if (outcome.status === 'skipped') process.stdout.write('reconcile: another run holds the lock; nothing done\n');
-      else for (const run of outcome.runs) process.stdout.write(describeRun(run));
+      if (opts.json) printOut(`${JSON.stringify(outcome, null, 2)}\n`);
+      else if (outcome.status === 'skipped') printOut('reconcile: another run holds the lock; nothing done\n');
+      else for (const run of outcome.runs) printOut(describeRun(run));
       process.exitCode = exitCode;
     });
 }

@@ -1,3 +1,4 @@
+import { printOut } from '../log/terminal.ts';
 import type { Command } from 'commander';
 import { reportJob } from '../services/report.ts';
 import { REPORT_FILES } from '../report/manifest.ts';
@@ -33,7 +34,7 @@ export function describe(r: WriteReportsResult): string {
     : `report ${r.manifest.business_date}: wrote v${r.version}`;
   const width = Math.max(...REPORT_FILES.map((n) => n.length));
   const lines = REPORT_FILES.map((n) => `  ${n.padEnd(width)}  ${r.manifest.files[n].rows} rows`);
-  return `${head}\n${r.directory}\n${lines.join('\n')}\n`;
+  return `${head}\n${r.manifest.headline ?? ''}\n${r.directory}\n${lines.join('\n')}\n`;
 }
 
 export function registerReport(program: Command): void {
@@ -71,9 +72,7 @@ export function registerReport(program: Command): void {
     )
     .action(async (opts: ReportCommandOptions) => {
       const { exitCode, report, emails } = await reportJob({ date: opts.date, force: opts.force, email: opts.email, resend: opts.resend });
-      process.stdout.write(
-        opts.json ? `${JSON.stringify({ ...report, emails }, null, 2)}\n` : describe(report) + emails.map(describeEmail).join(''),
-      );
+      printOut(opts.json ? `${JSON.stringify({ ...report, emails }, null, 2)}\n` : describe(report) + emails.map(describeEmail).join(''));
       process.exitCode = exitCode;
     });
 }

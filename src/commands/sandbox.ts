@@ -1,6 +1,8 @@
+import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, readEnv } from '../config/config.ts';
 import { createLogger } from '../log/logger.ts';
+import { secretValues } from '../config/redact.ts';
 import { loadSigningScheme } from '../provider/signing.ts';
 import { startSandbox } from '../sandbox/server.ts';
 import { envHelp, examplesHelp } from './env-help.ts';
@@ -55,7 +57,7 @@ clock/advance, reset, bulk-seed, stats, webhook-url, bank/set, bank/remove. Stop
     )
     .action(async (opts: SandboxCliOptions) => {
       const config = loadConfig(readEnv());
-      const logger = createLogger({ level: config.LOG_LEVEL });
+      const logger = createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
       const sandbox = await startSandbox({
         port: opts.port,
         host: opts.host,
@@ -68,7 +70,7 @@ clock/advance, reset, bulk-seed, stats, webhook-url, bank/set, bank/remove. Stop
         logger,
       });
       // One line for people and scripts; the secret is never printed.
-      process.stdout.write(
+      printOut(
         `payrecon sandbox listening on ${sandbox.url} (API ${sandbox.url}/v1/api, control ${sandbox.url}/__control) merchant ${config.PROVIDER_MERCHANT_ID}\n`,
       );
       await new Promise<void>((resolve) => {

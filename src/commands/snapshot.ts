@@ -1,3 +1,4 @@
+import { printOut } from '../log/terminal.ts';
 import type { Command } from 'commander';
 import { snapshotJob } from '../services/snapshot.ts';
 import { renderTable } from '../cli-ui/table.ts';
@@ -26,7 +27,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CURRENCIES', 'RECON_TOLERANCE', 'R
     )
     .action(async (opts: { json?: boolean }) => {
       const { exitCode, result } = await snapshotJob();
-      process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : describeSnapshots(result));
+      printOut(opts.json ? `${JSON.stringify(result, null, 2)}\n` : describeSnapshots(result));
       process.exitCode = exitCode;
     });
 }

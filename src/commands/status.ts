@@ -1,3 +1,4 @@
+import { printOut } from '../log/terminal.ts';
 import type { Command } from 'commander';
 import { withJob } from '../runtime/with-job.ts';
 import { lastRuns } from '../db/runs.ts';
@@ -34,7 +35,7 @@ ${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_
           openAlerts: await openAlerts(db.knex, now),
         });
       });
-      process.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
+      printOut(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
       process.exitCode = EXIT.OK;
     });
 }

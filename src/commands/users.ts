@@ -1,3 +1,4 @@
+import { printErr, printOut } from '../log/terminal.ts';
 import os from 'node:os';
 import type { Command } from 'commander';
 import { withJob, type JobDeps } from '../runtime/with-job.ts';
@@ -7,7 +8,7 @@ import { EXIT } from '../runtime/exit-codes.ts';
 
 /** The first line of stdin: a password is never an argument (it would sit in the shell history and ps). */
 async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write('password (then Enter, then Ctrl-D): ');
+  if (process.stdin.isTTY) printErr('password (then Enter, then Ctrl-D): ');
   let text = '';
   for await (const chunk of process.stdin) text += chunk;
   return text.split(/\r?\n/)[0] ?? '';
@@ -45,7 +46,7 @@ export function registerUsers(program: Command): void {
       const password = await readPassword();
       await withDb(async ({ db }) => {
         const user = await addUser(db.knex, { name, role: opts.role, password, actor: cliActor(), now: new Date() });
-        process.stdout.write(`added ${user.name} (${user.role})\n`);
+        printOut(`added ${user.name} (${user.role})\n`);
       });
       process.exitCode = EXIT.OK;
     });
@@ -55,7 +56,7 @@ export function registerUsers(program: Command): void {
     .action(async (name: string) => {
       await withDb(async ({ db }) => {
         const { sessionsEnded } = await disableUser(db.knex, name, cliActor(), new Date());
-        process.stdout.write(`disabled ${name}; ${sessionsEnded} session(s) ended\n`);
+        printOut(`disabled ${name}; ${sessionsEnded} session(s) ended\n`);
       });
       process.exitCode = EXIT.OK;
     });
@@ -66,7 +67,7 @@ export function registerUsers(program: Command): void {
       const password = await readPassword();
       await withDb(async ({ db }) => {
         const { sessionsEnded } = await changePassword(db.knex, name, password, cliActor(), new Date());
-        process.stdout.write(`password of ${name} changed; ${sessionsEnded} session(s) ended\n`);
+        printOut(`password of ${name} changed; ${sessionsEnded} session(s) ended\n`);
       });
       process.exitCode = EXIT.OK;
     });

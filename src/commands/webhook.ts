@@ -1,3 +1,4 @@
+import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, type Command } from 'commander';
 import { confirmPendingJob, serveWebhooksJob } from '../services/webhook.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
@@ -36,8 +37,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, ...WEBHOOK_ENV])}`,
       process.exitCode = await serveWebhooksJob({
         port: opts.port,
         host: opts.host,
-        onListening: (s) =>
-          process.stdout.write(`payrecon webhook receiver listening on ${s.url}/webhooks/payment and ${s.url}/webhooks/payout\n`),
+        onListening: (s) => printOut(`payrecon webhook receiver listening on ${s.url}/webhooks/payment and ${s.url}/webhooks/payout\n`),
       });
     });
   webhook
@@ -51,7 +51,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, ...WEBHOOK_ENV])}`,
     )
     .action(async (opts: { json?: boolean }) => {
       const { exitCode, counts } = await confirmPendingJob();
-      process.stdout.write(
+      printOut(
         opts.json
           ? `${JSON.stringify(counts)}\n`
           : `webhook confirmations: ${Object.entries(counts)

@@ -3,6 +3,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { ENV_VARS, type EnvVarName } from './schema.ts';
 import { ConfigError } from './errors.ts';
+import { redactUrl } from './redact.ts';
 
 type Parsed<K extends EnvVarName> = z.output<(typeof ENV_VARS)[K]['schema']>;
 type HasDefault<K extends EnvVarName> = (typeof ENV_VARS)[K] extends { default: string } ? K : never;
@@ -33,7 +34,9 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     if (result.success) {
       out[name] = result.data;
     } else {
-      const shown = spec.secret ? '(hidden)' : JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+      // A URL's password is a secret even where the variable is not (DATABASE_URL).
+      const visible = redactUrl(value);
+      const shown = spec.secret ? '(hidden)' : JSON.stringify(visible.length > 60 ? `${visible.slice(0, 60)}…` : visible);
       problems.push(`${name}: ${result.error.issues[0]?.message ?? 'invalid'}; got ${shown}`);
     }
   }

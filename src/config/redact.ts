@@ -1,5 +1,6 @@
 import { ENV_VARS, type EnvVarName } from './schema.ts';
 import type { Config } from './config.ts';
+import { secretForms } from './secret-forms.ts';
 
 export const REDACTED = '[redacted]';
 
@@ -7,10 +8,13 @@ export const REDACTED = '[redacted]';
 export function redactUrl(value: string): string {
   try {
     const u = new URL(value);
-    if (u.password) u.password = REDACTED;
-    return u.toString();
+    if (!u.password) return u.toString();
+    // Set through a plain marker: the URL setter would percent-encode the brackets of REDACTED.
+    u.password = 'redacted';
+    return u.toString().replace(':redacted@', `:${REDACTED}@`);
   } catch {
-    return value;
+    // Not parseable (a typo in it): still never show what sits between "user:" and "@".
+    return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:)[^@\s]*@/i, `$1${REDACTED}@`);
   }
 }
 
@@ -26,7 +30,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
   return out;
 }
 
-/** Every secret value in the config, for scrubbing free text (error messages, provider bodies). */
+/** Every secret value in the config, in every form it may come back in, for scrubbing free text (error messages, provider bodies). */
 export function secretValues(config: Config): string[] {
   const values: string[] = [];
   for (const [name, value] of Object.entries(config)) {
@@ -39,12 +43,12 @@ export function secretValues(config: Config): string[] {
       /* not a URL */
     }
   }
-  return values.filter((v) => v.length >= 3);
+  return secretForms(values.filter((v) => v.length >= 3));
 }
 
-/** Replaces each secret occurrence in text. */
+/** Replaces each secret occurrence in text (longest first, so a form containing another goes whole). */
 export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const s of secrets) out = out.split(s).join(REDACTED);
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join(REDACTED);
   return out;
 }

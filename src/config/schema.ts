@@ -259,6 +259,14 @@ export const ENV_VARS = {
     secret: false,
     doc: '`payrecon schedule`: on SIGTERM/SIGINT, how long running jobs get to finish or checkpoint',
   },
+  PAYRECON_ACTOR: {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[^\x00-\x1f\x7f]{1,100}$/, 'expected a name of up to 100 printable characters, such as asha@finance'),
+    secret: false,
+    doc: '`payrecon cases ack|resolve`: who acts, when `--as` is not given (default: the OS user)',
+  },
   CONSOLE_HOST: {
     schema: text,
     default: '127.0.0.1',

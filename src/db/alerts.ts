@@ -33,12 +33,13 @@ export interface NewAlert {
   payloadDigest: string;
   createdAt: Date;
   status: 'pending' | 'suppressed';
+  caseIds?: readonly string[];
 }
 
 export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
   const res = (await db.raw(
-    `INSERT INTO alerts (fingerprint, kind, run_id, title, payload, payload_digest, created_at, status, next_attempt_at)
-     VALUES (?, ?, ?::bigint, ?, ?::jsonb, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    `INSERT INTO alerts (fingerprint, kind, run_id, title, payload, payload_digest, created_at, status, next_attempt_at, case_ids)
+     VALUES (?, ?, ?::bigint, ?, ?::jsonb, ?, ?, ?, ?, ?::bigint[]) RETURNING ${COLUMNS}`,
     [
       a.fingerprint,
       a.kind,
@@ -49,15 +50,16 @@ export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
       a.createdAt,
       a.status,
       a.status === 'pending' ? a.createdAt : null,
+      (a.caseIds ?? []) as unknown as string,
     ],
   )) as { rows: AlertRecord[] };
   return res.rows[0];
 }
 
-/** The newest alert for a fingerprint that was or will be delivered (suppressed ones are only records). */
+/** The newest unresolved alert for a fingerprint that was or will be delivered (suppressed ones are only records; a resolved one is over). */
 export async function latestLiveAlert(db: Knex, fingerprint: string): Promise<AlertRecord | null> {
   const res = (await db.raw(
-    `SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ? AND status IN ('pending', 'sent')
+    `SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ? AND status IN ('pending', 'sent') AND resolved_at IS NULL
       ORDER BY created_at DESC, id DESC LIMIT 1`,
     [fingerprint],
   )) as { rows: AlertRecord[] };
@@ -113,4 +115,78 @@ export async function alertsByFingerprint(db: Knex, fingerprint: string): Promis
     rows: AlertRecord[];
   };
   return res.rows;
+}
+
+/** An unresolved alert that someone may have been told about, with the cases behind it. */
+export interface UnresolvedAlert {
+  id: string;
+  fingerprint: string;
+  kind: string;
+  title: string;
+  status: AlertStatus;
+  caseIds: string[];
+}
+
+/** Unresolved alerts whose cases have all been resolved (alerts with no cases are not chosen here). */
+export async function alertsWithCausesCleared(db: Knex): Promise<UnresolvedAlert[]> {
+  const res = (await db.raw(
+    `SELECT a.id::text AS id, a.fingerprint, a.kind, a.title, a.status, a.case_ids::text[] AS case_ids FROM alerts a
+      WHERE a.resolved_at IS NULL AND cardinality(a.case_ids) > 0
+        AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.id = ANY (a.case_ids) AND c.state <> 'resolved')
+      ORDER BY a.id`,
+  )) as { rows: Array<Record<string, unknown>> };
+  return res.rows.map(toUnresolved);
+}
+
+/** Unresolved alerts of the given fingerprints (a cause that is not a case: a failed job, a flagged rate). */
+export async function unresolvedAlertsOf(db: Knex, fingerprints: readonly string[]): Promise<UnresolvedAlert[]> {
+  if (fingerprints.length === 0) return [];
+  const res = (await db.raw(
+    `SELECT id::text AS id, fingerprint, kind, title, status, case_ids::text[] AS case_ids FROM alerts
+      WHERE resolved_at IS NULL AND fingerprint = ANY (?::text[]) ORDER BY id`,
+    [fingerprints as unknown as Knex.RawBinding],
+  )) as { rows: Array<Record<string, unknown>> };
+  return res.rows.map(toUnresolved);
+}
+
+function toUnresolved(r: Record<string, unknown>): UnresolvedAlert {
+  return {
+    id: r.id as string,
+    fingerprint: r.fingerprint as string,
+    kind: r.kind as string,
+    title: r.title as string,
+    status: r.status as AlertStatus,
+    caseIds: (r.case_ids as string[]) ?? [],
+  };
+}
+
+/**
+ * Sets resolved_at once: true only for the caller that resolved it. An alert still queued is not
+ * sent any more (its news is over).
+ */
+export async function markAlertResolved(db: Knex, id: string, at: Date): Promise<AlertStatus | null> {
+  const res = (await db.raw(
+    `UPDATE alerts a SET resolved_at = ?,
+            status = CASE WHEN a.status = 'pending' THEN 'suppressed' ELSE a.status END,
+            next_attempt_at = CASE WHEN a.status = 'pending' THEN NULL ELSE a.next_attempt_at END,
+            last_error = CASE WHEN a.status = 'pending' THEN coalesce(a.last_error || '; ', '') || 'resolved before delivery' ELSE a.last_error END
+      FROM alerts b WHERE a.id = b.id AND a.id = ?::bigint AND a.resolved_at IS NULL
+      RETURNING b.status AS status_before`,
+    [at, id],
+  )) as { rows: Array<{ status_before: AlertStatus }> };
+  return res.rows[0]?.status_before ?? null;
+}
+
+/** The one "resolved" message of an alert; the unique resolves_alert_id makes a second one impossible. */
+export async function insertResolvedMessage(
+  db: Knex,
+  m: { resolves: string; fingerprint: string; title: string; payload: unknown; createdAt: Date },
+): Promise<boolean> {
+  const res = (await db.raw(
+    `INSERT INTO alerts (fingerprint, kind, title, payload, payload_digest, created_at, status, next_attempt_at, resolves_alert_id, resolved_at)
+     VALUES (?, 'resolved', ?, ?::jsonb, '', ?, 'pending', ?, ?::bigint, ?)
+     ON CONFLICT (resolves_alert_id) DO NOTHING RETURNING id`,
+    [m.fingerprint, m.title, JSON.stringify(m.payload), m.createdAt, m.createdAt, m.resolves, m.createdAt],
+  )) as { rows: unknown[] };
+  return res.rows.length > 0;
 }

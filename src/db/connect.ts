@@ -1,8 +1,10 @@
+import { printErr } from '../log/terminal.ts';
 import fs from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Config } from '../config/config.ts';
+import { lockPgliteDir } from './pglite-lock.ts';
 
 /**
  * One open database, whichever engine. Through `knex` both engines return:
@@ -58,7 +60,7 @@ async function openPostgres(url: string, schema: string, opts: OpenOptions): Pro
  */
 const knexWarning = (message: unknown) => {
   const text = String(message);
-  if (!text.startsWith('Acquire connection error')) process.stderr.write(`knex: ${text.split('\n')[0]}\n`);
+  if (!text.startsWith('Acquire connection error')) printErr(`knex: ${text.split('\n')[0]}\n`);
 };
 const KNEX_LOG = { warn: knexWarning, error: knexWarning, deprecate: knexWarning, debug: () => undefined };
 
@@ -79,11 +81,19 @@ async function openPglite(dataDir: string, schema: string): Promise<Db> {
   ]);
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) fs.mkdirSync(dataDir, { recursive: true });
-  // PGlite returns int8 as BigInt by default; strings keep both engines alike.
-  const pglite = new PGlite(inMemory ? undefined : dataDir, {
-    parsers: { [pgliteTypes.INT8]: (v: string) => v, [pgliteTypes.NUMERIC]: (v: string) => v },
-  });
-  await pglite.waitReady;
+  // Before PGlite touches the files: a second process on the same directory would corrupt it.
+  const unlock = inMemory ? () => undefined : lockPgliteDir(dataDir);
+  let pglite: PGlite;
+  try {
+    // PGlite returns int8 as BigInt by default; strings keep both engines alike.
+    pglite = new PGlite(inMemory ? undefined : dataDir, {
+      parsers: { [pgliteTypes.INT8]: (v: string) => v, [pgliteTypes.NUMERIC]: (v: string) => v },
+    });
+    await pglite.waitReady;
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const knex = knexFactory({
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     // knex-pglite accepts an existing instance through a connection function.
@@ -91,7 +101,14 @@ async function openPglite(dataDir: string, schema: string): Promise<Db> {
     searchPath: [schema],
   });
   pglites.set(knex, pglite);
-  return { knex, engine: 'pglite', schema, close: () => knex.destroy() };
+  const close = async () => {
+    try {
+      await knex.destroy();
+    } finally {
+      unlock();
+    }
+  };
+  return { knex, engine: 'pglite', schema, close };
 }
 
 const pglites = new WeakMap<Knex, PGlite>();

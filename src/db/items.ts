@@ -148,24 +148,6 @@ export async function selectItemsByRun(db: Conn, runId: string): Promise<StoredR
   return rows.map(toItem);
 }
 
-/** A run's orders in mismatch (stale included), for its alerts: small next to the run, ordered for stable samples. */
-export async function selectMismatchedItems(
-  db: Conn,
-  runId: string,
-): Promise<Array<{ merchantRef: string; transactionRef: string; verdict: Verdict; codes: string[]; reason: string }>> {
-  const rows = await db('recon_items')
-    .where({ run_id: runId, verdict: 'mismatch' })
-    .select('merchant_ref', 'transaction_ref', 'verdict', 'codes', 'reason')
-    .orderBy('id');
-  return rows.map((r: Record<string, unknown>) => ({
-    merchantRef: r.merchant_ref as string,
-    transactionRef: r.transaction_ref as string,
-    verdict: r.verdict as Verdict,
-    codes: r.codes as string[],
-    reason: r.reason as string,
-  }));
-}
-
 /** Each order's latest verdict and codes checked in [from, to), counted: what the day's report shows. */
 export async function latestVerdictCounts(db: Conn, from: Date, to: Date): Promise<Record<string, number>> {
   const res = await db.raw(
@@ -181,4 +163,12 @@ export async function latestVerdictCounts(db: Conn, from: Date, to: Date): Promi
     for (const c of r.codes) counts[`code:${c}`] = (counts[`code:${c}`] ?? 0) + 1;
   }
   return counts;
+}
+
+/** Every check of one order, oldest first: the case's evidence. */
+export async function selectItemsOfOrder(db: Conn, direction: Direction, orderId: string): Promise<StoredReconItem[]> {
+  const rows = await db('recon_items')
+    .where({ direction, order_id: orderId })
+    .orderBy([{ column: 'checked_at' }, { column: 'id' }]);
+  return rows.map(toItem);
 }

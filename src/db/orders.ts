@@ -295,6 +295,12 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
   return (res as { rows: Array<{ id: unknown }> }).rows.map((r) => String(r.id));
 }
 
+export async function findOrderById(db: Conn, direction: Direction, id: string): Promise<OrderRow | null> {
+  if (!/^\d{1,18}$/.test(id)) return null;
+  const row = await db(tableOf(direction)).where({ id }).first();
+  return row ? toOrderRow(direction, row) : null;
+}
+
 class ProbeRollback extends Error {}
 
 /**

@@ -1,3 +1,4 @@
+import { sanitizeForTerminal } from '../log/terminal.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
@@ -18,6 +19,7 @@ import { REPORT_FILES } from '../report/manifest.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { groupedAmount } from '../recon/format.ts';
 import { latestVerdictCounts } from '../db/items.ts';
+import { caseStateCounts } from '../db/cases.ts';
 import { demoConsoleAccess } from './console-user.ts';
 import type { Currency } from '../money/decimal.ts';
 
@@ -48,7 +50,7 @@ export const DEMO_DRIFT = { currency: 'NGN' as Currency, amount: '1250.00' };
  */
 export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   const started = Date.now();
-  const say = (line: string) => opts.out.write(`${line}\n`);
+  const say = (line: string) => opts.out.write(sanitizeForTerminal(`${line}\n`));
   const env = readEnv();
   fs.rmSync(opts.dataDir, { recursive: true, force: true });
   const base = loadConfig({ ...env, PGLITE_DIR: opts.dataDir });
@@ -159,6 +161,9 @@ async function night(
   for (const f of REPORT_FILES) say(`  ${path.join(dir, f)}  (${report.report.manifest.files[f].rows} rows)`);
   say(`  ${path.join(dir, 'manifest.json')}`);
   say('');
+  say(renderTable(['cases', 'open', 'acknowledged', 'resolved'], await caseCountRows(db)));
+  const env = config.DATABASE_URL ? `DATABASE_SCHEMA=${config.DATABASE_SCHEMA}` : `PGLITE_DIR=${config.PGLITE_DIR}`;
+  say(`work them: ${env} npx payrecon cases list   (then cases show ID, cases ack ID, cases resolve ID --reason R --note "...")`);
   const access = await demoConsoleAccess(db.knex, {
     dataDir: o.dataDir,
     schema: config.DATABASE_URL ? config.DATABASE_SCHEMA : null,
@@ -170,6 +175,18 @@ async function night(
   const seconds = (Date.now() - o.started) / 1000;
   say(`\ndone in ${seconds.toFixed(1)} s`);
   return { reportDirectory: report.report.directory, files, runs, drift, seconds };
+}
+
+/** Cases by code, and a total line. */
+async function caseCountRows(db: Db): Promise<Array<[string, number, number, number]>> {
+  const counts = await caseStateCounts(db.knex);
+  const codes = [...new Set(counts.map((c) => c.code))].sort();
+  const n = (code: string | null, state: string) =>
+    counts.filter((c) => (code === null || c.code === code) && c.state === state).reduce((s, c) => s + c.count, 0);
+  return [
+    ...codes.map((code): [string, number, number, number] => [code, n(code, 'open'), n(code, 'acknowledged'), n(code, 'resolved')]),
+    ['total', n(null, 'open'), n(null, 'acknowledged'), n(null, 'resolved')],
+  ];
 }
 
 /** Verdicts, then the mismatch codes under them. */

@@ -1,4 +1,6 @@
 import pino, { type Logger, type DestinationStream } from 'pino';
+import { scrub } from '../config/redact.ts';
+import { sanitizeForTerminal } from './terminal.ts';
 
 export type { Logger };
 
@@ -21,12 +23,16 @@ const REDACT_PATHS = [
 ];
 
 /** The one root logger: JSON lines on stderr so stdout stays for tables and --json output. */
-export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
+export function createLogger(options: { level?: string; destination?: DestinationStream; secrets?: readonly string[] } = {}): Logger {
+  const secrets = options.secrets ?? [];
   return pino(
     {
       level: options.level ?? process.env.LOG_LEVEL ?? 'info',
       base: { app: 'payrecon' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // Keys are redacted above; a secret inside a message or an error text (a provider echoing the key) is
+      // scrubbed here. Log lines reach terminals too: JSON escapes C0 controls but not C1 or bidi overrides.
+      hooks: { streamWrite: (line: string) => sanitizeForTerminal(secrets.length ? scrub(line, secrets) : line) },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     options.destination ?? pino.destination({ fd: 2, sync: true }),

@@ -19,6 +19,8 @@ export interface CheckedOrder {
   verdict: Verdict;
   codes: readonly MismatchCode[];
   reason: string;
+  /** The order's cases behind the codes, when known: the alert resolves when they all are. */
+  cases?: ReadonlyArray<{ code: string; id: string }>;
 }
 
 export interface ReconcileRunSummary {
@@ -58,6 +60,7 @@ export function alertsForReconcileRun(run: ReconcileRunSummary): AlertInput[] {
         orders: sample(mismatched),
       },
       runId: run.runId ?? null,
+      ...caseIdsOf(mismatched, (c) => c !== 'STALE'),
     });
   }
   if (stale.length) {
@@ -72,6 +75,7 @@ export function alertsForReconcileRun(run: ReconcileRunSummary): AlertInput[] {
         orders: sample(stale),
       },
       runId: run.runId ?? null,
+      ...caseIdsOf(stale, (c) => c === 'STALE'),
     });
   }
   return out;
@@ -87,8 +91,14 @@ export interface DriftFinding {
   closing?: string;
 }
 
-/** One currency's balance roll-forward beyond tolerance. */
-export function alertForDrift(d: DriftFinding, runId: string | null = null): AlertInput {
+/** The cases behind an alert's orders, when the items carry them; none: the alert has no case cause. */
+function caseIdsOf(items: readonly CheckedOrder[], keep: (code: string) => boolean): { caseIds?: string[] } {
+  if (!items.some((i) => i.cases)) return {};
+  return { caseIds: [...new Set(items.flatMap((i) => (i.cases ?? []).filter((c) => keep(c.code)).map((c) => c.id)))] };
+}
+
+/** One currency's balance roll-forward beyond tolerance; with its case, the alert resolves when the case does. */
+export function alertForDrift(d: DriftFinding, runId: string | null = null, caseId?: string): AlertInput {
   const shown = groupedAmount(d.drift, d.currency);
   return {
     kind: 'balance_drift',
@@ -100,6 +110,7 @@ export function alertForDrift(d: DriftFinding, runId: string | null = null): Ale
       ...d,
     },
     runId,
+    ...(caseId ? { caseIds: [caseId] } : {}),
   };
 }
 

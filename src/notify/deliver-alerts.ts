@@ -3,6 +3,7 @@ import { secretValues } from '../config/redact.ts';
 import type { Db } from '../db/connect.ts';
 import { claimDueAlert, markAlertFailed, markAlertSent, recordAlertChannel, type AlertRecord } from '../db/alerts.ts';
 import { alertMail, slackMessage } from './alert-message.ts';
+import { summariseStale } from './stale-summary.ts';
 import { alertRetryDelayMs } from './backoff.ts';
 import { describeError } from './errors.ts';
 import type { Mailer } from './mailer.ts';
@@ -13,6 +14,8 @@ export interface AlertChannels {
   email?: { mailer: Mailer; to: readonly string[] };
   /** Scrubbed from stored errors (the webhook URL and its path always are). */
   secrets?: readonly string[];
+  /** Alerts undelivered this long (or raised with no channel) go out as one summary; default 24 h. */
+  staleAfterMs?: number;
 }
 
 /** The channels the configuration asks for: ALERT_WEBHOOK_URL and/or ALERT_EMAIL_TO (needs a mailer). */
@@ -21,6 +24,7 @@ export function alertChannelsFromConfig(config: Config, mailer?: Mailer): AlertC
     webhook: config.ALERT_WEBHOOK_URL ? { url: config.ALERT_WEBHOOK_URL, timeoutMs: config.NOTIFY_TIMEOUT_MS } : undefined,
     email: mailer && config.ALERT_EMAIL_TO?.length ? { mailer, to: config.ALERT_EMAIL_TO } : undefined,
     secrets: secretValues(config),
+    staleAfterMs: config.ALERT_REPEAT_AFTER_MS,
   };
 }
 
@@ -32,6 +36,7 @@ export interface DeliverAlertsResult {
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_STALE_AFTER_MS = 24 * 3_600_000;
 /** At most this many alerts per call, so one call cannot run unbounded. */
 const MAX_PER_CALL = 200;
 
@@ -52,6 +57,8 @@ export async function deliverPendingAlerts(db: Db, channels: AlertChannels, now:
   const leaseMs = 2 * timeout * active.length + 60_000;
 
   try {
+    // Before the loop: stale news goes out as one message, not a burst.
+    await summariseStale(db, now, channels.staleAfterMs ?? DEFAULT_STALE_AFTER_MS);
     for (let i = 0; i < MAX_PER_CALL; i++) {
       const alert = await claimDueAlert(db.knex, now, leaseMs);
       if (!alert) break;

@@ -15,6 +15,8 @@ export interface AlertInput {
   /** The finding itself (counts per code, first few orders); its digest decides whether it is news. */
   payload: unknown;
   runId?: string | null;
+  /** The cases behind the alert: it is resolved when they all are (src/notify/resolve-alerts.ts). */
+  caseIds?: readonly string[];
 }
 
 export interface RaiseOptions {
@@ -62,6 +64,7 @@ export async function raiseAlert(db: Db, input: AlertInput, opts: RaiseOptions):
       payloadDigest: digest,
       createdAt: opts.now,
       status: suppressed ? 'suppressed' : 'pending',
+      caseIds: input.caseIds ?? [],
     });
     if (!suppressed) await supersedePendingAlerts(tx, fingerprint, alert.id);
     return { alert, suppressed };

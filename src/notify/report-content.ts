@@ -128,9 +128,19 @@ function workbookAttachment(file: string): MailAttachment {
 
 /** The version's CSV files, in the order the report writer lists them (unknown extras after, by name). */
 function reportFiles(dir: string): string[] {
-  const order = ['items.csv', 'mismatches.csv', 'summary.csv', 'balances.csv', 'rates.csv'];
+  const order = manifestFileOrder(dir);
   const found = fs.readdirSync(dir).filter((f) => f.endsWith('.csv'));
   return [...order.filter((f) => found.includes(f)), ...found.filter((f) => !order.includes(f)).sort()];
+}
+
+/** The files in the order the version's manifest lists them; none for a version without one. */
+function manifestFileOrder(dir: string): string[] {
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { files?: Record<string, unknown> };
+    return Object.keys(manifest.files ?? {});
+  } catch {
+    return [];
+  }
 }
 
 /** Streamed from disk, never read whole into memory: items.csv of a busy day can be large. */

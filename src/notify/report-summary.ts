@@ -1,23 +1,31 @@
 import { parse } from 'csv-parse/sync';
 import { isCurrency } from '../money/decimal.ts';
-import { headline, type Counts, type Drift } from '../recon/summary.ts';
-import { VERDICTS } from '../recon/types.ts';
+import type { Drift } from '../recon/summary.ts';
+import { reportHeadline as headlineOf } from '../recon/headline.ts';
+import { REPORT_VERDICTS, type ReportVerdict } from '../recon/types.ts';
 
 /** What the e-mail shows of a version's summary.csv (see src/report/summary.ts for its columns). */
 export interface ReportSummary {
-  counts: Counts;
+  /** The summary's own headline row; null in a summary written before it had one. */
+  headline: string | null;
+  orders: number;
+  verdicts: Record<ReportVerdict, number>;
   /** Currencies whose roll-forward drift is beyond tolerance. */
   drifts: Drift[];
-  /** The "orders" and "rollforward" sections, each as header + rows, only the columns a reader needs at a glance. */
+  /** Sections as header + rows, only the columns a reader needs at a glance; empty sections left out. */
   tables: { title: string; header: string[]; rows: string[][] }[];
 }
 
-const ORDER_COLUMNS = ['currency', 'direction', 'orders', ...VERDICTS, 'gross', 'fees', 'net', 'net_usdt'];
+const ORDER_COLUMNS = ['currency', 'direction', 'orders', ...REPORT_VERDICTS, 'gross', 'fees', 'net', 'net_usdt'];
+const OPEN_ITEM_COLUMNS = ['currency', 'aging_bucket', 'orders', 'pending', 'mismatch', 'error', 'unchecked'];
+const LATE_CHANGE_COLUMNS = ['currency', 'orders'];
 const ROLLFORWARD_COLUMNS = [
   'currency',
+  'opening_at',
   'opening',
   'explained_movement',
   'expected_closing',
+  'closing_at',
   'closing',
   'drift',
   'within_tolerance',
@@ -26,37 +34,39 @@ const ROLLFORWARD_COLUMNS = [
 
 export function readReportSummary(csv: string | Buffer): ReportSummary {
   const records = parse(csv, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, string>[];
-  const orders = records.filter((r) => r.section === 'orders');
-  const rollforward = records.filter((r) => r.section === 'rollforward');
+  const section = (name: string) => records.filter((r) => r.section === name);
+  const orders = section('orders');
+  const rollforward = section('rollforward');
 
-  const verdicts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Counts['verdicts'];
+  const verdicts = Object.fromEntries(REPORT_VERDICTS.map((v) => [v, 0])) as Record<ReportVerdict, number>;
   let total = 0;
   for (const r of orders) {
     total += Number(r.orders) || 0;
-    for (const v of VERDICTS) verdicts[v] += Number(r[v]) || 0;
+    for (const v of REPORT_VERDICTS) verdicts[v] += Number(r[v]) || 0;
   }
   const drifts: Drift[] = rollforward
     .filter((r) => r.within_tolerance === 'false' && isCurrency(r.currency) && r.drift)
     .map((r) => ({ currency: r.currency as Drift['currency'], drift: r.drift }));
 
-  const pick = (rows: Record<string, string>[], columns: string[]) => {
+  const pick = (title: string, rows: Record<string, string>[], columns: string[]) => {
     // Tolerates a summary.csv with fewer columns (an older report format): show what is there.
     const present = columns.filter((c) => rows.length === 0 || c in rows[0]);
-    return { header: present, rows: rows.map((r) => present.map((c) => r[c] ?? '')) };
+    return { title, header: present, rows: rows.map((r) => present.map((c) => r[c] ?? '')) };
   };
-  return {
-    counts: { total, verdicts, codes: {} },
-    drifts,
-    tables: [
-      { title: 'Orders', ...pick(orders, ORDER_COLUMNS) },
-      { title: 'Balance roll-forward', ...pick(rollforward, ROLLFORWARD_COLUMNS) },
-    ],
-  };
+  const tables = [
+    pick('Orders', orders, ORDER_COLUMNS),
+    pick('Open items of earlier days', section('open_items'), OPEN_ITEM_COLUMNS),
+    pick('Late changes to earlier days', section('late_changes'), LATE_CHANGE_COLUMNS),
+    pick('Balance roll-forward', rollforward, ROLLFORWARD_COLUMNS),
+  ].filter((t) => t.title === 'Orders' || t.rows.length > 0);
+  return { headline: section('headline')[0]?.note ?? null, orders: total, verdicts, drifts, tables };
 }
 
-/** "all matched" when nothing needs a person, else recon's headline ("3 mismatches, NGN drift 1,250.00"). */
-export function reportHeadline(summary: Pick<ReportSummary, 'counts' | 'drifts'>): string {
-  const { counts, drifts } = summary;
-  if (counts.verdicts.mismatch === 0 && counts.verdicts.error === 0 && drifts.length === 0) return 'all matched';
-  return headline(counts, drifts);
+/**
+ * The summary's own headline; for a summary written before it carried one, the same rules over
+ * its counts (src/recon/headline.ts): never "all matched" for an empty, unchecked or pending day.
+ */
+export function reportHeadline(summary: ReportSummary): string {
+  if (summary.headline !== null) return summary.headline;
+  return headlineOf({ ...summary, partial: false, openItems: 0, lateChanges: 0 });
 }

@@ -23,10 +23,12 @@ export function differsBeyond(a: string | null | undefined, b: string | null | u
   return x.minus(y).abs().greaterThan(tolerance);
 }
 
-/** Amount for a human sentence: "1000.00"; raw text in quotes when it is not a number. */
+/**
+ * Amount for a human sentence: "1000.00"; a value finer than the currency's minor unit keeps all its
+ * digits ("0.005", never "0.01"); raw text in quotes when it is not a number.
+ */
 export function show(value: string | Decimal | null | undefined, currency: Currency): string {
-  if (value instanceof Decimal) return value.toFixed(CURRENCY_DECIMALS[currency]);
-  const d = readAmount(value);
-  if (d) return d.toFixed(CURRENCY_DECIMALS[currency]);
+  const d = value instanceof Decimal ? value : readAmount(value);
+  if (d) return d.decimalPlaces() > CURRENCY_DECIMALS[currency] ? d.toFixed() : d.toFixed(CURRENCY_DECIMALS[currency]);
   return value == null ? 'none' : JSON.stringify(value);
 }

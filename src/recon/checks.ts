@@ -1,7 +1,7 @@
-import type { Decimal } from '../money/decimal.ts';
+import { CURRENCY_DECIMALS, type Decimal } from '../money/decimal.ts';
 import { isFinalCategory } from '../provider/status.ts';
 import type { StatusCategory } from '../provider/types.ts';
-import { differsBeyond, readAmount, show } from './amounts.ts';
+import { differsBeyond, readAmount, show, toleranceFor } from './amounts.ts';
 import { scheduledFee } from './fees.ts';
 import { describeDuration, staleLimit } from './timing.ts';
 import type { Finding, LocalOrder, ProviderOrder, ReconPolicy } from './types.ts';
@@ -73,6 +73,15 @@ export const checkAmount: Check = ({ local, provider, tolerance }) =>
  * else's record (e.g. shipping goods for another payer's payment) is worse than waiting for a person.
  */
 export const IDENTITY_CHECKS: readonly Check[] = [checkCurrency, checkMethod, checkMerchantRef, checkAmount];
+
+/**
+ * The one identity rule of both paths that may finalize an order (reconcile and the webhook
+ * confirmation): empty when the provider's record is this order, else what says it is not.
+ */
+export function identityFindings(local: LocalOrder, provider: ProviderOrder, policy: ReconPolicy): Finding[] {
+  const ctx: CheckContext = { local, provider, policy, tolerance: toleranceFor(policy, local.currency) };
+  return IDENTITY_CHECKS.flatMap((check) => check(ctx));
+}
 
 /** How the provider's status reads in a report; an unclassifiable string is named as such. */
 export function describeProviderStatus(provider: ProviderOrder): string {
@@ -170,8 +179,36 @@ export const checkUtr: Check = ({ local, provider }) =>
     ? [{ code: 'UTR_MISSING', local: local.utr, provider: provider.utr ?? null, note: 'INR payout succeeded without UTR' }]
     : [];
 
+const MINOR_UNIT_FIELDS = [
+  ['amount', 'AMOUNT'],
+  ['paidAmount', 'PAID_AMOUNT'],
+  ['fee', 'FEE'],
+] as const;
+
+/**
+ * Money finer than the currency's minor unit (a fee of 0.005 INR) cannot be paid or booked as such:
+ * it is reported with its exact value, never rounded away. It is still written to a pending order
+ * as the provider's value, so the record keeps what the provider said.
+ */
+export const checkMinorUnit: Check = ({ local, provider }) => {
+  const decimals = CURRENCY_DECIMALS[local.currency];
+  return MINOR_UNIT_FIELDS.flatMap(([field, code]): Finding[] => {
+    const value = readAmount(provider[field]);
+    if (value === null || value.decimalPlaces() <= decimals) return [];
+    const local_ = field === 'amount' ? local.amount : field === 'paidAmount' ? local.paidAmount : local.fee;
+    return [
+      {
+        code,
+        local: local_,
+        provider: provider[field] ?? null,
+        note: `${field} ${value.toFixed()} at provider is finer than ${local.currency} allows (${decimals} decimals)`,
+      },
+    ];
+  });
+};
+
 /** Checks run on every found order, after the identity checks. */
-export const VALUE_CHECKS: readonly Check[] = [checkStatus, checkPaidAmount, checkRecordedFee, checkFeeSchedule, checkUtr];
+export const VALUE_CHECKS: readonly Check[] = [checkStatus, checkPaidAmount, checkRecordedFee, checkFeeSchedule, checkUtr, checkMinorUnit];
 
 /** Needs only the local order, so it also runs when the provider does not know the order. */
 export function checkBankCode(local: LocalOrder, policy: ReconPolicy): Finding[] {

@@ -1,7 +1,7 @@
 import { isFinalCategory } from '../provider/status.ts';
 import { toleranceFor } from './amounts.ts';
 import {
-  IDENTITY_CHECKS,
+  identityFindings,
   VALUE_CHECKS,
   checkBankCode,
   checkStale,
@@ -46,7 +46,7 @@ export function compareOrder(local: LocalOrder, answer: ProviderAnswer, policy: 
   } else {
     provider = answer.order;
     const ctx: CheckContext = { local, provider, policy, tolerance: toleranceFor(policy, local.currency) };
-    const identity = IDENTITY_CHECKS.flatMap((check) => check(ctx));
+    const identity = identityFindings(local, provider, policy);
     findings.push(...identity, ...VALUE_CHECKS.flatMap((check) => check(ctx)));
     if (!isFinalCategory(local.category) && identity.length === 0) update = updateFrom(local, provider);
   }

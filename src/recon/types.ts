@@ -67,6 +67,10 @@ export interface Finding {
 export const VERDICTS = ['matched', 'resolved', 'pending', 'mismatch', 'error'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
+/** In reports, an order of the day no check has seen yet is `unchecked`. */
+export const REPORT_VERDICTS = [...VERDICTS, 'unchecked'] as const;
+export type ReportVerdict = (typeof REPORT_VERDICTS)[number];
+
 /** Fee the provider is contracted to charge: amount × percent / 100 + fixed. */
 export interface FeeRule {
   /** "1.5" means 1.5 %. */

@@ -8,6 +8,11 @@ export interface CsvFileResult {
   readonly rows: number;
   readonly bytes: number;
   readonly sha256: string;
+  /**
+   * SHA-256 of the rows' business view (see business-view.ts; the file's own hash without one):
+   * equal when a rerun found the same business content, whatever runs found it.
+   */
+  readonly business_sha256: string;
 }
 
 /**
@@ -48,10 +53,13 @@ export class CsvFile {
   private bytes = 0;
   private pending = '';
   private readonly hash = createHash('sha256');
+  private readonly business = createHash('sha256');
+  private businessPending = '';
 
   constructor(
     readonly path: string,
     header: readonly string[],
+    private readonly view: ((row: readonly string[]) => readonly string[]) | null = null,
   ) {
     this.head = new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
@@ -66,6 +74,7 @@ export class CsvFile {
       this.failure = err;
     });
     this.pending = encodeCsvRecord(header);
+    this.businessPending = this.view ? encodeCsvRecord(this.view(header)) : '';
   }
 
   /**
@@ -76,6 +85,7 @@ export class CsvFile {
     if (this.failure) throw this.failure;
     this.rows += 1;
     this.pending += encodeCsvRecord(row);
+    if (this.view) this.businessPending += encodeCsvRecord(this.view(row));
     if (this.pending.length < FLUSH_CHARS) return undefined;
     return this.flush();
   }
@@ -83,6 +93,10 @@ export class CsvFile {
   private flush(): Promise<void> | undefined {
     const text = this.pending;
     this.pending = '';
+    if (this.view) {
+      this.business.update(this.businessPending);
+      this.businessPending = '';
+    }
     if (text === '' || this.head.write(text)) return undefined;
     return Promise.race([once(this.head, 'drain'), this.done]).then(() => {
       if (this.failure) throw this.failure;
@@ -93,7 +107,8 @@ export class CsvFile {
     if (!this.failure) await this.flush();
     this.head.end();
     await this.done;
-    return { rows: this.rows, bytes: this.bytes, sha256: this.hash.digest('hex') };
+    const sha256 = this.hash.digest('hex');
+    return { rows: this.rows, bytes: this.bytes, sha256, business_sha256: this.view ? this.business.digest('hex') : sha256 };
   }
 
   /** Stops writing after an error elsewhere; the caller removes the temp directory. */

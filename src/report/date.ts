@@ -45,3 +45,15 @@ export function defaultReportDate(timezone: string, now: Date = new Date()): str
   if (!d) throw new ReportInputError(`invalid time zone ${JSON.stringify(timezone)}`);
   return d;
 }
+
+/**
+ * Whether the day is over at `now`: a report of today is allowed and partial (its figures may
+ * still move); a day that has not begun is refused, since a report of it would only say "no orders".
+ */
+export function dayIsPartial(day: BusinessDay, now: Date): boolean {
+  const t = now.getTime();
+  if (t >= day.end.toMillis()) return false;
+  if (t >= day.start.toMillis()) return true;
+  const today = DateTime.fromJSDate(now).setZone(day.timezone).toISODate();
+  throw new ReportInputError(`date ${day.date} is in the future in ${day.timezone} (today there is ${today}); report a day that has begun`);
+}

@@ -28,13 +28,14 @@ export const ITEM_COLUMNS = [
 /**
  * One CSV row. Text columns are neutralised against formula injection; amounts are
  * fixed-decimal numbers; `utr` is the provider's, else the merchant's; mismatch_codes
- * are space-separated.
+ * are space-separated. An order never checked has no run_id or checked_at, its own
+ * status and amounts as the local ones, and the verdict `unchecked`.
  */
 export function itemRow(r: ReportItemRow, formatTime: (epochMs: number) => string): string[] {
   const cur = r.currency;
   return [
-    r.run_id,
-    formatTime(Number(r.checked_at_ms)),
+    r.run_id ?? '',
+    r.checked_at_ms === null ? '' : formatTime(Number(r.checked_at_ms)),
     textCell(r.direction),
     textCell(r.merchant_ref),
     textCell(r.transaction_ref),

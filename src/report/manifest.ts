@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import type { CsvFileResult } from './csv-file.ts';
 
 /** The CSV files of a version, in the order the manifest and the content hash list them. */
-export const REPORT_FILES = ['items.csv', 'mismatches.csv', 'summary.csv', 'balances.csv', 'rates.csv'] as const;
+export const REPORT_FILES = [
+  'items.csv',
+  'mismatches.csv',
+  'summary.csv',
+  'open_items.csv',
+  'late_changes.csv',
+  'balances.csv',
+  'rates.csv',
+] as const;
 export type ReportFile = (typeof REPORT_FILES)[number];
 
 /**
@@ -12,17 +20,29 @@ export type ReportFile = (typeof REPORT_FILES)[number];
  * `supersedes` names the version that was current when this one was written.
  */
 export interface ReportManifest {
-  format: 'payrecon-report/1';
+  format: 'payrecon-report/2';
   business_date: string;
   timezone: string;
   /** The business day as local instants: [from, to). */
   window: { from: string; to: string };
+  /** True when written before the day was over (today in the zone): every figure may still move. */
+  partial: boolean;
+  /** The summary's headline, as the e-mail subject says it. */
+  headline: string;
+  /** Earlier business days whose open items and late changes this version carries (RECON_LOOKBACK_DAYS). */
+  lookback_days: number;
   version: number;
   supersedes: number | null;
   created_at: string;
   /** SHA-256 over the CSV files' names and hashes: equal hashes mean byte-identical reports. */
   content_hash: string;
-  /** job_runs whose checks or snapshots appear in the files, ascending. */
+  /**
+   * SHA-256 over the files' business hashes and `partial`: what decides whether a rerun writes a
+   * new version. Run ids, check times and reasons' wording are left out, so a rerun that finds
+   * the same verdicts, codes, amounts, statuses, open items, late changes and balances writes none.
+   */
+  business_hash: string;
+  /** job_runs whose checks or snapshots appear in the files (the runs behind this version), ascending. */
   run_ids: string[];
   files: Record<ReportFile, CsvFileResult>;
 }
@@ -30,6 +50,13 @@ export interface ReportManifest {
 export function contentHash(files: Record<ReportFile, CsvFileResult>): string {
   const h = createHash('sha256');
   for (const name of REPORT_FILES) h.update(`${name} ${files[name].sha256}\n`);
+  return h.digest('hex');
+}
+
+export function businessHash(files: Record<ReportFile, CsvFileResult>, partial: boolean): string {
+  const h = createHash('sha256');
+  h.update(`partial ${partial}\n`);
+  for (const name of REPORT_FILES) h.update(`${name} ${files[name].business_sha256}\n`);
   return h.digest('hex');
 }
 

@@ -1,13 +1,15 @@
 import { Decimal } from '../money/decimal.ts';
 import type { ReportItemRow } from '../db/reports.ts';
 
-export const REPORT_VERDICTS = ['matched', 'resolved', 'pending', 'mismatch', 'error'] as const;
+import { REPORT_VERDICTS, type ReportVerdict } from '../recon/types.ts';
+
+export { REPORT_VERDICTS, type ReportVerdict };
 export const DIRECTIONS = ['payment', 'payout'] as const;
 
-/** One currency and direction of the day's checked orders. */
+/** One currency and direction of the day's orders. */
 export interface OrderTotals {
   orders: number;
-  verdicts: Record<(typeof REPORT_VERDICTS)[number], number>;
+  verdicts: Record<ReportVerdict, number>;
   /** Orders the provider reports as success: the only ones whose money moved. */
   settled: number;
   /** Σ provider amount (the merchant's amount where the provider gave none), settled orders. */
@@ -21,7 +23,7 @@ export interface OrderTotals {
 function emptyTotals(): OrderTotals {
   return {
     orders: 0,
-    verdicts: { matched: 0, resolved: 0, pending: 0, mismatch: 0, error: 0 },
+    verdicts: { matched: 0, resolved: 0, pending: 0, mismatch: 0, error: 0, unchecked: 0 },
     settled: 0,
     gross: new Decimal(0),
     fees: new Decimal(0),
@@ -48,7 +50,7 @@ export class OrderTotalsAccumulator {
       this.byKey.set(key, t);
       this.currencies.add(r.currency);
     }
-    this.runIds.add(r.run_id);
+    if (r.run_id !== null) this.runIds.add(r.run_id);
     t.orders += 1;
     if (r.verdict in t.verdicts) t.verdicts[r.verdict as keyof OrderTotals['verdicts']] += 1;
     if (r.provider_category !== 'success') return;
@@ -65,7 +67,18 @@ export class OrderTotalsAccumulator {
     }
   }
 
-  /** Zero totals for a currency and direction nobody checked, so every row is present. */
+  /** Every currency and direction summed, for the headline. */
+  overall(): { orders: number; verdicts: Record<ReportVerdict, number> } {
+    const verdicts = emptyTotals().verdicts;
+    let orders = 0;
+    for (const t of this.byKey.values()) {
+      orders += t.orders;
+      for (const v of REPORT_VERDICTS) verdicts[v] += t.verdicts[v];
+    }
+    return { orders, verdicts };
+  }
+
+  /** Zero totals for a currency and direction without orders, so every row is present. */
   get(currency: string, direction: string): OrderTotals {
     return this.byKey.get(`${currency}\u0000${direction}`) ?? emptyTotals();
   }

@@ -1,6 +1,7 @@
 import { Decimal, isCurrency } from '../money/decimal.ts';
-import type { BalanceSnapshotRow, FinalizedMovement, RateSnapshotRow } from '../db/reports.ts';
-import { rollForward } from '../recon/rollforward.ts';
+import type { RateSnapshotRow } from '../db/reports.ts';
+import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
+import type { OpenItemTotals } from './open-items.ts';
 import { amountCell, decimalCell, usdtCell } from './format.ts';
 import { textCell } from './neutralize.ts';
 import { DIRECTIONS, REPORT_VERDICTS, type OrderTotalsAccumulator } from './order-totals.ts';
@@ -9,9 +10,11 @@ import { DIRECTIONS, REPORT_VERDICTS, type OrderTotalsAccumulator } from './orde
  * summary.csv is one table with a `section` column so a spreadsheet reads it as-is
  * (filter on section); a column that does not apply to a section is empty.
  *
- * section "orders", one row per currency and direction, over the day's checked orders
- * (latest check per order, as in items.csv):
- *   orders, matched..error   counts per verdict
+ * section "headline", one row: the report's headline in `note` (the e-mail subject says the same).
+ *
+ * section "orders", one row per currency and direction, over the day's orders (created on the
+ * business day, each with its latest check, as in items.csv):
+ *   orders, matched..unchecked  counts per verdict (unchecked: never checked yet)
  *   settled                  orders the provider reports as success; the money columns sum these
  *   gross                    Σ amount; fees: Σ provider fee
  *   net                      signed effect on the provider balance: payments Σ(paid − fee) as +,
@@ -20,17 +23,25 @@ import { DIRECTIONS, REPORT_VERDICTS, type OrderTotalsAccumulator } from './orde
  *                            read as currency units per 1 USDT
  *   net_usdt                 net / usdt_rate, 6 decimals
  *
+ * section "open_items", one row per currency and aging bucket (open_items.csv counted):
+ *   aging_bucket, orders, and the verdict counts of those orders.
+ *
+ * section "late_changes", one row per currency: orders of earlier days whose verdict or codes
+ *   changed since their day's report (late_changes.csv counted).
+ *
  * section "rollforward", one row per currency, between the day's first and last balance snapshot:
- *   opening, closing         available + pending + held of those snapshots
+ *   opening_at, opening      time and available + pending + held of the first snapshot
  *   payments_in              Σ(paid − fee) of payments finalized success in (opening, closing]
  *   payouts_out              Σ(amount + fee) of payouts finalized success in (opening, closing]
  *   explained_movement       payments_in − payouts_out; expected_closing = opening + explained
+ *   closing_at, closing      the last snapshot
  *   drift                    closing − expected_closing; within_tolerance against RECON_TOLERANCE
  */
 export const SUMMARY_COLUMNS = [
   'section',
   'currency',
   'direction',
+  'aging_bucket',
   'orders',
   ...REPORT_VERDICTS,
   'settled',
@@ -39,11 +50,13 @@ export const SUMMARY_COLUMNS = [
   'net',
   'usdt_rate',
   'net_usdt',
+  'opening_at',
   'opening',
   'payments_in',
   'payouts_out',
   'explained_movement',
   'expected_closing',
+  'closing_at',
   'closing',
   'drift',
   'tolerance',
@@ -87,44 +100,53 @@ export function orderRows(currency: string, totals: OrderTotalsAccumulator, rate
   });
 }
 
+export function headlineRow(headline: string): string[] {
+  return row({ section: 'headline', note: textCell(headline) });
+}
+
+export function openItemRows(totals: OpenItemTotals): string[][] {
+  return totals.rows().map((t) =>
+    row({
+      section: 'open_items',
+      currency: textCell(t.currency),
+      aging_bucket: t.bucket,
+      orders: String(t.orders),
+      ...Object.fromEntries(REPORT_VERDICTS.map((v) => [v, String(t.verdicts.get(v) ?? 0)])),
+    }),
+  );
+}
+
+export function lateChangeRows(byCurrency: ReadonlyMap<string, number>): string[][] {
+  return [...byCurrency.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currency, n]) => row({ section: 'late_changes', currency: textCell(currency), orders: String(n) }));
+}
+
 /**
- * The roll-forward row of a currency. balances: that currency's snapshots of the day in
- * taken_at order; one snapshot alone is an opening with no closing, so nothing is checked.
+ * The roll-forward row of a currency, as the day's roll-forward computed it (first to last
+ * balance snapshot of the day; one snapshot alone is an opening with no closing, so nothing is checked).
  */
-export function rollForwardRow(
-  currency: string,
-  balances: readonly BalanceSnapshotRow[],
-  movement: FinalizedMovement,
-  tolerance: string,
-): string[] {
-  if (!isCurrency(currency)) {
+export function rollForwardRow(currency: string, r: SnapshotRollForward | null, formatTime: (epochMs: number) => string): string[] {
+  if (r === null || !isCurrency(currency)) {
     return row({ section: 'rollforward', currency: textCell(currency), note: 'currency not reconciled by payrecon' });
   }
-  const first = balances[0];
-  const last = balances.length > 1 ? balances[balances.length - 1] : undefined;
-  const result = rollForward({
-    currency,
-    opening: first ? { available: first.available, pending: first.pending, held: first.held } : null,
-    closing: last ? { available: last.available, pending: last.pending, held: last.held } : null,
-    paymentsFinal: { paidAmount: movement.payments.paidAmount, fee: movement.payments.fee },
-    payoutsFinal: { amount: movement.payouts.amount, fee: movement.payouts.fee },
-    tolerance,
-  });
-  const sum = (v: string | null) => (v === null ? new Decimal(0) : new Decimal(v));
-  const paymentsIn = sum(movement.payments.paidAmount).minus(sum(movement.payments.fee));
-  const payoutsOut = sum(movement.payouts.amount).plus(sum(movement.payouts.fee));
+  const sum = (v: string | null | undefined) => (v === null || v === undefined ? new Decimal(0) : new Decimal(v));
+  const paymentsIn = sum(r.sums?.payments.paidAmount).minus(sum(r.sums?.payments.fee));
+  const payoutsOut = sum(r.sums?.payouts.amount).plus(sum(r.sums?.payouts.fee));
   return row({
     section: 'rollforward',
     currency,
-    opening: amountCell(result.openingTotal, currency),
+    opening_at: r.opening ? formatTime(r.opening.takenAt.getTime()) : '',
+    opening: amountCell(r.openingTotal, currency),
     payments_in: amountCell(paymentsIn, currency),
     payouts_out: amountCell(payoutsOut, currency),
-    explained_movement: amountCell(result.explainedMovement, currency),
-    expected_closing: amountCell(result.expectedClosing, currency),
-    closing: amountCell(result.closingTotal, currency),
-    drift: amountCell(result.drift, currency),
-    tolerance: amountCell(tolerance, currency),
-    within_tolerance: result.withinTolerance === null ? '' : String(result.withinTolerance),
-    note: textCell(result.note),
+    explained_movement: amountCell(r.explainedMovement, currency),
+    expected_closing: amountCell(r.expectedClosing, currency),
+    closing_at: r.closing ? formatTime(r.closing.takenAt.getTime()) : '',
+    closing: amountCell(r.closingTotal, currency),
+    drift: amountCell(r.drift, currency),
+    tolerance: amountCell(r.tolerance, currency),
+    within_tolerance: r.withinTolerance === null ? '' : String(r.withinTolerance),
+    note: textCell(r.note),
   });
 }

@@ -4,26 +4,35 @@ import type { Knex } from 'knex';
 import type { Logger } from '../log/logger.ts';
 import {
   balanceSnapshotsFor,
-  finalizedMovement,
   insertReportVersion,
   latestReportVersion,
   listReportVersions,
   lockReportDate,
   rateSnapshotsFor,
+  streamLateChanges,
+  streamOpenItems,
   streamReportItems,
+  withReportDateLock,
   type BalanceSnapshotRow,
-  type FinalizedMovement,
   type ReportVersionRecord,
   type Window,
 } from '../db/reports.ts';
+import { recordVersionOrders } from '../db/report-orders.ts';
+import { isCurrency } from '../money/decimal.ts';
+import type { Drift } from '../recon/summary.ts';
+import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { CsvFile, type CsvFileResult } from './csv-file.ts';
-import { businessDay } from './date.ts';
+import { businessDay, dayIsPartial, type BusinessDay } from './date.ts';
 import { timeFormatter } from './format.ts';
+import { reportHeadline } from '../recon/headline.ts';
+import { businessView } from './business-view.ts';
 import { ITEM_COLUMNS, itemRow } from './items.ts';
-import { contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest } from './manifest.ts';
+import { LATE_CHANGE_COLUMNS, lateChangeRow } from './late-changes.ts';
+import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest } from './manifest.ts';
+import { OPEN_ITEM_COLUMNS, OpenItemTotals, openItemRow } from './open-items.ts';
 import { OrderTotalsAccumulator } from './order-totals.ts';
 import { BALANCE_COLUMNS, RATE_COLUMNS, balanceRow, rateRow } from './snapshots.ts';
-import { SUMMARY_COLUMNS, lastRateByCurrency, orderRows, rollForwardRow } from './summary.ts';
+import { SUMMARY_COLUMNS, headlineRow, lastRateByCurrency, lateChangeRows, openItemRows, orderRows, rollForwardRow } from './summary.ts';
 import {
   currentVersion,
   ensureWritableDir,
@@ -51,6 +60,10 @@ export interface WriteReportsOptions {
   currencies?: readonly string[];
   /** Roll-forward tolerance per currency, in its units (RECON_TOLERANCE); default exact. */
   tolerances?: Readonly<Record<string, string>>;
+  /** Earlier business days whose open items and late changes are carried (RECON_LOOKBACK_DAYS); default 30. */
+  lookbackDays?: number;
+  /** The database engine (default: told by the knex client); Postgres takes the date lock on a connection of its own. */
+  engine?: 'postgres' | 'pglite';
   /** Rows fetched per cursor page. */
   pageSize?: number;
 }
@@ -67,48 +80,85 @@ export interface WriteReportsResult {
 }
 
 /**
- * Writes the day's reports as a new version, or reports that the current one already holds
- * these bytes. Every query runs in one REPEATABLE READ transaction so the five files describe
- * one snapshot of the data, under an advisory lock on the date so two writers never race.
+ * Writes the reports of business day D as a new version, or reports that the current one already
+ * holds the same business content. D's report is about the orders created on D (in the zone), each
+ * with its latest check whenever it ran, plus the open items and late changes of the lookback days
+ * before D. Every query runs in one REPEATABLE READ transaction so the files describe one snapshot
+ * of the data, taken after the date's advisory lock was granted so two writers never race.
+ * A date in the future is refused; today is written as partial ("day not over").
  */
 export async function writeReports(db: Knex, opts: WriteReportsOptions): Promise<WriteReportsResult> {
   const day = businessDay(opts.date, opts.timezone);
+  const partial = dayIsPartial(day, opts.now);
   const dateDir = path.resolve(opts.reportDir, day.date);
   await ensureWritableDir(dateDir);
-  const window: Window = { from: day.start.toUTC().toISO()!, to: day.end.toUTC().toISO()! };
-  const run = (tx: Knex.Transaction) =>
-    writeInTransaction(tx, opts, day.date, dateDir, window, {
-      from: day.start.toISO()!,
-      to: day.end.toISO()!,
-    });
-  if (db.isTransaction) return run(db as Knex.Transaction);
-  return db.transaction(run, { isolationLevel: 'repeatable read' });
+  const scope = reportScope(day, opts.lookbackDays ?? 30, partial);
+  if (db.isTransaction) return writeInTransaction(db as Knex.Transaction, opts, scope, dateDir, true);
+  const engine = opts.engine ?? engineOf(db);
+  // Postgres: the lock first, on a connection of its own, and only then the snapshot (see withReportDateLock).
+  return withReportDateLock(db, engine, day.date, () =>
+    db.transaction((tx) => writeInTransaction(tx, opts, scope, dateDir, engine === 'pglite'), { isolationLevel: 'repeatable read' }),
+  );
+}
+
+/** What one version covers: the day, and the earlier days whose open items and late changes it carries. */
+interface ReportScope {
+  date: string;
+  partial: boolean;
+  lookbackDays: number;
+  /** The day as UTC instants, and as local ones for the manifest. */
+  window: Window;
+  localWindow: { from: string; to: string };
+  /** The lookback days before the day: as instants, and as dates [first, end). */
+  earlier: Window;
+  earlierDays: { first: string; end: string };
+}
+
+function reportScope(day: BusinessDay, lookbackDays: number, partial: boolean): ReportScope {
+  const first = day.start.minus({ days: lookbackDays }).startOf('day');
+  return {
+    date: day.date,
+    partial,
+    lookbackDays,
+    window: { from: day.start.toUTC().toISO()!, to: day.end.toUTC().toISO()! },
+    localWindow: { from: day.start.toISO()!, to: day.end.toISO()! },
+    earlier: { from: first.toUTC().toISO()!, to: day.start.toUTC().toISO()! },
+    earlierDays: { first: first.toISODate()!, end: day.date },
+  };
+}
+
+function engineOf(db: Knex): 'postgres' | 'pglite' {
+  return (db.client as { config?: { client?: unknown } }).config?.client === 'pg' ? 'postgres' : 'pglite';
 }
 
 async function writeInTransaction(
   tx: Knex.Transaction,
   opts: WriteReportsOptions,
-  date: string,
+  scope: ReportScope,
   dateDir: string,
-  window: Window,
-  localWindow: { from: string; to: string },
+  lockHere: boolean,
 ): Promise<WriteReportsResult> {
   const log = opts.logger;
-  // The lock statement also fixes the transaction's snapshot, so a writer that committed while we
-  // waited is invisible to the queries; the version number also counts vN directories on disk,
-  // which that writer renamed into place before committing.
-  await lockReportDate(tx, date);
+  const { date } = scope;
+  // Taken here only where it is re-entrant or already the caller's concern (PGlite, a caller's
+  // transaction); the version number also counts vN directories on disk, whatever the snapshot.
+  if (lockHere) await lockReportDate(tx, date);
   const leftovers = await removeTempDirs(dateDir);
   if (leftovers.length) log?.warn({ dateDir, leftovers }, 'removed temp directories of an interrupted report run');
 
   const tempDir = await makeTempDir(dateDir);
   try {
-    const { files, runIds } = await writeFiles(tx, opts, tempDir, window);
+    const { files, runIds, headline } = await writeFiles(tx, opts, scope, tempDir);
     const hash = contentHash(files);
+    const business = businessHash(files, scope.partial);
     const current = await currentVersion(dateDir);
     const currentManifest = current === null ? null : await readManifest(path.join(dateDir, versionName(current)));
+    // A manifest from before business hashes existed compares by bytes.
+    const same =
+      currentManifest !== null &&
+      (currentManifest.business_hash ? currentManifest.business_hash === business : currentManifest.content_hash === hash);
 
-    if (!opts.force && currentManifest && currentManifest.content_hash === hash) {
+    if (!opts.force && same) {
       await fs.rm(tempDir, { recursive: true, force: true });
       const record = (await listReportVersions(tx, date)).find((r) => r.version === current) ?? null;
       log?.info({ date, version: current }, 'report unchanged; no new version');
@@ -125,14 +175,18 @@ async function writeInTransaction(
     const recorded = (await latestReportVersion(tx, date))?.version ?? 0;
     const version = Math.max(recorded, ...(await versionsOnDisk(dateDir)), 0) + 1;
     const manifest: ReportManifest = {
-      format: 'payrecon-report/1',
+      format: 'payrecon-report/2',
       business_date: date,
       timezone: opts.timezone,
-      window: localWindow,
+      window: scope.localWindow,
+      partial: scope.partial,
+      headline,
+      lookback_days: scope.lookbackDays,
       version,
       supersedes: current,
       created_at: opts.now.toISOString(),
       content_hash: hash,
+      business_hash: business,
       run_ids: runIds,
       files,
     };
@@ -146,8 +200,12 @@ async function writeInTransaction(
       directory,
       manifest,
       contentHash: hash,
+      businessHash: business,
+      partial: scope.partial,
       createdAt: opts.now,
     });
+    // What this version says per order, for later reports' late_changes.csv: same snapshot as items.csv.
+    await recordVersionOrders(tx, record.id, scope.window);
     await publishVersion(tempDir, dateDir, version);
     await setCurrent(dateDir, version);
     log?.info({ date, version, directory, rows: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v.rows])) }, 'report written');
@@ -166,19 +224,20 @@ async function readManifest(versionDir: string): Promise<ReportManifest | null> 
   }
 }
 
-/** All five CSV files into dir; items and mismatches from one pass over the cursor. */
+/** Every CSV file into dir; items and mismatches from one pass over the cursor. */
 async function writeFiles(
   tx: Knex.Transaction,
   opts: WriteReportsOptions,
+  scope: ReportScope,
   dir: string,
-  window: Window,
-): Promise<{ files: Record<ReportFile, CsvFileResult>; runIds: string[] }> {
+): Promise<{ files: Record<ReportFile, CsvFileResult>; runIds: string[]; headline: string }> {
   const formatTime = timeFormatter(opts.timezone);
+  const runIds = new Set<string>();
   const totals = new OrderTotalsAccumulator();
-  const items = new CsvFile(path.join(dir, 'items.csv'), ITEM_COLUMNS);
-  const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), ITEM_COLUMNS);
+  const items = new CsvFile(path.join(dir, 'items.csv'), ITEM_COLUMNS, businessView(ITEM_COLUMNS));
+  const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), ITEM_COLUMNS, businessView(ITEM_COLUMNS));
   try {
-    for await (const page of streamReportItems(tx, window, opts.pageSize)) {
+    for await (const page of streamReportItems(tx, scope.window, opts.pageSize)) {
       for (const r of page) {
         const cells = itemRow(r, formatTime);
         const wait = items.write(cells);
@@ -193,9 +252,33 @@ async function writeFiles(
   }
   const itemsResult = await items.close();
   const mismatchesResult = await mismatches.close();
+  for (const id of totals.runIds) runIds.add(id);
 
-  const balances = await balanceSnapshotsFor(tx, window);
-  const rates = await rateSnapshotsFor(tx, window);
+  const openTotals = new OpenItemTotals();
+  const openResult = await writeStream(
+    path.join(dir, 'open_items.csv'),
+    OPEN_ITEM_COLUMNS,
+    streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize),
+    (r) => {
+      openTotals.add(r, scope.date);
+      if (r.run_id !== null) runIds.add(r.run_id);
+      return openItemRow(r, scope.date, formatTime);
+    },
+  );
+  const lateByCurrency = new Map<string, number>();
+  const lateResult = await writeStream(
+    path.join(dir, 'late_changes.csv'),
+    LATE_CHANGE_COLUMNS,
+    streamLateChanges(tx, scope.earlierDays, scope.earlier, opts.timezone, opts.pageSize),
+    (r) => {
+      lateByCurrency.set(r.currency, (lateByCurrency.get(r.currency) ?? 0) + 1);
+      if (r.run_id !== null) runIds.add(r.run_id);
+      return lateChangeRow(r, formatTime);
+    },
+  );
+
+  const balances = await balanceSnapshotsFor(tx, scope.window);
+  const rates = await rateSnapshotsFor(tx, scope.window);
   const balancesResult = await writeAll(
     path.join(dir, 'balances.csv'),
     BALANCE_COLUMNS,
@@ -206,44 +289,86 @@ async function writeFiles(
     RATE_COLUMNS,
     rates.map((r) => rateRow(r, formatTime)),
   );
+  for (const b of balances as BalanceSnapshotRow[]) if (b.run_id) runIds.add(b.run_id);
+  for (const r of rates) if (r.run_id) runIds.add(r.run_id);
 
   const currencies = [
     ...new Set([...(opts.currencies ?? []), ...totals.currencies, ...balances.map((b) => b.currency), ...rates.map((r) => r.currency)]),
   ].sort();
-  const lastRates = lastRateByCurrency(rates);
-  const summary: string[][] = [];
-  for (const c of currencies) summary.push(...orderRows(c, totals, lastRates.get(c)));
+  const rollForwards = new Map<string, SnapshotRollForward | null>();
   for (const c of currencies) {
-    const own = balances.filter((b) => b.currency === c);
-    const movement = own.length > 1 ? await finalizedMovement(tx, c, window) : NO_MOVEMENT;
-    summary.push(rollForwardRow(c, own, movement, opts.tolerances?.[c] ?? '0'));
+    rollForwards.set(
+      c,
+      isCurrency(c)
+        ? await dayRollForward(tx, {
+            currency: c,
+            from: new Date(scope.window.from),
+            to: new Date(scope.window.to),
+            tolerance: opts.tolerances?.[c] ?? '0',
+          })
+        : null,
+    );
   }
+  const drifts: Drift[] = [...rollForwards.values()].flatMap((r) =>
+    r && r.withinTolerance === false && r.drift !== null ? [{ currency: r.currency, drift: r.drift }] : [],
+  );
+  const overall = totals.overall();
+  const headline = reportHeadline({
+    orders: overall.orders,
+    verdicts: overall.verdicts,
+    drifts,
+    partial: scope.partial,
+    openItems: openTotals.count,
+    lateChanges: lateResult.rows,
+  });
+
+  const lastRates = lastRateByCurrency(rates);
+  const summary: string[][] = [headlineRow(headline)];
+  for (const c of currencies) summary.push(...orderRows(c, totals, lastRates.get(c)));
+  summary.push(...openItemRows(openTotals));
+  summary.push(...lateChangeRows(lateByCurrency));
+  for (const c of currencies) summary.push(rollForwardRow(c, rollForwards.get(c) ?? null, formatTime));
   const summaryResult = await writeAll(path.join(dir, 'summary.csv'), SUMMARY_COLUMNS, summary);
 
-  const runIds = sortRunIds([
-    ...totals.runIds,
-    ...balances.flatMap((b: BalanceSnapshotRow) => (b.run_id ? [b.run_id] : [])),
-    ...rates.flatMap((r) => (r.run_id ? [r.run_id] : [])),
-  ]);
   return {
     files: {
       'items.csv': itemsResult,
       'mismatches.csv': mismatchesResult,
       'summary.csv': summaryResult,
+      'open_items.csv': openResult,
+      'late_changes.csv': lateResult,
       'balances.csv': balancesResult,
       'rates.csv': ratesResult,
     },
-    runIds,
+    runIds: sortRunIds(runIds),
+    headline,
   };
 }
 
-const NO_MOVEMENT: FinalizedMovement = {
-  payments: { paidAmount: null, fee: null, count: 0 },
-  payouts: { amount: null, fee: null, count: 0 },
-};
+/** A streamed query into one CSV file. */
+async function writeStream<T>(
+  file: string,
+  header: readonly string[],
+  pages: AsyncGenerator<T[]>,
+  toRow: (r: T) => string[],
+): Promise<CsvFileResult> {
+  const csv = new CsvFile(file, header, businessView(header));
+  try {
+    for await (const page of pages) {
+      for (const r of page) {
+        const wait = csv.write(toRow(r));
+        if (wait) await wait;
+      }
+    }
+  } catch (err) {
+    await csv.abort();
+    throw err;
+  }
+  return csv.close();
+}
 
 async function writeAll(file: string, header: readonly string[], rows: readonly string[][]): Promise<CsvFileResult> {
-  const csv = new CsvFile(file, header);
+  const csv = new CsvFile(file, header, businessView(header));
   try {
     for (const r of rows) await csv.write(r);
   } catch (err) {

@@ -6,6 +6,7 @@ import { describeRefusal, isValueRefusal } from '../db/refusal.ts';
 import { checkpointRun, type RunRow } from '../db/runs.ts';
 import type { Direction } from '../provider/types.ts';
 import type { CheckedOrder } from './check-order.ts';
+import { syncOrderCases, type OrderCheckForCases } from '../cases/sync-orders.ts';
 
 export interface BatchToWrite {
   run: RunRow;
@@ -58,7 +59,7 @@ export async function writeBatch(db: Db, batch: BatchToWrite): Promise<BatchWrit
   });
 }
 
-/** Order updates first: only the orders still as their checks saw them get their items. */
+/** Order updates first: only the orders still as their checks saw them get their items and case updates. */
 async function writeChecks(trx: Knex.Transaction, batch: BatchToWrite, entries: BatchToWrite['entries']): Promise<BatchWritten> {
   const applied = new Set(
     await applyCheckResults(
@@ -72,7 +73,27 @@ async function writeChecks(trx: Knex.Transaction, batch: BatchToWrite, entries: 
     trx,
     done.map((c) => ({ ...c.item, runId: batch.run.id })),
   );
+  await syncOrderCases(
+    trx,
+    entries.filter((e) => applied.has(e.order.id)).map((e) => caseCheckOf(e.order, e.checked)),
+    batch.now,
+  );
   return { done, lost: entries.filter((e) => !applied.has(e.order.id)) };
+}
+
+/** What the order's cases need of a check: a provider error saw nothing, NOT_FOUND saw only that. */
+function caseCheckOf(order: OrderRow, c: CheckedOrder): OrderCheckForCases {
+  const visibility = c.result.verdict === 'error' ? 'error' : c.result.codes.includes('NOT_FOUND') ? 'not_found' : 'found';
+  return {
+    direction: order.direction,
+    orderId: order.id,
+    merchantRef: order.merchantRef,
+    transactionRef: order.transactionRef,
+    currency: order.currency,
+    createdAt: order.createdAt,
+    visibility,
+    findings: c.result.findings,
+  };
 }
 
 async function writeOne(trx: Knex.Transaction, batch: BatchToWrite, entry: BatchToWrite['entries'][number]): Promise<BatchWritten> {

@@ -1,3 +1,4 @@
+import { sanitizeForTerminal } from '../log/terminal.ts';
 import { ConfigError } from '../config/errors.ts';
 import { EXIT } from './exit-codes.ts';
 import { JobFailedError } from './job-failure.ts';
@@ -7,8 +8,9 @@ import { JobFailedError } from './job-failure.ts';
  * trace), or with --json one object on stdout for the script reading it. Returns the exit status.
  */
 export function printFailure(err: unknown, opts: { json: boolean; out?: NodeJS.WritableStream; errOut?: NodeJS.WritableStream }): number {
-  const out = opts.out ?? process.stdout;
-  const errOut = opts.errOut ?? process.stderr;
+  // Through the terminal sanitizer: a failure message can carry provider text.
+  const out = sanitized(opts.out ?? process.stdout);
+  const errOut = sanitized(opts.errOut ?? process.stderr);
   const exitCode = (err as { exitCode?: number })?.exitCode ?? (err instanceof ConfigError ? EXIT.USAGE : EXIT.INCOMPLETE);
   const message = err instanceof Error ? err.message : String(err);
   if (opts.json) {
@@ -21,3 +23,5 @@ export function printFailure(err: unknown, opts: { json: boolean; out?: NodeJS.W
   }
   return exitCode;
 }
+
+const sanitized = (stream: NodeJS.WritableStream) => ({ write: (text: string) => stream.write(sanitizeForTerminal(text)) });

@@ -1,3 +1,4 @@
+import { printErr } from '../log/terminal.ts';
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config/config.ts';
@@ -53,7 +54,7 @@ export interface JobDeps {
  */
 export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: JobDeps) => Promise<T>): Promise<T> {
   const config = opts.config ?? loadConfig();
-  const root = opts.logger ?? createLogger({ level: config.LOG_LEVEL });
+  const root = opts.logger ?? createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
   const logger = root.child({ job, invocation: crypto.randomUUID().slice(0, 8) });
   const database = describeDatabase(config);
   const stop = stopSignal(opts, logger);
@@ -64,7 +65,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
     if (!db) {
       // Every command says which database it works on: the first thing to check when numbers look wrong.
       // A plain line for a person at a terminal; otherwise stderr carries JSON log lines only.
-      if (process.stderr.isTTY) process.stderr.write(`payrecon ${job}: database ${database}\n`);
+      if (process.stderr.isTTY) printErr(`payrecon ${job}: database ${database}\n`);
       else logger.info({ database }, 'database');
       db = await openDatabase(config, { applicationName: `payrecon-${job}` });
     }

@@ -10,7 +10,8 @@ import { EXIT } from '../runtime/exit-codes.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { alertsForReconcileRun, alertForFailedRun } from '../notify/alert-builders.ts';
 import type { AlertInput } from '../notify/raise-alert.ts';
-import { selectMismatchedItems } from '../db/items.ts';
+import { openCasesOfRun } from '../db/cases.ts';
+import { jobCompleted } from '../notify/resolve-alerts.ts';
 import type { MismatchCode } from '../recon/types.ts';
 import type { Db } from '../db/connect.ts';
 import { loadConfig } from '../config/config.ts';
@@ -60,7 +61,14 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
           { selection, dryRun: options.dryRun ?? false },
         );
         progress?.stop();
-        if (!options.dryRun) await raiseAndDeliver({ db, config, logger, now: () => new Date() }, await alertsFor(db, outcome));
+        if (!options.dryRun) {
+          const completed = outcome.runs.length > 0 && outcome.runs.every((r) => r.status === 'completed');
+          await raiseAndDeliver(
+            { db, config, logger, now: () => new Date() },
+            await alertsFor(db, outcome),
+            completed ? jobCompleted('reconcile') : [],
+          );
+        }
         return { exitCode: exitCodeOf(outcome, options.failOnMismatch ?? false), outcome };
       } finally {
         progress?.stop();
@@ -77,11 +85,14 @@ function usage<T>(fn: () => T): T {
   }
 }
 
-/** Mismatch and stale alerts per run, and one for a run that could not complete. */
+/**
+ * Mismatch and stale alerts per run, naming the cases behind them, and one for a run that could not
+ * complete. Only cases still open count: once a person acknowledged (or resolved) one, it is not repeated.
+ */
 async function alertsFor(db: Db, outcome: ReconcileOutcome): Promise<AlertInput[]> {
   const alerts: AlertInput[] = [];
   for (const run of outcome.runs) {
-    const items = (await selectMismatchedItems(db.knex, run.runId)).map((i) => ({ ...i, codes: i.codes as MismatchCode[] }));
+    const items = (await openCasesOfRun(db.knex, run.runId)).map((i) => ({ ...i, codes: i.codes as MismatchCode[] }));
     alerts.push(...alertsForReconcileRun({ runId: run.runId, items }));
     if (run.status === 'credentials' || run.status === 'provider_unavailable' || run.status === 'failed') {
       alerts.push(alertForFailedRun('reconcile', run.status, run.error ?? run.status, run.runId));

@@ -2,7 +2,7 @@
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig, type Config } from '../config/config.ts';
 import { secretValues } from '../config/redact.ts';
-import { businessDay, defaultReportDate } from '../report/date.ts';
+import { businessDay, dayIsPartial, defaultReportDate } from '../report/date.ts';
 import { writeReports, type WriteReportsResult } from '../report/write-reports.ts';
 import { createMailer, type Mailer } from '../notify/mailer.ts';
 import { retryPendingEmails, sendReportEmail, type ReportEmailResult } from '../notify/report-email.ts';
@@ -32,8 +32,10 @@ export interface ReportJobResult {
 export async function reportJob(options: ReportJobOptions = {}, context: JobContextOptions = {}): Promise<ReportJobResult> {
   const config = context.config ?? loadConfig();
   const now = options.now ?? (() => new Date());
-  // Validated before the database is opened: a bad --date does nothing at all.
-  const date = businessDay(options.date ?? defaultReportDate(config.REPORT_TIMEZONE), config.REPORT_TIMEZONE).date;
+  // Validated before the database is opened: a bad or future --date does nothing at all.
+  const day = businessDay(options.date ?? defaultReportDate(config.REPORT_TIMEZONE, now()), config.REPORT_TIMEZONE);
+  dayIsPartial(day, now());
+  const date = day.date;
   if (options.email && !config.REPORT_EMAIL_TO?.length)
     throw Object.assign(new Error('REPORT_EMAIL_TO: not set; --email needs the accounting recipients'), { exitCode: EXIT.USAGE });
   const mailer = options.mailer ?? (options.email || hasPendingEmailConfig(config) ? tryMailer(config) : undefined);
@@ -53,6 +55,8 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       logger,
       currencies: config.RECON_CURRENCIES,
       tolerances: config.RECON_TOLERANCE,
+      lookbackDays: config.RECON_LOOKBACK_DAYS,
+      engine: db.engine,
     });
     const emails: ReportEmailResult[] = [];
     if (mailer) {

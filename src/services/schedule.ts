@@ -5,6 +5,7 @@ import { untilAborted } from '../runtime/until-aborted.ts';
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig } from '../config/config.ts';
 import { createLogger } from '../log/logger.ts';
+import { secretValues } from '../config/redact.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 import { Scheduler } from '../schedule/scheduler.ts';
 import { schedulesFromConfig, type ScheduledJobName } from '../schedule/schedules.ts';
@@ -30,7 +31,7 @@ export interface ScheduleJobResult {
 export async function scheduleJob(options: ScheduleJobOptions = {}, context: JobContextOptions = {}): Promise<ScheduleJobResult> {
   const config = context.config ?? loadConfig();
   const schedules = schedulesFromConfig(config);
-  const root = context.logger ?? createLogger({ level: config.LOG_LEVEL });
+  const root = context.logger ?? createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
   const logger = root.child({ scheduler: crypto.randomUUID().slice(0, 8) });
   // A caller's stop promise becomes the job's stop signal; without one, withJob turns SIGTERM/SIGINT into it.
   const stop = options.stopWhen ? new AbortController() : undefined;

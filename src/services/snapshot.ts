@@ -7,6 +7,7 @@ import { EXIT } from '../runtime/exit-codes.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { alertForDrift, alertForFailedRun, alertForRateFlags } from '../notify/alert-builders.ts';
 import type { AlertInput } from '../notify/raise-alert.ts';
+import { jobCompleted, type ClearedCause } from '../notify/resolve-alerts.ts';
 
 export interface SnapshotJobOptions {
   provider?: Partial<ProviderClientOptions>;
@@ -28,26 +29,40 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
       config.RECON_CURRENCIES,
     );
     // Drift and rate flags are findings to alert on, not a failure of the run.
-    await raiseAndDeliver({ db, config, logger, now: options.clock ?? (() => new Date()) }, alertsFor(result));
+    await raiseAndDeliver({ db, config, logger, now: options.clock ?? (() => new Date()) }, alertsFor(result), clearedBy(result));
     const ok = result.status === 'completed' || result.status === 'skipped';
     return { exitCode: ok ? EXIT.OK : EXIT.INCOMPLETE, result };
   });
 }
 
-/** BALANCE_DRIFT per currency, rate flags, and a run that could not complete. */
+/** BALANCE_DRIFT per currency (while its case is open), rate flags, and a run that could not complete. */
+/** What a snapshot run clears: its own earlier failures when it completed, and rate flags of currencies whose rate is normal again. */
+function clearedBy(result: SnapshotResult): ClearedCause[] {
+  const cleared: ClearedCause[] = result.status === 'completed' ? jobCompleted('snapshot') : [];
+  for (const c of result.currencies) {
+    if (c.rate && c.rate.flags.length === 0) {
+      cleared.push({ kind: 'rate_flags', fingerprintParts: [c.currency], why: `the ${c.currency} USDT rate is normal again` });
+    }
+  }
+  return cleared;
+}
+
 function alertsFor(result: SnapshotResult): AlertInput[] {
-  const alerts: AlertInput[] = result.drift.map((d) =>
-    alertForDrift(
-      {
-        currency: d.currency,
-        drift: d.drift,
-        tolerance: d.tolerance,
-        expectedClosing: d.finding.local ?? undefined,
-        closing: d.finding.provider ?? undefined,
-      },
-      result.runId,
-    ),
-  );
+  const alerts: AlertInput[] = result.drift
+    .filter((d) => d.caseState === null || d.caseState === 'open')
+    .map((d) =>
+      alertForDrift(
+        {
+          currency: d.currency,
+          drift: d.drift,
+          tolerance: d.tolerance,
+          expectedClosing: d.finding.local ?? undefined,
+          closing: d.finding.provider ?? undefined,
+        },
+        result.runId,
+        d.caseId ?? undefined,
+      ),
+    );
   for (const r of result.rateFlags) {
     const alert = alertForRateFlags(r.currency, r, result.runId);
     if (alert) alerts.push(alert);

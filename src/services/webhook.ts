@@ -6,9 +6,11 @@ import { loadSigningScheme } from '../provider/signing.ts';
 import { createStatusMapper } from '../provider/status.ts';
 import { confirmPendingWebhooks, type ConfirmCounts } from '../webhook/confirm.ts';
 import { createWebhookHandler } from '../webhook/handler.ts';
+import { schemeWarnings } from '../webhook/verify.ts';
 import { createConfirmQueue } from '../webhook/queue.ts';
 import { startWebhookServer, type WebhookServer } from '../webhook/server.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
+import { policyFromConfig } from '../runner/policy-from-config.ts';
 
 /** Events left pending (crash, provider outage) are swept this often while serving. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -32,12 +34,15 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
       client,
       logger,
       statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
+      policy: policyFromConfig(config),
       concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
     };
     const queue = createConfirmQueue(confirmDeps);
+    const scheme = await loadSigningScheme(config.PROVIDER_SIGNATURE);
+    for (const warning of schemeWarnings(scheme)) logger.warn(warning);
     const handler = createWebhookHandler({
       db,
-      scheme: await loadSigningScheme(config.PROVIDER_SIGNATURE),
+      scheme,
       secret: config.PROVIDER_SECRET,
       now: Date.now,
       logger,
@@ -80,6 +85,7 @@ export async function confirmPendingJob(
       client: await deps.provider(),
       logger,
       statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
+      policy: policyFromConfig(config),
       concurrency: config.WEBHOOK_CONFIRM_CONCURRENCY,
     });
     // Anything still retryable means the provider could not be asked: the run did not complete.

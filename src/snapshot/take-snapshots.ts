@@ -19,6 +19,7 @@ import type { Finding } from '../recon/types.ts';
 import { describeFailures, runStatusOf, unitFailure, type UnitFailure } from './outcome.ts';
 import { toleranceFor, type SnapshotPolicy } from './policy.ts';
 import { snapshotRollForward, type SnapshotRollForward } from './rollforward.ts';
+import { syncDriftCase } from '../cases/sync-drift.ts';
 
 export const SNAPSHOT_JOB = 'snapshot';
 
@@ -43,6 +44,8 @@ export interface CurrencySnapshot {
   rate: RateResult | null;
   /** Against the previous snapshot of the currency; null when this one was not stored. */
   rollForward: SnapshotRollForward | null;
+  /** The BALANCE_DRIFT case of the window, when the roll-forward found drift. */
+  driftCase: { id: string; state: string } | null;
 }
 
 /** What a later alert step raises: one entry per flagged rate, one per drift beyond tolerance. */
@@ -62,6 +65,9 @@ export interface DriftFinding {
   closingSnapshotId: string;
   openingTakenAt: Date;
   closingTakenAt: Date;
+  /** The window's case; an alert is raised only while it is open (nobody acknowledged it). */
+  caseId: string | null;
+  caseState: string | null;
 }
 
 export interface SnapshotResult {
@@ -100,7 +106,7 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
         ? [{ currency: c.currency, flags: c.rate.flags, notes: c.rate.notes, rateSnapshotId: c.rate.id }]
         : [],
     ),
-    drift: done.flatMap((c) => (c.rollForward?.finding ? [driftOf(c.rollForward)] : [])),
+    drift: done.flatMap((c) => (c.rollForward?.finding ? [driftOf(c.rollForward, c.driftCase)] : [])),
     failures,
     error,
   });
@@ -122,7 +128,7 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
 
 /** One currency: its balance (with roll-forward) and its rate, each stored on its own if the other fails. */
 async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Currency, failures: UnitFailure[]): Promise<CurrencySnapshot> {
-  const out: CurrencySnapshot = { currency, balance: null, rate: null, rollForward: null };
+  const out: CurrencySnapshot = { currency, balance: null, rate: null, rollForward: null, driftCase: null };
   const balance = await attempt(() => deps.client.balance(currency), currency, 'balance', failures, deps.logger);
   if (balance) {
     const takenAt = deps.clock();
@@ -146,6 +152,10 @@ async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Cur
         tolerance: toleranceFor(deps.policy, currency),
       });
       await storeCheck(trx, runId, out.rollForward, takenAt);
+      const drift = await syncDriftCase(trx, out.rollForward, takenAt);
+      if (drift?.case && out.rollForward.finding) {
+        out.driftCase = { id: drift.case.id, state: drift.outcome === 'opened' || drift.outcome === 'moved' ? 'open' : drift.case.state };
+      }
     });
   }
   const rate = await attempt(() => deps.client.usdtRate(currency), currency, 'usdtRate', failures, deps.logger);
@@ -209,8 +219,10 @@ async function storeCheck(
   });
 }
 
-function driftOf(rf: SnapshotRollForward): DriftFinding {
+function driftOf(rf: SnapshotRollForward, driftCase: CurrencySnapshot['driftCase']): DriftFinding {
   return {
+    caseId: driftCase?.id ?? null,
+    caseState: driftCase?.state ?? null,
     currency: rf.currency,
     finding: rf.finding!,
     drift: rf.drift!,

@@ -2,6 +2,7 @@ import type { RunRow } from '../db/runs.ts';
 import type { ReportDelivery } from '../db/deliveries.ts';
 import { SCHEDULED_JOBS, type Schedules } from '../schedule/schedules.ts';
 import type { OpenAlert } from './queries.ts';
+import { describeDuration } from '../recon/timing.ts';
 
 export interface JobStatus {
   job: string;
@@ -16,7 +17,8 @@ export interface StatusReport {
   timezone: string;
   jobs: JobStatus[];
   pendingEmails: Array<{ businessDate: string; version: number; attempts: number; error: string | null }>;
-  openAlerts: OpenAlert[];
+  /** With their age at `now`, e.g. "3h". */
+  openAlerts: Array<OpenAlert & { age: string }>;
 }
 
 /** Assembles the status view from what was read; pure (now is given). */
@@ -63,6 +65,6 @@ export function buildStatus(input: {
       attempts: d.email_attempts,
       error: d.email_error,
     })),
-    openAlerts: input.openAlerts,
+    openAlerts: input.openAlerts.map((a) => ({ ...a, age: describeDuration(Math.max(0, input.now.getTime() - a.createdAt.getTime())) })),
   };
 }

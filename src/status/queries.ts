@@ -4,29 +4,30 @@ export interface OpenAlert {
   id: string;
   kind: string;
   title: string;
-  /** pending: not yet taken by every configured channel; sent: delivered, not resolved. */
-  status: 'pending' | 'sent';
+  /** pending: not yet taken by every configured channel; sent: delivered, not resolved; undeliverable: raised with no channel configured. */
+  status: 'pending' | 'sent' | 'undeliverable';
   createdAt: Date;
   attempts: number;
   lastError: string | null;
 }
 
-/** Sent alerts stay "open" this long unless resolved: the on-call view of the last day. */
-export const RECENT_ALERT_MS = 24 * 3_600_000;
-
-/** Alerts not yet delivered, and delivered ones from the last day that nobody resolved; newest first. */
+/**
+ * Alerts whose cause has not cleared (resolved_at unset: its cases, the failed job, the flagged rate),
+ * delivered, undeliverable or not yet; newest first. `resolved` messages are news of a cleared cause, never open.
+ * `now` bounds them: an alert raised after it is not shown.
+ */
 export async function openAlerts(db: Knex, now: Date, limit = 50): Promise<OpenAlert[]> {
   const res = (await db.raw(
     `SELECT id::text AS id, kind, title, status, created_at, attempts, last_error FROM alerts
-      WHERE resolved_at IS NULL AND (status = 'pending' OR (status = 'sent' AND created_at >= ?))
+      WHERE resolved_at IS NULL AND status IN ('pending', 'sent', 'undeliverable') AND kind <> 'resolved' AND created_at <= ?
       ORDER BY created_at DESC, id DESC LIMIT ?`,
-    [new Date(now.getTime() - RECENT_ALERT_MS), limit],
+    [now, limit],
   )) as {
     rows: Array<{
       id: string;
       kind: string;
       title: string;
-      status: 'pending' | 'sent';
+      status: OpenAlert['status'];
       created_at: Date;
       attempts: number;
       last_error: string | null;

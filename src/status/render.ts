@@ -17,11 +17,11 @@ export function renderStatus(s: StatusReport): string {
     : 'none\n';
   const alerts = s.openAlerts.length
     ? renderTable(
-        ['raised', 'kind', 'delivery', 'title'],
-        s.openAlerts.map((a) => [at(a.createdAt), a.kind, a.status, a.title]),
+        ['raised', 'age', 'kind', 'delivery', 'title'],
+        s.openAlerts.map((a) => [at(a.createdAt), a.age, a.kind, a.status, a.title]),
       )
     : 'none\n';
-  return `payrecon status at ${at(s.now)} (${s.timezone})\n${jobs}\npending report e-mails:\n${emails}\nopen alerts (undelivered, or raised in the last 24 h):\n${alerts}`;
+  return `payrecon status at ${at(s.now)} (${s.timezone})\n${jobs}\npending report e-mails:\n${emails}\nopen alerts (cause not cleared yet):\n${alerts}`;
 }
 
 function outcome(j: JobStatus): string {

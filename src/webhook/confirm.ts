@@ -16,6 +16,8 @@ import type { ProviderClient } from '../provider/client.ts';
 import { OrderNotFoundError, ProviderError, ProviderResponseError } from '../provider/errors.ts';
 import { createStatusMapper, type StatusMapper } from '../provider/status.ts';
 import { contradictions, planOrderUpdate, type FetchedOrder } from './judge.ts';
+import { defaultPolicy } from '../recon/policy.ts';
+import type { ReconPolicy } from '../recon/types.ts';
 import type { Notification } from './payload.ts';
 
 /** The two fetches confirmation needs (the real ProviderClient, or a test double). */
@@ -28,6 +30,8 @@ export interface ConfirmDeps {
   logger?: Logger;
   /** The same mapping the client uses (PROVIDER_STATUS_MAP), for the notification's own status string. */
   statusMapper?: StatusMapper;
+  /** Reconcile's policy (tolerances), so both paths judge an order's identity alike; default: exact. */
+  policy?: ReconPolicy;
 }
 
 /** retry: a transient failure (provider unavailable, credentials); the event stays pending. skipped: not pending any more. */
@@ -97,7 +101,7 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
       return 'conflict' as const;
     }
     const local = await findOrderByTransactionRef(trx, event.direction, ref);
-    const plan = planOrderUpdate(local, fetched, at);
+    const plan = planOrderUpdate(local, fetched, at, deps.policy ?? defaultPolicy());
     let note = plan.note;
     if (plan.apply && local && (await applyConfirmedFinal(trx, event.direction, local.id, plan.apply)) === 0) {
       note = 'confirmed; order became final meanwhile: not updated';

@@ -4,7 +4,7 @@ import { storeWebhookEvent } from '../db/webhook-events.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SigningScheme } from '../provider/signing.ts';
 import type { Direction } from '../provider/types.ts';
-import { BodyTooLargeError, readLimitedBody } from './body.ts';
+import { BodyTooLargeError, decodeUtf8, readLimitedBody } from './body.ts';
 import { dedupeKey, parsePaymentNotification, parsePayoutNotification, PayloadError, type Notification } from './payload.ts';
 import { DEFAULT_FUTURE_SKEW_SEC, verifyWebhook } from './verify.ts';
 
@@ -45,7 +45,7 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
 
 /**
  * The merchant's webhook receiver as a plain node request handler (node:http, express, fastify's raw mode).
- * Order: route, size (413), Signature (401), Timestamp window (403), JSON and fields (400), durable store
+ * Order: route, size (413), Signature over the raw bytes (401), Timestamp window (403), UTF-8, JSON and fields (400), durable store
  * (500 if the database fails, so the provider retries), then 200 text/plain SUCCESS, then confirmation.
  * Every refusal is logged with its reason; the secret and the Signature value never are.
  */
@@ -73,9 +73,9 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
     if (!direction) return refuse(404, 'not a webhook path');
     if (req.method !== 'POST') return refuse(405, 'use POST');
 
-    let raw: string;
+    let bytes: Buffer;
     try {
-      raw = await readLimitedBody(req, deps.maxBodyBytes);
+      bytes = await readLimitedBody(req, deps.maxBodyBytes);
     } catch (err) {
       if (err instanceof BodyTooLargeError) {
         // Stop reading a body we will not use; the connection is closed once the answer is out.
@@ -89,7 +89,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
     const verdict = verifyWebhook({
       signature: header(req, 'signature'),
       timestamp: header(req, 'timestamp'),
-      body: raw,
+      body: bytes,
       nowMs: deps.now(),
       scheme: deps.scheme,
       secret: deps.secret,
@@ -97,6 +97,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
       futureSkewSec: deps.futureSkewSec ?? DEFAULT_FUTURE_SKEW_SEC,
     });
     if (!verdict.ok) return refuse(verdict.status, verdict.reason);
+    const raw = decodeUtf8(bytes);
+    if (raw === undefined) return refuse(400, 'body is not UTF-8 text');
 
     let n: Notification;
     try {

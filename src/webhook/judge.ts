@@ -2,6 +2,9 @@ import { Decimal, isDecimalText } from '../money/decimal.ts';
 import type { OrderRow } from '../db/orders.ts';
 import type { ConfirmedFinal } from '../db/webhook-events.ts';
 import { isFinalCategory, type StatusMapper } from '../provider/status.ts';
+import { identityFindings } from '../recon/checks.ts';
+import type { ReconPolicy } from '../recon/types.ts';
+import { toLocalOrder } from '../runner/check-order.ts';
 import type { StatusCategory } from '../provider/types.ts';
 import type { Notification } from './payload.ts';
 
@@ -55,9 +58,10 @@ export type OrderPlan = { apply: ConfirmedFinal; note: string } | { apply: null;
 
 /**
  * Given a confirmed notification, what to write to the local order. Only a non-final local order that is
- * recognisably the same order moves, and only to a final status; anything else is left for reconcile to report.
+ * the same order by reconcile's own identity rules (currency, method, merchantRef, amount within the
+ * tolerance) moves, and only to a final status; anything else is left for reconcile to report.
  */
-export function planOrderUpdate(local: OrderRow | null, f: FetchedOrder, at: Date): OrderPlan {
+export function planOrderUpdate(local: OrderRow | null, f: FetchedOrder, at: Date, policy: ReconPolicy): OrderPlan {
   if (!local) return { apply: null, note: 'confirmed; no local order with this transactionRef' };
   if (!isFinalCategory(f.category))
     return { apply: null, note: `confirmed; provider status ${f.status} is not final, order left as it is` };
@@ -68,12 +72,11 @@ export function planOrderUpdate(local: OrderRow | null, f: FetchedOrder, at: Dat
       note: `confirmed; local order already final (${local.status})${same ? '' : `, provider says ${f.status}: left for reconcile`}`,
     };
   }
-  const differs: string[] = [];
-  if (local.merchantRef !== f.merchantRef) differs.push('merchantRef');
-  if (local.currency !== f.currency) differs.push('currency');
-  if (!sameAmount(local.amount, f.amount)) differs.push('amount');
-  if (differs.length)
-    return { apply: null, note: `confirmed; local order differs in ${differs.join(', ')}: not updated, left for reconcile` };
+  const identity = identityFindings(toLocalOrder(local), f, policy);
+  if (identity.length) {
+    const why = identity.map((x) => `${x.code}: ${x.note ?? `${x.local} here, ${x.provider} at provider`}`).join('; ');
+    return { apply: null, note: `confirmed; not the order payrecon has (${why}): not updated, left for reconcile` };
+  }
   const apply: ConfirmedFinal = { status: f.status, statusCategory: f.category, fee: f.fee, at };
   if (local.direction === 'payment') apply.paidAmount = f.paidAmount ?? null;
   else if (f.utr !== undefined) apply.utr = f.utr;

@@ -15,7 +15,8 @@ export const DEFAULT_FUTURE_SKEW_SEC = 300;
 export interface VerifyInput {
   signature: string | undefined;
   timestamp: string | undefined;
-  body: string;
+  /** The exact bytes received (a string stands for its UTF-8 bytes): the signature is checked over these, never over a decoded string. */
+  body: Buffer | string;
   nowMs: number;
   scheme: SigningScheme;
   secret: string;
@@ -42,4 +43,16 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
   const skew = input.futureSkewSec ?? DEFAULT_FUTURE_SKEW_SEC;
   if (ahead > skew) return { ok: false, status: 403, reason: `Timestamp is ${ahead} s in the future (allowed ${skew} s)` };
   return { ok: true };
+}
+
+/**
+ * What to tell the operator at start about the scheme verifying webhooks. md5-sorted signs the body's
+ * fields only, not the Timestamp: a captured notification can be re-sent with any fresh Timestamp, so
+ * the window protects nothing (a replay is still deduplicated and nothing applies before a fetch confirms it).
+ */
+export function schemeWarnings(scheme: SigningScheme): string[] {
+  if (scheme.name !== 'md5-sorted') return [];
+  return [
+    'PROVIDER_SIGNATURE=md5-sorted does not cover the Timestamp header: the WEBHOOK_TIMESTAMP_WINDOW_SEC window cannot stop a replayed notification (replays are deduplicated and confirmed by fetch before anything is applied)',
+  ];
 }

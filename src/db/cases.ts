@@ -1,0 +1,399 @@
+import type { Knex } from 'knex';
+import type { Direction } from '../provider/types.ts';
+import type { CaseReason, CaseState, Transition } from '../recon/cases.ts';
+
+type Conn = Knex | Knex.Transaction;
+
+/** The latest finding behind a case: the two values side by side and the sentence for people. */
+export interface CaseFinding {
+  local?: string | null;
+  provider?: string | null;
+  note?: string;
+  /** Anything else worth keeping (drift figures, the notification's values). */
+  [key: string]: unknown;
+}
+
+/** What a case is about; `subject` and `code` are its key. */
+export interface CaseSubject {
+  subject: string;
+  code: string;
+  direction?: Direction | null;
+  orderId?: string | null;
+  merchantRef?: string | null;
+  transactionRef?: string | null;
+  currency?: string | null;
+  windowStart?: Date | null;
+  windowEnd?: Date | null;
+  occurredAt: Date;
+}
+
+export interface StoredCase {
+  id: string;
+  subject: string;
+  code: string;
+  direction: Direction | null;
+  orderId: string | null;
+  merchantRef: string | null;
+  transactionRef: string | null;
+  currency: string | null;
+  windowStart: Date | null;
+  windowEnd: Date | null;
+  occurredAt: Date;
+  state: CaseState;
+  resolution: CaseReason | null;
+  createdAt: Date;
+  openedAt: Date;
+  stateChangedAt: Date;
+  lastSeenAt: Date;
+  seenCount: number;
+  finding: CaseFinding;
+  version: number;
+}
+
+export interface CaseEventRow {
+  id: string;
+  caseId: string;
+  fromState: CaseState | null;
+  toState: CaseState;
+  reason: string | null;
+  note: string;
+  actor: string;
+  at: Date;
+}
+
+const COLUMNS = `id::text AS id, subject, code, direction, order_id::text AS order_id, merchant_ref, transaction_ref, currency,
+  window_start, window_end, occurred_at, state, resolution, created_at, opened_at, state_changed_at, last_seen_at, seen_count, finding, version`;
+
+function toCase(r: Record<string, unknown>): StoredCase {
+  return {
+    id: r.id as string,
+    subject: r.subject as string,
+    code: r.code as string,
+    direction: r.direction as Direction | null,
+    orderId: r.order_id as string | null,
+    merchantRef: r.merchant_ref as string | null,
+    transactionRef: r.transaction_ref as string | null,
+    currency: r.currency as string | null,
+    windowStart: r.window_start as Date | null,
+    windowEnd: r.window_end as Date | null,
+    occurredAt: r.occurred_at as Date,
+    state: r.state as CaseState,
+    resolution: r.resolution as CaseReason | null,
+    createdAt: r.created_at as Date,
+    openedAt: r.opened_at as Date,
+    stateChangedAt: r.state_changed_at as Date,
+    lastSeenAt: r.last_seen_at as Date,
+    seenCount: Number(r.seen_count),
+    finding: (r.finding ?? {}) as CaseFinding,
+    version: Number(r.version),
+  };
+}
+
+const rowsOf = (res: unknown) => (res as { rows: Array<Record<string, unknown>> }).rows;
+
+/** The subject of an order's cases. */
+export const orderSubject = (direction: Direction, orderId: string): string => `${direction}:${orderId}`;
+/** The subject of an order the provider knows and the merchant does not. */
+export const unknownOrderSubject = (direction: Direction, transactionRef: string): string => `unknown-${direction}:${transactionRef}`;
+/** The subject of a BALANCE_DRIFT: a currency and the window between two snapshots. */
+export const driftSubject = (currency: string, from: Date, to: Date): string => `${currency}:${from.toISOString()}/${to.toISOString()}`;
+
+export async function getCase(db: Conn, id: string, opts: { forUpdate?: boolean } = {}): Promise<StoredCase | null> {
+  if (!/^\d{1,18}$/.test(id)) return null;
+  const LOCK = opts.forUpdate ? 'FOR UPDATE' : '';
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE id = ?::bigint ${LOCK}`, [id]);
+  const row = rowsOf(res)[0];
+  return row ? toCase(row) : null;
+}
+
+export async function findCase(db: Conn, subject: string, code: string, opts: { forUpdate?: boolean } = {}): Promise<StoredCase | null> {
+  const LOCK = opts.forUpdate ? 'FOR UPDATE' : '';
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ? AND code = ? ${LOCK}`, [subject, code]);
+  const row = rowsOf(res)[0];
+  return row ? toCase(row) : null;
+}
+
+/** Every case of the given subjects, locked for the caller's transaction (a batch of checked orders). */
+export async function casesOfSubjects(trx: Conn, subjects: readonly string[]): Promise<StoredCase[]> {
+  if (subjects.length === 0) return [];
+  const res = await trx.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ANY (?::text[]) ORDER BY id FOR UPDATE`, [
+    subjects as unknown as Knex.RawBinding,
+  ]);
+  return rowsOf(res).map(toCase);
+}
+
+/**
+ * Opens a case with its first audit row. Null when the case already exists (another process opened
+ * it first): the caller reads it and decides again.
+ */
+export async function insertCase(
+  trx: Knex.Transaction,
+  s: CaseSubject,
+  finding: CaseFinding,
+  t: Transition,
+  at: Date,
+): Promise<StoredCase | null> {
+  const res = await trx.raw(
+    `INSERT INTO cases (subject, code, direction, order_id, merchant_ref, transaction_ref, currency, window_start, window_end, occurred_at,
+                        state, resolution, created_at, opened_at, state_changed_at, last_seen_at, finding)
+     VALUES (?, ?, ?, ?::bigint, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?::jsonb)
+     ON CONFLICT (subject, code) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [
+      s.subject,
+      s.code,
+      s.direction ?? null,
+      s.orderId ?? null,
+      s.merchantRef ?? null,
+      s.transactionRef ?? null,
+      s.currency ?? null,
+      s.windowStart ?? null,
+      s.windowEnd ?? null,
+      s.occurredAt,
+      t.to,
+      at,
+      at,
+      at,
+      at,
+      JSON.stringify(finding),
+    ] as Knex.RawBinding[],
+  );
+  const row = rowsOf(res)[0];
+  if (!row) return null;
+  const stored = toCase(row);
+  await insertCaseEvent(trx, stored.id, t, at);
+  return stored;
+}
+
+/**
+ * Moves a case and records the move, in the caller's transaction. Conditional on the state and
+ * version the decision was computed from: false (and nothing written) when the case moved meanwhile.
+ * A finding (on reopen) replaces the stored one and counts as a sighting.
+ */
+export async function transitionCase(
+  trx: Knex.Transaction,
+  c: Pick<StoredCase, 'id' | 'state' | 'version'>,
+  t: Transition,
+  at: Date,
+  finding?: CaseFinding,
+): Promise<boolean> {
+  const reopening = t.to === 'open';
+  const res = await trx.raw(
+    `UPDATE cases SET state = ?, resolution = ?, state_changed_at = ?, version = version + 1,
+            opened_at = CASE WHEN ? THEN ?::timestamptz ELSE opened_at END,
+            last_seen_at = CASE WHEN ? THEN ?::timestamptz ELSE last_seen_at END,
+            seen_count = seen_count + CASE WHEN ? THEN 1 ELSE 0 END,
+            finding = coalesce(?::jsonb, finding)
+      WHERE id = ?::bigint AND state = ? AND version = ?
+      RETURNING id`,
+    [
+      t.to,
+      t.to === 'resolved' ? t.reason : null,
+      at,
+      reopening,
+      at,
+      finding !== undefined,
+      at,
+      finding !== undefined,
+      finding === undefined ? null : JSON.stringify(finding),
+      c.id,
+      c.state,
+      c.version,
+    ] as Knex.RawBinding[],
+  );
+  if (rowsOf(res).length === 0) return false;
+  await insertCaseEvent(trx, c.id, t, at);
+  return true;
+}
+
+/** The finding persists on a case that stays as it is: last seen and the latest values move. */
+export async function markCaseSeen(
+  db: Conn,
+  c: Pick<StoredCase, 'id' | 'state' | 'version'>,
+  finding: CaseFinding,
+  at: Date,
+): Promise<boolean> {
+  const res = await db.raw(
+    `UPDATE cases SET last_seen_at = greatest(last_seen_at, ?::timestamptz), seen_count = seen_count + 1, finding = ?::jsonb
+      WHERE id = ?::bigint AND state = ? AND version = ? RETURNING id`,
+    [at, JSON.stringify(finding), c.id, c.state, c.version],
+  );
+  return rowsOf(res).length > 0;
+}
+
+/** The audit row; the table refuses UPDATE, DELETE and TRUNCATE (sql/012_cases.sql). */
+async function insertCaseEvent(db: Conn, caseId: string, t: Transition, at: Date): Promise<void> {
+  await db.raw(`INSERT INTO case_events (case_id, from_state, to_state, reason, note, actor, at) VALUES (?::bigint, ?, ?, ?, ?, ?, ?)`, [
+    caseId,
+    t.from,
+    t.to,
+    t.reason,
+    t.note,
+    t.actor,
+    at,
+  ]);
+}
+
+export async function caseHistory(db: Conn, caseId: string): Promise<CaseEventRow[]> {
+  const res = await db.raw(
+    `SELECT id::text AS id, case_id::text AS case_id, from_state, to_state, reason, note, actor, at
+       FROM case_events WHERE case_id = ?::bigint ORDER BY id`,
+    [caseId],
+  );
+  return rowsOf(res).map((r) => ({
+    id: r.id as string,
+    caseId: r.case_id as string,
+    fromState: r.from_state as CaseState | null,
+    toState: r.to_state as CaseState,
+    reason: r.reason as string | null,
+    note: r.note as string,
+    actor: r.actor as string,
+    at: r.at as Date,
+  }));
+}
+
+export interface CaseFilter {
+  states?: readonly CaseState[];
+  code?: string;
+  currency?: string;
+  /** occurred_at in [from, to): a business day. */
+  occurredFrom?: Date;
+  occurredTo?: Date;
+  /** Opened (or reopened) at or before this instant. */
+  openedBefore?: Date;
+  limit?: number;
+}
+
+/** Cases matching the filter, oldest opened first (the queue's order). */
+export async function selectCases(db: Conn, f: CaseFilter): Promise<StoredCase[]> {
+  const where: string[] = [];
+  const args: Knex.RawBinding[] = [];
+  if (f.states?.length) {
+    where.push('state = ANY (?::text[])');
+    args.push(f.states as unknown as Knex.RawBinding);
+  }
+  if (f.code) {
+    where.push('code = ?');
+    args.push(f.code);
+  }
+  if (f.currency) {
+    where.push('currency = ?');
+    args.push(f.currency);
+  }
+  if (f.occurredFrom) {
+    where.push('occurred_at >= ?');
+    args.push(f.occurredFrom);
+  }
+  if (f.occurredTo) {
+    where.push('occurred_at < ?');
+    args.push(f.occurredTo);
+  }
+  if (f.openedBefore) {
+    where.push('opened_at <= ?');
+    args.push(f.openedBefore);
+  }
+  args.push(f.limit ?? 10_000);
+  // Built from the constant conditions above only; every value is a bound parameter.
+  const WHERE = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases ${WHERE} ORDER BY opened_at, id LIMIT ?`, args);
+  return rowsOf(res).map(toCase);
+}
+
+/** Cases of one order (any code), for `cases show` and the reports. */
+export async function casesOfOrder(db: Conn, direction: Direction, orderId: string): Promise<StoredCase[]> {
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ? ORDER BY code`, [orderSubject(direction, orderId)]);
+  return rowsOf(res).map(toCase);
+}
+
+/** How many cases per code and state. */
+export async function caseStateCounts(db: Conn): Promise<Array<{ code: string; state: CaseState; count: number }>> {
+  const res = await db.raw(`SELECT code, state, count(*)::int AS n FROM cases GROUP BY code, state ORDER BY code, state`);
+  return rowsOf(res).map((r) => ({ code: r.code as string, state: r.state as CaseState, count: Number(r.n) }));
+}
+
+/** A run's mismatched order with the codes whose cases are still open (nobody acknowledged or resolved them). */
+export interface OrderWithOpenCases {
+  merchantRef: string;
+  transactionRef: string;
+  verdict: 'mismatch';
+  reason: string;
+  codes: string[];
+  cases: Array<{ code: string; id: string }>;
+}
+
+/** What a run's alerts may still say: acknowledged, written-off or resolved cases are not repeated. */
+export async function openCasesOfRun(db: Conn, runId: string): Promise<OrderWithOpenCases[]> {
+  const res = await db.raw(
+    `SELECT i.merchant_ref, i.transaction_ref, i.reason,
+            array_agg(c.code ORDER BY c.code) AS codes, array_agg(c.id::text ORDER BY c.code) AS ids
+       FROM recon_items i
+       JOIN cases c ON c.subject = i.direction || ':' || i.order_id::text AND c.code = ANY (i.codes) AND c.state = 'open'
+      WHERE i.run_id = ?::bigint AND i.verdict = 'mismatch'
+      GROUP BY i.id, i.merchant_ref, i.transaction_ref, i.reason
+      ORDER BY i.id`,
+    [runId],
+  );
+  return rowsOf(res).map((r) => {
+    const codes = r.codes as string[];
+    const ids = r.ids as string[];
+    return {
+      merchantRef: r.merchant_ref as string,
+      transactionRef: r.transaction_ref as string,
+      verdict: 'mismatch' as const,
+      reason: r.reason as string,
+      codes,
+      cases: codes.map((code, i) => ({ code, id: ids[i] })),
+    };
+  });
+}
+
+/** The cases of many orders at once (a report's rows), keyed by subject ("payment:42"). */
+export async function casesOfOrders(
+  db: Conn,
+  orders: ReadonlyArray<{ direction: Direction; orderId: string }>,
+): Promise<Map<string, StoredCase[]>> {
+  const out = new Map<string, StoredCase[]>();
+  if (orders.length === 0) return out;
+  const subjects = [...new Set(orders.map((o) => orderSubject(o.direction, o.orderId)))];
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ANY (?::text[]) ORDER BY subject, code`, [
+    subjects as unknown as Knex.RawBinding,
+  ]);
+  for (const c of rowsOf(res).map(toCase)) {
+    const list = out.get(c.subject) ?? [];
+    list.push(c);
+    out.set(c.subject, list);
+  }
+  return out;
+}
+
+/** Transitions in [from, to) per currency: opened (new or reopened) and resolved, with the reason. */
+export async function caseTransitionCounts(
+  db: Conn,
+  from: Date,
+  to: Date,
+): Promise<Array<{ currency: string; toState: CaseState; reason: string | null; reopened: boolean; count: number }>> {
+  const res = await db.raw(
+    `SELECT coalesce(c.currency, '') AS currency, e.to_state, e.reason, (e.from_state IS NOT NULL) AS reopened, count(*)::int AS n
+       FROM case_events e JOIN cases c ON c.id = e.case_id
+      WHERE e.at >= ? AND e.at < ? AND e.to_state IN ('open', 'resolved')
+      GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+    [from, to],
+  );
+  return rowsOf(res).map((r) => ({
+    currency: r.currency as string,
+    toState: r.to_state as CaseState,
+    reason: r.reason as string | null,
+    reopened: Boolean(r.reopened),
+    count: Number(r.n),
+  }));
+}
+
+/** Unresolved cases (open or acknowledged) with when they were (re)opened, as of `asOf`. */
+export async function unresolvedCaseAges(db: Conn, asOf: Date): Promise<Array<{ currency: string; state: CaseState; openedAt: Date }>> {
+  const res = await db.raw(
+    `SELECT coalesce(currency, '') AS currency, state, opened_at FROM cases
+      WHERE state IN ('open', 'acknowledged') AND opened_at <= ? ORDER BY opened_at, id`,
+    [asOf],
+  );
+  return rowsOf(res).map((r) => ({ currency: r.currency as string, state: r.state as CaseState, openedAt: r.opened_at as Date }));
+}

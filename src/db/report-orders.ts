@@ -1,0 +1,213 @@
+import type { Knex } from 'knex';
+
+/**
+ * The orders of a business day, each with its latest check whenever that check ran: the one
+ * selection behind items.csv, open_items.csv, late_changes.csv and what a version records per
+ * order. An order never checked has no check columns and the verdict `unchecked`. Amounts and
+ * ids are selected as text, times as epoch milliseconds (see reports.ts).
+ */
+
+/** A UTC window [from, to) as ISO instants. */
+export interface Window {
+  from: string;
+  to: string;
+}
+
+export interface ReportOrderRow {
+  /** Null for an unchecked order, as is checked_at_ms. */
+  run_id: string | null;
+  checked_at_ms: string | null;
+  created_at_ms: string;
+  direction: string;
+  order_id: string;
+  merchant_ref: string;
+  transaction_ref: string;
+  currency: string;
+  method: string;
+  local_status: string;
+  provider_status: string | null;
+  provider_category: string | null;
+  local_amount: string;
+  provider_amount: string | null;
+  local_paid_amount: string | null;
+  provider_paid_amount: string | null;
+  local_fee: string | null;
+  provider_fee: string | null;
+  utr: string | null;
+  verdict: string;
+  mismatch_codes: string;
+  reason: string;
+}
+
+const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::bigint::text`;
+
+/**
+ * Orders created in [from, to) of both directions, with their latest check (newest checked_at,
+ * then id) through the recon_items_order index. The local columns are the check's (what was
+ * compared), or the order's own when it was never checked. Also exposes order_key (bigint sort
+ * key), created_at and codes (text[]) for the queries built on it. `narrow` restricts each
+ * direction's orders further (a constant fragment, per direction). Bindings: from, to, then the
+ * payment fragment's, from, to, then the payout fragment's.
+ */
+function ordersWithLatestCheck(narrow: { payment: string; payout: string } = { payment: '', payout: '' }): string {
+  return `SELECT
+    c.run_id::text AS run_id, ${EPOCH_MS('c.checked_at')} AS checked_at_ms, ${EPOCH_MS('o.created_at')} AS created_at_ms,
+    o.created_at, o.direction, o.id::text AS order_id, o.id AS order_key,
+    o.merchant_ref, o.transaction_ref, o.currency, o.method,
+    coalesce(c.local_status, o.status) AS local_status, c.provider_status, c.provider_category,
+    (CASE WHEN c.item_id IS NULL THEN o.amount ELSE c.local_amount END)::text AS local_amount,
+    c.provider_amount::text AS provider_amount,
+    (CASE WHEN c.item_id IS NULL THEN o.paid_amount ELSE c.local_paid_amount END)::text AS local_paid_amount,
+    c.provider_paid_amount::text AS provider_paid_amount,
+    (CASE WHEN c.item_id IS NULL THEN o.fee ELSE c.local_fee END)::text AS local_fee,
+    c.provider_fee::text AS provider_fee,
+    (CASE WHEN c.item_id IS NULL THEN o.utr ELSE coalesce(c.provider_utr, c.local_utr) END) AS utr,
+    coalesce(c.verdict, 'unchecked') AS verdict, coalesce(c.codes, '{}') AS codes,
+    coalesce(array_to_string(c.codes, ' '), '') AS mismatch_codes, coalesce(c.reason, '') AS reason
+  FROM (
+    SELECT 'payment'::text AS direction, id, merchant_ref, transaction_ref, currency, method, status,
+           amount, paid_amount, fee, NULL::text AS utr, created_at
+      FROM payment_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz ${narrow.payment}
+    UNION ALL
+    SELECT 'payout', id, merchant_ref, transaction_ref, currency, method, status,
+           amount, NULL::numeric, fee, utr, created_at
+      FROM payout_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz ${narrow.payout}
+  ) o
+  LEFT JOIN LATERAL (
+    SELECT i.id AS item_id, i.run_id, i.checked_at, i.local_status, i.provider_status, i.provider_category,
+           i.local_amount, i.provider_amount, i.local_paid_amount, i.provider_paid_amount, i.local_fee, i.provider_fee,
+           i.local_utr, i.provider_utr, i.verdict, i.codes, i.reason
+      FROM recon_items i
+     WHERE i.direction = o.direction AND i.order_id = o.id
+     ORDER BY i.checked_at DESC, i.id DESC
+     LIMIT 1
+  ) c ON true`;
+}
+
+/** Every order of the window. */
+export const ORDERS_WITH_LATEST_CHECK = ordersWithLatestCheck();
+
+/**
+ * The orders of the window that may be open now: not final or never checked (the *_orders_open
+ * indexes), or with a check since the window began that left them open (recon_items_open). A
+ * superset: the latest check decides. `extra` adds more candidates. Bindings: from, to, from.
+ */
+const mayBeOpen = (table: string, direction: string, extra = ''): string =>
+  `AND id IN (
+      SELECT id FROM ${table} WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz
+         AND (status_category IN ('pending', 'unknown') OR last_checked_at IS NULL)
+      UNION
+      SELECT order_id FROM recon_items
+       WHERE direction = '${direction}' AND verdict IN ('pending', 'mismatch', 'error') AND checked_at >= ?::timestamptz
+      ${extra})`;
+
+export const windowBindings = (w: Window): string[] => [w.from, w.to, w.from, w.to];
+/** Bindings of a window narrowed by mayBeOpen. */
+export const openWindowBindings = (w: Window): string[] => [w.from, w.to, w.from, w.to, w.from, w.from, w.to, w.from, w.to, w.from];
+
+/** Report order: direction, merchant_ref (byte order, whatever the database's locale), order id. */
+export const DAY_ITEMS_SQL = `SELECT * FROM (${ORDERS_WITH_LATEST_CHECK}) x ORDER BY direction, merchant_ref COLLATE "C", order_key`;
+
+/** An order of an earlier day still needing a person, with its business day in the report's zone. */
+export interface OpenItemRow extends ReportOrderRow {
+  business_date: string;
+}
+
+/**
+ * Orders created in [from, to) whose latest check is pending, mismatch or error, or that were
+ * never checked: oldest business day first. Bindings: zone, then openWindowBindings.
+ */
+export const OPEN_ITEMS_SQL = `SELECT * FROM (
+    SELECT x.*, (x.created_at AT TIME ZONE ?)::date::text AS business_date
+      FROM (${ordersWithLatestCheck({ payment: mayBeOpen('payment_orders', 'payment'), payout: mayBeOpen('payout_orders', 'payout') })}) x
+  ) y
+  WHERE verdict IN ('pending', 'mismatch', 'error', 'unchecked')
+  ORDER BY business_date, direction, merchant_ref COLLATE "C", order_key`;
+
+/** `resolved` is `matched` seen by the run that updated the order: not a change when a later check says matched. */
+const AS_MATCHED = (col: string) => `(CASE ${col} WHEN 'resolved' THEN 'matched' ELSE ${col} END)`;
+
+/** Orders a recorded version listed as not consistent (report_version_orders_open): they may have changed too. */
+const RECORDED_OPEN = (direction: string) => `UNION
+      SELECT ro.order_id FROM report_version_orders ro JOIN recorded r ON r.id = ro.version_id
+       WHERE ro.direction = '${direction}' AND ro.verdict NOT IN ('matched', 'resolved')`;
+
+export interface LateChangeRow extends OpenItemRow {
+  reported_version: number;
+  /** Null when that version did not list the order (imported after it was written). */
+  reported_verdict: string | null;
+  reported_codes: string | null;
+}
+
+/**
+ * Orders of earlier days [from, to) whose verdict or codes differ from what the latest version
+ * of their own day's report recorded (resolved and matched count as the same). Only orders open
+ * now or recorded as open can differ (a consistent order recorded consistent is the same), so
+ * only those are looked at. Days with no recorded version are left out: nothing was
+ * reported, so nothing changed. Bindings: first day, day after the last (dates), zone, openWindowBindings.
+ */
+export const LATE_CHANGES_SQL = `WITH recorded AS (
+    SELECT DISTINCT ON (business_date) id, business_date, version FROM report_versions
+     WHERE orders_recorded AND business_date >= ?::date AND business_date < ?::date
+     ORDER BY business_date, version DESC
+  )
+  SELECT y.*, r.version AS reported_version, ro.verdict AS reported_verdict,
+         array_to_string(ro.codes, ' ') AS reported_codes
+    FROM (SELECT x.*, (x.created_at AT TIME ZONE ?)::date::text AS business_date
+            FROM (${ordersWithLatestCheck({ payment: mayBeOpen('payment_orders', 'payment', RECORDED_OPEN('payment')), payout: mayBeOpen('payout_orders', 'payout', RECORDED_OPEN('payout')) })}) x) y
+    JOIN recorded r ON r.business_date = y.business_date::date
+    LEFT JOIN report_version_orders ro ON ro.version_id = r.id AND ro.direction = y.direction AND ro.order_id = y.order_key
+   WHERE ${AS_MATCHED('ro.verdict')} IS DISTINCT FROM ${AS_MATCHED('y.verdict')} OR ro.codes IS DISTINCT FROM y.codes
+   ORDER BY y.business_date, y.direction, y.merchant_ref COLLATE "C", y.order_key`;
+
+/**
+ * Records what a version says about each order of its day, from the same selection as its
+ * items.csv (same transaction, same snapshot), and marks the version as having recorded them.
+ */
+export async function recordVersionOrders(tx: Knex.Transaction, versionId: string, day: Window): Promise<number> {
+  const res = (await tx.raw(
+    `INSERT INTO report_version_orders (version_id, direction, order_id, verdict, codes)
+     SELECT ?::bigint, direction, order_key, verdict, codes FROM (${ORDERS_WITH_LATEST_CHECK}) x`,
+    [versionId, ...windowBindings(day)],
+  )) as { rowCount: number };
+  await tx.raw('UPDATE report_versions SET orders_recorded = true WHERE id = ?::bigint', [versionId]);
+  return res.rowCount;
+}
+
+/** The streamed report queries by cursor name: the only SQL streamRows runs. */
+const REPORT_QUERIES = {
+  payrecon_report_items: DAY_ITEMS_SQL,
+  payrecon_open_items: OPEN_ITEMS_SQL,
+  payrecon_late_changes: LATE_CHANGES_SQL,
+} as const;
+
+/**
+ * Streams a report query's rows in pages through a server-side cursor: one sort in Postgres,
+ * pageSize rows in memory at a time, on PGlite too. tx must be a transaction (a cursor lives inside one).
+ */
+export async function* streamRows<T>(
+  tx: Knex.Transaction,
+  cursor: keyof typeof REPORT_QUERIES,
+  bindings: readonly string[],
+  pageSize = 1000,
+): AsyncGenerator<T[]> {
+  const sql = REPORT_QUERIES[cursor];
+  // Every row will be fetched: plan for total time, not for the first 10 % (the cursor default).
+  await tx.raw('SET LOCAL cursor_tuple_fraction = 1.0');
+  await tx.raw(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, bindings as string[]);
+  // .then() once: a knex builder runs its query again on every .then, a Promise does not.
+  const fetchPage = (): Promise<{ rows: T[] }> => tx.raw(`FETCH ${pageSize} FROM ${cursor}`).then((r: { rows: T[] }) => r);
+  let next: Promise<{ rows: T[] }> | null = fetchPage();
+  try {
+    while (next) {
+      const res: { rows: T[] } = await next;
+      // The next page is fetched while the caller formats this one: Postgres and Node overlap.
+      next = res.rows.length < pageSize ? null : fetchPage();
+      next?.catch(() => undefined); // awaited on the next turn; a caller that stops early must not leave it unhandled
+      if (res.rows.length > 0) yield res.rows;
+    }
+  } finally {
+    if (next) await next.catch(() => undefined);
+    await tx.raw(`CLOSE ${cursor}`).catch(() => undefined);
+  }
+}

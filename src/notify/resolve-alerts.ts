@@ -1,0 +1,71 @@
+import type { Db } from '../db/connect.ts';
+import {
+  alertsWithCausesCleared,
+  insertResolvedMessage,
+  markAlertResolved,
+  unresolvedAlertsOf,
+  type UnresolvedAlert,
+} from '../db/alerts.ts';
+import { alertFingerprint } from './fingerprint.ts';
+
+/**
+ * Alerts belong to their cause. When it clears (every case behind the alert resolved, the job that
+ * failed completed, the flagged rate normal again) the alert gets resolved_at, and whoever was told
+ * (the alert was sent) is told once more: one "resolved" message, queued like any alert. An alert never
+ * delivered is dropped instead: its news is over before anyone heard it.
+ */
+
+/** A cause that is not a case, identified by the alert it raised. */
+export interface ClearedCause {
+  kind: string;
+  fingerprintParts: readonly string[];
+  /** Why it cleared, for the resolved message. */
+  why: string;
+}
+
+/** The causes a job run that completed has cleared: its own earlier failures (the provider is back). */
+export function jobCompleted(job: string): ClearedCause[] {
+  return (['failed', 'credentials', 'provider_unavailable', 'interrupted'] as const).map((status) => ({
+    kind: 'run_failed',
+    fingerprintParts: [job, status],
+    why: `${job} completed again`,
+  }));
+}
+
+/** Resolves every alert whose cases are all resolved, and the alerts of the given cleared causes. Returns the ids resolved. */
+export async function resolveClearedAlerts(db: Db, now: Date, cleared: readonly ClearedCause[] = []): Promise<string[]> {
+  const resolved: string[] = [];
+  for (const alert of await alertsWithCausesCleared(db.knex)) {
+    const why = alert.caseIds.length === 1 ? `case #${alert.caseIds[0]} resolved` : `all ${alert.caseIds.length} cases behind it resolved`;
+    if (await resolveAlert(db, alert, why, now)) resolved.push(alert.id);
+  }
+  for (const cause of cleared) {
+    for (const alert of await unresolvedAlertsOf(db.knex, [alertFingerprint(cause.kind, cause.fingerprintParts)])) {
+      if (await resolveAlert(db, alert, cause.why, now)) resolved.push(alert.id);
+    }
+  }
+  return resolved;
+}
+
+/** One transaction: resolved_at set once, and the resolved message queued only by the caller that set it. */
+async function resolveAlert(db: Db, alert: UnresolvedAlert, why: string, now: Date): Promise<boolean> {
+  return db.knex.transaction(async (tx) => {
+    const before = await markAlertResolved(tx, alert.id, now);
+    if (before === null) return false;
+    if (before === 'sent') {
+      await insertResolvedMessage(tx, {
+        resolves: alert.id,
+        fingerprint: alertFingerprint('resolved', [alert.fingerprint]),
+        title: `resolved: ${alert.title}`,
+        payload: {
+          summary: `Resolved: ${why}.`,
+          resolvedAlert: alert.id,
+          kind: alert.kind,
+          ...(alert.caseIds.length ? { cases: alert.caseIds } : {}),
+        },
+        createdAt: now,
+      });
+    }
+    return true;
+  });
+}

@@ -1,0 +1,50 @@
+import { groupedAmount } from './format.ts';
+import type { Drift } from './summary.ts';
+import type { ReportVerdict } from './types.ts';
+
+/**
+ * The one line a report is known by: the summary's headline row and the e-mail subject.
+ * Choices, for accounting:
+ * - It says what holds, never more. "all matched" only when the day has orders, every one was
+ *   checked and is matched or resolved, and no currency drifted beyond tolerance.
+ * - A day with no orders says "no orders"; a day nobody checked says "K orders not yet reconciled".
+ * - Mismatches are always stated once anything was checked (0 is news too); errors, pending and
+ *   unchecked orders only when there are some.
+ * - Open items and late changes of earlier days follow after a semicolon: they are not this day's.
+ * - A day not over yet (today) says so first, since every figure may still move.
+ */
+export interface HeadlineFacts {
+  orders: number;
+  verdicts: Record<ReportVerdict, number>;
+  /** Currencies whose roll-forward drift is beyond tolerance. */
+  drifts: readonly Drift[];
+  partial: boolean;
+  openItems: number;
+  lateChanges: number;
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+export function reportHeadline(f: HeadlineFacts): string {
+  const v = f.verdicts;
+  const parts: string[] = [];
+  if (f.orders === 0) parts.push('no orders');
+  else if (v.unchecked === f.orders) parts.push(`${plural(f.orders, 'order', 'orders')} not yet reconciled`);
+  else {
+    parts.push(plural(f.orders, 'order', 'orders'));
+    const clean = v.mismatch === 0 && v.error === 0 && v.pending === 0 && v.unchecked === 0 && f.drifts.length === 0;
+    if (clean) parts.push('all matched');
+    else {
+      parts.push(plural(v.mismatch, 'mismatch', 'mismatches'));
+      if (v.error > 0) parts.push(plural(v.error, 'error', 'errors'));
+      if (v.pending > 0) parts.push(`${v.pending} pending`);
+      if (v.unchecked > 0) parts.push(`${v.unchecked} not yet reconciled`);
+    }
+  }
+  for (const d of f.drifts) parts.push(`${d.currency} drift ${groupedAmount(d.drift, d.currency)}`);
+  const earlier: string[] = [];
+  if (f.openItems > 0) earlier.push(`${plural(f.openItems, 'open item', 'open items')} from earlier days`);
+  if (f.lateChanges > 0) earlier.push(plural(f.lateChanges, 'late change', 'late changes'));
+  const line = parts.join(', ') + (earlier.length ? `; ${earlier.join(', ')}` : '');
+  return f.partial ? `day not over, so far: ${line}` : line;
+}

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  caseHistory,
+  driftSubject,
+  findCase,
+  getCase,
+  orderSubject,
+  selectCases,
+  transitionCase,
+  unknownOrderSubject,
+} from '../src/db/cases.ts';
+import { insertOrders, type OrderRow } from '../src/db/orders.ts';
+import { observeCaseNow } from '../src/cases/observe.ts';
+import { syncOrderCases, type OrderCheckForCases } from '../src/cases/sync-orders.ts';
+import { acknowledgeCase, listCases, resolveCase, showCase } from '../src/cases/work.ts';
+import type { Finding } from '../src/recon/types.ts';
+import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
+
+const T0 = new Date('2026-11-20T10:00:00Z');
+const at = (h: number) => new Date(T0.getTime() + h * 3_600_000);
+const fee: Finding = { code: 'FEE', local: '10.00', provider: '11.00', note: 'fee recorded 10.00, provider 11.00' };
+const paid: Finding = { code: 'PAID_AMOUNT', local: '100.00', provider: '90.00', note: 'underpaid' };
+
+describe.each(availableEngines)('cases repositories on %s', (engine) => {
+  let t: TestDatabase;
+  let order: OrderRow;
+  const check = (findings: Finding[], visibility: OrderCheckForCases['visibility'] = 'found'): OrderCheckForCases => ({
+    direction: 'payment',
+    orderId: order.id,
+    merchantRef: order.merchantRef,
+    transactionRef: order.transactionRef,
+    currency: order.currency,
+    createdAt: order.createdAt,
+    visibility,
+    findings,
+  });
+  const sync = (findings: Finding[], when: Date, visibility?: OrderCheckForCases['visibility']) =>
+    t.db.knex.transaction((trx) => syncOrderCases(trx, [check(findings, visibility)], when));
+  const feeCase = async () => (await findCase(t.db.knex, orderSubject('payment', order.id), 'FEE'))!;
+
+  beforeAll(async () => {
+    t = await createTestDatabase(`cases_${engine}`, { engine });
+    [order] = await insertOrders(t.db.knex, 'payment', [
+      { merchantRef: randomUUID(), transactionRef: randomUUID(), currency: 'NGN', method: 'TRANSFER', amount: '100.00', createdAt: T0 },
+    ]);
+  });
+  afterAll(() => t?.drop());
+
+  it('a finding opens one case per (order, code), a repeat only counts a sighting', async () => {
+    expect(await sync([fee, paid], at(1))).toEqual({ opened: 2 });
+    expect(await sync([fee, paid], at(2))).toEqual({ seen: 2 });
+    const c = await feeCase();
+    expect(c).toMatchObject({ state: 'open', code: 'FEE', seenCount: 2, merchantRef: order.merchantRef, currency: 'NGN', occurredAt: T0 });
+    expect(c.finding).toMatchObject({ local: '10.00', provider: '11.00' });
+    expect(c.lastSeenAt).toEqual(at(2));
+  });
+
+  it('a provider error clears nothing; a consistent recheck clears with cleared-by-recheck by payrecon', async () => {
+    expect(await sync([], at(3), 'error')).toEqual({});
+    expect(await sync([paid], at(4))).toEqual({ seen: 1, moved: 1 });
+    const c = await feeCase();
+    expect(c).toMatchObject({ state: 'resolved', resolution: 'cleared-by-recheck' });
+    expect((await caseHistory(t.db.knex, c.id)).map((e) => [e.fromState, e.toState, e.reason, e.actor])).toEqual([
+      [null, 'open', null, 'payrecon'],
+      ['open', 'resolved', 'cleared-by-recheck', 'payrecon'],
+    ]);
+  });
+
+  it('reopens on recurrence, recorded; the age counts from the reopening', async () => {
+    expect(await sync([fee, paid], at(5))).toEqual({ moved: 1, seen: 1 });
+    const c = await feeCase();
+    expect(c).toMatchObject({ state: 'open', resolution: null, openedAt: at(5), createdAt: at(1) });
+    const last = (await caseHistory(t.db.knex, c.id)).at(-1)!;
+    expect(last).toMatchObject({ fromState: 'resolved', toState: 'open', reason: 'recurred', actor: 'payrecon' });
+  });
+
+  it('people acknowledge and resolve; a written-off case stays resolved while its finding persists', async () => {
+    const c = await feeCase();
+    const acked = await acknowledgeCase(t.db, c.id, { actor: 'asha', note: 'asking the provider', now: at(6) });
+    expect(acked.state).toBe('acknowledged');
+    await expect(acknowledgeCase(t.db, c.id, { actor: 'asha', now: at(6) })).rejects.toThrow('already acknowledged');
+    await expect(resolveCase(t.db, c.id, { actor: 'asha', reason: 'shrug', note: 'x', now: at(6) })).rejects.toThrow(
+      'reason must be one of',
+    );
+    const done = await resolveCase(t.db, c.id, { actor: 'asha', reason: 'written-off', note: 'below our threshold', now: at(7) });
+    expect(done).toMatchObject({ state: 'resolved', resolution: 'written-off' });
+    expect(await sync([fee, paid], at(8))).toEqual({ seen: 2 });
+    const after = await feeCase();
+    expect(after).toMatchObject({ state: 'resolved', resolution: 'written-off', lastSeenAt: at(8) });
+    expect((await caseHistory(t.db.knex, c.id)).at(-1)).toMatchObject({
+      toState: 'resolved',
+      reason: 'written-off',
+      note: 'below our threshold',
+      actor: 'asha',
+    });
+  });
+
+  it('a person action computed from an older version is refused and writes nothing', async () => {
+    const c = (await findCase(t.db.knex, orderSubject('payment', order.id), 'PAID_AMOUNT'))!;
+    await expect(acknowledgeCase(t.db, c.id, { actor: 'bo', now: at(9), expectedVersion: c.version - 1 })).rejects.toThrow('changed since');
+    const stale = { ...c };
+    await acknowledgeCase(t.db, c.id, { actor: 'bo', now: at(9) });
+    const wrote = await t.db.knex.transaction((trx) =>
+      transitionCase(trx, stale, { from: 'open', to: 'resolved', reason: 'other', note: 'late', actor: 'cy' }, at(10)),
+    );
+    expect(wrote).toBe(false);
+    expect((await getCase(t.db.knex, c.id))!.state).toBe('acknowledged');
+    expect((await caseHistory(t.db.knex, c.id)).map((e) => e.actor)).toEqual(['payrecon', 'bo']);
+  });
+
+  it('drift cases per currency and window; unknown orders cleared once the merchant has the order', async () => {
+    const window = {
+      subject: driftSubject('NGN', at(0), at(1)),
+      code: 'BALANCE_DRIFT',
+      currency: 'NGN',
+      windowStart: at(0),
+      windowEnd: at(1),
+      occurredAt: at(1),
+    };
+    expect((await observeCaseNow(t.db, window, { kind: 'finding' }, at(1), { note: 'drift 1250' })).outcome).toBe('opened');
+    const next = { ...window, subject: driftSubject('NGN', at(1), at(2)) };
+    expect((await observeCaseNow(t.db, next, { kind: 'consistent' }, at(2))).outcome).toBe('none');
+    expect((await observeCaseNow(t.db, window, { kind: 'consistent' }, at(3))).outcome).toBe('moved');
+
+    const unknown = {
+      subject: unknownOrderSubject('payment', order.transactionRef),
+      code: 'UNKNOWN_ORDER',
+      direction: 'payment' as const,
+      transactionRef: order.transactionRef,
+      currency: 'NGN',
+      occurredAt: at(0),
+    };
+    expect((await observeCaseNow(t.db, unknown, { kind: 'finding' }, at(0))).outcome).toBe('opened');
+    await sync([fee, paid], at(11));
+    expect(await findCase(t.db.knex, unknown.subject, 'UNKNOWN_ORDER')).toMatchObject({
+      state: 'resolved',
+      resolution: 'cleared-by-recheck',
+    });
+  });
+
+  it('lists by state, code, currency, day and age, and shows the order with its history', async () => {
+    const open = await selectCases(t.db.knex, { states: ['open', 'acknowledged'] });
+    expect(open.map((c) => c.code)).toEqual(['PAID_AMOUNT']);
+    expect((await selectCases(t.db.knex, { code: 'BALANCE_DRIFT' })).length).toBe(1);
+    expect((await selectCases(t.db.knex, { currency: 'INR' })).length).toBe(0);
+    expect((await selectCases(t.db.knex, { occurredFrom: at(-1), occurredTo: at(0.5) })).map((c) => c.code).sort()).toEqual([
+      'FEE',
+      'PAID_AMOUNT',
+      'UNKNOWN_ORDER',
+    ]);
+    expect((await selectCases(t.db.knex, { states: ['open', 'acknowledged'], openedBefore: at(0) })).length).toBe(0);
+    const listed = await listCases(t.db, { code: 'FEE' });
+    expect(listed[0].history.map((e) => e.toState)).toEqual(['open', 'resolved', 'open', 'acknowledged', 'resolved']);
+    const shown = await showCase(t.db, listed[0].id);
+    expect(shown.order).toMatchObject({ id: order.id, amount: '100.00' });
+    await expect(showCase(t.db, '999999')).rejects.toThrow('no case "999999"');
+  });
+
+  it('the audit trail is append-only in the database: UPDATE, DELETE and TRUNCATE are refused', async () => {
+    const k = t.db.knex;
+    const before = await k('case_events').count<{ count: string }[]>('* as count');
+    await expect(k.raw(`UPDATE case_events SET actor = 'mallory'`)).rejects.toThrow('case_events is append-only: UPDATE refused');
+    await expect(k.raw(`DELETE FROM case_events`)).rejects.toThrow('case_events is append-only: DELETE refused');
+    await expect(k.raw(`TRUNCATE case_events CASCADE`)).rejects.toThrow('case_events is append-only: TRUNCATE refused');
+    expect(await k('case_events').count<{ count: string }[]>('* as count')).toEqual(before);
+    expect(await k('case_events').where({ actor: 'mallory' })).toEqual([]);
+  });
+});
