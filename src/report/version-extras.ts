@@ -8,12 +8,7 @@ import type { Table, TableColumn, TableRow } from './table.ts';
 import { writeFileSynced } from './version-dir.ts';
 import { WorkbookFile } from './workbook/writer.ts';
 
-/** A file of a version beside the CSVs: rows (null where rows mean nothing), bytes, SHA-256. */
-export interface ExtraFile {
-  readonly rows: number | null;
-  readonly bytes: number;
-  readonly sha256: string;
-}
+import type { ExtraFileName, ExtraFileResult } from './manifest.ts';
 
 /** A streamed table: its columns and a fresh pass over its rows each time `pages` is called. */
 export interface StreamedTable {
@@ -63,7 +58,7 @@ const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('he
  * (whose row counts they name). The workbook's sheets are written one after another in tab
  * order, each from a fresh pass over its rows, so memory stays bounded at any size.
  */
-export async function writeVersionExtras(input: VersionExtrasInput): Promise<Record<string, ExtraFile>> {
+export async function writeVersionExtras(input: VersionExtrasInput): Promise<Partial<Record<ExtraFileName, ExtraFileResult>>> {
   const codeIndex = input.mismatches.columns.findIndex((c) => c.name === 'mismatch_codes');
   const todayCodes = new Map<string, number>();
   const preview: TableRow[] = [];
@@ -100,7 +95,7 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Rec
     await workbook.abort();
     throw err;
   }
-  const files: Record<string, ExtraFile> = {};
+  const files: Partial<Record<ExtraFileName, ExtraFileResult>> = {};
   files['reconciliation.xlsx'] = await workbook.close();
 
   const codeCounts: CodeCount[] = [
@@ -109,7 +104,7 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Rec
   ];
   const charts = await renderDayCharts({ date: input.date, codeCounts, ...input.chart });
   for (const c of charts) {
-    const name = `chart-${c.name}.png`;
+    const name = `chart-${c.name}.png` as ExtraFileName;
     await writeFileSynced(path.join(input.dir, name), c.png);
     files[name] = { rows: null, bytes: c.png.length, sha256: sha256(c.png) };
   }
