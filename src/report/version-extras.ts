@@ -151,6 +151,9 @@ async function streamSheet(
       sheet.add(row);
       each?.(row);
     }
+    // exceljs's sheet stream takes every row at once (no backpressure): a turn of the event loop
+    // per page lets the zip entry's compression catch up before the next page is added.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   sheet.close();
 }
