@@ -197,15 +197,19 @@ describe('payrecon snapshot', () => {
   it('a second run while one holds the lock is skipped', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    // The first run reaches the provider only while holding the lock: wait for that, not for a guessed time.
+    let entered!: () => void;
+    const holding = new Promise<void>((r) => (entered = r));
     const slow = {
       balance: async (c: Currency) => {
+        entered();
         await gate;
         return client.balance(c);
       },
       usdtRate: (c: Currency) => client.usdtRate(c),
     };
     const running = takeSnapshots({ ...deps(() => T1), client: slow }, ['INR']);
-    await new Promise((r) => setTimeout(r, 100));
+    await holding;
     const second = await takeSnapshots(
       deps(() => T1),
       ['INR'],

@@ -1,3 +1,4 @@
+import { printOut } from '../log/terminal.ts';
 import os from 'node:os';
 import { Option, type Command } from 'commander';
 import { withJob, type JobDeps } from '../runtime/with-job.ts';
@@ -59,7 +60,7 @@ export function registerCases(program: Command): void {
             openedBefore: olderThan === undefined ? undefined : new Date(now.getTime() - olderThan),
           };
           const found = await listCases(ctx.db, filter);
-          process.stdout.write(opts.json ? `${JSON.stringify(found.map(caseJson), null, 2)}\n` : renderCaseList(found, now));
+          printOut(opts.json ? `${JSON.stringify(found.map(caseJson), null, 2)}\n` : renderCaseList(found, now));
         });
       },
     );
@@ -72,7 +73,7 @@ export function registerCases(program: Command): void {
     .action(async (id: string, opts: { json?: boolean }) => {
       await withCases(async (ctx) => {
         const detail = await showCase(ctx.db, id);
-        process.stdout.write(opts.json ? `${JSON.stringify(caseDetailJson(detail), null, 2)}\n` : renderCaseDetail(detail, new Date()));
+        printOut(opts.json ? `${JSON.stringify(caseDetailJson(detail), null, 2)}\n` : renderCaseDetail(detail, new Date()));
       });
     });
 
@@ -89,9 +90,7 @@ export function registerCases(program: Command): void {
     .action(async (id: string, opts: { note: string; as?: string; json?: boolean }) => {
       await withCases(async (ctx) => {
         const c = await acknowledgeCase(ctx.db, id, { actor: actorOf(opts.as, ctx), note: opts.note, now: new Date() });
-        process.stdout.write(
-          opts.json ? `${JSON.stringify(caseJson(c), null, 2)}\n` : `case ${c.id} acknowledged by ${c.history.at(-1)!.actor}\n`,
-        );
+        printOut(opts.json ? `${JSON.stringify(caseJson(c), null, 2)}\n` : `case ${c.id} acknowledged by ${c.history.at(-1)!.actor}\n`);
       });
     });
 
@@ -116,7 +115,7 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
         const c = await resolveCase(ctx.db, id, { actor: actorOf(opts.as, ctx), reason: opts.reason, note: opts.note, now: new Date() });
         // The alert this case was behind may be over now: resolve it and send its one "resolved" message.
         await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
-        process.stdout.write(
+        printOut(
           opts.json
             ? `${JSON.stringify(caseJson(c), null, 2)}\n`
             : `case ${c.id} resolved (${c.resolution}) by ${c.history.at(-1)!.actor}\n`,

@@ -122,6 +122,12 @@ export const ENV_VARS = {
     secret: false,
     doc: 'Postgres connection URL; unset: embedded PGlite under PGLITE_DIR',
   },
+  DATABASE_QUERY_TIMEOUT_MS: {
+    schema: intIn(100, 86_400_000),
+    default: '600000',
+    secret: false,
+    doc: 'a Postgres query unanswered this long fails (a network partition sends no RST: without it a run waits forever)',
+  },
   DATABASE_SCHEMA: {
     schema: z
       .string()

@@ -36,14 +36,24 @@ const DEFAULT_POOL_MAX = 10;
 
 export async function openDatabase(config: Config, opts: OpenOptions = {}): Promise<Db> {
   const schema = config.DATABASE_SCHEMA;
-  if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, schema, opts);
+  if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, schema, { ...opts, queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS });
   return openPglite(opts.pgliteDataDir ?? config.PGLITE_DIR, schema);
 }
 
-async function openPostgres(url: string, schema: string, opts: OpenOptions): Promise<Db> {
+async function openPostgres(url: string, schema: string, opts: OpenOptions & { queryTimeoutMs: number }): Promise<Db> {
   const knex = knexFactory({
     client: 'pg',
-    connection: { connectionString: url, application_name: opts.applicationName ?? 'payrecon', types: pgTypes },
+    connection: {
+      connectionString: url,
+      application_name: opts.applicationName ?? 'payrecon',
+      types: pgTypes,
+      // A partition sends no RST: keepalive probes find the dead peer (also under an idle lock connection),
+      // and a query unanswered for DATABASE_QUERY_TIMEOUT_MS fails instead of waiting forever.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      query_timeout: opts.queryTimeoutMs,
+      connectionTimeoutMillis: Math.min(opts.queryTimeoutMs, 30_000),
+    } as Knex.PgConnectionConfig,
     // knex sets search_path on every new pooled connection, before its first query.
     searchPath: [schema],
     pool: { min: 0, max: Math.max(2, opts.poolMax ?? DEFAULT_POOL_MAX) },

@@ -3,6 +3,7 @@ import { CURRENCIES, CURRENCY_DECIMALS, isCurrency, normalizeDecimal } from '../
 import { isFinalCategory, type StatusMapper } from '../provider/status.ts';
 import type { Direction } from '../provider/types.ts';
 import type { NewOrder } from './orders.ts';
+import { canonicalRef } from '../recon/refs.ts';
 
 /** Columns of an order CSV, by kind. Header names are exact; order is free. */
 export const IMPORT_COLUMNS: Readonly<Record<Direction, { required: readonly string[]; optional: readonly string[] }>> = {
@@ -51,7 +52,7 @@ function text(field: string, v: string, required: boolean): string | null {
 
 function ref(field: string, v: string): string {
   if (!UUID.test(v)) throw new RowError(`${field}: ${show(v)} is not a UUID`);
-  return v;
+  return canonicalRef(v);
 }
 
 function amount(field: string, v: string, maxDecimals: number, required: boolean): string | null {

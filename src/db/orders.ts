@@ -3,6 +3,7 @@ import type { Currency } from '../money/decimal.ts';
 import type { Direction, StatusCategory } from '../provider/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { isValueRefusal } from './refusal.ts';
+import { canonicalRef } from '../recon/refs.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -132,8 +133,8 @@ export function toColumns(direction: Direction, r: NewOrder): Record<string, unk
     throw new TypeError(`payout ${r.merchantRef}: paidAmount is a payment field`);
   }
   const cols: Record<string, unknown> = {
-    merchant_ref: r.merchantRef,
-    transaction_ref: r.transactionRef,
+    merchant_ref: canonicalRef(r.merchantRef),
+    transaction_ref: canonicalRef(r.transactionRef),
     currency: r.currency,
     method: r.method,
     amount: decimal(r.amount, 'amount'),
@@ -186,7 +187,7 @@ function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.Que
       q.where('created_at', '>=', filter.from).where('created_at', '<', filter.to);
       break;
     case 'ref':
-      q.where((w) => w.where('merchant_ref', filter.ref).orWhere('transaction_ref', filter.ref));
+      q.where((w) => w.where('merchant_ref', canonicalRef(filter.ref)).orWhere('transaction_ref', canonicalRef(filter.ref)));
       break;
     default:
       throw new TypeError(`unknown order filter ${JSON.stringify(filter)}`);

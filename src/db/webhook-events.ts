@@ -3,6 +3,7 @@ import type { Direction, StatusCategory } from '../provider/types.ts';
 import { decimalOrNull } from './amounts.ts';
 import { ORDER_TABLES, toOrderRow, type OrderRow } from './orders.ts';
 import type { Notification } from '../provider/types.ts';
+import { canonicalRef } from '../recon/refs.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -45,8 +46,8 @@ export async function storeWebhookEvent(db: Conn, e: NewWebhookEvent): Promise<S
     [
       e.direction,
       e.dedupeKey,
-      e.transactionRef,
-      e.merchantRef,
+      e.transactionRef === null ? null : canonicalRef(e.transactionRef),
+      e.merchantRef === null ? null : canonicalRef(e.merchantRef),
       e.currency,
       e.method,
       decimalOrNull(e.amount, 'amount'),
@@ -120,7 +121,10 @@ export async function noteEvent(db: Conn, id: string, note: string): Promise<voi
 
 export async function findOrderByTransactionRef(db: Conn, direction: Direction, transactionRef: string): Promise<OrderRow | null> {
   // Locked: the order is read and conditionally written in the same confirming transaction.
-  const row = await db(ORDER_TABLES[direction]).where({ transaction_ref: transactionRef }).forUpdate().first();
+  const row = await db(ORDER_TABLES[direction])
+    .where({ transaction_ref: canonicalRef(transactionRef) })
+    .forUpdate()
+    .first();
   return row ? toOrderRow(direction, row) : null;
 }
 

@@ -1,3 +1,4 @@
+import { sameRef } from '../recon/refs.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import type { Currency } from '../money/decimal.ts';
@@ -161,7 +162,7 @@ export class ProviderClient {
 
   /** An answer about another order or currency than asked is never silently accepted. */
   private expectEcho(ctx: ParseContext, field: string, asked: string, got: string): void {
-    if (asked === got) return;
+    if (sameRef(asked, got)) return;
     const shown = describeReceived(got, this.secrets);
     throw new ProviderResponseError(
       ctx.operation,

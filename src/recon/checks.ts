@@ -3,6 +3,7 @@ import { isFinalCategory } from '../provider/status.ts';
 import type { StatusCategory } from '../provider/types.ts';
 import { differsBeyond, readAmount, show, toleranceFor } from './amounts.ts';
 import { scheduledFee } from './fees.ts';
+import { sameRef } from './refs.ts';
 import { describeDuration, staleLimit } from './timing.ts';
 import type { Finding, LocalOrder, ProviderOrder, ReconPolicy } from './types.ts';
 
@@ -44,7 +45,7 @@ export const checkMethod: Check = ({ local, provider }) =>
       ];
 
 export const checkMerchantRef: Check = ({ local, provider }) =>
-  sameText(local.merchantRef, provider.merchantRef)
+  sameRef(local.merchantRef, provider.merchantRef)
     ? []
     : [
         {

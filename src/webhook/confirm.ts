@@ -15,6 +15,7 @@ import { silentLogger } from '../log/logger.ts';
 import type { ProviderClient } from '../provider/client.ts';
 import { OrderNotFoundError, ProviderError, ProviderResponseError } from '../provider/errors.ts';
 import { createStatusMapper, type StatusMapper } from '../provider/status.ts';
+import { syncWebhookCases } from '../cases/sync-webhook.ts';
 import { contradictions, planOrderUpdate, type FetchedOrder } from './judge.ts';
 import { defaultPolicy } from '../recon/policy.ts';
 import type { ReconPolicy } from '../recon/types.ts';
@@ -106,6 +107,7 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
     if (plan.apply && local && (await applyConfirmedFinal(trx, event.direction, local.id, plan.apply)) === 0) {
       note = 'confirmed; order became final meanwhile: not updated';
     }
+    await syncWebhookCases(trx, event.direction, local, { ...fetched, transactionRef: ref }, event.receivedAt, at);
     await settleEvent(trx, id, 'confirmed', note, at);
     logger.debug({ eventId: id, transactionRef: ref, note }, 'webhook confirmed');
     return 'confirmed' as const;

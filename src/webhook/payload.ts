@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { parseLossless } from '../provider/json.ts';
 import { amountBoundsFor, digitsOf, isDecimalText, normalizeDecimal } from '../money/decimal.ts';
 import type { Notification } from '../provider/types.ts';
+import { canonicalRef } from '../recon/refs.ts';
 
 // The shape lives with the provider's other types, so the repositories can store it without importing this parser.
 export type { Notification };
@@ -27,6 +28,11 @@ function parseObject(raw: string): Record<string, unknown> {
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+/** Refs in payrecon's canonical form (UUIDs lower case), as orders store them. */
+const ref = (v: unknown): string | null => {
+  const t = text(v);
+  return t === null ? null : canonicalRef(t);
+};
 
 /** Decimal text, not negative, within the digits payrecon accepts for the notification's currency. */
 function amount(v: unknown, currency: unknown): string | null {
@@ -57,8 +63,8 @@ export function parsePaymentNotification(raw: string): Notification {
   }
   return {
     direction: 'payment',
-    transactionRef: text(o.transactionRef),
-    merchantRef: text(o.merchantRef),
+    transactionRef: ref(o.transactionRef),
+    merchantRef: ref(o.merchantRef),
     currency: text(o.currency),
     method: text(o.method),
     amount: amount(o.amount, text(o.currency)),
@@ -74,8 +80,8 @@ export function parsePayoutNotification(raw: string): Notification {
   refuseControlCharacters(o);
   return {
     direction: 'payout',
-    transactionRef: text(o.transactionRef),
-    merchantRef: text(o.merchantRef),
+    transactionRef: ref(o.transactionRef),
+    merchantRef: ref(o.merchantRef),
     currency: text(o.currency),
     method: text(o.method),
     amount: amount(o.amount, text(o.currency)),
