@@ -13,6 +13,8 @@ import { ROOT } from './helpers/cli.ts';
 const TABLE: Array<[string, string, string]> = [
   ['RECON_LOOKBACK_DAYS', '0', 'at least 1'],
   ['RECON_LOOKBACK_DAYS', '30d', 'whole number'],
+  ['RECON_FINAL_RECHECK_DAYS', '-1', 'whole number'],
+  ['RECON_FINAL_RECHECK_DAYS', '7d', 'whole number'],
   ['RECON_BATCH_SIZE', '0', 'at least 1'],
   ['RECON_BATCH_SIZE', '1000000', 'at most 10000'],
   ['RATE_STALE_AFTER_MIN', '0', 'at least 1'],

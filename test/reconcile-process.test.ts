@@ -51,16 +51,18 @@ describe.skipIf(requiresServer(NEEDS))('reconcile as separate processes', () => 
     expect(perOrder.every((r) => Number(r.n) === 1)).toBe(true);
   });
 
-  it('two runs started together: one runs, the other says so and exits cleanly', async () => {
+  it('two reruns started together: the second waits for the first, then runs; both complete', async () => {
     await world.control.setLatency(40); // long enough that the two runs surely overlap
     try {
+      const before = (await runsOf()).length;
       const [a, b] = await Promise.all([
         runCli(['reconcile', '--date', today, '--json'], world.env),
         runCli(['reconcile', '--date', today, '--json'], world.env),
       ]);
       expect([a.code, b.code]).toEqual([0, 0]);
-      const statuses = [JSON.parse(a.stdout).status, JSON.parse(b.stdout).status].sort();
-      expect(statuses).toEqual(['completed', 'skipped']);
+      expect([JSON.parse(a.stdout).status, JSON.parse(b.stdout).status]).toEqual(['completed', 'completed']);
+      const [first, second] = (await runsOf()).slice(before);
+      expect(new Date(second.started_at).getTime()).toBeGreaterThanOrEqual(new Date(first.finished_at).getTime());
     } finally {
       await world.control.setLatency(0);
     }

@@ -14,6 +14,7 @@ import { policyFromConfig } from '../src/runner/policy-from-config.ts';
 import { snapshotPolicyFromConfig } from '../src/snapshot/policy.ts';
 import { takeSnapshots } from '../src/snapshot/take-snapshots.ts';
 import { dayRollForward } from '../src/snapshot/rollforward.ts';
+import { openOrderChecker } from '../src/snapshot/open-orders.ts';
 import { Decimal } from '../src/money/decimal.ts';
 
 const SANDBOX_NOW = Date.now();
@@ -182,6 +183,60 @@ describe('settlement roll-forward between snapshots', () => {
       payments: { count: 0 },
       payouts: { count: 0 },
     });
+  });
+
+  it('orders final between the open-order check and the balance reading are timing items: no drift in either window', async () => {
+    await snapshot(minutes(0));
+    await placeOrders(minutes(1));
+    // A clock that moves a second per reading, so check, reading and re-check each get their own time.
+    let tick = minutes(10).getTime();
+    const clock = () => new Date((tick += 1000));
+    const deps = {
+      db: t.db,
+      fetcher: client,
+      policy: policyFromConfig(t.config),
+      clock,
+      logger: silentLogger,
+      concurrency: 4,
+      batchSize: 50,
+    };
+    // The provider settles both orders after the check that saw them open, before the balance answer.
+    const settling = {
+      ...client,
+      balance: async (c: 'NGN' | 'INR') => (c === 'NGN' && (await control.advanceClock(2000)), client.balance(c)),
+    };
+    const s2 = await takeSnapshots(
+      {
+        db: t.db,
+        client: settling as ProviderClient,
+        policy: snapshotPolicyFromConfig(t.config),
+        clock,
+        logger: silentLogger,
+        checkOpenOrders: openOrderChecker(deps, { lookbackDays: 30 }),
+      },
+      ['NGN', 'INR'],
+    );
+    const ngn = s2.currencies.find((c) => c.currency === 'NGN')!.rollForward!;
+    expect(ngn).toMatchObject({ explainedMovement: '0', drift: '0', withinTolerance: true, finding: null });
+    expect(ngn.timingItems.map((i) => [i.direction, i.straddles, i.assignedIn])).toEqual([
+      ['payment', 'closing', true],
+      ['payout', 'closing', true],
+    ]);
+    expect(new Decimal(ngn.closingTotal!).minus(ngn.openingTotal!).toFixed()).toBe(new Decimal(ngn.timingMovement).toFixed());
+    const stored = await t.db.knex('balance_checks').where({ run_id: s2.runId, currency: 'NGN' }).first();
+    expect(stored.timing_items).toHaveLength(2);
+    expect(new Decimal(stored.timing_movement).equals(ngn.timingMovement)).toBe(true);
+
+    // The next window sees the same two orders straddling its opening: on the other side, no reversal.
+    const s3 = await snapshot(minutes(30));
+    const next = s3.currencies.find((c) => c.currency === 'NGN')!.rollForward!;
+    expect(next).toMatchObject({ drift: '0', withinTolerance: true, timingMovement: '0' });
+    expect(next.timingItems.map((i) => [i.straddles, i.assignedIn])).toEqual([
+      ['opening', false],
+      ['opening', false],
+    ]);
+    expect(s2.drift).toEqual([]);
+    expect(s3.drift).toEqual([]);
   });
 
   it('dayRollForward checks the business day from its first to its last snapshot', async () => {

@@ -1,6 +1,7 @@
 import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { reconcileJob } from '../services/reconcile.ts';
+import { DEFAULT_LOCK_WAIT_MS, reconcileJob } from '../services/reconcile.ts';
+import { parseWait } from './wait-option.ts';
 import type { RunSummary } from '../runner/reconcile.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';
@@ -17,6 +18,7 @@ interface ReconcileCliOptions {
   dryRun?: boolean;
   failOnMismatch?: boolean;
   json?: boolean;
+  wait?: number;
 }
 
 export function registerReconcile(program: Command): void {
@@ -37,30 +39,41 @@ export function registerReconcile(program: Command): void {
         return code;
       }),
     )
+    .option(
+      '--wait <duration>',
+      `with --date/--from/--to/--ref: how long to wait for a running reconcile (e.g. 90s, 10m, 0); default ${DEFAULT_LOCK_WAIT_MS / 60_000}m`,
+      parseWait,
+    )
     .option('--dry-run', 'check and report, but write nothing except the run record')
     .option('--fail-on-mismatch', 'exit 1 when any mismatch was found')
     .option('--json', 'print the run summaries as JSON')
     .addHelpText(
       'after',
       `
-Default: every non-final order created within RECON_LOOKBACK_DAYS whose next check is due.
+Default: every non-final order created within RECON_LOOKBACK_DAYS whose next check is due, and
+the final ones of that window last checked more than RECON_FINAL_RECHECK_DAYS ago (late reversals, fee corrections).
 Examples:
   payrecon reconcile
   payrecon reconcile --date 2026-11-21            # finance rerun of a day
   payrecon reconcile --ref 3f1c...-uuid --dry-run
   payrecon reconcile --from 2026-11-01 --to 2026-11-07 --kind payout --currency NGN
-Exit: 0 completed (or skipped: another run holds the lock), 1 mismatches with --fail-on-mismatch,
-      2 could not complete (credentials refused, provider unavailable), 3 bad arguments or configuration.
-${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RECON_LOOKBACK_DAYS', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
+A rerun (--date, --from/--to, --ref) that finds another reconcile running waits for it (--wait), then runs;
+the plain due sweep skips instead, since the running one is doing its work.
+Exit: 0 completed (or, for the due sweep, skipped: another run holds the lock), 1 mismatches with --fail-on-mismatch,
+      2 could not complete (credentials refused, provider unavailable, the lock still held after --wait),
+      3 bad arguments or configuration.
+${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RECON_LOOKBACK_DAYS', 'RECON_FINAL_RECHECK_DAYS', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: ReconcileCliOptions) => {
       const { exitCode, outcome } = await reconcileJob({
         ...opts,
+        waitMs: opts.wait,
         currency: opts.currency as Currency | undefined,
         progress: !opts.json,
       });
       if (opts.json) printOut(`${JSON.stringify(outcome, null, 2)}\n`);
       else if (outcome.status === 'skipped') printOut('reconcile: another run holds the lock; nothing done\n');
+      else if (outcome.status === 'busy') printOut(`reconcile: gave up waiting for the lock: ${outcome.lockHolder}\n`);
       else for (const run of outcome.runs) printOut(describeRun(run));
       process.exitCode = exitCode;
     });

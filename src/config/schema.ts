@@ -143,6 +143,12 @@ export const ENV_VARS = {
     secret: false,
     doc: 'directory of the embedded database when DATABASE_URL is unset',
   },
+  PGLITE_IN_PRODUCTION: {
+    schema: bool,
+    default: 'false',
+    secret: false,
+    doc: 'with NODE_ENV=production the embedded database is refused unless this is true (it serves one process at a time)',
+  },
   PROVIDER_BASE_URL: {
     schema: url(['http:', 'https:']),
     secret: false,
@@ -162,6 +168,12 @@ export const ENV_VARS = {
   PROVIDER_STATUS_MAP: { schema: statusMap, default: '', secret: false, doc: 'extra status strings, e.g. "Paid=success,Expired=failed"' },
   RECON_CONCURRENCY: { schema: intIn(1, 1024), default: '16', secret: false, doc: 'provider fetches in flight at once' },
   RECON_LOOKBACK_DAYS: { schema: intIn(1, 3650), default: '30', secret: false, doc: 'default run: orders created within this many days' },
+  RECON_FINAL_RECHECK_DAYS: {
+    schema: intIn(0, 3650),
+    default: '7',
+    secret: false,
+    doc: 'the due sweep re-checks each final order of the lookback window once every this many days (late reversals, fee corrections); 0 = never',
+  },
   RECON_BATCH_SIZE: { schema: intIn(1, 10_000), default: '500', secret: false, doc: 'orders read and results written per batch' },
   RECON_TOLERANCE: {
     schema: tolerances,
@@ -319,9 +331,14 @@ export const ENV_VARS = {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',
     }),
-    default: 'info',
     secret: false,
-    doc: 'log level',
+    doc: 'log level; unset: warn on a terminal, info otherwise',
+  },
+  LOG_FORMAT: {
+    schema: z.enum(['auto', 'json', 'text'], { message: 'expected auto, json or text' }),
+    default: 'auto',
+    secret: false,
+    doc: 'logs on stderr: text for a person, JSON lines for a collector; auto: text on a terminal, JSON otherwise',
   },
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
 

@@ -28,6 +28,8 @@ export interface OrderRow {
   createdAt: Date;
   updatedAt: Date;
   finalizedAt: Date | null;
+  /** Start of the last check that saw the order open: its finality lies after this. */
+  openSeenAt?: Date | null;
   lastCheckedAt: Date | null;
   checkCount: number;
   nextCheckAt: Date | null;
@@ -52,7 +54,10 @@ export interface NewOrder {
 }
 
 export type OrderFilter = (
-  { mode: 'due'; asOf: Date; lookbackFrom: Date } | { mode: 'range'; from: Date; to: Date } | { mode: 'ref'; ref: string }
+  | { mode: 'due'; asOf: Date; lookbackFrom: Date; finalRecheckBefore?: Date }
+  | { mode: 'range'; from: Date; to: Date }
+  | { mode: 'ref'; ref: string }
+  | { mode: 'open'; lookbackFrom: Date }
 ) & { currency?: Currency };
 
 /**
@@ -96,6 +101,8 @@ export interface CheckUpdate {
   /** Payouts only. */
   utr?: string;
   finalizedAt?: Date;
+  /** When the check that saw the order open was sent; only ever moves forward. */
+  openSeenAt?: Date;
   updatedAt?: Date;
 }
 
@@ -169,6 +176,7 @@ export function toOrderRow(direction: Direction, r: Record<string, unknown>): Or
     createdAt: r.created_at as Date,
     updatedAt: r.updated_at as Date,
     finalizedAt: (r.finalized_at as Date | null) ?? null,
+    openSeenAt: (r.open_seen_at as Date | null | undefined) ?? null,
     lastCheckedAt: (r.last_checked_at as Date | null) ?? null,
     checkCount: r.check_count as number,
     nextCheckAt: (r.next_check_at as Date | null) ?? null,
@@ -178,13 +186,30 @@ export function toOrderRow(direction: Direction, r: Record<string, unknown>): Or
 function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.QueryBuilder {
   const q = db(tableOf(direction));
   switch (filter.mode) {
-    case 'due':
-      q.whereIn('status_category', ['pending', 'unknown'])
-        .where('created_at', '>=', filter.lookbackFrom)
-        .where((w) => w.whereNull('next_check_at').orWhere('next_check_at', '<=', filter.asOf));
+    case 'due': {
+      const { asOf, finalRecheckBefore } = filter;
+      q.where('created_at', '>=', filter.lookbackFrom).where((due) => {
+        due.where((open) =>
+          open
+            .whereIn('status_category', ['pending', 'unknown'])
+            .where((w) => w.whereNull('next_check_at').orWhere('next_check_at', '<=', asOf)),
+        );
+        // The low-rate re-check of final orders: a provider may reverse a success or correct a fee later.
+        if (finalRecheckBefore) {
+          due.orWhere((final) =>
+            final
+              .whereIn('status_category', ['success', 'failed'])
+              .whereRaw('coalesce(last_checked_at, finalized_at, created_at) < ?', [finalRecheckBefore]),
+          );
+        }
+      });
       break;
+    }
     case 'range':
       q.where('created_at', '>=', filter.from).where('created_at', '<', filter.to);
+      break;
+    case 'open':
+      q.whereIn('status_category', ['pending', 'unknown']).where('created_at', '>=', filter.lookbackFrom);
       break;
     case 'ref':
       q.where((w) => w.where('merchant_ref', canonicalRef(filter.ref)).orWhere('transaction_ref', canonicalRef(filter.ref)));
@@ -261,11 +286,13 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
        fee = COALESCE(v.fee, o.fee),
        ${extra} = COALESCE(v.extra, o.${extra}),
        finalized_at = COALESCE(v.finalized_at, o.finalized_at),
+       open_seen_at = GREATEST(o.open_seen_at, v.open_seen_at),
        updated_at = COALESCE(v.updated_at, o.updated_at)
      FROM unnest(?::bigint[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::timestamptz[], ?::timestamptz[],
-                 ?::text[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::int[])
+                  ?::text[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::int[], ?::timestamptz[])
        AS v(id, checked_at, next_check_at, status, status_category, fee, extra, finalized_at, updated_at,
-            was_merchant_ref, was_currency, was_method, was_amount, was_status, was_status_category, was_fee, was_extra, was_check_count)
+            was_merchant_ref, was_currency, was_method, was_amount, was_status, was_status_category, was_fee, was_extra, was_check_count,
+            open_seen_at)
      WHERE o.id = v.id
        AND o.merchant_ref = v.was_merchant_ref AND o.currency = v.was_currency AND o.method = v.was_method
        AND o.amount = v.was_amount AND o.status = v.was_status AND o.status_category = v.was_status_category
@@ -291,6 +318,7 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
       col((u) => decimalOrNull(u.expected.fee, 'expected.fee')),
       expectedExtra,
       col((u) => u.expected.checkCount),
+      col((u) => ts(u.openSeenAt)),
     ] as unknown as Knex.RawBinding[],
   );
   return (res as { rows: Array<{ id: unknown }> }).rows.map((r) => String(r.id));

@@ -45,6 +45,86 @@ export async function settlementSums(
   };
 }
 
+/** A balance reading's bounds, as timestamptz text or Dates: from the request to the answer. */
+export interface ReadingBounds {
+  from: Date | string;
+  to: Date | string;
+}
+
+/** A success order whose finality interval overlaps the window; amounts decimal text. */
+export interface FinalityCandidate {
+  direction: 'payment' | 'payout';
+  orderId: string;
+  merchantRef: string;
+  /** payments: paid (or amount) − fee; payouts: −(amount + fee). */
+  effect: string;
+  /** Last seen open (or created), and first seen final. */
+  from: Date;
+  to: Date;
+}
+
+// A success order whose finality interval (last seen open or created, first seen final] overlaps the
+// window between two readings: bindings currency, opening reading's start, closing reading's end.
+const OVERLAPS = `currency = ? AND status_category = 'success' AND finalized_at > ?::timestamptz
+  AND coalesce(open_seen_at, created_at) < ?::timestamptz`;
+// ...and certainly inside it: seen open after the opening reading ended, final before the closing one
+// began. Bindings: opening reading's end, closing reading's start.
+const INSIDE = `coalesce(open_seen_at, created_at) >= ?::timestamptz AND finalized_at <= ?::timestamptz`;
+
+/**
+ * The window between two readings, split the way the roll-forward needs it: sums of the success
+ * orders certainly final inside it (seen open after the opening reading ended, or created after it,
+ * and seen final before the closing reading began), and the few whose finality interval overlaps
+ * either reading, one row each (timing-item candidates).
+ */
+export async function settlementWindow(
+  db: Conn,
+  currency: Currency | string,
+  opening: ReadingBounds,
+  closing: ReadingBounds,
+): Promise<{ sums: SettlementSums; candidates: FinalityCandidate[] }> {
+  const [a0, a1, b0, b1] = [opening.from, opening.to, closing.from, closing.to];
+  const res = (await db.raw(
+    `WITH p AS (
+       SELECT sum(coalesce(paid_amount, amount))::text AS paid, sum(fee)::text AS fee, count(*)::int AS n
+         FROM payment_orders WHERE ${OVERLAPS} AND ${INSIDE}
+     ),
+     q AS (
+       SELECT sum(amount)::text AS amount, sum(fee)::text AS fee, count(*)::int AS n
+         FROM payout_orders WHERE ${OVERLAPS} AND ${INSIDE}
+     )
+     SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`,
+    [currency, a0, b1, a1, b0, currency, a0, b1, a1, b0],
+  )) as {
+    rows: Array<{ paid: string | null; p_fee: string | null; p_n: number; amount: string | null; q_fee: string | null; q_n: number }>;
+  };
+  const r = res.rows[0];
+  const rows = (await db.raw(
+    `SELECT 'payment' AS direction, id::text AS order_id, merchant_ref, (coalesce(paid_amount, amount) - coalesce(fee, 0))::text AS effect,
+            coalesce(open_seen_at, created_at) AS lo, finalized_at AS hi
+       FROM payment_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
+     UNION ALL
+     SELECT 'payout', id::text, merchant_ref, (-(amount + coalesce(fee, 0)))::text, coalesce(open_seen_at, created_at), finalized_at
+       FROM payout_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
+     ORDER BY 1, 2`,
+    [currency, a0, b1, a1, b0, currency, a0, b1, a1, b0],
+  )) as { rows: Array<{ direction: 'payment' | 'payout'; order_id: string; merchant_ref: string; effect: string; lo: Date; hi: Date }> };
+  return {
+    sums: {
+      payments: { paidAmount: r.paid, fee: r.p_fee, count: Number(r.p_n) },
+      payouts: { amount: r.amount, fee: r.q_fee, count: Number(r.q_n) },
+    },
+    candidates: rows.rows.map((c) => ({
+      direction: c.direction,
+      orderId: c.order_id,
+      merchantRef: c.merchant_ref,
+      effect: c.effect,
+      from: c.lo,
+      to: c.hi,
+    })),
+  };
+}
+
 /** One roll-forward between consecutive snapshots, as stored in balance_checks (amounts decimal text). */
 export interface NewBalanceCheck {
   runId: string | null;
@@ -60,14 +140,18 @@ export interface NewBalanceCheck {
   withinTolerance: boolean;
   paymentsCount: number;
   payoutsCount: number;
+  /** The timing items with the side each was assigned to (JSON). */
+  timingItems: readonly unknown[];
+  timingMovement: string;
   checkedAt: Date;
 }
 
 export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<string> {
   const res = (await db.raw(
     `INSERT INTO balance_checks (run_id, currency, opening_snapshot_id, closing_snapshot_id, opening_total, explained_movement,
-                                 expected_closing, closing_total, drift, tolerance, within_tolerance, payments_count, payouts_count, checked_at)
-     VALUES (?, ?, ?::bigint, ?::bigint, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?, ?, ?)
+                                 expected_closing, closing_total, drift, tolerance, within_tolerance, payments_count, payouts_count, checked_at,
+                                 timing_items, timing_movement)
+     VALUES (?, ?, ?::bigint, ?::bigint, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?, ?, ?, ?::jsonb, ?::numeric)
      RETURNING id::text AS id`,
     [
       c.runId,
@@ -84,6 +168,8 @@ export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<
       c.paymentsCount,
       c.payoutsCount,
       c.checkedAt,
+      JSON.stringify(c.timingItems),
+      c.timingMovement,
     ],
   )) as { rows: Array<{ id: string }> };
   return res.rows[0].id;

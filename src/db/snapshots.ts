@@ -12,7 +12,10 @@ export interface NewBalanceSnapshot {
   pending: string;
   held: string;
   credit: string;
+  /** When the balance answer arrived. */
   takenAt: Date;
+  /** When the balance was asked for (null for snapshots stored before it was recorded: taken as takenAt). */
+  requestedAt?: Date | null;
 }
 
 /** One stored balance snapshot; amounts are the decimal text the provider sent. */
@@ -41,7 +44,7 @@ export interface NewRateSnapshot {
 
 // ::text keeps numeric scale exactly as stored ("4850000.00"), on both engines.
 const BALANCE_COLUMNS = `id::text AS id, run_id::text AS run_id, currency, available::text AS available, pending::text AS pending,
-  held::text AS held, credit::text AS credit, taken_at`;
+  held::text AS held, credit::text AS credit, taken_at, requested_at`;
 
 interface BalanceDbRow {
   id: string;
@@ -52,6 +55,7 @@ interface BalanceDbRow {
   held: string;
   credit: string;
   taken_at: Date;
+  requested_at: Date | null;
 }
 
 const toBalance = (r: BalanceDbRow): BalanceSnapshot => ({
@@ -63,12 +67,16 @@ const toBalance = (r: BalanceDbRow): BalanceSnapshot => ({
   held: r.held,
   credit: r.credit,
   takenAt: r.taken_at,
+  requestedAt: r.requested_at,
 });
+
+/** The balance reading of a snapshot: from request to answer. */
+export const readingOf = (s: BalanceSnapshot): { from: Date; to: Date } => ({ from: s.requestedAt ?? s.takenAt, to: s.takenAt });
 
 export async function insertBalanceSnapshot(db: Conn, s: NewBalanceSnapshot): Promise<BalanceSnapshot> {
   const res = (await db.raw(
-    `INSERT INTO balance_snapshots (run_id, currency, available, pending, held, credit, taken_at)
-     VALUES (?, ?, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?) RETURNING ${BALANCE_COLUMNS}`,
+    `INSERT INTO balance_snapshots (run_id, currency, available, pending, held, credit, taken_at, requested_at)
+     VALUES (?, ?, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?) RETURNING ${BALANCE_COLUMNS}`,
     [
       s.runId,
       s.currency,
@@ -77,6 +85,7 @@ export async function insertBalanceSnapshot(db: Conn, s: NewBalanceSnapshot): Pr
       decimal(s.held, 'held'),
       decimal(s.credit, 'credit'),
       s.takenAt,
+      s.requestedAt ?? null,
     ],
   )) as { rows: BalanceDbRow[] };
   return toBalance(res.rows[0]);

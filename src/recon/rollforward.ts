@@ -2,6 +2,14 @@ import { Decimal, normalizeDecimal, type Currency } from '../money/decimal.ts';
 import type { Amount } from '../provider/types.ts';
 import { readAmount, show } from './amounts.ts';
 import type { Finding } from './types.ts';
+import {
+  MAX_SEARCHED,
+  assignTimingItems,
+  defaultAssignment,
+  movementOf,
+  type AssignedTimingItem,
+  type TimingItem,
+} from './timing-items.ts';
 
 /** The parts of a balance snapshot that hold the merchant's money (credit is a facility, not funds). */
 export interface BalanceTotals {
@@ -35,10 +43,12 @@ export interface RollForwardInput {
   currency: Currency;
   opening: BalanceTotals | null;
   closing: BalanceTotals | null;
-  /** Payments that became final success between the two snapshots: one row each, or their sums. */
+  /** Payments certainly final success between the two snapshots: one row each, or their sums. */
   paymentsFinal: readonly PaymentFlow[] | PaymentSums;
-  /** Payouts that became final success between the two snapshots: one row each, or their sums. */
+  /** Payouts certainly final success between the two snapshots: one row each, or their sums. */
   payoutsFinal: readonly PayoutFlow[] | PayoutSums;
+  /** Orders that may have become final on either side of a snapshot (see timing-items.ts). */
+  timingItems?: readonly TimingItem[];
   /** Absolute, in the currency's units. */
   tolerance: Amount;
 }
@@ -47,10 +57,15 @@ export interface RollForwardInput {
 export interface RollForwardResult {
   currency: Currency;
   openingTotal: Amount | null;
+  /** Orders certainly final within the window. */
   explainedMovement: Amount;
+  /** Timing items, each with the side it was assigned to; the ones assigned in make timingMovement. */
+  timingItems: AssignedTimingItem[];
+  timingMovement: Amount;
   closingTotal: Amount | null;
+  /** opening + explained + timing movement. */
   expectedClosing: Amount | null;
-  /** closing − opening − explained: positive means more money than the orders explain. */
+  /** closing − expected: positive means more money than the orders explain. */
   drift: Amount | null;
   withinTolerance: boolean | null;
   finding: Finding | null;
@@ -70,6 +85,8 @@ export function rollForward(input: RollForwardInput): RollForwardResult {
   const openingTotal = input.opening && total(input.opening, 'opening');
   const closingTotal = input.closing && total(input.closing, 'closing');
 
+  const items = input.timingItems ?? [];
+  for (const [i, item] of items.entries()) mustRead(item.effect, `timingItems[${i}].effect`);
   const base = {
     currency: input.currency,
     openingTotal: openingTotal && normalizeDecimal(openingTotal),
@@ -78,8 +95,11 @@ export function rollForward(input: RollForwardInput): RollForwardResult {
   };
   if (openingTotal === null || closingTotal === null) {
     const missing = [openingTotal === null && 'opening', closingTotal === null && 'closing'].filter(Boolean).join(' and ');
+    const timingItems = defaultAssignment(items);
     return {
       ...base,
+      timingItems,
+      timingMovement: normalizeDecimal(movementOf(timingItems)),
       expectedClosing: null,
       drift: null,
       withinTolerance: null,
@@ -88,18 +108,38 @@ export function rollForward(input: RollForwardInput): RollForwardResult {
     };
   }
 
-  const expected = openingTotal.plus(explained);
+  // Drift before timing items; an assignment of them that explains it within tolerance clears it.
+  const unassigned = closingTotal.minus(openingTotal.plus(explained));
+  const assignment = assignTimingItems(items, unassigned, tolerance);
+  const timingItems = assignment.items;
+  const timing = movementOf(timingItems);
+  const expected = openingTotal.plus(explained).plus(timing);
   const drift = closingTotal.minus(expected);
-  const withinTolerance = !drift.abs().greaterThan(tolerance);
+  const withinTolerance = assignment.explained;
   const finding: Finding | null = withinTolerance
     ? null
     : {
         code: 'BALANCE_DRIFT',
         local: normalizeDecimal(expected),
         provider: normalizeDecimal(closingTotal),
-        note: `${input.currency} balance ${show(closingTotal, input.currency)}, orders explain ${show(expected, input.currency)} (drift ${show(drift, input.currency)})`,
+        note: `${input.currency} balance ${show(closingTotal, input.currency)}, orders explain ${show(expected, input.currency)} (drift ${show(drift, input.currency)})${timingNote(items.length, assignment.searched)}`,
       };
-  return { ...base, expectedClosing: normalizeDecimal(expected), drift: normalizeDecimal(drift), withinTolerance, finding, note: null };
+  return {
+    ...base,
+    timingItems,
+    timingMovement: normalizeDecimal(timing),
+    expectedClosing: normalizeDecimal(expected),
+    drift: normalizeDecimal(drift),
+    withinTolerance,
+    finding,
+    note: null,
+  };
+}
+
+function timingNote(n: number, searched: boolean): string {
+  if (n === 0) return '';
+  const tried = searched ? 'no assignment of them explains it' : `only their default sides were tried (more than ${MAX_SEARCHED})`;
+  return `; ${n} timing item${n === 1 ? '' : 's'}, ${tried}`;
 }
 
 function mustRead(value: Amount | null, what: string): Decimal {

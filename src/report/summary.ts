@@ -31,8 +31,9 @@ import { DIRECTIONS, REPORT_VERDICTS, type OrderTotalsAccumulator } from './orde
  *
  * section "rollforward", one row per currency, between the day's first and last balance snapshot:
  *   opening_at, opening      time and available + pending + held of the first snapshot
- *   payments_in              Σ(paid − fee) of payments finalized success in (opening, closing]
- *   payouts_out              Σ(amount + fee) of payouts finalized success in (opening, closing]
+ *   payments_in              Σ(paid − fee) of payments final success between the two readings (finality
+ *                            intervals inside, plus timing items the roll-forward assigned to the day)
+ *   payouts_out              Σ(amount + fee) of payouts, likewise
  *   explained_movement       payments_in − payouts_out; expected_closing = opening + explained
  *   closing_at, closing      the last snapshot
  *   drift                    closing − expected_closing; within_tolerance against RECON_TOLERANCE
@@ -131,8 +132,12 @@ export function rollForwardRow(currency: string, r: SnapshotRollForward | null, 
     return row({ section: 'rollforward', currency: textCell(currency), note: 'currency not reconciled by payrecon' });
   }
   const sum = (v: string | null | undefined) => (v === null || v === undefined ? new Decimal(0) : new Decimal(v));
-  const paymentsIn = sum(r.sums?.payments.paidAmount).minus(sum(r.sums?.payments.fee));
-  const payoutsOut = sum(r.sums?.payouts.amount).plus(sum(r.sums?.payouts.fee));
+  // Timing items (orders whose finality may fall on either side of a snapshot) count on the side the
+  // roll-forward assigned them to, so opening + explained = expected closing holds in the row.
+  const timing = (direction: 'payment' | 'payout') =>
+    r.timingItems.filter((i) => i.assignedIn && i.direction === direction).reduce((acc, i) => acc.plus(i.effect), new Decimal(0));
+  const paymentsIn = sum(r.sums?.payments.paidAmount).minus(sum(r.sums?.payments.fee)).plus(timing('payment'));
+  const payoutsOut = sum(r.sums?.payouts.amount).plus(sum(r.sums?.payouts.fee)).minus(timing('payout'));
   return row({
     section: 'rollforward',
     currency,
@@ -140,7 +145,7 @@ export function rollForwardRow(currency: string, r: SnapshotRollForward | null, 
     opening: amountCell(r.openingTotal, currency),
     payments_in: amountCell(paymentsIn, currency),
     payouts_out: amountCell(payoutsOut, currency),
-    explained_movement: amountCell(r.explainedMovement, currency),
+    explained_movement: amountCell(new Decimal(r.explainedMovement).plus(r.timingMovement), currency),
     expected_closing: amountCell(r.expectedClosing, currency),
     closing_at: r.closing ? formatTime(r.closing.takenAt.getTime()) : '',
     closing: amountCell(r.closingTotal, currency),

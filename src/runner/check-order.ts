@@ -2,6 +2,7 @@ import type { OrderRow } from '../db/orders.ts';
 import type { ReconItemRow } from '../db/items.ts';
 import { stateOf, type CheckUpdate } from '../db/orders.ts';
 import { compareOrder } from '../recon/compare.ts';
+import { isFinalCategory } from '../provider/status.ts';
 import type { CheckResult, LocalOrder, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
 
 /** The local order as the pure core sees it. */
@@ -30,8 +31,12 @@ export interface CheckedOrder {
   result: CheckResult;
 }
 
-/** Compares one order with the provider's answer and shapes the rows to write. */
-export function checkOrder(order: OrderRow, answer: ProviderAnswer, policy: ReconPolicy, now: Date): CheckedOrder {
+/**
+ * Compares one order with the provider's answer and shapes the rows to write. askedAt (when the
+ * fetch was sent) is recorded as open_seen_at when the provider says a not-final order is still
+ * open: the start of its finality interval, which the settlement roll-forward needs.
+ */
+export function checkOrder(order: OrderRow, answer: ProviderAnswer, policy: ReconPolicy, now: Date, askedAt?: Date): CheckedOrder {
   const result = compareOrder(toLocalOrder(order), answer, policy, now);
   const provider = answer.kind === 'found' ? answer.order : null;
   const item: Omit<ReconItemRow, 'runId'> = {
@@ -60,11 +65,13 @@ export function checkOrder(order: OrderRow, answer: ProviderAnswer, policy: Reco
     reason: result.reason,
   };
   const u = result.update;
+  const seenOpen = provider !== null && !isFinalCategory(provider.category) && !isFinalCategory(order.statusCategory);
   const update: CheckUpdate = {
     id: order.id,
     expected: stateOf(order),
     checkedAt: now,
     nextCheckAt: result.nextCheckAt,
+    ...(seenOpen && { openSeenAt: askedAt ?? now }),
     ...(u && {
       status: u.status,
       statusCategory: u.category,

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
 import { countOrders, selectOrdersByIds, selectOrdersPage, type OrderFilter, type OrderRow } from '../db/orders.ts';
 import { createRun, findResumableRun, finishRun, setRunSelected, type RunRow, type RunStatus } from '../db/runs.ts';
-import { withJobLock } from '../db/locks.ts';
+import { withJobLockWaiting } from '../db/lock-wait.ts';
+import { describeLockHolder, findLockHolder } from '../db/lock-holder.ts';
 import type { Direction } from '../provider/types.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import { FailureWindow } from './failure-window.ts';
@@ -29,6 +30,8 @@ export interface ReconcileDeps {
   onProgress?: (progress: ReconcileProgress) => void;
   /** WEBHOOK_EXPECTED and WEBHOOK_MISSING_MARGIN_MIN: whether a missing notification is a finding. */
   webhooks?: { expect: boolean; marginMs: number };
+  /** How often an explicit selection retries a held lock (default 1 s). */
+  lockPollMs?: number;
 }
 
 export interface ReconcileProgress {
@@ -38,12 +41,15 @@ export interface ReconcileProgress {
   mismatches: number;
 }
 
-export type ReconcileStatus = RunStatus | 'skipped';
+/** skipped: the due sweep found the lock held (the running one does its work). busy: an explicit selection waited in vain. */
+export type ReconcileStatus = RunStatus | 'skipped' | 'busy';
 
 export interface ReconcileOutcome {
   status: ReconcileStatus;
   /** Runs this call completed or advanced: a dead run resumed first, then the one asked for. */
   runs: RunSummary[];
+  /** With 'busy': who holds the lock and for how long, e.g. "run 42 (due sweep, pid 811) has held the lock for 7m 3s". */
+  lockHolder?: string;
 }
 
 export interface RunSummary {
@@ -66,26 +72,49 @@ const RECHECK_ATTEMPTS = 3;
 /**
  * One reconcile invocation under the job's advisory lock: a run left behind by a killed process is
  * resumed from its checkpoint first (same run id, same selection, no order checked twice), then the
- * requested selection runs.
+ * requested selection runs. The due sweep skips when the lock is held (the holder is doing the same
+ * work); an explicit selection (a date, a range, a ref) is something a person or the daily job asked
+ * for, so it waits up to waitMs and then ends 'busy', naming the holder, instead of silently doing nothing.
  */
-export async function reconcile(deps: ReconcileDeps, request: { selection: Selection; dryRun: boolean }): Promise<ReconcileOutcome> {
-  const locked = await withJobLock(deps.db, RECONCILE_JOB, async ({ lost }) => {
-    const runs: RunSummary[] = [];
-    const dead = await findResumableRun(deps.db.knex, RECONCILE_JOB);
-    if (dead) {
-      deps.logger.info({ runId: dead.id }, 'resuming a run that did not finish');
-      runs.push(await executeRun(deps, dead, true, lost));
-      if (runs[0].status !== 'completed') return runs;
-    }
-    if (lost.aborted) return runs;
-    const params = { selection: request.selection };
-    const run = await createRun(deps.db.knex, RECONCILE_JOB, params, { dryRun: request.dryRun, now: deps.clock() });
-    runs.push(await executeRun(deps, run, false, lost));
-    return runs;
-  });
-  if (!locked.acquired) {
+export async function reconcile(
+  deps: ReconcileDeps,
+  request: { selection: Selection; dryRun: boolean; waitMs?: number },
+): Promise<ReconcileOutcome> {
+  const explicit = request.selection.mode !== 'due';
+  const wait = {
+    waitMs: explicit ? (request.waitMs ?? 0) : 0,
+    pollMs: deps.lockPollMs,
+    signal: deps.stopSignal,
+    onWait: () => deps.logger.warn({ waitMs: request.waitMs }, 'another reconcile run holds the lock; waiting for it to finish'),
+  };
+  const locked = await withJobLockWaiting(
+    deps.db,
+    RECONCILE_JOB,
+    async ({ lost }) => {
+      const runs: RunSummary[] = [];
+      const dead = await findResumableRun(deps.db.knex, RECONCILE_JOB);
+      if (dead) {
+        deps.logger.info({ runId: dead.id }, 'resuming a run that did not finish');
+        runs.push(await executeRun(deps, dead, true, lost));
+        if (runs[0].status !== 'completed') return runs;
+      }
+      if (lost.aborted) return runs;
+      const params = { selection: request.selection };
+      const run = await createRun(deps.db.knex, RECONCILE_JOB, params, { dryRun: request.dryRun, now: deps.clock() });
+      runs.push(await executeRun(deps, run, false, lost));
+      return runs;
+    },
+    wait,
+  );
+  if (!locked.acquired && !explicit) {
     deps.logger.info('another reconcile run holds the lock; skipping');
     return { status: 'skipped', runs: [] };
+  }
+  if (!locked.acquired && deps.stopSignal?.aborted) return { status: 'interrupted', runs: [] };
+  if (!locked.acquired) {
+    const lockHolder = describeLockHolder(await findLockHolder(deps.db, RECONCILE_JOB), deps.clock());
+    deps.logger.error({ lockHolder }, 'gave up waiting for the reconcile lock');
+    return { status: 'busy', runs: [], lockHolder };
   }
   const runs = locked.result!;
   return { status: runs[runs.length - 1].status, runs };
@@ -95,11 +124,19 @@ function filterFor(selection: Selection): OrderFilter {
   const currency = selection.currency ? { currency: selection.currency } : {};
   switch (selection.mode) {
     case 'due':
-      return { mode: 'due', asOf: new Date(selection.asOf), lookbackFrom: new Date(selection.lookbackFrom), ...currency };
+      return {
+        mode: 'due',
+        asOf: new Date(selection.asOf),
+        lookbackFrom: new Date(selection.lookbackFrom),
+        ...(selection.finalRecheckBefore ? { finalRecheckBefore: new Date(selection.finalRecheckBefore) } : {}),
+        ...currency,
+      };
     case 'range':
       return { mode: 'range', from: new Date(selection.from), to: new Date(selection.to), ...currency };
     case 'ref':
       return { mode: 'ref', ref: selection.ref, ...currency };
+    case 'open':
+      return { mode: 'open', lookbackFrom: new Date(selection.lookbackFrom), ...currency };
   }
 }
 
@@ -154,6 +191,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
       const after = (run.checkpoint[direction] as string | undefined) ?? null;
       const check = async (order: OrderRow): Promise<CheckedOrder | null> => {
         if (halt.stop) return null;
+        const askedAt = deps.clock();
         const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef);
         if ('credentials' in outcome) {
           halt.stop ??= {
@@ -169,7 +207,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
             message: `the provider failed most recent fetches (last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'})`,
           };
         }
-        return checkOrder(order, outcome.answer, deps.policy, deps.clock());
+        return checkOrder(order, outcome.answer, deps.policy, deps.clock(), askedAt);
       };
       const withCodes = async (orders: OrderRow[], checks: CheckedOrder[]) => {
         const states = await notificationStates(

@@ -4,9 +4,19 @@ import type { Direction } from '../provider/types.ts';
 
 /** What a reconcile run checks, as stored in job_runs.params so a resumed run selects the same orders. */
 export type Selection =
-  | { mode: 'due'; asOf: string; lookbackFrom: string; kind?: Direction; currency?: Currency }
+  | {
+      mode: 'due';
+      asOf: string;
+      lookbackFrom: string;
+      /** Final orders last checked before this are re-checked too (RECON_FINAL_RECHECK_DAYS); absent: none. */
+      finalRecheckBefore?: string;
+      kind?: Direction;
+      currency?: Currency;
+    }
   | { mode: 'range'; from: string; to: string; label: string; kind?: Direction; currency?: Currency }
-  | { mode: 'ref'; ref: string; kind?: Direction; currency?: Currency };
+  | { mode: 'ref'; ref: string; kind?: Direction; currency?: Currency }
+  /** Every not-final order of the lookback window, due or not: the snapshot job's check around its balance readings. */
+  | { mode: 'open'; lookbackFrom: string; kind?: Direction; currency?: Currency };
 
 export interface SelectionRequest {
   date?: string;
@@ -31,7 +41,10 @@ export function parseBusinessDate(value: string, zone: string, field = '--date')
  * Turns the command line into a selection. Business dates are days in the report time zone;
  * --to is inclusive. Pure: the caller passes the run's start time.
  */
-export function buildSelection(request: SelectionRequest, opts: { now: Date; zone: string; lookbackDays: number }): Selection {
+export function buildSelection(
+  request: SelectionRequest,
+  opts: { now: Date; zone: string; lookbackDays: number; finalRecheckDays?: number },
+): Selection {
   const common = { kind: request.kind, currency: request.currency };
   const modes = [request.date !== undefined, request.from !== undefined || request.to !== undefined, request.ref !== undefined].filter(
     Boolean,
@@ -61,5 +74,6 @@ export function buildSelection(request: SelectionRequest, opts: { now: Date; zon
     };
   }
   const asOf = DateTime.fromJSDate(opts.now).toUTC();
-  return { mode: 'due', asOf: asOf.toISO()!, lookbackFrom: asOf.minus({ days: opts.lookbackDays }).toISO()!, ...common };
+  const recheck = opts.finalRecheckDays ? { finalRecheckBefore: asOf.minus({ days: opts.finalRecheckDays }).toISO()! } : {};
+  return { mode: 'due', asOf: asOf.toISO()!, lookbackFrom: asOf.minus({ days: opts.lookbackDays }).toISO()!, ...recheck, ...common };
 }

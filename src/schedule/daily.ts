@@ -6,9 +6,11 @@ import { DAILY_JOB, closeDeadDailyRuns, completedDailyDates } from './runs-db.ts
 import { abortableSleep } from './sleep.ts';
 
 export interface DayReconcile {
-  /** The reconcile outcome status: completed, skipped (lock held elsewhere), interrupted, failed, ... */
+  /** The reconcile outcome status: completed, busy (lock held elsewhere), interrupted, failed, ... */
   status: string;
   runIds: string[];
+  /** With busy: who holds the lock and for how long. */
+  lockHolder?: string;
 }
 
 export interface DayReport {
@@ -90,20 +92,21 @@ export async function reconcileThenReport(deps: Omit<DailyDeps, 'email'>, date: 
   let rec: DayReconcile;
   for (;;) {
     rec = await deps.reconcileDay(date, deps.signal);
-    if (rec.status !== 'skipped' || deps.signal.aborted) break;
+    const held = rec.status === 'skipped' || rec.status === 'busy';
+    if (!held || deps.signal.aborted) break;
     if (deps.now().getTime() + deps.lockRetryMs > waitUntil) {
       return {
         status: 'failed',
         date,
         reconcileRunIds: [],
         report: null,
-        error: `another reconcile held the lock for over ${deps.lockWaitMs} ms`,
+        error: `another reconcile held the lock for over ${deps.lockWaitMs} ms${rec.lockHolder ? `: ${rec.lockHolder}` : ''}`,
       };
     }
     log.info({ retryInMs: deps.lockRetryMs }, 'another reconcile holds the lock; waiting to run the day');
     await sleep(deps.lockRetryMs, deps.signal);
   }
-  if (deps.signal.aborted || rec.status === 'interrupted' || rec.status === 'skipped') {
+  if (deps.signal.aborted || rec.status === 'interrupted' || rec.status === 'skipped' || rec.status === 'busy') {
     return { status: 'interrupted', date, reconcileRunIds: rec.runIds, report: null, error: 'stopped before the report' };
   }
   if (rec.status !== 'completed') {

@@ -18,8 +18,10 @@ export function dayJobs(ctx: { config: Config; logger: Logger; db: Db }, opts: {
   const { config, logger, db } = ctx;
   return {
     reconcileDay: async (date, stopSignal) => {
-      const { outcome } = await reconcileJob({ date, progress: false, stopSignal }, { config, logger, db });
-      return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId) };
+      // One try per round: the caller's loop (daily schedule, console rerun worker) retries a held
+      // reconcile lock every lockRetryMs for up to lockWaitMs, and names the holder when it gives up.
+      const { outcome } = await reconcileJob({ date, progress: false, stopSignal, waitMs: 0 }, { config, logger, db });
+      return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId), lockHolder: outcome.lockHolder };
     },
     reportDay: async (date) => {
       const { exitCode, report, emails } = await reportJob({ date, email: opts.email, now: opts.now }, { config, logger, db });

@@ -23,7 +23,12 @@ export interface ReconcileJobOptions extends SelectionRequest {
   provider?: Partial<ProviderClientOptions>;
   /** Stops the run like SIGTERM does (checkpoint, 'interrupted'): the scheduler's shutdown. */
   stopSignal?: AbortSignal;
+  /** An explicit selection's wait for a running sweep's lock (default DEFAULT_LOCK_WAIT_MS); the due sweep never waits. */
+  waitMs?: number;
 }
+
+/** Long enough for a 15-minute sweep to finish, short enough that cron's next line is not held up for long. */
+export const DEFAULT_LOCK_WAIT_MS = 5 * 60_000;
 
 export interface ReconcileJobResult {
   exitCode: number;
@@ -34,7 +39,12 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
   const config = context.config ?? loadConfig();
   // Validated before the database is opened: a bad --date, --from/--to or --ref does nothing at all.
   const selection = usage(() =>
-    buildSelection(options, { now: new Date(), zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS }),
+    buildSelection(options, {
+      now: new Date(),
+      zone: config.REPORT_TIMEZONE,
+      lookbackDays: config.RECON_LOOKBACK_DAYS,
+      finalRecheckDays: config.RECON_FINAL_RECHECK_DAYS,
+    }),
   );
   return withJob(
     'reconcile',
@@ -58,7 +68,7 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
             webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
             onProgress: progress ? (p) => progress.update(p.checked, p.selected, p.mismatches) : undefined,
           },
-          { selection, dryRun: options.dryRun ?? false },
+          { selection, dryRun: options.dryRun ?? false, waitMs: options.waitMs ?? DEFAULT_LOCK_WAIT_MS },
         );
         progress?.stop();
         if (!options.dryRun) {
@@ -103,6 +113,8 @@ async function alertsFor(db: Db, outcome: ReconcileOutcome): Promise<AlertInput[
 
 function exitCodeOf(outcome: ReconcileOutcome, failOnMismatch: boolean): number {
   if (outcome.status === 'skipped' || outcome.status === 'interrupted') return EXIT.OK;
+  // An explicit rerun that could not get the lock did not do what was asked: never a silent 0.
+  if (outcome.status === 'busy') return EXIT.INCOMPLETE;
   if (outcome.status !== 'completed') return EXIT.INCOMPLETE;
   const mismatches = outcome.runs.reduce((n, r) => n + (r.counts['verdict:mismatch'] ?? 0), 0);
   return failOnMismatch && mismatches > 0 ? EXIT.MISMATCHES : EXIT.OK;

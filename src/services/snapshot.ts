@@ -7,6 +7,9 @@ import { EXIT } from '../runtime/exit-codes.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { alertForDrift, alertForFailedRun, alertForRateFlags } from '../notify/alert-builders.ts';
 import type { AlertInput } from '../notify/raise-alert.ts';
+import { openOrderChecker } from '../snapshot/open-orders.ts';
+import { policyFromConfig } from '../runner/policy-from-config.ts';
+import { loadActiveBankCodes } from '../db/bank-codes.ts';
 import { jobCompleted, type ClearedCause } from '../notify/resolve-alerts.ts';
 
 export interface SnapshotJobOptions {
@@ -24,8 +27,23 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
   return withJob('snapshot', { ...context, provider: options.provider }, async (deps) => {
     const { config, logger, db } = deps;
     const client = await deps.provider();
+    const clock = options.clock ?? (() => new Date());
+    // The open orders are checked around the balance readings, so few orders straddle them.
+    const checkOpenOrders = openOrderChecker(
+      {
+        db,
+        fetcher: client,
+        policy: policyFromConfig(config, await loadActiveBankCodes(db.knex)),
+        clock,
+        logger,
+        concurrency: config.RECON_CONCURRENCY,
+        batchSize: config.RECON_BATCH_SIZE,
+        webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
+      },
+      { lookbackDays: config.RECON_LOOKBACK_DAYS },
+    );
     const result = await takeSnapshots(
-      { db, client, policy: snapshotPolicyFromConfig(config), clock: options.clock ?? (() => new Date()), logger },
+      { db, client, policy: snapshotPolicyFromConfig(config), clock, logger, checkOpenOrders },
       config.RECON_CURRENCIES,
     );
     // Drift and rate flags are findings to alert on, not a failure of the run.

@@ -1,15 +1,23 @@
 import type { Knex } from 'knex';
 import type { Currency } from '../money/decimal.ts';
-import { boundaryBalanceSnapshots, type BalanceSnapshot } from '../db/snapshots.ts';
-import { settlementSums, type SettlementSums } from '../db/settlement.ts';
+import { boundaryBalanceSnapshots, readingOf, type BalanceSnapshot } from '../db/snapshots.ts';
+import { settlementWindow, type SettlementSums } from '../db/settlement.ts';
 import { rollForward, type RollForwardResult } from '../recon/rollforward.ts';
+import { classifyFinality, type TimingItem } from '../recon/timing-items.ts';
 
 type Conn = Knex | Knex.Transaction;
 
-/** A roll-forward with the snapshots and order sums behind it, so a finding can be traced. */
+/**
+ * A roll-forward with the snapshots and order sums behind it, so a finding can be traced: the opening
+ * and closing snapshot with their times (openingAt/closingAt: when each balance answer arrived), the
+ * movement explained by orders certainly final in between, the timing items and the side each was
+ * assigned to, the drift and whether it is within tolerance.
+ */
 export interface SnapshotRollForward extends RollForwardResult {
   opening: BalanceSnapshot | null;
   closing: BalanceSnapshot | null;
+  openingAt: Date | null;
+  closingAt: Date | null;
   sums: SettlementSums | null;
   tolerance: string;
 }
@@ -17,25 +25,45 @@ export interface SnapshotRollForward extends RollForwardResult {
 const totals = (s: BalanceSnapshot | null) => s && { available: s.available, pending: s.pending, held: s.held };
 
 /**
- * Roll-forward between two snapshots of one currency, the movement taken from orders payrecon
- * saw become final success in (opening.taken_at, closing.taken_at]. Either side may be null
- * (nothing to compare yet): the result then carries a note instead of a drift.
+ * Roll-forward between two snapshots of one currency. Each order's finality is an interval (last
+ * seen open, first seen final]; orders whose interval lies between the two balance readings explain
+ * the movement, those overlapping a reading are timing items (see recon/timing-items.ts). Either
+ * snapshot may be null (nothing to compare yet): the result then carries a note instead of a drift.
  */
 export async function snapshotRollForward(
   db: Conn,
   input: { currency: Currency; opening: BalanceSnapshot | null; closing: BalanceSnapshot | null; tolerance: string },
 ): Promise<SnapshotRollForward> {
   const { currency, opening, closing, tolerance } = input;
-  const sums = opening && closing ? await settlementSums(db, currency, opening.takenAt, closing.takenAt) : null;
+  const window = opening && closing ? await settlementWindow(db, currency, readingOf(opening), readingOf(closing)) : null;
+  const timingItems: TimingItem[] = [];
+  if (window && opening && closing) {
+    for (const c of window.candidates) {
+      const place = classifyFinality(c, readingOf(opening), readingOf(closing));
+      // The query already split certain from uncertain; equal bounds can still classify as in/out here.
+      if (place === 'out') continue;
+      if (place === 'in') timingItems.push({ ...c, straddles: 'closing', likelyIn: true });
+      else timingItems.push({ ...c, ...place });
+    }
+  }
   const result = rollForward({
     currency,
     opening: totals(opening),
     closing: totals(closing),
-    paymentsFinal: sums ? { paidAmount: sums.payments.paidAmount, fee: sums.payments.fee } : [],
-    payoutsFinal: sums ? { amount: sums.payouts.amount, fee: sums.payouts.fee } : [],
+    paymentsFinal: window ? { paidAmount: window.sums.payments.paidAmount, fee: window.sums.payments.fee } : [],
+    payoutsFinal: window ? { amount: window.sums.payouts.amount, fee: window.sums.payouts.fee } : [],
+    timingItems,
     tolerance,
   });
-  return { ...result, opening, closing, sums, tolerance };
+  return {
+    ...result,
+    opening,
+    closing,
+    openingAt: opening?.takenAt ?? null,
+    closingAt: closing?.takenAt ?? null,
+    sums: window?.sums ?? null,
+    tolerance,
+  };
 }
 
 /**

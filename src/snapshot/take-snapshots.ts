@@ -27,9 +27,15 @@ export interface SnapshotDeps {
   db: Db;
   client: { balance(currency: Currency): Promise<Balance>; usdtRate(currency: Currency): Promise<UsdtRate> };
   policy: SnapshotPolicy;
-  /** taken_at of each snapshot: read once per currency, right after its balance answer. */
+  /** requested_at and taken_at of each snapshot: read right before the balance request and right after its answer. */
   clock: () => Date;
   logger: Logger;
+  /**
+   * Checks the open orders just before the balances are read and again right after, so that few
+   * orders' finality intervals straddle the readings (those few become timing items). Optional: without
+   * it the intervals are whatever the reconcile runs left, and more orders become timing items.
+   */
+  checkOpenOrders?: (phase: 'before' | 'after') => Promise<void>;
 }
 
 export interface RateResult extends RateSnapshot {
@@ -111,7 +117,10 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
     error,
   });
   try {
+    await checkOpen(deps, 'before');
     for (const currency of currencies) done.push(await snapshotCurrency(deps, run.id, currency, failures));
+    await checkOpen(deps, 'after');
+    for (const c of done) if (c.balance) await rollForwardCurrency(deps, run.id, c);
   } catch (err) {
     const credentials = err instanceof CredentialsError;
     const error = (err as Error).message;
@@ -126,36 +135,21 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
   return out;
 }
 
-/** One currency: its balance (with roll-forward) and its rate, each stored on its own if the other fails. */
+/** One currency: its balance and its rate, each stored on its own if the other fails. */
 async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Currency, failures: UnitFailure[]): Promise<CurrencySnapshot> {
   const out: CurrencySnapshot = { currency, balance: null, rate: null, rollForward: null, driftCase: null };
+  const requestedAt = deps.clock();
   const balance = await attempt(() => deps.client.balance(currency), currency, 'balance', failures, deps.logger);
   if (balance) {
-    const takenAt = deps.clock();
-    // Snapshot and its roll-forward commit together: a stored pair is always a checked pair.
-    await deps.db.knex.transaction(async (trx) => {
-      out.balance = await insertBalanceSnapshot(trx, {
-        runId,
-        currency,
-        available: balance.available,
-        pending: balance.pending,
-        held: balance.held,
-        credit: balance.credit,
-        takenAt,
-      });
-      const opening = await previousBalanceSnapshot(trx, out.balance);
-      if (!opening) return;
-      out.rollForward = await snapshotRollForward(trx, {
-        currency,
-        opening,
-        closing: out.balance,
-        tolerance: toleranceFor(deps.policy, currency),
-      });
-      await storeCheck(trx, runId, out.rollForward, takenAt);
-      const drift = await syncDriftCase(trx, out.rollForward, takenAt);
-      if (drift?.case && out.rollForward.finding) {
-        out.driftCase = { id: drift.case.id, state: drift.outcome === 'opened' || drift.outcome === 'moved' ? 'open' : drift.case.state };
-      }
+    out.balance = await insertBalanceSnapshot(deps.db.knex, {
+      runId,
+      currency,
+      available: balance.available,
+      pending: balance.pending,
+      held: balance.held,
+      credit: balance.credit,
+      takenAt: deps.clock(),
+      requestedAt,
     });
   }
   const rate = await attempt(() => deps.client.usdtRate(currency), currency, 'usdtRate', failures, deps.logger);
@@ -174,6 +168,42 @@ async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Cur
     out.rate = { ...stored, flags: check.flags, notes: check.notes, unchangedSince: check.unchangedSince };
   }
   return out;
+}
+
+/**
+ * Rolls the balance forward from the previous snapshot, once the open orders were re-checked after
+ * the reading; the figures are stored in balance_checks.
+ */
+async function rollForwardCurrency(deps: SnapshotDeps, runId: string, out: CurrencySnapshot): Promise<void> {
+  const closing = out.balance!;
+  // The roll-forward, its stored check and its drift case commit together.
+  await deps.db.knex.transaction(async (trx) => {
+    const opening = await previousBalanceSnapshot(trx, closing);
+    if (!opening) return;
+    const checkedAt = deps.clock();
+    out.rollForward = await snapshotRollForward(trx, {
+      currency: closing.currency,
+      opening,
+      closing,
+      tolerance: toleranceFor(deps.policy, closing.currency),
+    });
+    await storeCheck(trx, runId, out.rollForward, checkedAt);
+    const drift = await syncDriftCase(trx, out.rollForward, checkedAt);
+    if (drift?.case && out.rollForward.finding) {
+      out.driftCase = { id: drift.case.id, state: drift.outcome === 'opened' || drift.outcome === 'moved' ? 'open' : drift.case.state };
+    }
+  });
+}
+
+/** The open-order check around the readings: a failure leaves wider intervals (more timing items), not a failed run. */
+async function checkOpen(deps: SnapshotDeps, phase: 'before' | 'after'): Promise<void> {
+  if (!deps.checkOpenOrders) return;
+  try {
+    await deps.checkOpenOrders(phase);
+  } catch (err) {
+    if (err instanceof CredentialsError) throw err;
+    deps.logger.warn({ phase, err: (err as Error).message }, 'checking the open orders around the balance readings failed');
+  }
 }
 
 /** A provider call whose failure is this currency's alone; credentials refused is everyone's, so it propagates. */
@@ -215,6 +245,8 @@ async function storeCheck(
     withinTolerance: rf.withinTolerance!,
     paymentsCount: rf.sums!.payments.count,
     payoutsCount: rf.sums!.payouts.count,
+    timingItems: rf.timingItems,
+    timingMovement: rf.timingMovement,
     checkedAt,
   });
 }

@@ -1,0 +1,82 @@
+import type { Db } from './connect.ts';
+import { advisoryKey } from './advisory.ts';
+
+/** Who holds a job's lock, as far as the database can tell, for a message a person acts on. */
+export interface LockHolder {
+  /** Postgres backend of the session holding the advisory lock (null on PGlite or when not found). */
+  pid: number | null;
+  /** That session's application_name, e.g. "payrecon-reconcile". */
+  application: string | null;
+  /** The job's run that is still running, started under the lock. */
+  runId: string | null;
+  /** What that run does, e.g. "due sweep" or "range 2026-11-21". */
+  run: string | null;
+  since: Date | null;
+  lastProgressAt: Date | null;
+}
+
+/**
+ * The holder of job's lock: the session in pg_locks (a bigint advisory key is stored as classid =
+ * high 32 bits, objid = low 32 bits, objsubid = 1) and the job's latest running run.
+ */
+export async function findLockHolder(db: Db, jobName: string): Promise<LockHolder> {
+  let pid: number | null = null;
+  let application: string | null = null;
+  if (db.engine === 'postgres') {
+    const key = advisoryKey(`job:${db.schema}:${jobName}`);
+    const res = (await db.knex.raw(
+      `SELECT l.pid, a.application_name
+         FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND l.classid::bigint = (?::bigint >> 32) & 4294967295
+          AND l.objid::bigint = ?::bigint & 4294967295
+        LIMIT 1`,
+      [key, key],
+    )) as { rows: Array<{ pid: number; application_name: string | null }> };
+    pid = res.rows[0]?.pid ?? null;
+    application = res.rows[0]?.application_name || null;
+  }
+  const run = await db
+    .knex('job_runs')
+    .where({ job: jobName, status: 'running' })
+    .orderBy([
+      { column: 'started_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first('id', 'params', 'started_at', 'heartbeat_at');
+  return {
+    pid,
+    application,
+    runId: run ? String(run.id) : null,
+    run: run ? describeParams(run.params as Record<string, unknown>) : null,
+    since: (run?.started_at as Date | undefined) ?? null,
+    lastProgressAt: (run?.heartbeat_at as Date | undefined) ?? null,
+  };
+}
+
+function describeParams(params: Record<string, unknown>): string | null {
+  const selection = params.selection as { mode?: string; label?: string; ref?: string } | undefined;
+  if (!selection?.mode) return null;
+  if (selection.mode === 'due') return 'due sweep';
+  if (selection.mode === 'range') return `rerun of ${selection.label ?? 'a date range'}`;
+  if (selection.mode === 'open') return 'open orders around a balance snapshot';
+  return `rerun of ${selection.ref ?? 'one order'}`;
+}
+
+/** "run 42 (due sweep, pid 811 payrecon-reconcile) has held the lock for 7m 3s, last progress 12s ago". */
+export function describeLockHolder(holder: LockHolder, now: Date): string {
+  const who = [holder.run, holder.pid !== null ? `pid ${holder.pid}` : null, holder.application].filter(Boolean).join(', ');
+  const name = holder.runId ? `run ${holder.runId}${who ? ` (${who})` : ''}` : who ? `a session (${who})` : 'another session';
+  const held = holder.since ? ` has held the lock for ${formatSpan(now.getTime() - holder.since.getTime())}` : ' holds the lock';
+  const progress = holder.lastProgressAt ? `, last progress ${formatSpan(now.getTime() - holder.lastProgressAt.getTime())} ago` : '';
+  return `${name}${held}${progress}`;
+}
+
+export function formatSpan(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  return `${Math.floor(m / 60)}h ${m % 60}m`;
+}

@@ -1,0 +1,243 @@
+/**
+ * The settlement roll-forward under a simulated 48 hours of the sandbox (one seed per call): the
+ * sandbox clock moves, orders are initiated at random times and finalize whenever their lifecycle
+ * says, the reconcile sweep runs every 15 minutes and the snapshot job every hour (each a few
+ * minutes late at random, sometimes both at once), and the provider clock also jumps forward at
+ * random moments between provider calls, so orders finalize between a snapshot's open-order check,
+ * its balance reading and its re-check. One balance adjustment no order explains is planted at a
+ * random time. Real Postgres (a throw-away database) and the sandbox over real HTTP.
+ */
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase } from './db.ts';
+import { openDatabase } from '../../src/db/connect.ts';
+import { startSandbox } from '../../src/sandbox/server.ts';
+import { SandboxControl } from '../../src/sandbox/control-client.ts';
+import { createProviderClient } from '../../src/provider/from-config.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { rng, type Rng } from '../../src/sandbox/prng.ts';
+import { insertOrders } from '../../src/db/orders.ts';
+import { reconcile, type ReconcileDeps } from '../../src/runner/reconcile.ts';
+import { buildSelection } from '../../src/runner/selection.ts';
+import { policyFromConfig } from '../../src/runner/policy-from-config.ts';
+import { snapshotPolicyFromConfig } from '../../src/snapshot/policy.ts';
+import { takeSnapshots } from '../../src/snapshot/take-snapshots.ts';
+import { openOrderChecker } from '../../src/snapshot/open-orders.ts';
+import { DEMO_METHODS } from '../../src/demo/seed-merchant.ts';
+import { Decimal, CURRENCIES, type Currency } from '../../src/money/decimal.ts';
+import type { Direction } from '../../src/provider/types.ts';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+
+export interface SimOptions {
+  seed: number;
+  hours?: number;
+  orders?: number;
+}
+
+export interface SimResult {
+  seed: number;
+  hours: number;
+  orders: number;
+  /** balance_checks rows: one per currency per pair of consecutive snapshots. */
+  windows: number;
+  timingItems: number;
+  /** Windows beyond tolerance other than the planted one. */
+  falseDrifts: Array<{ currency: string; drift: string; closingAt: Date }>;
+  planted: { currency: Currency; delta: string; at: Date };
+  /** Exactly one window of the planted currency beyond tolerance, the one the adjustment fell in, drifting by exactly its size. */
+  plantedFound: boolean;
+  plantedWindows: Array<{ drift: string; openingAt: Date; closingAt: Date }>;
+}
+
+type Event = { at: number; kind: 'order' | 'sweep' | 'snapshot' | 'both' | 'plant' };
+
+/** A size from 0.01 up: log-uniform over 0.01 .. 100,000 with a random sign, two decimals. */
+function plantedDelta(r: Rng): string {
+  const size = new Decimal(10).pow(r() * 7 - 2).toDecimalPlaces(2);
+  const d = size.lt('0.01') ? new Decimal('0.01') : size;
+  return (r() < 0.5 ? d.neg() : d).toFixed(2);
+}
+
+export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
+  const hours = opts.hours ?? 48;
+  const orderCount = opts.orders ?? 40;
+  const r = rng(opts.seed);
+  const t = await createTestDatabase(`drift_sim_${opts.seed}`);
+  // A throw-away database: commits need not wait for the disk (hundreds of small runs per seed).
+  const name = (await t.db.knex.raw('SELECT current_database() AS n')).rows[0].n as string;
+  await t.db.knex.raw(`ALTER DATABASE ${name} SET synchronous_commit = off`);
+  await t.db.close();
+  const db = await openDatabase(t.config, { applicationName: name });
+  const sandbox = await startSandbox({
+    seed: opts.seed,
+    lifecycle: {
+      paymentDelayMs: { min: 30_000, max: 3 * HOUR },
+      payoutDelayMs: { min: 5 * MIN, max: 8 * HOUR },
+      paymentFailedShare: 0.1,
+      paymentPartialShare: 0.05,
+      paymentStuckShare: 0.03,
+      payoutFailedShare: 0.08,
+      payoutStuckShare: 0.03,
+      utrMissingShare: 0,
+    },
+  });
+  const control = new SandboxControl(sandbox.url);
+  const config = loadConfig({ DATABASE_URL: t.url ?? '', PGLITE_DIR: t.config.PGLITE_DIR, PROVIDER_BASE_URL: sandbox.url });
+  const client = await createProviderClient(config, { logger: silentLogger, retryBaseMs: 5, maxRetries: 2 });
+  const now = () => new Date(sandbox.state.now());
+  // The provider's clock sometimes jumps between two calls: an order may finalize at any moment.
+  const jitter = async () => {
+    if (r() < 0.15) await control.advanceClock(Math.floor(r() * 3 * MIN));
+  };
+  const fetcher = {
+    fetchPayment: async (ref: string) => (await jitter(), client.fetchPayment(ref)),
+    fetchPayout: async (ref: string) => (await jitter(), client.fetchPayout(ref)),
+  };
+  const snapshotClient = {
+    balance: async (c: Currency) => (await jitter(), client.balance(c)),
+    usdtRate: (c: Currency) => client.usdtRate(c),
+  };
+  const reconcileDeps: ReconcileDeps = {
+    db,
+    fetcher,
+    policy: policyFromConfig(config),
+    clock: now,
+    logger: silentLogger,
+    concurrency: 4,
+    batchSize: 50,
+    lockPollMs: 20,
+  };
+  const banks = new Map<Currency, string[]>();
+  for (const c of ['IDR', 'NGN'] as const)
+    banks.set(
+      c,
+      (await client.bankCodes(c)).map((b) => b.bankCode),
+    );
+
+  const start = sandbox.state.now();
+  const events: Event[] = [];
+  for (let i = 0; i < orderCount; i++) events.push({ at: start + Math.floor(r() * (hours - 2) * HOUR), kind: 'order' });
+  for (let q = 1; q <= hours * 4; q++) {
+    const mark = start + q * 15 * MIN;
+    const late = Math.floor(r() * 3 * MIN);
+    if (q % 4 !== 0) events.push({ at: mark + late, kind: 'sweep' });
+    else if (r() < 0.3) events.push({ at: mark + late, kind: 'both' });
+    else {
+      events.push({ at: mark + late, kind: 'sweep' });
+      events.push({ at: mark + Math.floor(r() * 3 * MIN), kind: 'snapshot' });
+    }
+  }
+  events.push({ at: start + 30 * 1000, kind: 'snapshot' });
+  const planted = { currency: CURRENCIES[Math.floor(r() * CURRENCIES.length)], delta: plantedDelta(r), at: new Date(0) };
+  events.push({ at: start + 2 * HOUR + Math.floor(r() * (hours - 4) * HOUR), kind: 'plant' });
+  events.sort((a, b) => a.at - b.at);
+
+  const snapshot = () =>
+    takeSnapshots(
+      {
+        db,
+        client: snapshotClient,
+        policy: snapshotPolicyFromConfig(config),
+        clock: now,
+        logger: silentLogger,
+        checkOpenOrders: openOrderChecker(reconcileDeps, { lookbackDays: 30, waitMs: 10 * MIN }),
+      },
+      CURRENCIES,
+    );
+  const sweep = () =>
+    reconcile(reconcileDeps, { selection: buildSelection({}, { now: now(), zone: 'UTC', lookbackDays: 30 }), dryRun: false });
+
+  try {
+    for (const e of events) {
+      const ahead = e.at - sandbox.state.now();
+      if (ahead > 0) await control.advanceClock(ahead);
+      if (e.kind === 'order') await placeOrder(r, db.knex, client, banks, now);
+      else if (e.kind === 'sweep') await sweep();
+      else if (e.kind === 'snapshot') await snapshot();
+      else if (e.kind === 'both') await Promise.all([sweep(), snapshot()]);
+      else {
+        planted.at = now();
+        await control.adjustBalance(planted.currency, planted.delta);
+      }
+    }
+    return await evaluate(db.knex, { seed: opts.seed, hours, orders: orderCount, planted });
+  } finally {
+    await client.close();
+    await sandbox.close();
+    await db.close();
+    await t.drop();
+  }
+}
+
+async function placeOrder(
+  r: Rng,
+  knex: import('knex').Knex,
+  client: Awaited<ReturnType<typeof createProviderClient>>,
+  banks: Map<Currency, string[]>,
+  now: () => Date,
+): Promise<void> {
+  const currency = CURRENCIES[Math.floor(r() * CURRENCIES.length)];
+  const direction: Direction = r() < 0.65 ? 'payment' : 'payout';
+  const scale = { INR: 1_000, NGN: 50_000, IDR: 500_000 }[currency];
+  const amount = `${Math.floor(scale * (0.1 + r() * (direction === 'payment' ? 10 : 2)))}.${String(Math.floor(r() * 100)).padStart(2, '0')}`;
+  const merchantRef = randomUUID();
+  const method = DEMO_METHODS[direction][currency];
+  const person = { name: 'Sim Customer', phone: '+15550000000', email: 'sim@example.com' };
+  if (direction === 'payment') {
+    const res = await client.initiatePayment({
+      merchantRef,
+      currency,
+      method,
+      amount,
+      ...person,
+      redirectUrl: 'https://shop.example.com/done',
+    });
+    await insertOrders(knex, 'payment', [{ merchantRef, transactionRef: res.transactionRef, currency, method, amount, createdAt: now() }]);
+    return;
+  }
+  const list = banks.get(currency);
+  const bankCode = list ? list[Math.floor(r() * list.length)] : 'HDFC0001234';
+  const res = await client.initiatePayout({ merchantRef, currency, method, amount, bankCode, account: '0123456789', ...person });
+  await insertOrders(knex, 'payout', [
+    { merchantRef, transactionRef: res.transactionRef, currency, method, amount, fee: res.fee, bankCode, createdAt: now() },
+  ]);
+}
+
+async function evaluate(
+  knex: import('knex').Knex,
+  run: { seed: number; hours: number; orders: number; planted: SimResult['planted'] },
+): Promise<SimResult> {
+  const rows = (
+    await knex.raw(
+      `SELECT c.currency, c.drift::text AS drift, c.within_tolerance, jsonb_array_length(c.timing_items) AS timing,
+              o.taken_at AS opening_at, s.requested_at AS closing_requested_at, s.taken_at AS closing_at
+         FROM balance_checks c
+         JOIN balance_snapshots o ON o.id = c.opening_snapshot_id
+         JOIN balance_snapshots s ON s.id = c.closing_snapshot_id
+        ORDER BY c.currency, s.taken_at`,
+    )
+  ).rows as Array<{
+    currency: Currency;
+    drift: string;
+    within_tolerance: boolean;
+    timing: number;
+    opening_at: Date;
+    closing_requested_at: Date;
+    closing_at: Date;
+  }>;
+  const { planted } = run;
+  const beyond = rows.filter((w) => !w.within_tolerance);
+  const plantedWindows = beyond.filter((w) => w.currency === planted.currency);
+  const inWindow = (w: (typeof rows)[number]) => w.opening_at <= planted.at && planted.at <= w.closing_requested_at;
+  const exact = plantedWindows.filter((w) => inWindow(w) && new Decimal(w.drift).equals(planted.delta));
+  return {
+    ...run,
+    windows: rows.length,
+    timingItems: rows.reduce((n, w) => n + Number(w.timing), 0),
+    falseDrifts: beyond.filter((w) => !exact.includes(w)).map((w) => ({ currency: w.currency, drift: w.drift, closingAt: w.closing_at })),
+    plantedFound: exact.length === 1 && plantedWindows.length === 1,
+    plantedWindows: plantedWindows.map((w) => ({ drift: w.drift, openingAt: w.opening_at, closingAt: w.closing_at })),
+  };
+}
