@@ -1,27 +1,42 @@
 # syntax=docker/dockerfile:1
-# Build stage: production dependencies only, from the lockfile.
-FROM node:20-bookworm-slim AS deps
+# Build stage: every dependency from the lockfile, then the compiled dist/ (tsc; no tsx at run time).
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY jobs ./jobs
+COPY sql ./sql
+RUN npm run build
+
+# Production dependencies only, from the same lockfile.
+FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-# Runtime stage: sources run through tsx (a production dependency), as a non-root user.
-FROM node:20-bookworm-slim
+# Runtime: Node 22 LTS running dist/ as a non-root user.
+FROM node:22-bookworm-slim
+# tini is PID 1: it forwards SIGTERM/SIGINT to node and reaps children. Node as PID 1 would get no
+# default signal actions, so a command without its own handler (snapshot, report) would ignore
+# `docker stop` until the kill after the grace period.
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
+# Embedded PGlite is refused under NODE_ENV=production (one process at a time, a file inside the
+# container): set DATABASE_URL, or PGLITE_IN_PRODUCTION=true for a single-process trial.
 ENV NODE_ENV=production \
     REPORT_DIR=/var/lib/payrecon/reports \
     PGLITE_DIR=/var/lib/payrecon/pglite
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
-COPY bin ./bin
-COPY jobs ./jobs
-COPY src ./src
-COPY sql ./sql
+COPY --from=build /app/dist ./dist
 RUN mkdir -p /var/lib/payrecon && chown node:node /var/lib/payrecon
 USER node
 VOLUME ["/var/lib/payrecon"]
-# `payrecon schedule` handles SIGTERM itself (finishes or checkpoints the running job, exits 0);
-# exec form so it is PID 1's direct child signal target, with tini-like init from Docker (--init) advised.
+# `schedule --migrate` applies pending migrations first, under the migration advisory lock (several
+# replicas starting at once queue on it; later ones find nothing pending), then schedules the jobs.
+# On SIGTERM it stops taking runs, lets a running reconcile checkpoint, and exits 0.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "bin/payrecon.mjs"]
-CMD ["schedule"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/src/main.js"]
+CMD ["schedule", "--migrate"]

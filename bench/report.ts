@@ -15,6 +15,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
+import type { ExtraFileName } from '../src/report/manifest.ts';
 import { writeReports } from '../src/report/write-reports.ts';
 
 const { values } = parseArgs({ options: { orders: { type: 'string', default: '100000' } } });
@@ -107,6 +108,10 @@ try {
   const r = await writeReports(db.knex, { date: '2024-05-01', timezone: 'UTC', reportDir, now: new Date() });
   const seconds = (performance.now() - start) / 1000;
   const items = r.manifest.files['items.csv'];
+  const size = (name: ExtraFileName) => {
+    const f = r.manifest.files[name];
+    return f ? Number((f.bytes / 1e6).toFixed(1)) : null;
+  };
   console.log(
     JSON.stringify({
       orders,
@@ -115,10 +120,12 @@ try {
       items_rows: items.rows,
       items_mb: Number((items.bytes / 1e6).toFixed(1)),
       mismatch_rows: r.manifest.files['mismatches.csv'].rows,
+      workbook_mb: size('reconciliation.xlsx'),
+      html_mb: size('report.html'),
       rows_per_second: Math.round(items.rows / seconds),
       peak_rss_mb_before_report: Math.round(rssBefore / 1024),
       peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-      sha256: Object.fromEntries(Object.entries(r.manifest.files).map(([name, f]) => [name, f.sha256.slice(0, 16)])),
+      sha256: Object.fromEntries(Object.entries(r.manifest.files).map(([name, f]) => [name, f!.sha256.slice(0, 16)])),
     }),
   );
 } finally {

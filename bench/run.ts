@@ -22,7 +22,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config/config.ts';
-import { openDatabase, type Db } from '../src/db/connect.ts';
+import { openDatabase } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createProviderClient } from '../src/provider/from-config.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';

@@ -12,7 +12,7 @@ import { serveConsole, type RunningConsole } from '../src/console/serve.ts';
 import { dayJobs } from '../src/services/day-jobs.ts';
 import { silentLogger } from '../src/log/logger.ts';
 
-// A finance user's afternoon in real Chromium: sign in, open a day and download its file, rerun the day, sign out.
+// A finance user's afternoon in real Chromium: sign in, open a day and download its file, resolve a case, rerun the day, sign out.
 describe.skipIf(requiresBrowser('the console in Chromium as a finance user'))('console in the browser', () => {
   let world: World;
   let reportDir: string;
@@ -26,6 +26,12 @@ describe.skipIf(requiresBrowser('the console in Chromium as a finance user'))('c
     await seedMerchant(world.t.db.knex, world.client, { payments: 30, payouts: 20, seed: 11 });
     await world.control.advanceClock(2_000);
     const ctx = { config: world.config, logger: silentLogger, db: world.t.db };
+    // One payout's fee recorded differently from the provider's: reconcile opens a FEE case for it.
+    const payout = await world.t.db.knex('payout_orders').orderBy('id').first();
+    await world.t.db
+      .knex('payout_orders')
+      .where({ id: payout.id })
+      .update({ fee: world.t.db.knex.raw('fee + 1') });
     const jobs = dayJobs(ctx);
     // The night already happened: the day is reconciled and has its first report version.
     await jobs.reconcileDay(today, new AbortController().signal);
@@ -41,7 +47,7 @@ describe.skipIf(requiresBrowser('the console in Chromium as a finance user'))('c
     fs.rmSync(reportDir, { recursive: true, force: true });
   });
 
-  it('signs in, opens a day, downloads its report, reruns the day and sees it finish, signs out', async () => {
+  it('signs in, opens a day, downloads its report, resolves a case, reruns the day and sees it finish, signs out', async () => {
     const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     try {
@@ -70,6 +76,18 @@ describe.skipIf(requiresBrowser('the console in Chromium as a finance user'))('c
       if (workbook) expect(bytes.subarray(0, 2).toString()).toBe('PK');
       else expect(bytes.toString('utf8').split('\n')[0]).toContain('merchant_ref');
 
+      // A case: the FEE finding injected above, resolved with a reason and a note.
+      await page.goto(`${running.url}/cases?code=FEE`);
+      await page.screenshot({ path: screenshotPath('console-cases.png'), fullPage: true });
+      await Promise.all([page.waitForURL(/\/cases\/\d+$/), page.click('table a[href^="/cases/"]')]);
+      await page.selectOption('select[name=reason]', 'adjusted');
+      await page.fill('form[action$="/resolve"] textarea[name=note]', 'fee re-booked as the provider charged it');
+      await Promise.all([page.waitForLoadState('load'), page.click('form[action$="/resolve"] button[type=submit]')]);
+      expect(await page.textContent('h1')).toContain('resolved');
+      expect(await page.textContent('body')).toContain('fee re-booked as the provider charged it');
+      await page.screenshot({ path: screenshotPath('console-case.png'), fullPage: true });
+
+      await page.goto(`${running.url}/days/${today}`);
       await Promise.all([page.waitForURL(/\/reruns\/\d+$/), page.click('button:has-text("Rerun this day")')]);
       // The page reloads itself (no JavaScript needed) until the rerun ends.
       await page.waitForFunction(

@@ -123,6 +123,26 @@ describe('validateOrderRow', () => {
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.reason).toMatch(reason);
   });
+  it('names every problem of a row, not only the first', () => {
+    const r = validateOrderRow(
+      'payment',
+      { ...good, merchant_ref: 'x', currency: 'USD', amount: '-5', created_at: 'yesterday' },
+      { statusOf },
+    );
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      const problems = r.reason.split('; ');
+      expect(problems).toHaveLength(4);
+      expect(problems).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^currency: "USD" is not one of/),
+          expect.stringMatching(/^created_at: "yesterday" is not an ISO-8601/),
+          expect.stringMatching(/^merchant_ref: "x" is not a UUID/),
+          expect.stringMatching(/^amount: "-5" is negative/),
+        ]),
+      );
+    }
+  });
   it('accepts a valid row and honours maxDecimals', () => {
     expect(validateOrderRow('payout', good, { statusOf })).toMatchObject({ ok: true, order: { amount: '1', bankCode: null, utr: null } });
     expect(validateOrderRow('payment', { ...good, amount: '1.234' }, { statusOf, maxDecimals: 3 })).toMatchObject({
@@ -180,7 +200,9 @@ describe('payrecon migrate and import commands', () => {
     }
   });
 
-  it('import of a missing file fails before opening the database', async () => {
-    await expect(runImport('/nonexistent/orders.csv', { kind: 'payment' }, t.config)).rejects.toThrow(/ENOENT/);
+  it('import of a missing file fails before opening the database, as bad input (exit 3)', async () => {
+    const err = await runImport('/nonexistent/orders.csv', { kind: 'payment' }, t.config).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('/nonexistent/orders.csv: no such file');
+    expect((err as { exitCode?: number }).exitCode).toBe(3);
   });
 });

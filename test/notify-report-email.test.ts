@@ -101,8 +101,19 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     // Amounts grouped and right-aligned in the HTML tables.
     expect(mail.html).toMatch(/text-align:right">1,850\.50<\/td>/);
     expect(mail.html).toMatch(/text-align:right">drift<\/th>/);
-    expect(mail.attachments.map((a) => a.filename)).toEqual([...REPORT_FILES]);
-    for (const a of mail.attachments) expect(a.content.equals(fs.readFileSync(path.join(directory, a.filename!))), a.filename).toBe(true);
+    // The workbook first, then every CSV, each byte for byte; the charts inline (cid) and shown by the HTML.
+    const files = mail.attachments.filter((a) => !a.cid);
+    expect(files.map((a) => a.filename)).toEqual(['reconciliation.xlsx', ...REPORT_FILES]);
+    for (const a of files) expect(a.content.equals(fs.readFileSync(path.join(directory, a.filename!))), a.filename).toBe(true);
+    const inline = mail.attachments.filter((a) => a.cid);
+    expect(inline.map((a) => a.filename)).toEqual(['mismatches-by-code.png', 'roll-forward.png', 'open-items-aging.png']);
+    for (const a of inline) {
+      expect(a.contentType).toBe('image/png');
+      expect(a.content.equals(fs.readFileSync(path.join(directory, `chart-${a.filename}`))), a.filename).toBe(true);
+      expect(a.related, a.filename).toBe(true); // part of the HTML, not a file to open
+    }
+    // mailparser turns cid: references into the images themselves: one per chart.
+    expect((mail.html as string).match(/<img src="(cid|data):/g)).toHaveLength(3);
   });
 
   it('a sent version is not sent again; resend sends it once more under a new Message-ID', async () => {
@@ -125,8 +136,9 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     const mail = sink.received.at(-1)!;
     const big = REPORT_FILES.filter((f) => fs.statSync(path.join(directory, f)).size > 1000);
     expect(big.length).toBeGreaterThan(0);
-    expect(mail.attachments.map((a) => a.filename)).toEqual(REPORT_FILES.map((f) => (big.includes(f) ? `${f}.gz` : f)));
-    for (const a of mail.attachments) {
+    const files = mail.attachments.filter((a) => !a.cid && a.filename !== 'reconciliation.xlsx');
+    expect(files.map((a) => a.filename)).toEqual(REPORT_FILES.map((f) => (big.includes(f) ? `${f}.gz` : f)));
+    for (const a of files) {
       const name = a.filename!.replace(/\.gz$/, '');
       const bytes = a.filename!.endsWith('.gz') ? zlib.gunzipSync(a.content) : a.content;
       expect(bytes.equals(fs.readFileSync(path.join(directory, name))), a.filename).toBe(true);

@@ -25,7 +25,8 @@ async function input(): Promise<ReportHtmlInput> {
       rollForward: [
         { currency: 'NGN', opening: '189700000.00', payments_in: '1.00', payouts_out: '2.00', closing: '189699999.00', drift: '0.00' },
       ],
-      aging: [{ bucket: '1–3 days', state: 'pending', orders: 4 }],
+      agingBuckets: ['0-1', '1-3', '3-7', '7+'],
+      aging: [{ bucket: '1-3', state: 'pending', orders: 4 }],
     }),
     tables: [
       {

@@ -133,7 +133,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
     expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v2\n');
     expect(fs.readdirSync(path.join(dateDir, 'v1')).map((n) => [n, sha256(path.join(dateDir, 'v1', n))])).toEqual(v1Before);
     expect(fs.readFileSync(path.join(r.directory, 'items.csv'), 'utf8')).toContain(
-      '\r\n5,2024-05-02T20:30:00.000+05:30,payment,M-UNCHECKED,T-15,INR,NATIVE,Initiated,,75.25,,,,,,,pending,,\r\n',
+      '\r\n2024-05-01,payment,M-UNCHECKED,,,INR,75.25,,,,,,Initiated,,pending,NATIVE,T-15,,,2024-05-01T10:30:00.000+05:30,,2024-05-02T20:30:00.000+05:30,5,\r\n',
     );
     expect((await listReportVersions(t.db.knex, '2024-05-01')).map((x) => x.version)).toEqual([1, 2]);
 

@@ -8,6 +8,9 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/
 import { signedPost } from '../src/sandbox/signed-post.ts';
 
 const MERCHANT = { merchantId: 'demo-merchant', secret: 'demo-secret' };
+type Balance = { available: string; pending: string; held: string };
+type Bank = { bankCode: string; bankName: string };
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies of many shapes, asserted field by field
 type Envelope = { code: string; message: string; data: any };
 
 async function call(sb: Sandbox, path: string, body: Record<string, unknown>, opts: Partial<Parameters<typeof signedPost>[0]> = {}) {
@@ -40,7 +43,7 @@ const payout = (over: Record<string, unknown> = {}) => ({
   email: 'ravi@example.com',
   ...over,
 });
-const total = (b: any) => new Decimal(b.available).plus(b.pending).plus(b.held);
+const total = (b: Balance) => new Decimal(b.available).plus(b.pending).plus(b.held);
 
 /** A sandbox with forced outcomes: every payment/payout final after exactly 1 s unless told otherwise. */
 function sandbox(extra: SandboxOptions = {}): Promise<Sandbox> {
@@ -142,7 +145,7 @@ describe('sandbox operations', () => {
     }
     const idr = await call(sb, PATHS.bankCodes, { currency: 'IDR' });
     expect(idr.json.data).toContainEqual({ bankCode: '014', bankName: 'Bank Central Asia (BCA)' });
-    expect(idr.json.data.map((b: any) => b.bankName)).toEqual(expect.arrayContaining(['OVO', 'DANA', 'GoPay']));
+    expect(idr.json.data.map((b: Bank) => b.bankName)).toEqual(expect.arrayContaining(['OVO', 'DANA', 'GoPay']));
     const ngn = await call(sb, PATHS.bankCodes, { currency: 'NGN' });
     expect(ngn.json.data).toContainEqual({ bankCode: '058', bankName: 'Guaranty Trust Bank' });
     const inr = await call(sb, PATHS.bankCodes, { currency: 'INR' });
@@ -157,7 +160,7 @@ describe('sandbox operations', () => {
     const ngn = await call(sb, PATHS.bankCodes, { currency: 'NGN' });
     expect(ngn.json.data).toContainEqual({ bankCode: '999999', bankName: 'New Fintech MFB' });
     expect(ngn.json.data).toContainEqual({ bankCode: '058', bankName: 'GTBank (renamed)' });
-    expect(ngn.json.data.find((b: any) => b.bankCode === '044')).toBeUndefined();
+    expect(ngn.json.data.find((b: Bank) => b.bankCode === '044')).toBeUndefined();
     const refused = await call(sb, PATHS.payoutInitiate, payout({ currency: 'NGN', method: 'BANK', bankCode: '044' }));
     expect(refused.json).toMatchObject({ code: '400', data: null });
     expect(refused.json.message).toContain('bankCode');

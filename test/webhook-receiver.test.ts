@@ -1,5 +1,4 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrders } from '../src/db/orders.ts';
 import { silentLogger } from '../src/log/logger.ts';

@@ -11,7 +11,14 @@ export function envHelp(names: readonly EnvVarName[]): string {
   return `\nEnvironment (also read from .env):\n${lines.join('\n')}\n`;
 }
 
-export const DB_ENV: readonly EnvVarName[] = ['DATABASE_URL', 'DATABASE_SCHEMA', 'DATABASE_QUERY_TIMEOUT_MS', 'PGLITE_DIR', 'LOG_LEVEL'];
+export const DB_ENV: readonly EnvVarName[] = [
+  'DATABASE_URL',
+  'DATABASE_SCHEMA',
+  'DATABASE_QUERY_TIMEOUT_MS',
+  'PGLITE_DIR',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+];
 export const PROVIDER_ENV: readonly EnvVarName[] = [
   'PROVIDER_BASE_URL',
   'PROVIDER_MERCHANT_ID',

@@ -21,9 +21,15 @@ export async function runImport(
   config: Config = loadConfig(),
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<ImportResult> {
-  // Opened before the database so a wrong path does nothing at all.
+  // Opened before the database so a wrong path does nothing at all: bad input, exit 3.
   const input = fs.createReadStream(file);
-  await new Promise<void>((resolve, reject) => input.once('open', () => resolve()).once('error', reject));
+  await new Promise<void>((resolve, reject) =>
+    input
+      .once('open', () => resolve())
+      .once('error', (err: NodeJS.ErrnoException) =>
+        reject(Object.assign(new Error(`${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`), { exitCode: EXIT.USAGE })),
+      ),
+  );
   try {
     return await withJob('import', { config }, async ({ db }) => {
       const result = await importOrders(db.knex, input, {

@@ -57,7 +57,7 @@ clock/advance, reset, bulk-seed, stats, webhook-url, bank/set, bank/remove. Stop
     )
     .action(async (opts: SandboxCliOptions) => {
       const config = loadConfig(readEnv());
-      const logger = createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
+      const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: secretValues(config) });
       const sandbox = await startSandbox({
         port: opts.port,
         host: opts.host,

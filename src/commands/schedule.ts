@@ -8,6 +8,7 @@ export function registerSchedule(program: Command): void {
     .description('run reconcile, snapshot, bank-codes and the daily reconcile + report on their cron schedules, until SIGTERM/SIGINT')
     .addHelpText('after', examplesHelp(['payrecon schedule', "SCHEDULE_RECONCILE='*/5 * * * *' SCHEDULE_BANK_CODES=off payrecon schedule"]))
     .option('--no-catch-up', 'do not run at start what was due while no scheduler ran')
+    .option('--migrate', 'apply pending migrations first, under the migration lock (the Docker image does)')
     .addHelpText(
       'after',
       `
@@ -25,8 +26,8 @@ Logs: JSON lines on stderr. See also: payrecon status.
 Exit: 0 stopped cleanly, 2 a job was still running at the shutdown timeout, 3 bad configuration.
 ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'SCHEDULE_SHUTDOWN_TIMEOUT_MS', 'REPORT_TIMEZONE', 'SMTP_URL', 'REPORT_EMAIL_TO'])}`,
     )
-    .action(async (opts: { catchUp: boolean }) => {
-      const { exitCode, finished } = await scheduleJob({ noCatchUp: !opts.catchUp });
+    .action(async (opts: { catchUp: boolean; migrate?: boolean }) => {
+      const { exitCode, finished } = await scheduleJob({ noCatchUp: !opts.catchUp, migrate: opts.migrate });
       // A job still running past the timeout keeps the event loop alive: leave now, its run resumes later.
       if (!finished) process.exit(exitCode);
       process.exitCode = exitCode;

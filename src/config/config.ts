@@ -3,7 +3,8 @@ import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { ENV_VARS, type EnvVarName } from './schema.ts';
 import { ConfigError } from './errors.ts';
-import { redactUrl } from './redact.ts';
+import { closestName } from './did-you-mean.ts';
+import { redactUrl } from './redact-url.ts';
 
 type Parsed<K extends EnvVarName> = z.output<(typeof ENV_VARS)[K]['schema']>;
 type HasDefault<K extends EnvVarName> = (typeof ENV_VARS)[K] extends { default: string } ? K : never;
@@ -15,10 +16,28 @@ export type Config = Readonly<
   }
 >;
 
-/** Reads `.env` (if present) underneath the real environment: the environment wins. */
+/** Keys a `.env` may hold besides payrecon's variables: read by Node, the users command or the tests. */
+const OTHER_DOTENV_KEYS: readonly string[] = ['NODE_ENV', 'PAYRECON_ACTOR', 'TEST_DATABASE_URL', 'TEST_DB_ENGINE'];
+
+/**
+ * Reads `.env` (if present) underneath the real environment: the environment wins. A key in the
+ * file that payrecon does not know is refused with the closest name: a misspelled DATABASE_URL
+ * would otherwise switch silently to the embedded database. The environment is shared with other
+ * programs, so unknown names there are left alone.
+ */
 export function readEnv(env: NodeJS.ProcessEnv = process.env, dotenvPath = '.env'): Record<string, string | undefined> {
   let fromFile: Record<string, string> = {};
-  if (fs.existsSync(dotenvPath)) fromFile = parseDotenv(fs.readFileSync(dotenvPath));
+  if (fs.existsSync(dotenvPath)) {
+    fromFile = parseDotenv(fs.readFileSync(dotenvPath));
+    const known = Object.keys(ENV_VARS);
+    const problems = Object.keys(fromFile)
+      .filter((key) => !known.includes(key) && !OTHER_DOTENV_KEYS.includes(key))
+      .map((key) => {
+        const guess = closestName(key, known);
+        return `${dotenvPath}: ${key} is not a payrecon variable${guess ? `; did you mean ${guess}?` : ' (.env.example lists them all)'}`;
+      });
+    if (problems.length) throw new ConfigError(problems);
+  }
   return { ...fromFile, ...env };
 }
 
@@ -41,6 +60,7 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     }
   }
   problems.push(...demoCredentialProblems(env, out.PROVIDER_BASE_URL as string | undefined));
+  problems.push(...productionDatabaseProblems(env, out));
   if (Boolean(out.CONSOLE_TRUSTED_PROXY) !== Boolean(out.CONSOLE_PROXY_USER_HEADER))
     problems.push('CONSOLE_TRUSTED_PROXY and CONSOLE_PROXY_USER_HEADER: set both for single sign-on behind a proxy, or neither');
   if (problems.length) throw new ConfigError(problems);
@@ -61,6 +81,14 @@ function demoCredentialProblems(env: Record<string, string | undefined>, baseUrl
       (name) =>
         `${name}: required when PROVIDER_BASE_URL points at a real provider (${new URL(baseUrl).host}); the demo default only serves the local sandbox`,
     );
+}
+
+/** Production (NODE_ENV=production, as in the Docker image) runs on a Postgres server unless PGlite is allowed by name. */
+function productionDatabaseProblems(env: Record<string, string | undefined>, out: Record<string, unknown>): string[] {
+  if (env.NODE_ENV !== 'production' || out.DATABASE_URL || out.PGLITE_IN_PRODUCTION === true) return [];
+  return [
+    'DATABASE_URL: not set, and NODE_ENV=production refuses the embedded PGlite (one process at a time, a directory inside the container); set DATABASE_URL to a Postgres server, or PGLITE_IN_PRODUCTION=true to allow PGlite anyway',
+  ];
 }
 
 function deepFreeze<T>(value: T): T {

@@ -2,21 +2,9 @@ import { ENV_VARS, type EnvVarName } from './schema.ts';
 import type { Config } from './config.ts';
 import { secretForms } from './secret-forms.ts';
 
-export const REDACTED = '[redacted]';
+import { REDACTED, redactUrl } from './redact-url.ts';
 
-/** A URL with its password replaced, so a DATABASE_URL can be shown. */
-export function redactUrl(value: string): string {
-  try {
-    const u = new URL(value);
-    if (!u.password) return u.toString();
-    // Set through a plain marker: the URL setter would percent-encode the brackets of REDACTED.
-    u.password = 'redacted';
-    return u.toString().replace(':redacted@', `:${REDACTED}@`);
-  } catch {
-    // Not parseable (a typo in it): still never show what sits between "user:" and "@".
-    return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:)[^@\s]*@/i, `$1${REDACTED}@`);
-  }
-}
+export { REDACTED, redactUrl };
 
 /** The config as it may be printed or logged: secrets replaced, passwords in URLs removed. */
 export function redactConfig(config: Config): Record<string, unknown> {

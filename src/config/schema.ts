@@ -143,6 +143,12 @@ export const ENV_VARS = {
     secret: false,
     doc: 'directory of the embedded database when DATABASE_URL is unset',
   },
+  PGLITE_IN_PRODUCTION: {
+    schema: bool,
+    default: 'false',
+    secret: false,
+    doc: 'with NODE_ENV=production the embedded database is refused unless this is true (it serves one process at a time)',
+  },
   PROVIDER_BASE_URL: {
     schema: url(['http:', 'https:']),
     secret: false,
@@ -325,9 +331,14 @@ export const ENV_VARS = {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',
     }),
-    default: 'info',
     secret: false,
-    doc: 'log level',
+    doc: 'log level; unset: warn on a terminal, info otherwise',
+  },
+  LOG_FORMAT: {
+    schema: z.enum(['auto', 'json', 'text'], { message: 'expected auto, json or text' }),
+    default: 'auto',
+    secret: false,
+    doc: 'logs on stderr: text for a person, JSON lines for a collector; auto: text on a terminal, JSON otherwise',
   },
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
 

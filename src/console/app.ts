@@ -1,13 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import type { Logger } from 'pino';
-import type { Config } from '../config/config.ts';
-import type { Db } from '../db/connect.ts';
 import { findUserByName } from '../db/console-users.ts';
-import { resolveSession, startSession, type Session, type SessionPolicy } from './auth/sessions.ts';
-import { can, type Permission } from './auth/roles.ts';
+import { resolveSession, startSession } from './auth/sessions.ts';
+import { can } from './auth/roles.ts';
+import { SESSION_COOKIE, cookieOptions, sameToken, sendPage, sessionPolicy, type ConsoleDeps } from './http-kit.ts';
 import { CONSOLE_CSS } from './pages/style.ts';
 import { html } from './html.ts';
 import { page } from './pages/layout.ts';
@@ -17,61 +14,7 @@ import { registerDownloadRoutes } from './routes/downloads.ts';
 import { registerRerunRoutes } from './routes/reruns.ts';
 import { registerJobRoutes } from './routes/jobs.ts';
 import { registerUserRoutes } from './routes/users.ts';
-
-export interface ConsoleDeps {
-  db: Db;
-  config: Config;
-  /** The clock: sessions, throttling and every recorded time read it (tests pass a fixed one). */
-  now: () => Date;
-  logger: Logger;
-  /** Called after a rerun was queued, so the worker looks at once instead of at its next poll. */
-  onRerunQueued?: () => void;
-}
-
-/** Who may call a route: 'public' (only the login page), or the permission it needs. */
-export type Access = 'public' | 'session' | Permission;
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    access?: Access;
-  }
-  interface FastifyRequest {
-    session: Session | null;
-  }
-}
-
-export const SESSION_COOKIE = 'payrecon_session';
-export const LOGIN_CSRF_COOKIE = 'payrecon_login';
-
-export function sessionPolicy(config: Config): SessionPolicy {
-  return {
-    idleMs: config.CONSOLE_IDLE_TIMEOUT_MIN * 60_000,
-    absoluteMs: config.CONSOLE_ABSOLUTE_TIMEOUT_MIN * 60_000,
-    maxFailures: config.CONSOLE_LOGIN_MAX_FAILURES,
-    throttleWindowMs: config.CONSOLE_LOGIN_WINDOW_MIN * 60_000,
-  };
-}
-
-/** Equal-length constant-time comparison of two tokens; false for a missing one. */
-export function sameToken(a: unknown, b: string): boolean {
-  if (typeof a !== 'string' || a.length !== b.length || b.length === 0) return false;
-  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
-}
-
-/** Cookie options: HttpOnly and SameSite=Lax always, Secure when the request came over https. */
-export function cookieOptions(request: FastifyRequest, maxAgeSec?: number) {
-  return {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax' as const,
-    secure: request.protocol === 'https',
-    ...(maxAgeSec ? { maxAge: maxAgeSec } : {}),
-  };
-}
-
-export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(body);
-}
+import { registerCaseRoutes } from './routes/cases.ts';
 
 function refuse(request: FastifyRequest, reply: FastifyReply, status: 401 | 403, message: string): FastifyReply {
   return sendPage(
@@ -88,11 +31,6 @@ function refuse(request: FastifyRequest, reply: FastifyReply, status: 401 | 403,
 /** The peer is the configured proxy (an IPv4 peer may show as ::ffff:a.b.c.d on a dual-stack socket). */
 function fromProxy(peer: string | undefined, trusted: string): boolean {
   return peer !== undefined && (peer === trusted || peer === `::ffff:${trusted}`);
-}
-
-/** A local path to return to after login: never another origin. */
-export function safeNext(value: unknown): string {
-  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) && !value.startsWith('/login') ? value : '/days';
 }
 
 export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> {
@@ -195,6 +133,7 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   registerAuthRoutes(app, deps, policy);
   registerDayRoutes(app, deps);
   registerDownloadRoutes(app, deps);
+  registerCaseRoutes(app, deps);
   registerRerunRoutes(app, deps);
   registerJobRoutes(app, deps);
   registerUserRoutes(app, deps);

@@ -80,40 +80,57 @@ function timestamp(field: string, v: string, required: boolean): Date | null {
   return dt.toJSDate();
 }
 
-/** Validates one CSV record (header name -> trimmed value) into an order, or says why not. */
+/** Validates one CSV record (header name -> trimmed value) into an order, or names every problem it has. */
 export function validateOrderRow(kind: Direction, rec: Readonly<Record<string, string>>, rules: RowRules): RowResult {
-  try {
-    const get = (k: string) => rec[k] ?? '';
-    const currency = get('currency');
-    if (!isCurrency(currency)) throw new RowError(`currency: ${show(currency)} is not one of ${CURRENCIES.join(', ')}`);
-    const decimals = rules.maxDecimals ?? CURRENCY_DECIMALS[currency];
-    const status = text('status', get('status'), true)!;
-    const statusCategory = rules.statusOf(status);
-    const createdAt = timestamp('created_at', get('created_at'), true)!;
-    const updatedAt = timestamp('updated_at', get('updated_at'), false) ?? createdAt;
-    // A final order without its own finalized_at is taken as final since its last update.
-    const finalizedAt = timestamp('finalized_at', get('finalized_at'), false) ?? (isFinalCategory(statusCategory) ? updatedAt : null);
-    const order: NewOrder = {
-      merchantRef: ref('merchant_ref', get('merchant_ref')),
-      transactionRef: ref('transaction_ref', get('transaction_ref')),
-      currency,
-      method: text('method', get('method'), true)!,
-      amount: amount('amount', get('amount'), decimals, true)!,
-      fee: amount('fee', get('fee'), decimals, false),
-      status,
-      statusCategory,
-      createdAt,
-      updatedAt,
-      finalizedAt,
-    };
-    if (kind === 'payment') order.paidAmount = amount('paid_amount', get('paid_amount'), decimals, false);
-    else {
-      order.bankCode = text('bank_code', get('bank_code'), false);
-      order.utr = text('utr', get('utr'), false);
+  const problems: string[] = [];
+  // Each field is checked on its own, so one reading of the file lists everything to fix in the row.
+  const check = <T>(fn: () => T): T | null => {
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof RowError)) throw err;
+      problems.push(err.message);
+      return null;
     }
-    return { ok: true, order };
-  } catch (err) {
-    if (err instanceof RowError) return { ok: false, reason: err.message };
-    throw err;
+  };
+  const get = (k: string) => rec[k] ?? '';
+  const currency = get('currency');
+  const knownCurrency = isCurrency(currency);
+  if (!knownCurrency) problems.push(`currency: ${show(currency)} is not one of ${CURRENCIES.join(', ')}`);
+  // With an unknown currency the amounts are still checked, against the widest minor unit.
+  const decimals = rules.maxDecimals ?? (knownCurrency ? CURRENCY_DECIMALS[currency] : Math.max(...Object.values(CURRENCY_DECIMALS)));
+  const status = check(() => text('status', get('status'), true)!);
+  const statusCategory = status === null ? null : rules.statusOf(status);
+  const createdAt = check(() => timestamp('created_at', get('created_at'), true)!);
+  const updatedAt = check(() => timestamp('updated_at', get('updated_at'), false)) ?? createdAt;
+  const finalizedAt = check(() => timestamp('finalized_at', get('finalized_at'), false));
+  const merchantRef = check(() => ref('merchant_ref', get('merchant_ref')));
+  const transactionRef = check(() => ref('transaction_ref', get('transaction_ref')));
+  const method = check(() => text('method', get('method'), true)!);
+  const amountValue = check(() => amount('amount', get('amount'), decimals, true)!);
+  const fee = check(() => amount('fee', get('fee'), decimals, false));
+  const paidAmount = kind === 'payment' ? check(() => amount('paid_amount', get('paid_amount'), decimals, false)) : null;
+  const bankCode = kind === 'payout' ? check(() => text('bank_code', get('bank_code'), false)) : null;
+  const utr = kind === 'payout' ? check(() => text('utr', get('utr'), false)) : null;
+  if (problems.length) return { ok: false, reason: problems.join('; ') };
+  const order: NewOrder = {
+    merchantRef: merchantRef!,
+    transactionRef: transactionRef!,
+    currency: currency as NewOrder['currency'],
+    method: method!,
+    amount: amountValue!,
+    fee,
+    status: status!,
+    statusCategory: statusCategory!,
+    createdAt: createdAt!,
+    updatedAt: updatedAt!,
+    // A final order without its own finalized_at is taken as final since its last update.
+    finalizedAt: finalizedAt ?? (isFinalCategory(statusCategory!) ? updatedAt : null),
+  };
+  if (kind === 'payment') order.paidAmount = paidAmount;
+  else {
+    order.bankCode = bankCode;
+    order.utr = utr;
   }
+  return { ok: true, order };
 }

@@ -34,6 +34,10 @@ export interface ReportOrderRow {
   local_fee: string | null;
   provider_fee: string | null;
   utr: string | null;
+  /** Payouts: the beneficiary's bank code as the order recorded it; payments: null. */
+  bank_code: string | null;
+  /** When payrecon saw the order become final (epoch ms), null while open. */
+  finalized_at_ms: string | null;
   verdict: string;
   mismatch_codes: string;
   reason: string;
@@ -62,15 +66,16 @@ function ordersWithLatestCheck(narrow: { payment: string; payout: string } = { p
     (CASE WHEN c.item_id IS NULL THEN o.fee ELSE c.local_fee END)::text AS local_fee,
     c.provider_fee::text AS provider_fee,
     (CASE WHEN c.item_id IS NULL THEN o.utr ELSE coalesce(c.provider_utr, c.local_utr) END) AS utr,
+    o.bank_code, ${EPOCH_MS('o.finalized_at')} AS finalized_at_ms,
     coalesce(c.verdict, 'unchecked') AS verdict, coalesce(c.codes, '{}') AS codes,
     coalesce(array_to_string(c.codes, ' '), '') AS mismatch_codes, coalesce(c.reason, '') AS reason
   FROM (
     SELECT 'payment'::text AS direction, id, merchant_ref, transaction_ref, currency, method, status,
-           amount, paid_amount, fee, NULL::text AS utr, created_at
+           amount, paid_amount, fee, NULL::text AS utr, NULL::text AS bank_code, finalized_at, created_at
       FROM payment_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz ${narrow.payment}
     UNION ALL
     SELECT 'payout', id, merchant_ref, transaction_ref, currency, method, status,
-           amount, NULL::numeric, fee, utr, created_at
+           amount, NULL::numeric, fee, utr, bank_code, finalized_at, created_at
       FROM payout_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz ${narrow.payout}
   ) o
   LEFT JOIN LATERAL (

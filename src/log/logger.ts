@@ -1,4 +1,5 @@
 import pino, { type Logger, type DestinationStream } from 'pino';
+import { textStream } from './text-stream.ts';
 import { scrub } from '../config/redact.ts';
 import { sanitizeForTerminal } from './terminal.ts';
 
@@ -22,12 +23,32 @@ const REDACT_PATHS = [
   '*.headers.signature',
 ];
 
-/** The one root logger: JSON lines on stderr so stdout stays for tables and --json output. */
-export function createLogger(options: { level?: string; destination?: DestinationStream; secrets?: readonly string[] } = {}): Logger {
+export type LogFormat = 'auto' | 'json' | 'text';
+
+export interface LoggerOptions {
+  /** Unset: warn on a terminal (only what needs a person), info otherwise. */
+  level?: string;
+  /** auto: text on a terminal, JSON lines otherwise. */
+  format?: LogFormat;
+  destination?: DestinationStream;
+  /** Whether stderr is a terminal (tests pass it). */
+  tty?: boolean;
+  /** Secret values scrubbed from every line (keys are redacted by name besides). */
+  secrets?: readonly string[];
+}
+
+/**
+ * The one root logger, on stderr so stdout stays for tables and --json output. At a terminal it
+ * writes readable warnings and errors between the tables; otherwise (cron, containers, pipes) JSON
+ * lines at info, for log collectors. LOG_LEVEL and LOG_FORMAT override either choice.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const tty = options.tty ?? Boolean(process.stderr.isTTY);
+  const format = options.format && options.format !== 'auto' ? options.format : tty ? 'text' : 'json';
   const secrets = options.secrets ?? [];
   return pino(
     {
-      level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+      level: options.level ?? (tty ? 'warn' : 'info'),
       base: { app: 'payrecon' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       // Keys are redacted above; a secret inside a message or an error text (a provider echoing the key) is
@@ -35,7 +56,7 @@ export function createLogger(options: { level?: string; destination?: Destinatio
       hooks: { streamWrite: (line: string) => sanitizeForTerminal(secrets.length ? scrub(line, secrets) : line) },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    options.destination ?? pino.destination({ fd: 2, sync: true }),
+    options.destination ?? (format === 'text' ? textStream() : pino.destination({ fd: 2, sync: true })),
   );
 }
 

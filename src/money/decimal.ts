@@ -40,11 +40,6 @@ export function digitsOf(text: string): { integerDigits: number; scale: number }
   return { integerDigits: int.length, scale: frac.length };
 }
 
-/** Digits beyond the currency's minor unit: 0.005 INR is finer than its 0.01. Trailing zeros do not count. */
-export function finerThanMinorUnit(text: string, currency: Currency): boolean {
-  return digitsOf(normalizeDecimal(text)).scale > CURRENCY_DECIMALS[currency];
-}
-
 export function isCurrency(value: unknown): value is Currency {
   return typeof value === 'string' && (CURRENCIES as readonly string[]).includes(value);
 }

@@ -1,4 +1,4 @@
-import { parse, isNumber, type LosslessNumber } from 'lossless-json';
+import { parse } from 'lossless-json';
 
 /**
  * Parses JSON keeping every number as its exact source text, so amounts such as
@@ -30,9 +30,6 @@ export const AMOUNT_KEYS: ReadonlySet<string> = new Set([
   'deposit',
   'withdraw',
 ]);
-
-export type { LosslessNumber };
-export { isNumber };
 
 /**
  * Parses JSON keeping numbers as LosslessNumber (exact text), so a validator can still tell

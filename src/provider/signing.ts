@@ -67,7 +67,7 @@ export async function loadSigningScheme(spec: string, cwd = process.cwd()): Prom
   try {
     mod = await import(pathToFileURL(file).href);
   } catch (err) {
-    throw new Error(`PROVIDER_SIGNATURE: cannot load signing module ${file}: ${(err as Error).message}`);
+    throw new Error(`PROVIDER_SIGNATURE: cannot load signing module ${file}: ${(err as Error).message}`, { cause: err });
   }
   const scheme = (mod.default ?? mod.scheme) as SigningScheme | undefined;
   if (!scheme || typeof scheme.sign !== 'function') {

@@ -17,14 +17,13 @@ export interface CsvFileResult {
 
 /**
  * RFC 4180: CRLF records, fields quoted when they hold a comma, quote, CR or LF (a bare LF
- * too, although the record delimiter is CRLF), quotes doubled inside. These are the options
- * the files were first written with through csv-stringify; encodeCsvRecord gives the same bytes.
+ * too, although the record delimiter is CRLF), quotes doubled inside: the bytes the files were
+ * first written with through csv-stringify (record_delimiter windows, quoted_match /[\r\n]/, no BOM).
  */
-export const CSV_OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/, bom: false } as const;
 
 const NEEDS_QUOTES = /[",\r\n]/;
 
-/** One field as csv-stringify writes it with CSV_OPTIONS (null/undefined: empty). */
+/** One field as csv-stringify wrote it with those options (null/undefined: empty). */
 export function encodeCsvField(value: string | null | undefined): string {
   if (value === null || value === undefined || value === '') return '';
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;

@@ -9,7 +9,7 @@ export const FILE_PURPOSES: Readonly<Record<string, string>> = {
   'summary.csv': 'the summary tables (orders, open items, late changes, roll-forward) in one file with a section column',
   'open_items.csv': 'orders of earlier days still pending, unchecked, in error or mismatched, with their age',
   'late_changes.csv': "orders of earlier days whose verdict or codes changed since their day's last report",
-  'balances.csv': 'the balance snapshots of the day (total = available + pending + held; credit is not funds)',
+  'balances.csv': 'the balance snapshots of the day (total_excluding_credit = available + pending + held; credit is not funds)',
   'rates.csv': 'the USDT rate snapshots of the day',
   'chart-mismatches-by-code.png': 'chart: mismatches by code over the last 30 business days (inline in the e-mail)',
   'chart-roll-forward.png': 'chart: roll-forward per currency (inline in the e-mail)',

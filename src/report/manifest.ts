@@ -14,6 +14,27 @@ export const REPORT_FILES = [
 export type ReportFile = (typeof REPORT_FILES)[number];
 
 /**
+ * Files made from the CSVs' data for people (the workbook, report.html, the charts e-mailed inline):
+ * hashed in the manifest like the CSVs, left out of the content and business hashes (they follow
+ * from the same data, and name the version).
+ */
+export const EXTRA_FILES = [
+  'reconciliation.xlsx',
+  'report.html',
+  'chart-mismatches-by-code.png',
+  'chart-roll-forward.png',
+  'chart-open-items-aging.png',
+] as const;
+export type ExtraFileName = (typeof EXTRA_FILES)[number];
+
+export interface ExtraFileResult {
+  /** Data rows (the workbook's, over all sheets); null for a page or a picture. */
+  readonly rows: number | null;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/**
  * manifest.json of one version. It is written once, with the version, and never rewritten:
  * which version is current lives in the date directory's CURRENT file and in report_versions
  * (a later version supersedes this one without touching it, since it may have been e-mailed).
@@ -44,7 +65,8 @@ export interface ReportManifest {
   business_hash: string;
   /** job_runs whose checks or snapshots appear in the files (the runs behind this version), ascending. */
   run_ids: string[];
-  files: Record<ReportFile, CsvFileResult>;
+  /** Every file of the version: the CSVs, then the extras (absent from versions written before them). */
+  files: Record<ReportFile, CsvFileResult> & Partial<Record<ExtraFileName, ExtraFileResult>>;
 }
 
 export function contentHash(files: Record<ReportFile, CsvFileResult>): string {

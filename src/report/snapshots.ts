@@ -4,7 +4,16 @@ import { amountCell, decimalCell } from './format.ts';
 import { textCell } from './neutralize.ts';
 
 /** total = available + pending + held: the figure the roll-forward compares (credit is a facility, not funds). */
-export const BALANCE_COLUMNS = ['currency', 'taken_at', 'available', 'pending', 'held', 'credit', 'total', 'run_id'] as const;
+export const BALANCE_COLUMNS = [
+  'currency',
+  'taken_at',
+  'available',
+  'pending',
+  'held',
+  'credit',
+  'total_excluding_credit',
+  'run_id',
+] as const;
 /** Rates are currency units per 1 USDT, written with the digits stored; flags are space-separated. */
 export const RATE_COLUMNS = ['currency', 'taken_at', 'deposit', 'withdraw', 'flags', 'run_id'] as const;
 

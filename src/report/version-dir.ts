@@ -76,10 +76,10 @@ export async function fsyncDir(dir: string): Promise<void> {
 }
 
 /** Writes a small file and flushes it to disk. */
-export async function writeFileSynced(file: string, content: string): Promise<void> {
+export async function writeFileSynced(file: string, content: string | Buffer): Promise<void> {
   const handle = await fs.open(file, 'wx');
   try {
-    await handle.writeFile(content, 'utf8');
+    await handle.writeFile(content);
     await handle.sync();
   } finally {
     await handle.close();

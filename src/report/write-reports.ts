@@ -26,7 +26,9 @@ import { businessDay, dayIsPartial, type BusinessDay } from './date.ts';
 import { timeFormatter } from './format.ts';
 import { reportHeadline } from '../recon/headline.ts';
 import { businessView } from './business-view.ts';
-import { ITEM_COLUMNS, itemRow } from './items.ts';
+import { writeExtrasForVersion, type ReportFacts } from './extras-for-version.ts';
+import { csvCells, csvHeader } from './csv-cells.ts';
+import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
 import { LATE_CHANGE_COLUMNS, lateChangeRow } from './late-changes.ts';
 import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest } from './manifest.ts';
 import { OPEN_ITEM_COLUMNS, OpenItemTotals, openItemRow } from './open-items.ts';
@@ -148,7 +150,7 @@ async function writeInTransaction(
 
   const tempDir = await makeTempDir(dateDir);
   try {
-    const { files, runIds, headline } = await writeFiles(tx, opts, scope, tempDir);
+    const { files, runIds, headline, facts } = await writeFiles(tx, opts, scope, tempDir);
     const hash = contentHash(files);
     const business = businessHash(files, scope.partial);
     const current = await currentVersion(dateDir);
@@ -174,6 +176,26 @@ async function writeInTransaction(
     // Never reuse a number: not one on disk (even unrecorded), not one recorded (even if deleted from disk).
     const recorded = (await latestReportVersion(tx, date))?.version ?? 0;
     const version = Math.max(recorded, ...(await versionsOnDisk(dateDir)), 0) + 1;
+    // The workbook, charts and report.html name the version, so they are written once it is known.
+    const extras = await writeExtrasForVersion(
+      tx,
+      {
+        dir: tempDir,
+        date,
+        timezone: opts.timezone,
+        version,
+        now: opts.now,
+        headline,
+        partial: scope.partial,
+        window: scope.window,
+        earlier: scope.earlier,
+        earlierDays: scope.earlierDays,
+        pageSize: opts.pageSize,
+        csv: files,
+        formatTime: timeFormatter(opts.timezone),
+      },
+      facts,
+    );
     const manifest: ReportManifest = {
       format: 'payrecon-report/2',
       business_date: date,
@@ -188,7 +210,7 @@ async function writeInTransaction(
       content_hash: hash,
       business_hash: business,
       run_ids: runIds,
-      files,
+      files: { ...files, ...extras },
     };
     await writeFileSynced(path.join(tempDir, 'manifest.json'), manifestText(manifest));
     const directory = path.join(dateDir, versionName(version));
@@ -230,16 +252,17 @@ async function writeFiles(
   opts: WriteReportsOptions,
   scope: ReportScope,
   dir: string,
-): Promise<{ files: Record<ReportFile, CsvFileResult>; runIds: string[]; headline: string }> {
+): Promise<{ files: Record<ReportFile, CsvFileResult>; runIds: string[]; headline: string; facts: ReportFacts }> {
   const formatTime = timeFormatter(opts.timezone);
   const runIds = new Set<string>();
   const totals = new OrderTotalsAccumulator();
-  const items = new CsvFile(path.join(dir, 'items.csv'), ITEM_COLUMNS, businessView(ITEM_COLUMNS));
-  const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), ITEM_COLUMNS, businessView(ITEM_COLUMNS));
+  const itemHeader = csvHeader(ITEM_TABLE_COLUMNS);
+  const items = new CsvFile(path.join(dir, 'items.csv'), itemHeader, businessView(itemHeader));
+  const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
   try {
     for await (const page of streamReportItems(tx, scope.window, opts.pageSize)) {
       for (const r of page) {
-        const cells = itemRow(r, formatTime);
+        const cells = csvCells(ITEM_TABLE_COLUMNS, itemTableRow(r, scope.date), formatTime);
         const wait = items.write(cells);
         if (wait) await wait;
         if (r.verdict === 'mismatch') await mismatches.write(cells);
@@ -342,6 +365,7 @@ async function writeFiles(
     },
     runIds: sortRunIds(runIds),
     headline,
+    facts: { currencies, totals, openTotals, lateByCurrency, rollForwards, balances, rates },
   };
 }
 

@@ -54,7 +54,7 @@ export interface JobDeps {
  */
 export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: JobDeps) => Promise<T>): Promise<T> {
   const config = opts.config ?? loadConfig();
-  const root = opts.logger ?? createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
+  const root = opts.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: secretValues(config) });
   const logger = root.child({ job, invocation: crypto.randomUUID().slice(0, 8) });
   const database = describeDatabase(config);
   const stop = stopSignal(opts, logger);

@@ -1,17 +1,9 @@
 import type { Config } from '../config/config.ts';
-import type { EnvVarName } from '../config/schema.ts';
 import { CronSpec } from './cron.ts';
 
 /** What the scheduler runs. 'daily' is the full reconcile of yesterday followed by its report. */
 export const SCHEDULED_JOBS = ['reconcile', 'snapshot', 'bank-codes', 'daily'] as const;
 export type ScheduledJobName = (typeof SCHEDULED_JOBS)[number];
-
-export const SCHEDULE_VARS: Readonly<Record<ScheduledJobName, EnvVarName>> = {
-  reconcile: 'SCHEDULE_RECONCILE',
-  snapshot: 'SCHEDULE_SNAPSHOT',
-  'bank-codes': 'SCHEDULE_BANK_CODES',
-  daily: 'SCHEDULE_DAILY',
-};
 
 /** Each job's cron in REPORT_TIMEZONE; null when its SCHEDULE_* variable is "off". */
 export type Schedules = Readonly<Record<ScheduledJobName, CronSpec | null>>;

@@ -2,6 +2,7 @@
 import crypto from 'node:crypto';
 import { DateTime } from 'luxon';
 import { untilAborted } from '../runtime/until-aborted.ts';
+import { migrate } from '../db/migrate.ts';
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig } from '../config/config.ts';
 import { createLogger } from '../log/logger.ts';
@@ -19,6 +20,8 @@ export interface ScheduleJobOptions {
   stopWhen?: Promise<string>;
   /** Skip the catch-up at start. */
   noCatchUp?: boolean;
+  /** Apply pending migrations first, under the migration advisory lock (the Docker image's default). */
+  migrate?: boolean;
 }
 
 export interface ScheduleJobResult {
@@ -31,52 +34,60 @@ export interface ScheduleJobResult {
 export async function scheduleJob(options: ScheduleJobOptions = {}, context: JobContextOptions = {}): Promise<ScheduleJobResult> {
   const config = context.config ?? loadConfig();
   const schedules = schedulesFromConfig(config);
-  const root = context.logger ?? createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
+  const root = context.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: secretValues(config) });
   const logger = root.child({ scheduler: crypto.randomUUID().slice(0, 8) });
   // A caller's stop promise becomes the job's stop signal; without one, withJob turns SIGTERM/SIGINT into it.
   const stop = options.stopWhen ? new AbortController() : undefined;
   void options.stopWhen?.then((reason) => stop!.abort(reason));
-  return withJob('schedule', { ...context, config, logger: root, signal: stop?.signal, stoppable: true }, async (deps) => {
-    const { db, signal } = deps;
-    const scheduler = new Scheduler({ schedules, runners: jobRunners({ config, db }), logger });
-    let caughtUp: ScheduledJobName[] = [];
-    logger.info(
-      {
-        schedules: Object.fromEntries(Object.entries(schedules).map(([job, s]) => [job, s?.expression ?? 'off'])),
-        timezone: config.REPORT_TIMEZONE,
-      },
-      'scheduler started',
-    );
-    if (!options.noCatchUp) {
-      const now = new Date();
-      const since = DateTime.fromJSDate(now, { zone: config.REPORT_TIMEZONE })
-        .minus({ days: CATCH_UP_LOOKBACK_DAYS + 1 })
-        .toISODate()!;
-      const plan = planCatchUp({
-        now,
-        zone: config.REPORT_TIMEZONE,
-        schedules,
-        lastStarted: await lastStartedByJob(db.knex),
-        dailyDone: await completedDailyDates(db.knex, since),
-        reportDates: await reportDatesSince(db.knex, since),
-      });
-      if (plan.length) logger.info({ plan }, 'catching up runs missed while no scheduler ran');
-      caughtUp = scheduler.catchUp(plan);
-    }
-    const stopTrigger = startMinuteTrigger((minute) => scheduler.tick(minute));
-    const reason = String(await untilAborted(signal));
-    await stopTrigger();
-    logger.info(
-      { reason, running: scheduler.running(), timeoutMs: config.SCHEDULE_SHUTDOWN_TIMEOUT_MS },
-      'stopping: no new runs; waiting for running jobs',
-    );
-    const { finished, running } = await scheduler.stop(config.SCHEDULE_SHUTDOWN_TIMEOUT_MS);
-    if (finished) logger.info('scheduler stopped');
-    else {
-      logger.error({ running }, 'shutdown timeout: exiting with jobs still running (their runs resume at the next start)');
-      // A job still running holds pooled connections; closing would wait for it.
-      deps.leaveOpen();
-    }
-    return { exitCode: finished ? EXIT.OK : EXIT.INCOMPLETE, caughtUp, finished };
-  });
+  return withJob(
+    'schedule',
+    { ...context, config, logger: root, signal: stop?.signal, stoppable: true, requireMigrated: !options.migrate },
+    async (deps) => {
+      const { db, signal } = deps;
+      if (options.migrate) {
+        const { applied } = await migrate(db);
+        logger.info({ applied }, applied.length ? 'migrations applied' : 'schema up to date');
+      }
+      const scheduler = new Scheduler({ schedules, runners: jobRunners({ config, db }), logger });
+      let caughtUp: ScheduledJobName[] = [];
+      logger.info(
+        {
+          schedules: Object.fromEntries(Object.entries(schedules).map(([job, s]) => [job, s?.expression ?? 'off'])),
+          timezone: config.REPORT_TIMEZONE,
+        },
+        'scheduler started',
+      );
+      if (!options.noCatchUp) {
+        const now = new Date();
+        const since = DateTime.fromJSDate(now, { zone: config.REPORT_TIMEZONE })
+          .minus({ days: CATCH_UP_LOOKBACK_DAYS + 1 })
+          .toISODate()!;
+        const plan = planCatchUp({
+          now,
+          zone: config.REPORT_TIMEZONE,
+          schedules,
+          lastStarted: await lastStartedByJob(db.knex),
+          dailyDone: await completedDailyDates(db.knex, since),
+          reportDates: await reportDatesSince(db.knex, since),
+        });
+        if (plan.length) logger.info({ plan }, 'catching up runs missed while no scheduler ran');
+        caughtUp = scheduler.catchUp(plan);
+      }
+      const stopTrigger = startMinuteTrigger((minute) => scheduler.tick(minute));
+      const reason = String(await untilAborted(signal));
+      await stopTrigger();
+      logger.info(
+        { reason, running: scheduler.running(), timeoutMs: config.SCHEDULE_SHUTDOWN_TIMEOUT_MS },
+        'stopping: no new runs; waiting for running jobs',
+      );
+      const { finished, running } = await scheduler.stop(config.SCHEDULE_SHUTDOWN_TIMEOUT_MS);
+      if (finished) logger.info('scheduler stopped');
+      else {
+        logger.error({ running }, 'shutdown timeout: exiting with jobs still running (their runs resume at the next start)');
+        // A job still running holds pooled connections; closing would wait for it.
+        deps.leaveOpen();
+      }
+      return { exitCode: finished ? EXIT.OK : EXIT.INCOMPLETE, caughtUp, finished };
+    },
+  );
 }

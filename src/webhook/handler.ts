@@ -14,8 +14,6 @@ export const WEBHOOK_PATHS: Readonly<Record<string, Direction>> = Object.freeze(
   '/webhooks/payout': 'payout',
 });
 
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
-
 export interface WebhookHandlerDeps {
   db: Db;
   scheme: SigningScheme;
@@ -23,7 +21,7 @@ export interface WebhookHandlerDeps {
   secret: string;
   now: () => number;
   logger: Logger;
-  /** Accepted age of the Timestamp header, seconds (see DEFAULT_WINDOW_SEC for why 900). */
+  /** Accepted age of the Timestamp header, seconds (webhook/verify.ts says why 900 by default). */
   windowSec: number;
   maxBodyBytes: number;
   futureSkewSec?: number;

@@ -1,14 +1,13 @@
 import { verifySignature, type SigningScheme } from '../provider/signing.ts';
 
-/**
- * Default accepted age of a webhook Timestamp: 15 minutes.
+/*
+ * Why WEBHOOK_TIMESTAMP_WINDOW_SEC defaults to 900 (15 minutes):
  * The sandbox re-signs every retry with a fresh Timestamp, so against it a few minutes would do; the spec does
  * not say what the real provider does. If it reuses the first attempt's Timestamp, its tenth and last attempt
  * (every minute, up to 10) arrives ~9 minutes after the first, plus delivery timeouts and clock skew. A window
  * too narrow silently loses genuine notifications; a wide one costs little, because a replay inside it is
  * deduplicated (stored once) and nothing is applied before a fetch confirms it.
  */
-export const DEFAULT_WINDOW_SEC = 900;
 /** How far a Timestamp may lie in the future (provider clock ahead of ours). */
 export const DEFAULT_FUTURE_SKEW_SEC = 300;
 

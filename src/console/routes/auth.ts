@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { cookieOptions, LOGIN_CSRF_COOKIE, safeNext, sameToken, sendPage, SESSION_COOKIE, type ConsoleDeps } from '../app.ts';
+import { cookieOptions, LOGIN_CSRF_COOKIE, safeNext, sameToken, sendPage, SESSION_COOKIE, type ConsoleDeps } from '../http-kit.ts';
 import { login, logout, type SessionPolicy } from '../auth/sessions.ts';
 import { html } from '../html.ts';
 import { page } from '../pages/layout.ts';

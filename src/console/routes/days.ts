@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sendPage, type ConsoleDeps } from '../app.ts';
+import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { listReportDays, versionsOfDay, type ReportVersionFiles } from '../../db/report-days.ts';
 import { businessDay } from '../../report/date.ts';
 import { html, type Html } from '../html.ts';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { sendPage, type ConsoleDeps } from '../app.ts';
+import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { findReportVersionById } from '../../db/report-days.ts';
 import { CONTENT_TYPES, versionFiles } from '../report-files.ts';
 import { html } from '../html.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sendPage, type ConsoleDeps } from '../app.ts';
+import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { lastRuns } from '../../db/runs.ts';
 import { pendingReportDeliveries } from '../../db/deliveries.ts';
 import { schedulesFromConfig } from '../../schedule/schedules.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sendPage, type ConsoleDeps } from '../app.ts';
+import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { enqueueRerun, findRerun, listReruns, rerunReconcileProgress, type RerunRow } from '../../db/console-reruns.ts';
 import { recordAction } from '../../db/console-actions.ts';
 import { businessDay } from '../../report/date.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sendPage, type ConsoleDeps } from '../app.ts';
+import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { listUsers } from '../../db/console-users.ts';
 import { recentActions } from '../../db/console-actions.ts';
 import { disableUser, UserInputError } from '../users.ts';

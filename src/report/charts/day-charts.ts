@@ -17,6 +17,8 @@ export interface DayChartData {
   date: string;
   codeCounts: readonly CodeCount[];
   rollForward: readonly RollForwardBars[];
+  /** Aging buckets in order (open_items.csv's), and the open items counted into them. */
+  agingBuckets: readonly string[];
   aging: readonly AgingCount[];
 }
 
@@ -39,7 +41,7 @@ export async function renderDayCharts(data: DayChartData): Promise<RenderedChart
   const specs = [
     { name: 'mismatches-by-code', title: 'Mismatches by code', spec: mismatchesByCodeChart(chartDays(data.date), data.codeCounts) },
     { name: 'roll-forward', title: 'Roll-forward per currency', spec: rollForwardChart(data.rollForward) },
-    { name: 'open-items-aging', title: 'Open items by age', spec: openItemsAgingChart(data.aging) },
+    { name: 'open-items-aging', title: 'Open items by age', spec: openItemsAgingChart(data.agingBuckets, data.aging) },
   ];
   const out: RenderedChart[] = [];
   for (const s of specs) {

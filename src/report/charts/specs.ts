@@ -23,21 +23,11 @@ export interface RollForwardBars {
 }
 
 export interface AgingCount {
-  bucket: AgingBucket;
+  /** The open item's aging bucket, as open_items.csv names it. */
+  bucket: string;
   /** Why the item is open: pending, unchecked, error, mismatch. */
   state: string;
   orders: number;
-}
-
-export const AGING_BUCKETS = ['under 1 day', '1–3 days', '3–7 days', '7–14 days', '14–30 days', 'over 30 days'] as const;
-export type AgingBucket = (typeof AGING_BUCKETS)[number];
-const BUCKET_LIMITS_DAYS = [1, 3, 7, 14, 30];
-
-/** The bucket of an open item's age (since the order was created). */
-export function agingBucket(ageMs: number): AgingBucket {
-  const days = ageMs / 86_400_000;
-  const i = BUCKET_LIMITS_DAYS.findIndex((limit) => days < limit);
-  return AGING_BUCKETS[i === -1 ? AGING_BUCKETS.length - 1 : i];
 }
 
 const CONFIG = {
@@ -118,8 +108,8 @@ export function rollForwardChart(rows: readonly RollForwardBars[]): TopLevelSpec
   };
 }
 
-/** Open items of earlier days by age, stacked by why they are open. */
-export function openItemsAgingChart(counts: readonly AgingCount[]): TopLevelSpec {
+/** Open items of earlier days by age (buckets in days, in order), stacked by why they are open. */
+export function openItemsAgingChart(buckets: readonly string[], counts: readonly AgingCount[]): TopLevelSpec {
   const total = counts.reduce((s, c) => s + c.orders, 0);
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
@@ -129,7 +119,7 @@ export function openItemsAgingChart(counts: readonly AgingCount[]): TopLevelSpec
     data: { values: counts.map((c) => ({ ...c })) },
     mark: { type: 'bar' },
     encoding: {
-      x: { field: 'bucket', type: 'ordinal', title: 'age', scale: { domain: [...AGING_BUCKETS] }, axis: { labelAngle: 0 } },
+      x: { field: 'bucket', type: 'ordinal', title: 'age in days', scale: { domain: [...buckets] }, axis: { labelAngle: 0 } },
       y: { field: 'orders', type: 'quantitative', aggregate: 'sum', title: 'orders', axis: { format: ',d', tickMinStep: 1 } },
       color: {
         field: 'state',

@@ -1,0 +1,29 @@
+import type { Knex } from 'knex';
+
+/** Mismatched orders of one business day carrying one code. */
+export interface DayCodeCount {
+  day: string;
+  code: string;
+  orders: number;
+}
+
+/**
+ * Mismatch codes of the business days [first, end) as each day's latest recorded report version
+ * said them (report_version_orders): the trend chart's earlier days, read from what accounting
+ * was told instead of re-checking every order of a month. Days without a version count nothing.
+ */
+export async function reportedCodeCounts(db: Knex, days: { first: string; end: string }): Promise<DayCodeCount[]> {
+  const res = (await db.raw(
+    `WITH latest AS (
+       SELECT DISTINCT ON (business_date) id, business_date FROM report_versions
+        WHERE orders_recorded AND business_date >= ?::date AND business_date < ?::date
+        ORDER BY business_date, version DESC
+     )
+     SELECT l.business_date::text AS day, code, count(*)::int AS orders
+       FROM latest l JOIN report_version_orders ro ON ro.version_id = l.id, unnest(ro.codes) AS code
+      WHERE ro.verdict = 'mismatch'
+      GROUP BY 1, 2 ORDER BY 1, code COLLATE "C"`,
+    [days.first, days.end],
+  )) as { rows: DayCodeCount[] };
+  return res.rows;
+}

@@ -1,0 +1,138 @@
+import type { Knex } from 'knex';
+import { reportedCodeCounts } from '../db/report-charts.ts';
+import {
+  listReportVersions,
+  streamLateChanges,
+  streamOpenItems,
+  streamReportItems,
+  type BalanceSnapshotRow,
+  type RateSnapshotRow,
+  type Window,
+} from '../db/reports.ts';
+import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
+import { chartDays } from './charts/day-charts.ts';
+import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
+import type { CsvFileResult } from './csv-file.ts';
+import type { ExtraFileName, ExtraFileResult, ReportFile } from './manifest.ts';
+import { AGING_BUCKETS, type OpenItemTotals } from './open-items.ts';
+import type { OrderTotalsAccumulator } from './order-totals.ts';
+import {
+  LATE_CHANGE_TABLE_COLUMNS,
+  OPEN_ITEM_TABLE_COLUMNS,
+  balancesTable,
+  lateChangeTableRow,
+  openItemTableRow,
+  ratesTable,
+} from './sheet-tables.ts';
+import { lateChangesSummaryTable, openItemsSummaryTable, ordersTable, rollForwardTable } from './summary-tables.ts';
+import { lastRateByCurrency } from './summary.ts';
+import { writeVersionExtras } from './version-extras.ts';
+
+/** What the CSV pass learnt that the workbook, the charts and report.html show again. */
+export interface ReportFacts {
+  currencies: readonly string[];
+  totals: OrderTotalsAccumulator;
+  openTotals: OpenItemTotals;
+  lateByCurrency: ReadonlyMap<string, number>;
+  rollForwards: ReadonlyMap<string, SnapshotRollForward | null>;
+  balances: readonly BalanceSnapshotRow[];
+  rates: readonly RateSnapshotRow[];
+}
+
+export interface ExtrasScope {
+  dir: string;
+  date: string;
+  timezone: string;
+  version: number;
+  now: Date;
+  headline: string;
+  partial: boolean;
+  window: Window;
+  earlier: Window;
+  earlierDays: { first: string; end: string };
+  pageSize?: number;
+  csv: Record<ReportFile, CsvFileResult>;
+  formatTime: (ms: number) => string;
+}
+
+/**
+ * The workbook, charts and report.html of a new version, from the same REPEATABLE READ snapshot
+ * as its CSVs: the day's orders are read again (a fresh cursor per sheet) rather than held.
+ */
+export async function writeExtrasForVersion(
+  tx: Knex.Transaction,
+  s: ExtrasScope,
+  facts: ReportFacts,
+): Promise<Partial<Record<ExtraFileName, ExtraFileResult>>> {
+  const dayItems = (keep: (verdict: string) => boolean) =>
+    async function* () {
+      for await (const page of streamReportItems(tx, s.window, s.pageSize))
+        yield page.filter((r) => keep(r.verdict)).map((r) => itemTableRow(r, s.date));
+    };
+  const days = chartDays(s.date);
+  const earlierCodeCounts = await reportedCodeCounts(tx, { first: days[0], end: s.date });
+  const versions = (await listReportVersions(tx, s.date)).map((v) => ({
+    version: v.version,
+    createdAt: s.formatTime(v.created_at.getTime()),
+    headline: (v.manifest as { headline?: string } | null)?.headline ?? null,
+  }));
+  const rates = lastRateByCurrency([...facts.rates]);
+  return writeVersionExtras({
+    dir: s.dir,
+    date: s.date,
+    timezone: s.timezone,
+    version: s.version,
+    createdAt: s.formatTime(s.now.getTime()),
+    headline: s.headline,
+    partial: s.partial,
+    summary: [
+      ordersTable(facts.currencies, facts.totals, rates),
+      openItemsSummaryTable(facts.openTotals),
+      lateChangesSummaryTable(facts.lateByCurrency),
+    ],
+    rollForward: rollForwardTable(facts.currencies, facts.rollForwards),
+    items: { columns: ITEM_TABLE_COLUMNS, pages: dayItems(() => true) },
+    mismatches: { columns: ITEM_TABLE_COLUMNS, pages: dayItems((v) => v === 'mismatch') },
+    openItems: {
+      columns: OPEN_ITEM_TABLE_COLUMNS,
+      pages: async function* () {
+        for await (const page of streamOpenItems(tx, s.earlier, s.timezone, s.pageSize)) yield page.map((r) => openItemTableRow(r, s.date));
+      },
+    },
+    lateChanges: {
+      columns: LATE_CHANGE_TABLE_COLUMNS,
+      pages: async function* () {
+        for await (const page of streamLateChanges(tx, s.earlierDays, s.earlier, s.timezone, s.pageSize))
+          yield page.map(lateChangeTableRow);
+      },
+    },
+    balances: balancesTable(facts.balances),
+    rates: ratesTable(facts.rates),
+    itemCount: s.csv['items.csv'].rows,
+    earlierCodeCounts,
+    chart: {
+      rollForward: facts.currencies.flatMap((c) => {
+        const r = facts.rollForwards.get(c);
+        if (!r || !r.opening || !r.closing) return [];
+        const sum = rollForwardTable([c], new Map([[c, r]])).rows[0];
+        return [
+          {
+            currency: c,
+            opening: r.openingTotal,
+            payments_in: sum[3] as string | null,
+            payouts_out: sum[4] as string | null,
+            closing: r.closingTotal,
+            drift: r.drift,
+          },
+        ];
+      }),
+      agingBuckets: AGING_BUCKETS,
+      aging: facts.openTotals
+        .rows()
+        .flatMap((t) => [...t.verdicts.entries()].map(([state, orders]) => ({ bucket: t.bucket, state, orders }))),
+    },
+    versions,
+    csvRows: Object.fromEntries(Object.entries(s.csv).map(([name, f]) => [name, f.rows])),
+    formatTime: s.formatTime,
+  });
+}

@@ -1,0 +1,123 @@
+import type { BalanceSnapshotRow, LateChangeRow, OpenItemRow, RateSnapshotRow } from '../db/reports.ts';
+import { Decimal } from '../money/decimal.ts';
+import { ageInDays, agingBucket } from './open-items.ts';
+import type { Table, TableColumn, TableRow } from './table.ts';
+
+/** The workbook's Open items, Late changes, Balances and Rates sheets: open_items.csv's columns, typed. */
+export const OPEN_ITEM_TABLE_COLUMNS: readonly TableColumn[] = [
+  { name: 'business_date', kind: 'text', width: 12 },
+  { name: 'age_days', kind: 'count', label: 'age (days)' },
+  { name: 'aging_bucket', kind: 'text', label: 'aging bucket' },
+  { name: 'direction', kind: 'text', width: 10 },
+  { name: 'merchant_ref', kind: 'text' },
+  { name: 'transaction_ref', kind: 'text' },
+  { name: 'currency', kind: 'text', width: 9 },
+  { name: 'method', kind: 'text' },
+  { name: 'local_status', kind: 'text' },
+  { name: 'provider_status', kind: 'text' },
+  { name: 'amount', kind: 'amount' },
+  { name: 'verdict', kind: 'text', width: 11 },
+  { name: 'mismatch_codes', kind: 'text', width: 22 },
+  { name: 'last_checked_at', kind: 'datetime' },
+  { name: 'reason', kind: 'text' },
+];
+
+const ms = (v: string | null): number | null => (v === null ? null : Number(v));
+
+export function openItemTableRow(r: OpenItemRow, reportDate: string): TableRow {
+  const age = ageInDays(r.business_date, reportDate);
+  return [
+    r.business_date,
+    age,
+    agingBucket(age),
+    r.direction,
+    r.merchant_ref,
+    r.transaction_ref,
+    r.currency,
+    r.method,
+    r.local_status,
+    r.provider_status,
+    r.local_amount,
+    r.verdict,
+    r.mismatch_codes,
+    ms(r.checked_at_ms),
+    r.reason,
+  ];
+}
+
+export const LATE_CHANGE_TABLE_COLUMNS: readonly TableColumn[] = [
+  { name: 'business_date', kind: 'text', width: 12 },
+  { name: 'reported_version', kind: 'count', label: 'reported in version' },
+  { name: 'direction', kind: 'text', width: 10 },
+  { name: 'merchant_ref', kind: 'text' },
+  { name: 'transaction_ref', kind: 'text' },
+  { name: 'currency', kind: 'text', width: 9 },
+  { name: 'amount', kind: 'amount' },
+  { name: 'reported_verdict', kind: 'text' },
+  { name: 'reported_codes', kind: 'text', width: 22 },
+  { name: 'verdict', kind: 'text', width: 11 },
+  { name: 'mismatch_codes', kind: 'text', width: 22 },
+  { name: 'checked_at', kind: 'datetime' },
+  { name: 'reason', kind: 'text' },
+];
+
+export function lateChangeTableRow(r: LateChangeRow): TableRow {
+  return [
+    r.business_date,
+    r.reported_version,
+    r.direction,
+    r.merchant_ref,
+    r.transaction_ref,
+    r.currency,
+    r.local_amount,
+    r.reported_verdict,
+    r.reported_codes,
+    r.verdict,
+    r.mismatch_codes,
+    ms(r.checked_at_ms),
+    r.reason,
+  ];
+}
+
+export function balancesTable(rows: readonly BalanceSnapshotRow[]): Table {
+  return {
+    name: 'balances',
+    title: 'Balance snapshots',
+    columns: [
+      { name: 'currency', kind: 'text', width: 9 },
+      { name: 'taken_at', kind: 'datetime' },
+      { name: 'available', kind: 'amount' },
+      { name: 'pending', kind: 'amount' },
+      { name: 'held', kind: 'amount' },
+      { name: 'credit', kind: 'amount' },
+      { name: 'total_excluding_credit', kind: 'amount', label: 'total (available + pending + held, credit excluded)', width: 24 },
+      { name: 'run_id', kind: 'text', width: 8 },
+    ],
+    rows: rows.map((b) => [
+      b.currency,
+      Number(b.taken_at_ms),
+      b.available,
+      b.pending,
+      b.held,
+      b.credit,
+      new Decimal(b.available).plus(b.pending).plus(b.held).toFixed(),
+      b.run_id,
+    ]),
+  };
+}
+
+export function ratesTable(rows: readonly RateSnapshotRow[]): Table {
+  return {
+    name: 'rates',
+    title: 'USDT rate snapshots',
+    columns: [
+      { name: 'currency', kind: 'text', width: 9 },
+      { name: 'taken_at', kind: 'datetime' },
+      { name: 'deposit', kind: 'decimal' },
+      { name: 'withdraw', kind: 'decimal' },
+      { name: 'flags', kind: 'text' },
+      { name: 'run_id', kind: 'text', width: 8 },
+    ],
+    rows: rows.map((r) => [r.currency, Number(r.taken_at_ms), r.deposit, r.withdraw, r.flags, r.run_id]),
+  };
+}

@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { renderDayCharts, type DayChartData } from './charts/day-charts.ts';
+import type { CodeCount } from './charts/specs.ts';
+import { filePurpose } from './file-purposes.ts';
+import { reportHtml, type VersionLine } from './html/report-html.ts';
+import type { Table, TableColumn, TableRow } from './table.ts';
+import { writeFileSynced } from './version-dir.ts';
+import { WorkbookFile } from './workbook/writer.ts';
+
+import type { ExtraFileName, ExtraFileResult } from './manifest.ts';
+
+/** A streamed table: its columns and a fresh pass over its rows each time `pages` is called. */
+export interface StreamedTable {
+  readonly columns: readonly TableColumn[];
+  readonly pages: () => AsyncIterable<readonly TableRow[]>;
+}
+
+export interface VersionExtrasInput {
+  /** The version's (temp) directory. */
+  dir: string;
+  date: string;
+  timezone: string;
+  version: number;
+  /** Local ISO time the version is written. */
+  createdAt: string;
+  headline: string;
+  partial: boolean;
+  /** Summary tables in reading order (orders, open items, late changes, …), and the roll-forward. */
+  summary: readonly Table[];
+  rollForward: Table;
+  /** The day's orders (Items sheet) and the mismatched ones, in the item table's columns. */
+  items: StreamedTable;
+  mismatches: StreamedTable;
+  openItems: StreamedTable;
+  lateChanges: StreamedTable;
+  balances: Table;
+  rates: Table;
+  /** items.csv's row count: the Items sheet says so in its first row when it cannot hold them all. */
+  itemCount: number;
+  /** Mismatched orders of the 29 business days before the day (the day's own are counted here). */
+  earlierCodeCounts: readonly CodeCount[];
+  chart: Pick<DayChartData, 'rollForward' | 'aging' | 'agingBuckets'>;
+  /** Every earlier version of the day (this one is added). */
+  versions: readonly VersionLine[];
+  /** Row counts of the CSV files, for the files list of report.html. */
+  csvRows: Readonly<Record<string, number>>;
+  formatTime: (ms: number) => string;
+}
+
+/** Mismatches shown in report.html (all of them are in mismatches.csv and the workbook). */
+const HTML_MISMATCH_ROWS = 200;
+
+const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+
+/**
+ * reconciliation.xlsx, the chart PNGs and report.html of one version, written after its CSVs
+ * (whose row counts they name). The workbook's sheets are written one after another in tab
+ * order, each from a fresh pass over its rows, so memory stays bounded at any size.
+ */
+export async function writeVersionExtras(input: VersionExtrasInput): Promise<Partial<Record<ExtraFileName, ExtraFileResult>>> {
+  const codeIndex = input.mismatches.columns.findIndex((c) => c.name === 'mismatch_codes');
+  const todayCodes = new Map<string, number>();
+  const preview: TableRow[] = [];
+  let mismatchCount = 0;
+
+  const workbook = new WorkbookFile(path.join(input.dir, 'reconciliation.xlsx'), {
+    zone: input.timezone,
+    // A value from the data, not the clock: the same data gives the same bytes.
+    created: new Date(`${input.date}T00:00:00Z`),
+  });
+  try {
+    workbook.tablesSheet(
+      'Summary',
+      [...input.summary, input.rollForward],
+      [
+        input.headline,
+        `Business day ${input.date} in ${input.timezone}, version ${input.version}${input.partial ? ' (written before the day was over)' : ''}.`,
+        'Amounts are numbers with thousands separators; an amount shaded orange is text, because it has more than 15 significant digits, which a spreadsheet number cannot hold exactly.',
+      ],
+    );
+    await streamSheet(workbook, 'Mismatches', input.mismatches, {}, (row) => {
+      mismatchCount += 1;
+      if (preview.length < HTML_MISMATCH_ROWS) preview.push(row);
+      const codes = codeIndex >= 0 ? String(row[codeIndex] ?? '') : '';
+      for (const code of codes.split(' ').filter(Boolean)) todayCodes.set(code, (todayCodes.get(code) ?? 0) + 1);
+    });
+    await streamSheet(workbook, 'Open items', input.openItems);
+    await streamSheet(workbook, 'Late changes', input.lateChanges);
+    tableSheet(workbook, 'Roll-forward', input.rollForward);
+    await streamSheet(workbook, 'Items', input.items, { expectedRows: input.itemCount, fullFile: 'items.csv' });
+    tableSheet(workbook, 'Balances', input.balances);
+    tableSheet(workbook, 'Rates', input.rates);
+  } catch (err) {
+    await workbook.abort();
+    throw err;
+  }
+  const files: Partial<Record<ExtraFileName, ExtraFileResult>> = {};
+  files['reconciliation.xlsx'] = await workbook.close();
+
+  const codeCounts: CodeCount[] = [
+    ...input.earlierCodeCounts,
+    ...[...todayCodes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, orders]) => ({ day: input.date, code, orders })),
+  ];
+  const charts = await renderDayCharts({ date: input.date, codeCounts, ...input.chart });
+  for (const c of charts) {
+    const name = `chart-${c.name}.png` as ExtraFileName;
+    await writeFileSynced(path.join(input.dir, name), c.png);
+    files[name] = { rows: null, bytes: c.png.length, sha256: sha256(c.png) };
+  }
+
+  const fileList = [
+    'reconciliation.xlsx',
+    'report.html',
+    ...Object.keys(input.csvRows),
+    ...charts.map((c) => `chart-${c.name}.png`),
+    'manifest.json',
+  ].map((name) => ({ name, purpose: filePurpose(name), rows: input.csvRows[name] ?? null }));
+  const html = reportHtml(
+    {
+      date: input.date,
+      timezone: input.timezone,
+      version: input.version,
+      createdAt: input.createdAt,
+      headline: input.headline,
+      partial: input.partial,
+      charts,
+      tables: [...input.summary, input.rollForward],
+      mismatches: { name: 'mismatches', title: 'Mismatches', columns: input.mismatches.columns, rows: preview },
+      mismatchCount,
+      versions: [...input.versions, { version: input.version, createdAt: input.createdAt, headline: input.headline }],
+      files: fileList,
+    },
+    input.formatTime,
+  );
+  await writeFileSynced(path.join(input.dir, 'report.html'), html);
+  files['report.html'] = { rows: null, bytes: Buffer.byteLength(html), sha256: sha256(html) };
+  return files;
+}
+
+async function streamSheet(
+  workbook: WorkbookFile,
+  name: string,
+  source: StreamedTable,
+  opts: { expectedRows?: number; fullFile?: string } = {},
+  each?: (row: TableRow) => void,
+): Promise<void> {
+  const sheet = workbook.sheet(name, source.columns, opts);
+  for await (const page of source.pages()) {
+    for (const row of page) {
+      sheet.add(row);
+      each?.(row);
+    }
+    // exceljs's sheet stream takes every row at once (no backpressure): a turn of the event loop
+    // per page lets the zip entry's compression catch up before the next page is added.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  sheet.close();
+}
+
+/** A small table as a data sheet; one row per currency already, so no totals rows. */
+function tableSheet(workbook: WorkbookFile, name: string, table: Table): void {
+  const sheet = workbook.sheet(name, table.columns, { totals: false });
+  for (const row of table.rows) sheet.add(row);
+  sheet.close();
+}

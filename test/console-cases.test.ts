@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { Agent, addUsers, buildTestConsole, FixedClock } from './helpers/console.ts';
+import { observeCaseNow } from '../src/cases/observe.ts';
+import { getCase, caseHistory } from '../src/db/cases.ts';
+
+let t: TestDatabase;
+let app: FastifyInstance;
+const clock = new FixedClock(new Date('2026-11-22T10:00:00Z'));
+let feeCase: string;
+let amountCase: string;
+
+async function open(subject: string, code: string, currency: string, occurredAt: Date, finding: Record<string, string>): Promise<string> {
+  const r = await observeCaseNow(
+    t.db,
+    {
+      subject,
+      code,
+      direction: 'payment',
+      orderId: subject.split(':')[1],
+      merchantRef: `ref-${subject}`,
+      transactionRef: `tx-${subject}`,
+      currency,
+      occurredAt,
+    },
+    { kind: 'finding' },
+    clock.now(),
+    finding,
+  );
+  return r.case!.id;
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase('console_cases');
+  await addUsers(t, clock, { vera: 'viewer', fiona: 'finance' });
+  feeCase = await open('payment:901', 'FEE', 'INR', new Date('2026-11-21T08:00:00Z'), {
+    local: '12.5',
+    provider: '13',
+    note: 'fee differs',
+  });
+  clock.advance(2 * 86_400_000);
+  amountCase = await open('payment:902', 'AMOUNT', 'NGN', new Date('2026-11-22T08:00:00Z'), {
+    local: '1234567.5',
+    provider: '1234567.25',
+    note: 'amount differs',
+  });
+  app = await buildTestConsole(t, clock);
+});
+afterAll(async () => {
+  await app?.close();
+  await t?.drop();
+});
+
+describe('cases queue', () => {
+  it('needs a session: pages redirect, actions are 401', async () => {
+    const anon = new Agent(app);
+    for (const url of ['/cases', `/cases/${feeCase}`]) expect((await anon.get(url)).statusCode, url).toBe(302);
+    for (const url of [`/cases/${feeCase}/acknowledge`, `/cases/${feeCase}/resolve`])
+      expect((await anon.post(url, {}, { csrf: 'x' })).statusCode, url).toBe(401);
+  });
+
+  it('a viewer reads the queue and a case, without forms, and gets 403 for acting', async () => {
+    const vera = new Agent(app, '10.1.0.1');
+    await vera.login('vera');
+    const list = await vera.get('/cases');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('1,234,567.50');
+    const page = await vera.get(`/cases/${feeCase}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).not.toContain('action="/cases');
+    expect((await vera.post(`/cases/${feeCase}/acknowledge`, { note: 'x' })).statusCode).toBe(403);
+    expect((await vera.post(`/cases/${feeCase}/resolve`, { reason: 'adjusted', note: 'x' })).statusCode).toBe(403);
+    expect((await getCase(t.db.knex, feeCase))!.state).toBe('open');
+  });
+
+  it('filters by state, code, currency, day and age', async () => {
+    const fiona = new Agent(app, '10.1.0.2');
+    await fiona.login('fiona');
+    const ids = async (q: string) => [...(await fiona.get(`/cases${q}`)).body.matchAll(/href="\/cases\/(\d+)"/g)].map((m) => m[1]);
+    expect(await ids('')).toEqual([feeCase, amountCase]);
+    expect(await ids('?code=FEE')).toEqual([feeCase]);
+    expect(await ids('?currency=NGN')).toEqual([amountCase]);
+    expect(await ids('?day=2026-11-21')).toEqual([feeCase]);
+    expect(await ids('?age=1d')).toEqual([feeCase]);
+    expect(await ids('?state=resolved')).toEqual([]);
+    const bad = await fiona.get('/cases?day=yesterday&currency=USD');
+    expect(bad.body).toContain('day: ');
+    expect(bad.body).toContain('currency: expected one of');
+  });
+
+  it('finance acknowledges and resolves with reason and note, written to the case history as the console user', async () => {
+    const fiona = new Agent(app, '10.1.0.3');
+    await fiona.login('fiona');
+    const page = await fiona.get(`/cases/${feeCase}`);
+    const version = /name="version" value="(\d+)"/.exec(page.body)![1];
+    expect((await fiona.post(`/cases/${feeCase}/acknowledge`, { note: 'looking at it', version })).statusCode).toBe(303);
+    expect((await getCase(t.db.knex, feeCase))!.state).toBe('acknowledged');
+    // A form computed from the older version is refused: the case moved since.
+    const stale = await fiona.post(`/cases/${feeCase}/resolve`, { reason: 'adjusted', note: 'x', version });
+    expect(stale.statusCode).toBe(409);
+    const fresh = /name="version" value="(\d+)"/.exec((await fiona.get(`/cases/${feeCase}`)).body)![1];
+    const noNote = await fiona.post(`/cases/${feeCase}/resolve`, { reason: 'adjusted', note: '', version: fresh });
+    expect(noNote.statusCode).toBe(409);
+    expect(noNote.body).toContain('note:');
+    const badReason = await fiona.post(`/cases/${feeCase}/resolve`, { reason: 'because', note: 'x', version: fresh });
+    expect(badReason.statusCode).toBe(409);
+    expect(
+      (await fiona.post(`/cases/${feeCase}/resolve`, { reason: 'adjusted', note: 'fee booked as 13.00', version: fresh })).statusCode,
+    ).toBe(303);
+    const c = (await getCase(t.db.knex, feeCase))!;
+    expect(c).toMatchObject({ state: 'resolved', resolution: 'adjusted' });
+    const history = await caseHistory(t.db.knex, feeCase);
+    expect(history.slice(-2)).toMatchObject([
+      { toState: 'acknowledged', actor: 'console:fiona', note: 'looking at it' },
+      { toState: 'resolved', reason: 'adjusted', actor: 'console:fiona', note: 'fee booked as 13.00' },
+    ]);
+    expect((await fiona.get(`/cases/${feeCase}`)).body).toContain('fee booked as 13.00');
+  });
+
+  it('refuses an action without the CSRF token and leaves the case as it was', async () => {
+    const fiona = new Agent(app, '10.1.0.4');
+    await fiona.login('fiona');
+    expect((await fiona.post(`/cases/${amountCase}/acknowledge`, { note: 'x' }, { csrf: null })).statusCode).toBe(403);
+    expect((await getCase(t.db.knex, amountCase))!.state).toBe('open');
+    expect((await fiona.get('/cases/999999')).statusCode).toBe(404);
+    expect((await fiona.get('/cases/abc')).statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgliteOf } from '../src/db/connect.ts';
+import { Decimal } from '../src/money/decimal.ts';
+import { EXTRA_FILES } from '../src/report/manifest.ts';
+import { writeReports, type WriteReportsResult } from '../src/report/write-reports.ts';
+import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { launchBrowser, requiresBrowser, screenshotPath } from './helpers/browser.ts';
+
+const SEED = fs.readFileSync(path.join(import.meta.dirname, 'fixtures', 'report-day.sql'), 'utf8');
+// A bank code with a leading zero: a spreadsheet must keep it as text.
+const EXTRA = `UPDATE payout_orders SET bank_code = '044' WHERE id = 20;`;
+const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+/** The same writer as every version: the workbook, charts and report.html beside the CSVs. */
+describe("a version's workbook, charts and report.html", () => {
+  let t: TestDatabase;
+  let r: WriteReportsResult;
+  let wb: ExcelJS.Workbook;
+
+  beforeAll(async () => {
+    const engine = availableEngines[0];
+    t = await createTestDatabase(`report_workbook_${engine}`, { engine });
+    const sql = `${SEED}\n${EXTRA}`;
+    if (t.engine === 'pglite') await pgliteOf(t.db).exec(`SET search_path TO ${t.db.schema};\n${sql}`);
+    else await t.db.knex.raw(sql);
+    const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-workbook-'));
+    r = await writeReports(t.db.knex, {
+      date: '2024-05-01',
+      timezone: 'Asia/Kolkata',
+      reportDir,
+      now: new Date('2024-05-02T01:00:00Z'),
+      currencies: ['INR', 'NGN', 'IDR'],
+      pageSize: 3,
+    });
+    wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path.join(r.directory, 'reconciliation.xlsx'));
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  const csv = (name: string) => parse(fs.readFileSync(path.join(r.directory, name)), { columns: true }) as Record<string, string>[];
+
+  it('lists every file in the manifest with the SHA-256 of its bytes', () => {
+    for (const name of EXTRA_FILES) {
+      const entry = r.manifest.files[name];
+      expect(entry, name).toBeDefined();
+      expect(entry!.sha256, name).toBe(sha256(path.join(r.directory, name)));
+    }
+  });
+
+  it('holds the sheets in reading order, each with a frozen header and an autofilter over its data', () => {
+    expect(wb.worksheets.map((w) => w.name)).toEqual([
+      'Summary',
+      'Mismatches',
+      'Open items',
+      'Late changes',
+      'Roll-forward',
+      'Items',
+      'Balances',
+      'Rates',
+    ]);
+    const items = wb.getWorksheet('Items')!;
+    expect(items.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    expect(items.getRow(1).getCell(3).value).toBe('merchant ref');
+    expect(items.autoFilter).toMatch(/^A1:X\d+$/);
+  });
+
+  it('types its cells: text ids keep leading zeros, amounts are formatted numbers, times are local date-times', () => {
+    const items = wb.getWorksheet('Items')!;
+    const header = (items.getRow(1).values as string[]).slice(1);
+    const col = (label: string) => header.indexOf(label) + 1;
+    const rows = csv('items.csv');
+    let seen044 = false;
+    for (let i = 0; i < rows.length; i++) {
+      const row = items.getRow(i + 2);
+      expect(row.getCell(col('merchant ref')).type).toBe(ExcelJS.ValueType.String);
+      const amount = row.getCell(col('local amount'));
+      expect(amount.type).toBe(ExcelJS.ValueType.Number);
+      expect(amount.numFmt).toBe('#,##0.00');
+      expect(row.getCell(col('created at')).type).toBe(ExcelJS.ValueType.Date);
+      if (row.getCell(col('bank code')).value === '044') {
+        seen044 = true;
+        expect(row.getCell(col('bank code')).type).toBe(ExcelJS.ValueType.String);
+      }
+    }
+    expect(seen044).toBe(true);
+    // 2024-05-01T09:00:00Z is 14:30 in Kolkata: the cell holds the local wall-clock time.
+    const p044 = items.getRows(2, rows.length)!.find((row) => row.getCell(col('bank code')).value === '044')!;
+    expect((p044.getCell(col('created at')).value as Date).toISOString()).toBe('2024-05-01T14:30:00.000Z');
+  });
+
+  it('ends the Items sheet with a totals row per currency equal to the sums of items.csv', () => {
+    const items = wb.getWorksheet('Items')!;
+    const header = (items.getRow(1).values as string[]).slice(1);
+    const rows = csv('items.csv');
+    const currencies = [...new Set(rows.map((x) => x.currency))].sort();
+    const totalsStart = 2 + rows.length + 1; // header, data, one blank row
+    currencies.forEach((currency, k) => {
+      const totals = items.getRow(totalsStart + k);
+      expect(totals.getCell(header.indexOf('currency') + 1).value).toBe(currency);
+      for (const column of ['local_amount', 'provider_amount', 'local_fee', 'provider_fee', 'difference']) {
+        const expected = rows
+          .filter((x) => x.currency === currency && x[column] !== '')
+          .reduce((s, x) => s.plus(x[column]), new Decimal(0));
+        const cell = totals.getCell(header.indexOf(column.replaceAll('_', ' ')) + 1);
+        expect(new Decimal(String(cell.value ?? 0)).equals(expected), `${currency} ${column}`).toBe(true);
+        expect(cell.font?.bold).toBe(true);
+      }
+    });
+  });
+
+  it('has as many Mismatches rows as mismatches.csv, with a signed difference', () => {
+    const sheet = wb.getWorksheet('Mismatches')!;
+    const rows = csv('mismatches.csv');
+    const header = (sheet.getRow(1).values as string[]).slice(1);
+    expect(header.slice(0, 6)).toEqual(['business date', 'direction', 'merchant ref', 'mismatch codes', 'difference', 'currency']);
+    const differences = sheet
+      .getRows(2, rows.length)!
+      .map((row) => row.getCell(5).value)
+      .filter((v) => v !== null && v !== undefined);
+    expect(differences.length).toBeGreaterThan(0);
+    expect(differences.every((v) => typeof v === 'number')).toBe(true);
+  });
+
+  it.skipIf(requiresBrowser('report.html renders its charts in Chromium'))(
+    'report.html renders every chart in Chromium with no console errors',
+    async () => {
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        const errors: string[] = [];
+        page.on('console', (m) => {
+          if (m.type() === 'error') errors.push(m.text());
+        });
+        page.on('pageerror', (e) => errors.push(e.message));
+        // Self-contained: nothing may be fetched, so any request other than the file itself fails the test.
+        const requests: string[] = [];
+        page.on('request', (req) => requests.push(req.url()));
+        const url = pathToFileURL(path.join(r.directory, 'report.html')).href;
+        await page.goto(url);
+        const charts = await page.$$eval('figure[data-chart]', (figs) =>
+          figs.map((f) => {
+            const svg = f.querySelector('svg');
+            const box = svg?.getBoundingClientRect();
+            return { name: f.getAttribute('data-chart'), marks: svg?.querySelectorAll('path').length ?? 0, width: box?.width ?? 0 };
+          }),
+        );
+        expect(charts.map((c) => c.name)).toEqual(['mismatches-by-code', 'roll-forward', 'open-items-aging']);
+        for (const c of charts) {
+          expect(c.marks, c.name!).toBeGreaterThan(0);
+          expect(c.width, c.name!).toBeGreaterThan(100);
+        }
+        expect(await page.textContent('h1')).toBe('Reconciliation 2024-05-01, version 1');
+        expect(errors).toEqual([]);
+        expect(requests).toEqual([url]);
+        await page.screenshot({ path: screenshotPath('report-html.png'), fullPage: true });
+      } finally {
+        await browser.close();
+      }
+    },
+  );
+});
