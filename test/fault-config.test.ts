@@ -27,6 +27,8 @@ const TABLE: Array<[string, string, string]> = [
   ['ALERT_REPEAT_AFTER_MS', '-1', 'whole number'],
   ['NOTIFY_TIMEOUT_MS', '50', 'at least 100'],
   ['DATABASE_QUERY_TIMEOUT_MS', '50', 'at least 100'],
+  ['PGLITE_IN_PRODUCTION', 'maybe', 'true or false'],
+  ['LOG_FORMAT', 'xml', 'auto, json or text'],
   ['WEBHOOK_PORT', '70000', 'at most 65535'],
   ['WEBHOOK_PORT', 'http', 'whole number'],
   ['WEBHOOK_TIMESTAMP_WINDOW_SEC', '5', 'at least 30'],

@@ -135,7 +135,7 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
       ...demoDb,
       PROVIDER_BASE_URL: wrongSandbox.url,
     });
-    expect(refused.code).toBe(2);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
     const snapRefused = await run('snapshot with a wrong secret', ['snapshot'], { ...demoDb, PROVIDER_BASE_URL: wrongSandbox.url });
     expect(snapRefused.code).toBe(2);
     // 4. A provider answering 500 with a body that echoes the key JSON-escaped, URL-encoded and in base64.

@@ -119,6 +119,11 @@ async function night(
     `injected  2 pay-ins unknown to the provider, 3 payout fees recorded differently, ${DEMO_DRIFT.currency} balance moved by ${groupedAmount(DEMO_DRIFT.amount, DEMO_DRIFT.currency)} with no order`,
   );
 
+  // The sandbox's clock moved a quarter of an hour but payrecon's did not: the open orders the
+  // opening snapshot just checked are due again now, as they would be a quarter of an hour later.
+  for (const table of ['payment_orders', 'payout_orders'] as const) {
+    await db.knex(table).whereIn('status_category', ['pending', 'unknown']).update({ next_check_at: null });
+  }
   const first = await reconcileJob({ progress: false }, context);
   // Orders still open after settling are stuck at the provider: make them four days old, as a
   // stuck order in production would be by the time anyone looks, and check them again.
