@@ -280,6 +280,14 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
       );
     }
   } catch (err) {
+    // A dropped connection reaches the batch's query before the lock's own connection reports it:
+    // give the lock a moment to say so, so such a run is left resumable instead of marked failed.
+    if (!lockLost.aborted && /Connection terminated|connection.*(ended|closed)|ECONNRESET/i.test((err as Error).message)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 5_000);
+        lockLost.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
     const message = lockLost.aborted ? LOCK_LOST : (err as Error).message;
     log.error({ err: message }, 'reconcile run failed');
     // Without the lock the run row is not ours to finish: it stays resumable.
