@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { CredentialsError, ProviderUnavailableError } from '../src/provider/errors.ts';
-import { RateLimiter } from '../src/provider/rate-limit.ts';
-import { backoffDelay, parseRetryAfter, retryDelay, withRetries, type RetryPolicy } from '../src/provider/retry.ts';
+import { httpRetryDelayMs, parseRetryAfter, withRetries, type RetryPolicy } from '../src/provider/retry.ts';
 
 const policy: RetryPolicy = { maxRetries: 3, baseMs: 200, maxDelayMs: 5_000 };
 
 describe('backoff with full jitter', () => {
   it('spans [0, base * 2^n) and is capped', () => {
-    expect(backoffDelay(0, policy, () => 0)).toBe(0);
-    expect(backoffDelay(0, policy, () => 0.999)).toBe(199);
-    expect(backoffDelay(2, policy, () => 0.5)).toBe(400);
-    expect(backoffDelay(10, policy, () => 0.999)).toBe(4995);
+    expect(httpRetryDelayMs(0, policy, undefined, () => 0)).toBe(0);
+    expect(httpRetryDelayMs(0, policy, undefined, () => 0.999)).toBe(199);
+    expect(httpRetryDelayMs(2, policy, undefined, () => 0.5)).toBe(400);
+    expect(httpRetryDelayMs(10, policy, undefined, () => 0.999)).toBe(4995);
   });
 
   it('honours Retry-After seconds or date, capped', () => {
@@ -20,8 +19,8 @@ describe('backoff with full jitter', () => {
     expect(parseRetryAfter('Wed, 01 May 2024 00:00:10 GMT', now)).toBe(10_000);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
-    expect(retryDelay(0, policy, 3000, () => 0)).toBe(3000);
-    expect(retryDelay(0, policy, 3_600_000, () => 0)).toBe(5000);
+    expect(httpRetryDelayMs(0, policy, 3000, () => 0)).toBe(3000);
+    expect(httpRetryDelayMs(0, policy, 3_600_000, () => 0)).toBe(5000);
   });
 });
 
@@ -80,46 +79,5 @@ describe('withRetries on a fake clock', () => {
       { sleep: async () => {}, canRetry: () => false },
     ).catch(() => {});
     expect(calls).toBe(1);
-  });
-});
-
-describe('rate limiter', () => {
-  it('spaces requests 1000/rate ms apart on a fake monotonic clock, in call order', async () => {
-    let now = 1000;
-    const starts: number[] = [];
-    const limiter = new RateLimiter(
-      4,
-      () => now,
-      async (ms) => {
-        now += ms;
-      },
-    );
-    // Sequential so the fake clock advances between calls as real waiting would.
-    for (let i = 0; i < 5; i++) {
-      await limiter.acquire();
-      starts.push(now);
-    }
-    expect(starts).toEqual([1000, 1250, 1500, 1750, 2000]);
-  });
-
-  it('does not wait when calls are already slower than the cap', async () => {
-    let now = 0;
-    let slept = 0;
-    const limiter = new RateLimiter(
-      10,
-      () => now,
-      async (ms) => {
-        slept += ms;
-      },
-    );
-    for (let i = 0; i < 3; i++) {
-      await limiter.acquire();
-      now += 500;
-    }
-    expect(slept).toBe(0);
-  });
-
-  it('rejects a non-positive rate', () => {
-    expect(() => new RateLimiter(0)).toThrow(/rateLimitPerSec/);
   });
 });
