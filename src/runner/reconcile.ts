@@ -3,6 +3,7 @@ import type { Db } from '../db/connect.ts';
 import { countOrders, selectOrdersByIds, selectOrdersPage, type OrderFilter, type OrderRow } from '../db/orders.ts';
 import { createRun, findResumableRun, finishRun, setRunSelected, type RunRow, type RunStatus } from '../db/runs.ts';
 import { withJobLockWaiting } from '../db/lock-wait.ts';
+import type { HeldLock } from '../db/locks.ts';
 import { describeLockHolder, findLockHolder } from '../db/lock-holder.ts';
 import type { Direction } from '../provider/types.ts';
 import type { ReconPolicy } from '../recon/types.ts';
@@ -90,18 +91,18 @@ export async function reconcile(
   const locked = await withJobLockWaiting(
     deps.db,
     RECONCILE_JOB,
-    async ({ lost }) => {
+    async (lock) => {
       const runs: RunSummary[] = [];
       const dead = await findResumableRun(deps.db.knex, RECONCILE_JOB);
       if (dead) {
         deps.logger.info({ runId: dead.id }, 'resuming a run that did not finish');
-        runs.push(await executeRun(deps, dead, true, lost));
+        runs.push(await executeRun(deps, dead, true, lock));
         if (runs[0].status !== 'completed') return runs;
       }
-      if (lost.aborted) return runs;
+      if (lock.lost.aborted) return runs;
       const params = { selection: request.selection };
       const run = await createRun(deps.db.knex, RECONCILE_JOB, params, { dryRun: request.dryRun, now: deps.clock() });
-      runs.push(await executeRun(deps, run, false, lost));
+      runs.push(await executeRun(deps, run, false, lock));
       return runs;
     },
     wait,
@@ -161,8 +162,9 @@ type Stop = { status: 'credentials' | 'provider_unavailable'; message: string } 
 
 const LOCK_LOST = 'lost the job lock (the database connection was closed); the run is left for the next start to resume';
 
-async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lockLost: AbortSignal): Promise<RunSummary> {
+async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lock: HeldLock): Promise<RunSummary> {
   const { db, logger } = deps;
+  const lockLost = lock.lost;
   const log = logger.child({ runId: run.id });
   const selection = (run.params as { selection: Selection }).selection;
   const filter = filterFor(selection);
@@ -280,18 +282,14 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
       );
     }
   } catch (err) {
-    // A dropped connection reaches the batch's query before the lock's own connection reports it:
-    // give the lock a moment to say so, so such a run is left resumable instead of marked failed.
-    if (!lockLost.aborted && /Connection terminated|connection.*(ended|closed)|ECONNRESET/i.test((err as Error).message)) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 5_000);
-        lockLost.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
-    }
-    const message = lockLost.aborted ? LOCK_LOST : (err as Error).message;
+    // Whether the run row is still ours to finish is the lock's question, asked of the lock's own
+    // connection: a dropped connection (a server restart, terminated sessions) often reaches the
+    // batch's query before the lock's connection has reported its own end.
+    const held = await lock.stillHeld();
+    const message = held ? (err as Error).message : LOCK_LOST;
     log.error({ err: message }, 'reconcile run failed');
     // Without the lock the run row is not ours to finish: it stays resumable.
-    if (!lockLost.aborted) await finishRun(db.knex, run.id, 'failed', counts, message, deps.clock()).catch(() => undefined);
+    if (held) await finishRun(db.knex, run.id, 'failed', counts, message, deps.clock()).catch(() => undefined);
     return { runId: run.id, resumed, status: 'failed', selected, checked, counts, error: message, examples };
   }
   if (lockLost.aborted) {
