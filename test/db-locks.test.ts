@@ -77,8 +77,8 @@ describe('job lock across processes', () => {
     async () => {
       const seen = await withJobLock(t.db, 'reconcile', async (lock) => {
         const before = await lock.stillHeld();
-        const { pid } = await findLockHolder(t.db, 'reconcile');
-        await other.knex.raw('select pg_terminate_backend(?)', [pid]);
+        const { sessionPid } = await findLockHolder(t.db, 'reconcile');
+        await other.knex.raw('select pg_terminate_backend(?)', [sessionPid]);
         // No waiting for the connection's own 'end' event: the question is asked of the connection itself.
         return { before, after: await lock.stillHeld() };
       });

@@ -17,6 +17,8 @@ const TABLE: Array<[string, string, string]> = [
   ['RECON_FINAL_RECHECK_DAYS', '7d', 'whole number'],
   ['RECON_BATCH_SIZE', '0', 'at least 1'],
   ['RECON_BATCH_SIZE', '1000000', 'at most 10000'],
+  ['RUN_STALL_AFTER_SECONDS', '30', 'at least 60'],
+  ['RUN_STALL_AFTER_SECONDS', '15m', 'whole number'],
   ['RATE_STALE_AFTER_MIN', '0', 'at least 1'],
   ['RATE_STALE_AFTER_MIN', '6h', 'whole number'],
   ['RATE_JUMP_PERCENT', '-5', 'percentage'],

@@ -18,6 +18,8 @@ describe('status view (pure, fixed clock)', () => {
     dryRun: false,
     startedAt: new Date('2026-03-10T03:30:00Z'),
     heartbeatAt: NOW,
+    pid: null,
+    host: null,
     finishedAt: new Date('2026-03-10T03:31:00Z'),
     checkpoint: {},
     selected: 0,
