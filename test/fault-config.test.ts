@@ -1,6 +1,6 @@
 /**
  * Wrong values for the configuration variables that test/config.test.ts's table does not cover
- * (ALERT_*, NOTIFY_*, WEBHOOK_*, SCHEDULE_*, RATE_*, RECON_LOOKBACK_DAYS, RECON_BATCH_SIZE), and a
+ * (ALERT_*, NOTIFY_*, WEBHOOK_*, SCHEDULE_*, RATE_*, RECON_LOOKBACK_DAYS, RECON_BATCH_SIZE, RUN_STALL_AFTER_SECONDS), and a
  * completeness check: every variable payrecon reads has a wrong-value row here or there, or is free text.
  */
 import fs from 'node:fs';
