@@ -148,12 +148,10 @@ async function streamSheet(
   const sheet = workbook.sheet(name, source.columns, opts);
   for await (const page of source.pages()) {
     for (const row of page) {
-      sheet.add(row);
+      const wait = sheet.add(row);
+      if (wait) await wait;
       each?.(row);
     }
-    // exceljs's sheet stream takes every row at once (no backpressure): a turn of the event loop
-    // per page lets the zip entry's compression catch up before the next page is added.
-    await new Promise((resolve) => setImmediate(resolve));
   }
   sheet.close();
 }
