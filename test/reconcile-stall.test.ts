@@ -126,7 +126,9 @@ describe.skipIf(requiresServer(NEEDS))('a later reconcile finding the lock held 
       );
       const [alert] = await stalledAlerts();
       expect(alert).toMatchObject({ status: 'sent', run_id: String(held.id) });
-      expect(alert.title).toBe(`reconcile: run ${held.id} (pid ${process.pid} on ${os.hostname()}) holds the lock with no progress since ${since}`);
+      expect(alert.title).toBe(
+        `reconcile: run ${held.id} (pid ${process.pid} on ${os.hostname()}) holds the lock with no progress since ${since}`,
+      );
       expect(receiver.texts.filter((t) => t.includes('no progress since'))).toHaveLength(1);
 
       // A later run still finding it stuck says so again (longer now) but the alert is not repeated.

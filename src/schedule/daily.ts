@@ -107,7 +107,13 @@ export async function reconcileThenReport(deps: Omit<DailyDeps, 'email'>, date: 
     log.info({ retryInMs: deps.lockRetryMs }, 'another reconcile holds the lock; waiting to run the day');
     await sleep(deps.lockRetryMs, deps.signal);
   }
-  if (deps.signal.aborted || rec.status === 'interrupted' || rec.status === 'skipped' || rec.status === 'busy' || rec.status === 'stalled') {
+  if (
+    deps.signal.aborted ||
+    rec.status === 'interrupted' ||
+    rec.status === 'skipped' ||
+    rec.status === 'busy' ||
+    rec.status === 'stalled'
+  ) {
     return { status: 'interrupted', date, reconcileRunIds: rec.runIds, report: null, error: 'stopped before the report' };
   }
   if (rec.status !== 'completed') {
