@@ -253,7 +253,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
         if ('credentials' in outcome) {
           halt.stop ??= {
             status: 'credentials',
-            message: `the provider refused payrecon's credentials (${outcome.credentials.message}); check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE`,
+            message: outcome.credentials.message,
           };
           return null;
         }
