@@ -29,7 +29,7 @@ import { businessView } from './business-view.ts';
 import { writeExtrasForVersion, type ReportFacts } from './extras-for-version.ts';
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
-import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest } from './manifest.ts';
+import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest, type SummaryFile } from './manifest.ts';
 import { OpenItemTotals } from './open-items.ts';
 import { OrderTotalsAccumulator } from './order-totals.ts';
 import {
@@ -41,7 +41,8 @@ import {
   ratesTable,
 } from './sheet-tables.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
-import { SUMMARY_COLUMNS, headlineRow, lastRateByCurrency, lateChangeRows, openItemRows, orderRows, rollForwardRow } from './summary.ts';
+import { lastRateByCurrency, lateChangesSummaryTable, openItemsSummaryTable, ordersTable } from './summary-tables.ts';
+import { rollForwardTable, timingItemsTable } from './rollforward-tables.ts';
 import {
   currentVersion,
   ensureWritableDir,
@@ -346,21 +347,23 @@ async function writeFiles(
     lateChanges: lateResult.rows,
   });
 
-  const lastRates = lastRateByCurrency(rates);
-  const summary: string[][] = [headlineRow(headline)];
-  for (const c of currencies) summary.push(...orderRows(c, totals, lastRates.get(c)));
-  summary.push(...openItemRows(openTotals));
-  summary.push(...lateChangeRows(lateByCurrency));
-  for (const c of currencies) summary.push(rollForwardRow(c, rollForwards.get(c) ?? null, formatTime));
-  const summaryCsv = new CsvFile(path.join(dir, 'summary.csv'), SUMMARY_COLUMNS, businessView(SUMMARY_COLUMNS));
-  for (const r of summary) await summaryCsv.write(r);
-  const summaryResult = await summaryCsv.close();
+  // One CSV file per summary table, each with its own header; the workbook, report.html and the
+  // e-mail render these same tables.
+  const summaryTables: Table[] = [
+    ordersTable(currencies, totals, lastRateByCurrency(rates)),
+    rollForwardTable(currencies, rollForwards),
+    timingItemsTable(currencies, rollForwards),
+    openItemsSummaryTable(openTotals),
+    lateChangesSummaryTable(lateByCurrency),
+  ];
+  const summaryFiles: Partial<Record<ReportFile, CsvFileResult>> = {};
+  for (const t of summaryTables) summaryFiles[`${t.name}.csv` as ReportFile] = await writeTable(dir, t, formatTime);
 
   return {
     files: {
       'items.csv': itemsResult,
       'mismatches.csv': mismatchesResult,
-      'summary.csv': summaryResult,
+      ...(summaryFiles as Record<SummaryFile, CsvFileResult>),
       'open_items.csv': openResult,
       'late_changes.csv': lateResult,
       'balances.csv': balancesResult,
@@ -368,7 +371,7 @@ async function writeFiles(
     },
     runIds: sortRunIds(runIds),
     headline,
-    facts: { currencies, totals, openTotals, lateByCurrency, rollForwards, balances, rates },
+    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates },
   };
 }
 
