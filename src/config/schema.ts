@@ -185,6 +185,12 @@ export const ENV_VARS = {
     doc: 'the due sweep re-checks each final order of the lookback window once every this many days (late reversals, fee corrections); 0 = never',
   },
   RECON_BATCH_SIZE: { schema: intIn(1, 10_000), default: '500', secret: false, doc: 'orders read and results written per batch' },
+  RUN_STALL_AFTER_SECONDS: {
+    schema: intIn(60, 604_800),
+    default: '900',
+    secret: false,
+    doc: 'a running reconcile with no batch written for longer is stalled: shown by status, alerted, and a later reconcile exits 2',
+  },
   RECON_TOLERANCE: {
     schema: tolerances,
     default: '',

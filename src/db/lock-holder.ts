@@ -4,13 +4,16 @@ import { advisoryKey } from './advisory.ts';
 /** Who holds a job's lock, as far as the database can tell, for a message a person acts on. */
 export interface LockHolder {
   /** Postgres backend of the session holding the advisory lock (null on PGlite or when not found). */
-  pid: number | null;
+  sessionPid: number | null;
   /** That session's application_name, e.g. "payrecon-reconcile". */
   application: string | null;
   /** The job's run that is still running, started under the lock. */
   runId: string | null;
   /** What that run does, e.g. "due sweep" or "range 2026-11-21". */
   run: string | null;
+  /** The process running that run and its machine, as the run recorded them (migration 020). */
+  processPid: number | null;
+  host: string | null;
   since: Date | null;
   lastProgressAt: Date | null;
 }
@@ -20,7 +23,7 @@ export interface LockHolder {
  * high 32 bits, objid = low 32 bits, objsubid = 1) and the job's latest running run.
  */
 export async function findLockHolder(db: Db, jobName: string): Promise<LockHolder> {
-  let pid: number | null = null;
+  let sessionPid: number | null = null;
   let application: string | null = null;
   if (db.engine === 'postgres') {
     const key = advisoryKey(`job:${db.schema}:${jobName}`);
@@ -34,7 +37,7 @@ export async function findLockHolder(db: Db, jobName: string): Promise<LockHolde
         LIMIT 1`,
       [key, key],
     )) as { rows: Array<{ pid: number; application_name: string | null }> };
-    pid = res.rows[0]?.pid ?? null;
+    sessionPid = res.rows[0]?.pid ?? null;
     application = res.rows[0]?.application_name || null;
   }
   const run = await db
@@ -44,10 +47,12 @@ export async function findLockHolder(db: Db, jobName: string): Promise<LockHolde
       { column: 'started_at', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
-    .first('id', 'params', 'started_at', 'heartbeat_at');
+    .first('id', 'params', 'started_at', 'heartbeat_at', 'pid', 'host');
   return {
-    pid,
+    sessionPid,
     application,
+    processPid: (run?.pid as number | null | undefined) ?? null,
+    host: (run?.host as string | null | undefined) ?? null,
     runId: run ? String(run.id) : null,
     run: run ? describeParams(run.params as Record<string, unknown>) : null,
     since: (run?.started_at as Date | undefined) ?? null,
@@ -64,10 +69,18 @@ function describeParams(params: Record<string, unknown>): string | null {
   return `rerun of ${selection.ref ?? 'one order'}`;
 }
 
-/** "run 42 (due sweep, pid 811 payrecon-reconcile) has held the lock for 7m 3s, last progress 12s ago". */
+/** "run 42 (due sweep, pid 5120 on worker-1, database session 811 payrecon-reconcile)": who to look at, and where. */
+export function nameLockHolder(holder: LockHolder): string {
+  const process = holder.processPid !== null ? `pid ${holder.processPid}${holder.host ? ` on ${holder.host}` : ''}` : null;
+  const session =
+    holder.sessionPid !== null ? `database session ${holder.sessionPid}${holder.application ? ` ${holder.application}` : ''}` : null;
+  const who = [holder.run, process, session].filter(Boolean).join(', ');
+  return holder.runId ? `run ${holder.runId}${who ? ` (${who})` : ''}` : who ? `a session (${who})` : 'another session';
+}
+
+/** "run 42 (due sweep, pid 5120 on worker-1, database session 811 payrecon-reconcile) has held the lock for 7m 3s, last progress 12s ago". */
 export function describeLockHolder(holder: LockHolder, now: Date): string {
-  const who = [holder.run, holder.pid !== null ? `pid ${holder.pid}` : null, holder.application].filter(Boolean).join(', ');
-  const name = holder.runId ? `run ${holder.runId}${who ? ` (${who})` : ''}` : who ? `a session (${who})` : 'another session';
+  const name = nameLockHolder(holder);
   const held = holder.since ? ` has held the lock for ${formatSpan(now.getTime() - holder.since.getTime())}` : ' holds the lock';
   const progress = holder.lastProgressAt ? `, last progress ${formatSpan(now.getTime() - holder.lastProgressAt.getTime())} ago` : '';
   return `${name}${held}${progress}`;

@@ -110,6 +110,7 @@ export async function writeExtrasForVersion(
             opening: r.openingTotal,
             payments_in: at('payments_in'),
             payouts_out: at('payouts_out'),
+            timing_movement: at('timing_movement'),
             closing: r.closingTotal,
             drift: r.drift,
           },
