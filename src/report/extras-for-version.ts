@@ -4,15 +4,14 @@ import {
   listReportVersions,
   streamLateChanges,
   streamOpenItems,
-  streamReportItems,
   type BalanceSnapshotRow,
   type RateSnapshotRow,
   type Window,
 } from '../db/reports.ts';
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { chartDays } from './charts/day-charts.ts';
-import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
 import type { CsvFileResult } from './csv-file.ts';
+import type { DayItemSheets } from './day-sheets.ts';
 import type { ExtraFileName, ExtraFileResult, ReportFile } from './manifest.ts';
 import { AGING_BUCKETS, type OpenItemTotals } from './open-items.ts';
 import {
@@ -36,6 +35,8 @@ export interface ReportFacts {
   rollForwards: ReadonlyMap<string, SnapshotRollForward | null>;
   balances: readonly BalanceSnapshotRow[];
   rates: readonly RateSnapshotRow[];
+  /** The workbook, its Items and Mismatches sheets written in the CSV pass. */
+  daySheets: DayItemSheets;
 }
 
 export interface ExtrasScope {
@@ -46,7 +47,6 @@ export interface ExtrasScope {
   now: Date;
   headline: string;
   partial: boolean;
-  window: Window;
   earlier: Window;
   earlierDays: { first: string; end: string };
   pageSize?: number;
@@ -56,18 +56,14 @@ export interface ExtrasScope {
 
 /**
  * The workbook, charts and report.html of a new version, from the same REPEATABLE READ snapshot
- * as its CSVs: the day's orders are read again (a fresh cursor per sheet) rather than held.
+ * as its CSVs: the open items and late changes are read again (a fresh cursor per sheet) rather
+ * than held; the day's orders are in the workbook already (DayItemSheets).
  */
 export async function writeExtrasForVersion(
   tx: Knex.Transaction,
   s: ExtrasScope,
   facts: ReportFacts,
 ): Promise<Partial<Record<ExtraFileName, ExtraFileResult>>> {
-  const dayItems = (keep: (verdict: string) => boolean) =>
-    async function* () {
-      for await (const page of streamReportItems(tx, s.window, s.pageSize))
-        yield page.filter((r) => keep(r.verdict)).map((r) => itemTableRow(r, s.date));
-    };
   const rollForward = facts.summaryTables.find((t) => t.name === ROLLFORWARD_SUMMARY.name);
   const days = chartDays(s.date);
   const earlierCodeCounts = await reportedCodeCounts(tx, { first: days[0], end: s.date });
@@ -85,8 +81,7 @@ export async function writeExtrasForVersion(
     headline: s.headline,
     partial: s.partial,
     summary: facts.summaryTables,
-    items: { columns: ITEM_TABLE_COLUMNS, pages: dayItems(() => true) },
-    mismatches: { columns: ITEM_TABLE_COLUMNS, pages: dayItems((v) => v === 'mismatch') },
+    daySheets: facts.daySheets,
     openItems: {
       columns: OPEN_ITEM_TABLE_COLUMNS,
       pages: async function* () {
@@ -102,7 +97,6 @@ export async function writeExtrasForVersion(
     },
     balances: balancesTable(facts.balances),
     rates: ratesTable(facts.rates),
-    itemCount: s.csv['items.csv'].rows,
     earlierCodeCounts,
     chart: {
       rollForward: facts.currencies.flatMap((c) => {
@@ -116,6 +110,7 @@ export async function writeExtrasForVersion(
             opening: r.openingTotal,
             payments_in: at('payments_in'),
             payouts_out: at('payouts_out'),
+            timing_movement: at('timing_movement'),
             closing: r.closingTotal,
             drift: r.drift,
           },

@@ -17,7 +17,7 @@ import {
   type ReportVersionRecord,
   type Window,
 } from '../db/reports.ts';
-import { recordVersionOrders } from '../db/report-orders.ts';
+import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
 import { isCurrency } from '../money/decimal.ts';
 import type { Drift } from '../recon/summary.ts';
 import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
@@ -26,6 +26,7 @@ import { businessDay, dayIsPartial, type BusinessDay } from './date.ts';
 import { timeFormatter } from './format.ts';
 import { reportHeadline } from '../recon/headline.ts';
 import { businessView } from './business-view.ts';
+import { DayItemSheets } from './day-sheets.ts';
 import { writeExtrasForVersion, type ReportFacts } from './extras-for-version.ts';
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
@@ -157,8 +158,10 @@ async function writeInTransaction(
   if (leftovers.length) log?.warn({ dateDir, leftovers }, 'removed temp directories of an interrupted report run');
 
   const tempDir = await makeTempDir(dateDir);
+  let daySheets: DayItemSheets | null = null;
   try {
-    const { files, runIds, headline, facts } = await writeFiles(tx, opts, scope, tempDir);
+    daySheets = new DayItemSheets(tempDir, { date, timezone: opts.timezone, items: await countDayOrders(tx, scope.window) });
+    const { files, runIds, headline, facts } = await writeFiles(tx, opts, scope, tempDir, daySheets);
     const hash = contentHash(files);
     const business = businessHash(files, scope.partial);
     const current = await currentVersion(dateDir);
@@ -169,6 +172,7 @@ async function writeInTransaction(
       (currentManifest.business_hash ? currentManifest.business_hash === business : currentManifest.content_hash === hash);
 
     if (!opts.force && same) {
+      await daySheets.abort();
       await fs.rm(tempDir, { recursive: true, force: true });
       const record = (await listReportVersions(tx, date)).find((r) => r.version === current) ?? null;
       log?.info({ date, version: current }, 'report unchanged; no new version');
@@ -195,7 +199,6 @@ async function writeInTransaction(
         now: opts.now,
         headline,
         partial: scope.partial,
-        window: scope.window,
         earlier: scope.earlier,
         earlierDays: scope.earlierDays,
         pageSize: opts.pageSize,
@@ -241,6 +244,7 @@ async function writeInTransaction(
     log?.info({ date, version, directory, rows: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v.rows])) }, 'report written');
     return { version, directory, manifest, unchanged: false, record };
   } catch (err) {
+    await daySheets?.abort().catch(() => undefined);
     await fs.rm(tempDir, { recursive: true, force: true }).catch(() => undefined);
     throw err;
   }
@@ -254,12 +258,13 @@ async function readManifest(versionDir: string): Promise<ReportManifest | null> 
   }
 }
 
-/** Every CSV file into dir; items and mismatches from one pass over the cursor. */
+/** Every CSV file into dir; items, mismatches and the workbook's sheets of both from one pass over the cursor. */
 async function writeFiles(
   tx: Knex.Transaction,
   opts: WriteReportsOptions,
   scope: ReportScope,
   dir: string,
+  daySheets: DayItemSheets,
 ): Promise<{ files: Record<ReportFile, CsvFileResult>; runIds: string[]; headline: string; facts: ReportFacts }> {
   const formatTime = timeFormatter(opts.timezone);
   const runIds = new Set<string>();
@@ -270,10 +275,13 @@ async function writeFiles(
   try {
     for await (const page of streamReportItems(tx, scope.window, opts.pageSize)) {
       for (const r of page) {
-        const cells = csvCells(ITEM_TABLE_COLUMNS, itemTableRow(r, scope.date), formatTime);
+        const row = itemTableRow(r, scope.date);
+        const cells = csvCells(ITEM_TABLE_COLUMNS, row, formatTime);
         const wait = items.write(cells);
         if (wait) await wait;
         if (r.verdict === 'mismatch') await mismatches.write(cells);
+        const sheetsWait = daySheets.add(row, r.verdict === 'mismatch');
+        if (sheetsWait) await sheetsWait;
         totals.add(r);
       }
     }
@@ -281,6 +289,7 @@ async function writeFiles(
     await Promise.all([items.abort(), mismatches.abort()]);
     throw err;
   }
+  daySheets.close();
   const itemsResult = await items.close();
   const mismatchesResult = await mismatches.close();
   for (const id of totals.runIds) runIds.add(id);
@@ -371,7 +380,7 @@ async function writeFiles(
     },
     runIds: sortRunIds(runIds),
     headline,
-    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates },
+    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates, daySheets },
   };
 }
 
