@@ -9,6 +9,7 @@ import {
   type RateSnapshotRow,
   type Window,
 } from '../db/reports.ts';
+import type { UnknownOrderRow } from '../db/unknown-orders.ts';
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { chartDays } from './charts/day-charts.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
@@ -26,6 +27,7 @@ import {
 } from './sheet-tables.ts';
 import { lateChangesSummaryTable, openItemsSummaryTable, ordersTable, rollForwardTable } from './summary-tables.ts';
 import { lastRateByCurrency } from './summary.ts';
+import { rowByName, unknownOrderValues } from './unknown-orders.ts';
 import { writeVersionExtras } from './version-extras.ts';
 
 /** What the CSV pass learnt that the workbook, the charts and report.html show again. */
@@ -37,6 +39,8 @@ export interface ReportFacts {
   rollForwards: ReadonlyMap<string, SnapshotRollForward | null>;
   balances: readonly BalanceSnapshotRow[];
   rates: readonly RateSnapshotRow[];
+  /** UNKNOWN_ORDER findings of the day, listed after the day's mismatched orders. */
+  unknownOrders: readonly UnknownOrderRow[];
 }
 
 export interface ExtrasScope {
@@ -92,7 +96,13 @@ export async function writeExtrasForVersion(
     ],
     rollForward: rollForwardTable(facts.currencies, facts.rollForwards),
     items: { columns: ITEM_TABLE_COLUMNS, pages: dayItems(() => true) },
-    mismatches: { columns: ITEM_TABLE_COLUMNS, pages: dayItems((v) => v === 'mismatch') },
+    mismatches: {
+      columns: ITEM_TABLE_COLUMNS,
+      pages: async function* () {
+        yield* dayItems((v) => v === 'mismatch')();
+        yield facts.unknownOrders.map((u) => rowByName(ITEM_TABLE_COLUMNS, unknownOrderValues(u, s.date)));
+      },
+    },
     openItems: {
       columns: OPEN_ITEM_TABLE_COLUMNS,
       pages: async function* () {

@@ -18,6 +18,7 @@ import {
   type Window,
 } from '../db/reports.ts';
 import { recordVersionOrders } from '../db/report-orders.ts';
+import { unknownOrdersReceived } from '../db/unknown-orders.ts';
 import { isCurrency } from '../money/decimal.ts';
 import type { Drift } from '../recon/summary.ts';
 import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
@@ -29,6 +30,7 @@ import { businessView } from './business-view.ts';
 import { writeExtrasForVersion, type ReportFacts } from './extras-for-version.ts';
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
+import { rowByName, unknownOrderValues } from './unknown-orders.ts';
 import { LATE_CHANGE_COLUMNS, lateChangeRow } from './late-changes.ts';
 import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest } from './manifest.ts';
 import { OPEN_ITEM_COLUMNS, OpenItemTotals, openItemRow } from './open-items.ts';
@@ -259,6 +261,7 @@ async function writeFiles(
   const itemHeader = csvHeader(ITEM_TABLE_COLUMNS);
   const items = new CsvFile(path.join(dir, 'items.csv'), itemHeader, businessView(itemHeader));
   const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
+  const unknownOrders = await unknownOrdersReceived(tx, scope.window);
   try {
     for await (const page of streamReportItems(tx, scope.window, opts.pageSize)) {
       for (const r of page) {
@@ -269,6 +272,9 @@ async function writeFiles(
         totals.add(r);
       }
     }
+    // After the merchant's own: the orders only the provider knows (UNKNOWN_ORDER), notified this day.
+    for (const u of unknownOrders)
+      await mismatches.write(csvCells(ITEM_TABLE_COLUMNS, rowByName(ITEM_TABLE_COLUMNS, unknownOrderValues(u, scope.date)), formatTime));
   } catch (err) {
     await Promise.all([items.abort(), mismatches.abort()]);
     throw err;
@@ -343,6 +349,7 @@ async function writeFiles(
     partial: scope.partial,
     openItems: openTotals.count,
     lateChanges: lateResult.rows,
+    unknownOrders: unknownOrders.length,
   });
 
   const lastRates = lastRateByCurrency(rates);
@@ -365,7 +372,7 @@ async function writeFiles(
     },
     runIds: sortRunIds(runIds),
     headline,
-    facts: { currencies, totals, openTotals, lateByCurrency, rollForwards, balances, rates },
+    facts: { currencies, totals, openTotals, lateByCurrency, rollForwards, balances, rates, unknownOrders },
   };
 }
 
