@@ -4,14 +4,19 @@ import {
   alertForFailedRun,
   alertForRateFlags,
   alertsForReconcileRun,
-  type CheckedOrder,
+  type CheckedOrderSummary,
 } from '../src/notify/alert-builders.ts';
 import { alertFingerprint, canonicalJson, payloadDigest } from '../src/notify/fingerprint.ts';
 import { alertRetryDelayMs } from '../src/notify/backoff.ts';
 import { readReportSummary, reportHeadline } from '../src/notify/report-summary.ts';
 import { webhookSecrets } from '../src/notify/webhook.ts';
 
-const order = (ref: string, verdict: CheckedOrder['verdict'], codes: CheckedOrder['codes'], reason = ''): CheckedOrder => ({
+const order = (
+  ref: string,
+  verdict: CheckedOrderSummary['verdict'],
+  codes: CheckedOrderSummary['codes'],
+  reason = '',
+): CheckedOrderSummary => ({
   merchantRef: ref,
   transactionRef: `T-${ref}`,
   verdict,

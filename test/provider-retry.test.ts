@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { CredentialsError, ProviderUnavailableError } from '../src/provider/errors.ts';
 import { RateLimiter } from '../src/provider/rate-limit.ts';
-import { backoffDelay, parseRetryAfter, retryDelay, withRetries, type RetryPolicy } from '../src/provider/retry.ts';
+import { httpRetryDelayMs, parseRetryAfter, withRetries, type RetryPolicy } from '../src/provider/retry.ts';
 
 const policy: RetryPolicy = { maxRetries: 3, baseMs: 200, maxDelayMs: 5_000 };
 
 describe('backoff with full jitter', () => {
   it('spans [0, base * 2^n) and is capped', () => {
-    expect(backoffDelay(0, policy, () => 0)).toBe(0);
-    expect(backoffDelay(0, policy, () => 0.999)).toBe(199);
-    expect(backoffDelay(2, policy, () => 0.5)).toBe(400);
-    expect(backoffDelay(10, policy, () => 0.999)).toBe(4995);
+    expect(httpRetryDelayMs(0, policy, undefined, () => 0)).toBe(0);
+    expect(httpRetryDelayMs(0, policy, undefined, () => 0.999)).toBe(199);
+    expect(httpRetryDelayMs(2, policy, undefined, () => 0.5)).toBe(400);
+    expect(httpRetryDelayMs(10, policy, undefined, () => 0.999)).toBe(4995);
   });
 
   it('honours Retry-After seconds or date, capped', () => {
@@ -20,8 +20,8 @@ describe('backoff with full jitter', () => {
     expect(parseRetryAfter('Wed, 01 May 2024 00:00:10 GMT', now)).toBe(10_000);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
-    expect(retryDelay(0, policy, 3000, () => 0)).toBe(3000);
-    expect(retryDelay(0, policy, 3_600_000, () => 0)).toBe(5000);
+    expect(httpRetryDelayMs(0, policy, 3000, () => 0)).toBe(3000);
+    expect(httpRetryDelayMs(0, policy, 3_600_000, () => 0)).toBe(5000);
   });
 });
 

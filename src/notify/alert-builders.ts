@@ -13,7 +13,7 @@ import type { AlertInput } from './raise-alert.ts';
 /** Orders listed in an alert; the rest are in the report. */
 export const SAMPLE_ORDERS = 5;
 
-export interface CheckedOrder {
+export interface CheckedOrderSummary {
   merchantRef: string;
   transactionRef: string;
   verdict: Verdict;
@@ -27,7 +27,7 @@ export interface ReconcileRunSummary {
   job?: string;
   runId?: string | null;
   /** The run's checked orders (at least every one carrying a code). */
-  items: Iterable<CheckedOrder>;
+  items: Iterable<CheckedOrderSummary>;
 }
 
 interface OrderSample {
@@ -40,8 +40,8 @@ interface OrderSample {
 /** Up to two alerts: orders in mismatch (codes other than STALE) and orders past their age limit (STALE). */
 export function alertsForReconcileRun(run: ReconcileRunSummary): AlertInput[] {
   const job = run.job ?? 'reconcile';
-  const mismatched: CheckedOrder[] = [];
-  const stale: CheckedOrder[] = [];
+  const mismatched: CheckedOrderSummary[] = [];
+  const stale: CheckedOrderSummary[] = [];
   for (const item of run.items) {
     if (item.codes.includes('STALE')) stale.push(item);
     if (item.verdict === 'mismatch' && item.codes.some((c) => c !== 'STALE')) mismatched.push(item);
@@ -92,7 +92,7 @@ export interface DriftFinding {
 }
 
 /** The cases behind an alert's orders, when the items carry them; none: the alert has no case cause. */
-function caseIdsOf(items: readonly CheckedOrder[], keep: (code: string) => boolean): { caseIds?: string[] } {
+function caseIdsOf(items: readonly CheckedOrderSummary[], keep: (code: string) => boolean): { caseIds?: string[] } {
   if (!items.some((i) => i.cases)) return {};
   return { caseIds: [...new Set(items.flatMap((i) => (i.cases ?? []).filter((c) => keep(c.code)).map((c) => c.id)))] };
 }
@@ -151,7 +151,7 @@ export function alertForFailedRun(job: string, status: FailedRunStatus, message:
   };
 }
 
-function countCodes(items: readonly CheckedOrder[], keep: (c: MismatchCode) => boolean): Record<string, number> {
+function countCodes(items: readonly CheckedOrderSummary[], keep: (c: MismatchCode) => boolean): Record<string, number> {
   const counts: Record<string, number> = {};
   // MISMATCH_CODES order, so the payload (and its digest) does not depend on the order items came in.
   for (const code of MISMATCH_CODES) {
@@ -163,7 +163,7 @@ function countCodes(items: readonly CheckedOrder[], keep: (c: MismatchCode) => b
 }
 
 /** The first orders by merchantRef, then transactionRef: the same orders every run while the finding stands. */
-function sample(items: readonly CheckedOrder[]): OrderSample[] {
+function sample(items: readonly CheckedOrderSummary[]): OrderSample[] {
   return [...items]
     .sort((a, b) => cmp(a.merchantRef, b.merchantRef) || cmp(a.transactionRef, b.transactionRef))
     .slice(0, SAMPLE_ORDERS)

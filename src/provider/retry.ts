@@ -12,12 +12,6 @@ export interface RetryPolicy {
 /** HTTP statuses worth another attempt: overload and gateway trouble. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 
-/** Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2^retryIndex)). */
-export function backoffDelay(retryIndex: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseMs * 2 ** retryIndex);
-  return Math.floor(random() * ceiling);
-}
-
 /** Retry-After as delta-seconds or an HTTP date, in ms from now; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
@@ -29,15 +23,20 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   return Math.max(0, date - nowMs);
 }
 
-/** The wait before retry number `retryIndex` (0-based): the server's Retry-After if it gave one, capped. */
-export function retryDelay(
+/**
+ * The one HTTP retry backoff: the wait before retry number `retryIndex` (0-based). The server's
+ * Retry-After when it gave one, else full jitter (AWS architecture blog): uniform in
+ * [0, min(cap, base * 2^retryIndex)). Either way capped by maxDelayMs.
+ */
+export function httpRetryDelayMs(
   retryIndex: number,
   policy: RetryPolicy,
   retryAfterMs: number | undefined,
   random: () => number = Math.random,
 ): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.maxDelayMs);
-  return backoffDelay(retryIndex, policy, random);
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseMs * 2 ** retryIndex);
+  return Math.floor(random() * ceiling);
 }
 
 export interface RetryHooks {
@@ -68,7 +67,7 @@ export async function withRetries<T>(
         err.detail.attempts = i + 1;
         throw err;
       }
-      const delay = retryDelay(i, policy, err.detail.retryAfterMs, hooks.random);
+      const delay = httpRetryDelayMs(i, policy, err.detail.retryAfterMs, hooks.random);
       hooks.onRetry?.(err, i, delay);
       await sleep(delay);
     }

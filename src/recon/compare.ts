@@ -9,7 +9,7 @@ import {
   notFoundFinding,
   type CheckContext,
 } from './checks.ts';
-import { backoffDelay } from './timing.ts';
+import { nextCheckDelayMs } from './timing.ts';
 import type {
   CheckResult,
   Finding,
@@ -65,7 +65,7 @@ export function compareOrder(local: LocalOrder, answer: ProviderAnswer, policy: 
     codes,
     reason: reasonFor(verdict, local, provider, findings),
     update,
-    nextCheckAt: isFinalCategory(category) ? null : new Date(now.getTime() + backoffDelay(policy, local.direction, local.checkCount)),
+    nextCheckAt: isFinalCategory(category) ? null : new Date(now.getTime() + nextCheckDelayMs(policy, local.direction, local.checkCount)),
   };
 }
 
@@ -77,7 +77,7 @@ function errorResult(local: LocalOrder, message: string, policy: ReconPolicy, no
     codes: [],
     reason: `provider error: ${message}`,
     update: null,
-    nextCheckAt: new Date(now.getTime() + backoffDelay(policy, local.direction, 0)),
+    nextCheckAt: new Date(now.getTime() + nextCheckDelayMs(policy, local.direction, 0)),
   };
 }
 

@@ -2,7 +2,7 @@ import type { Direction, StatusCategory } from '../provider/types.ts';
 import type { ReconPolicy } from './types.ts';
 
 /** Delay before the next check: one step per check already made, the last step repeating. */
-export function backoffDelay(policy: ReconPolicy, direction: Direction, checkCount: number): number {
+export function nextCheckDelayMs(policy: ReconPolicy, direction: Direction, checkCount: number): number {
   const steps = policy.backoffMs[direction];
   const index = Math.min(Math.max(0, Math.floor(checkCount)), steps.length - 1);
   return steps[index];

@@ -1,5 +1,5 @@
-import { IANAZone } from 'luxon';
 import { CURRENCY_DECIMALS, Decimal, formatAmount, isCurrency, normalizeDecimal } from '../money/decimal.ts';
+import { zoneOffset } from './zone-offset.ts';
 
 /** USDT is written with 6 decimals (its usual precision on exchanges). */
 export const USDT_DECIMALS = 6;
@@ -54,22 +54,12 @@ function offsetText(minutes: number): string {
 
 /**
  * Epoch milliseconds -> "2024-05-01T23:59:59.999+05:30" in the zone (millisecond precision,
- * always a numeric offset, "+00:00" rather than "Z"). luxon supplies the zone's offset, cached
- * per minute (zone transitions fall on whole minutes): formatting each of a million rows with a
- * full DateTime costs seconds, this costs a Date.
+ * always a numeric offset, "+00:00" rather than "Z").
  */
 export function timeFormatter(zone: string): (epochMs: number) => string {
-  const z = IANAZone.create(zone);
-  if (!z.isValid) throw new Error(`invalid time zone ${JSON.stringify(zone)}`);
-  const offsets = new Map<number, number>();
+  const offsetAt = zoneOffset(zone);
   return (epochMs) => {
-    const minute = Math.floor(epochMs / 60_000);
-    let offset = offsets.get(minute);
-    if (offset === undefined) {
-      if (offsets.size > 100_000) offsets.clear();
-      offset = z.offset(epochMs);
-      offsets.set(minute, offset);
-    }
+    const offset = offsetAt(epochMs);
     return new Date(epochMs + offset * 60_000).toISOString().slice(0, 23) + offsetText(offset);
   };
 }

@@ -1,32 +1,13 @@
 import type { OpenItemRow } from '../db/reports.ts';
-import { amountCell } from './format.ts';
-import { textCell } from './neutralize.ts';
 
 /**
- * open_items.csv: orders of earlier business days (within RECON_LOOKBACK_DAYS) that are, when
- * the report is written, still pending, unchecked, in error or mismatched. Their age is in whole
- * business days from the order's day to the report's day (yesterday's order is 1 day old), not
- * read from the wall clock, so a rerun on the same data writes the same file (and no new version).
+ * Open items: orders of earlier business days (within RECON_LOOKBACK_DAYS) that are, when the
+ * report is written, still pending, unchecked, in error or mismatched (open_items.csv, the
+ * workbook's sheet: columns in sheet-tables.ts). Their age is in whole business days from the
+ * order's day to the report's day (yesterday's order is 1 day old), not read from the wall clock,
+ * so a rerun on the same data writes the same file (and no new version).
  * Aging buckets, upper bound included as in receivables aging: 0-1 (1 day), 1-3 (2-3), 3-7 (4-7), 7+.
  */
-export const OPEN_ITEM_COLUMNS = [
-  'business_date',
-  'age_days',
-  'aging_bucket',
-  'direction',
-  'merchant_ref',
-  'transaction_ref',
-  'currency',
-  'method',
-  'local_status',
-  'provider_status',
-  'amount',
-  'verdict',
-  'mismatch_codes',
-  'last_checked_at',
-  'reason',
-] as const;
-
 const DAY_MS = 86_400_000;
 
 /** Aging buckets in business days: 0-1, 1-3, 3-7, 7+ (upper bound included). */
@@ -43,27 +24,6 @@ export function agingBucket(ageDays: number): AgingBucket {
 /** Whole days between two YYYY-MM-DD dates (calendar arithmetic, so DST never adds an hour). */
 export function ageInDays(businessDate: string, reportDate: string): number {
   return Math.round((Date.parse(`${reportDate}T00:00:00Z`) - Date.parse(`${businessDate}T00:00:00Z`)) / DAY_MS);
-}
-
-export function openItemRow(r: OpenItemRow, reportDate: string, formatTime: (epochMs: number) => string): string[] {
-  const age = ageInDays(r.business_date, reportDate);
-  return [
-    r.business_date,
-    String(age),
-    agingBucket(age),
-    textCell(r.direction),
-    textCell(r.merchant_ref),
-    textCell(r.transaction_ref),
-    textCell(r.currency),
-    textCell(r.method),
-    textCell(r.local_status),
-    textCell(r.provider_status),
-    amountCell(r.local_amount, r.currency),
-    textCell(r.verdict),
-    textCell(r.mismatch_codes),
-    r.checked_at_ms === null ? '' : formatTime(Number(r.checked_at_ms)),
-    textCell(r.reason),
-  ];
 }
 
 /** Counts per currency, aging bucket and verdict: the summary's open_items section. */

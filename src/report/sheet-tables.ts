@@ -3,7 +3,12 @@ import { Decimal } from '../money/decimal.ts';
 import { ageInDays, agingBucket } from './open-items.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
 
-/** The workbook's Open items, Late changes, Balances and Rates sheets: open_items.csv's columns, typed. */
+/**
+ * open_items.csv, late_changes.csv, balances.csv and rates.csv, and the workbook's sheets of the
+ * same names: one definition each, rendered by every writer (csv-cells.ts, the workbook, html).
+ */
+
+/** Open items of earlier days (see open-items.ts for what is open and how age is counted). */
 export const OPEN_ITEM_TABLE_COLUMNS: readonly TableColumn[] = [
   { name: 'business_date', kind: 'text', width: 12 },
   { name: 'age_days', kind: 'count', label: 'age (days)' },
@@ -45,6 +50,13 @@ export function openItemTableRow(r: OpenItemRow, reportDate: string): TableRow {
   ];
 }
 
+/**
+ * Late changes: orders of earlier business days (within RECON_LOOKBACK_DAYS) whose verdict or
+ * mismatch codes differ from what the latest version of their own day's report said, e.g. a
+ * provider that reversed a five-day-old success. An order stays listed until that day's report is
+ * written again (`payrecon report --date <its day>`), which records the new state.
+ * reported_verdict is empty when that version did not list the order (it was imported later).
+ */
 export const LATE_CHANGE_TABLE_COLUMNS: readonly TableColumn[] = [
   { name: 'business_date', kind: 'text', width: 12 },
   { name: 'reported_version', kind: 'count', label: 'reported in version' },
@@ -79,6 +91,7 @@ export function lateChangeTableRow(r: LateChangeRow): TableRow {
   ];
 }
 
+/** total_excluding_credit = available + pending + held: the figure the roll-forward compares (credit is a facility, not funds). */
 export function balancesTable(rows: readonly BalanceSnapshotRow[]): Table {
   return {
     name: 'balances',
@@ -106,6 +119,7 @@ export function balancesTable(rows: readonly BalanceSnapshotRow[]): Table {
   };
 }
 
+/** Rates are currency units per 1 USDT, written with the digits stored; flags are space-separated. */
 export function ratesTable(rows: readonly RateSnapshotRow[]): Table {
   return {
     name: 'rates',

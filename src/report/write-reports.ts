@@ -31,11 +31,18 @@ import { writeExtrasForVersion, type ReportFacts } from './extras-for-version.ts
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
 import { rowByName, unknownOrderValues } from './unknown-orders.ts';
-import { LATE_CHANGE_COLUMNS, lateChangeRow } from './late-changes.ts';
 import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest } from './manifest.ts';
-import { OPEN_ITEM_COLUMNS, OpenItemTotals, openItemRow } from './open-items.ts';
+import { OpenItemTotals } from './open-items.ts';
 import { OrderTotalsAccumulator } from './order-totals.ts';
-import { BALANCE_COLUMNS, RATE_COLUMNS, balanceRow, rateRow } from './snapshots.ts';
+import {
+  LATE_CHANGE_TABLE_COLUMNS,
+  OPEN_ITEM_TABLE_COLUMNS,
+  balancesTable,
+  lateChangeTableRow,
+  openItemTableRow,
+  ratesTable,
+} from './sheet-tables.ts';
+import type { Table, TableColumn, TableRow } from './table.ts';
 import { SUMMARY_COLUMNS, headlineRow, lastRateByCurrency, lateChangeRows, openItemRows, orderRows, rollForwardRow } from './summary.ts';
 import {
   currentVersion,
@@ -286,38 +293,32 @@ async function writeFiles(
   const openTotals = new OpenItemTotals();
   const openResult = await writeStream(
     path.join(dir, 'open_items.csv'),
-    OPEN_ITEM_COLUMNS,
+    OPEN_ITEM_TABLE_COLUMNS,
     streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize),
     (r) => {
       openTotals.add(r, scope.date);
       if (r.run_id !== null) runIds.add(r.run_id);
-      return openItemRow(r, scope.date, formatTime);
+      return openItemTableRow(r, scope.date);
     },
+    formatTime,
   );
   const lateByCurrency = new Map<string, number>();
   const lateResult = await writeStream(
     path.join(dir, 'late_changes.csv'),
-    LATE_CHANGE_COLUMNS,
+    LATE_CHANGE_TABLE_COLUMNS,
     streamLateChanges(tx, scope.earlierDays, scope.earlier, opts.timezone, opts.pageSize),
     (r) => {
       lateByCurrency.set(r.currency, (lateByCurrency.get(r.currency) ?? 0) + 1);
       if (r.run_id !== null) runIds.add(r.run_id);
-      return lateChangeRow(r, formatTime);
+      return lateChangeTableRow(r);
     },
+    formatTime,
   );
 
   const balances = await balanceSnapshotsFor(tx, scope.window);
   const rates = await rateSnapshotsFor(tx, scope.window);
-  const balancesResult = await writeAll(
-    path.join(dir, 'balances.csv'),
-    BALANCE_COLUMNS,
-    balances.map((b) => balanceRow(b, formatTime)),
-  );
-  const ratesResult = await writeAll(
-    path.join(dir, 'rates.csv'),
-    RATE_COLUMNS,
-    rates.map((r) => rateRow(r, formatTime)),
-  );
+  const balancesResult = await writeTable(dir, balancesTable(balances), formatTime);
+  const ratesResult = await writeTable(dir, ratesTable(rates), formatTime);
   for (const b of balances as BalanceSnapshotRow[]) if (b.run_id) runIds.add(b.run_id);
   for (const r of rates) if (r.run_id) runIds.add(r.run_id);
 
@@ -358,7 +359,9 @@ async function writeFiles(
   summary.push(...openItemRows(openTotals));
   summary.push(...lateChangeRows(lateByCurrency));
   for (const c of currencies) summary.push(rollForwardRow(c, rollForwards.get(c) ?? null, formatTime));
-  const summaryResult = await writeAll(path.join(dir, 'summary.csv'), SUMMARY_COLUMNS, summary);
+  const summaryCsv = new CsvFile(path.join(dir, 'summary.csv'), SUMMARY_COLUMNS, businessView(SUMMARY_COLUMNS));
+  for (const r of summary) await summaryCsv.write(r);
+  const summaryResult = await summaryCsv.close();
 
   return {
     files: {
@@ -376,18 +379,20 @@ async function writeFiles(
   };
 }
 
-/** A streamed query into one CSV file. */
+/** A streamed query into one CSV file, through its table definition. */
 async function writeStream<T>(
   file: string,
-  header: readonly string[],
+  columns: readonly TableColumn[],
   pages: AsyncGenerator<T[]>,
-  toRow: (r: T) => string[],
+  toRow: (r: T) => TableRow,
+  formatTime: (ms: number) => string,
 ): Promise<CsvFileResult> {
+  const header = csvHeader(columns);
   const csv = new CsvFile(file, header, businessView(header));
   try {
     for await (const page of pages) {
       for (const r of page) {
-        const wait = csv.write(toRow(r));
+        const wait = csv.write(csvCells(columns, toRow(r), formatTime));
         if (wait) await wait;
       }
     }
@@ -398,10 +403,12 @@ async function writeStream<T>(
   return csv.close();
 }
 
-async function writeAll(file: string, header: readonly string[], rows: readonly string[][]): Promise<CsvFileResult> {
-  const csv = new CsvFile(file, header, businessView(header));
+/** A small table into `<name>.csv`, through its table definition. */
+async function writeTable(dir: string, table: Table, formatTime: (ms: number) => string): Promise<CsvFileResult> {
+  const header = csvHeader(table.columns);
+  const csv = new CsvFile(path.join(dir, `${table.name}.csv`), header, businessView(header));
   try {
-    for (const r of rows) await csv.write(r);
+    for (const r of table.rows) await csv.write(csvCells(table.columns, r, formatTime));
   } catch (err) {
     await csv.abort();
     throw err;

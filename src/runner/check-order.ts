@@ -25,7 +25,7 @@ export function toLocalOrder(order: OrderRow): LocalOrder {
   };
 }
 
-export interface CheckedOrder {
+export interface CheckToWrite {
   item: Omit<ReconItemRow, 'runId'>;
   update: CheckUpdate;
   result: CheckResult;
@@ -36,7 +36,7 @@ export interface CheckedOrder {
  * fetch was sent) is recorded as open_seen_at when the provider says a not-final order is still
  * open: the start of its finality interval, which the settlement roll-forward needs.
  */
-export function checkOrder(order: OrderRow, answer: ProviderAnswer, policy: ReconPolicy, now: Date, askedAt?: Date): CheckedOrder {
+export function checkOrder(order: OrderRow, answer: ProviderAnswer, policy: ReconPolicy, now: Date, askedAt?: Date): CheckToWrite {
   const result = compareOrder(toLocalOrder(order), answer, policy, now);
   const provider = answer.kind === 'found' ? answer.order : null;
   const item: Omit<ReconItemRow, 'runId'> = {
@@ -88,7 +88,7 @@ export function checkOrder(order: OrderRow, answer: ProviderAnswer, policy: Reco
  * The check recorded when the database refused what an order's check would write: an error for this
  * order alone (nothing learnt is stored, re-checked at the first backoff step), the reason saying which value.
  */
-export function refusedCheck(order: OrderRow, message: string, policy: ReconPolicy, now: Date): CheckedOrder {
+export function refusedCheck(order: OrderRow, message: string, policy: ReconPolicy, now: Date): CheckToWrite {
   const c = checkOrder(order, { kind: 'error', message }, policy, now);
   return { ...c, result: { ...c.result, reason: message }, item: { ...c.item, reason: message } };
 }

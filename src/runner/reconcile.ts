@@ -9,7 +9,7 @@ import type { ReconPolicy } from '../recon/types.ts';
 import { FailureWindow } from './failure-window.ts';
 import { runOrderedPipeline } from './ordered-pipeline.ts';
 import { fetchAnswer, type OrderFetcher } from './fetch-answer.ts';
-import { checkOrder, refusedCheck, type CheckedOrder } from './check-order.ts';
+import { checkOrder, refusedCheck, type CheckToWrite } from './check-order.ts';
 import type { Selection } from './selection.ts';
 import { withWebhookCodes } from './webhook-codes.ts';
 import { countDelta, writeBatch, type BatchToWrite } from './write-batch.ts';
@@ -189,7 +189,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
     for (const direction of directions) {
       if (stopped()) break;
       const after = (run.checkpoint[direction] as string | undefined) ?? null;
-      const check = async (order: OrderRow): Promise<CheckedOrder | null> => {
+      const check = async (order: OrderRow): Promise<CheckToWrite | null> => {
         if (halt.stop) return null;
         const askedAt = deps.clock();
         const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef);
@@ -209,7 +209,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
         }
         return checkOrder(order, outcome.answer, deps.policy, deps.clock(), askedAt);
       };
-      const withCodes = async (orders: OrderRow[], checks: CheckedOrder[]) => {
+      const withCodes = async (orders: OrderRow[], checks: CheckToWrite[]) => {
         const states = await notificationStates(
           db.knex,
           direction,
@@ -234,7 +234,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
         record(written.done);
         return written.lost;
       };
-      const record = (done: readonly CheckedOrder[]) => {
+      const record = (done: readonly CheckToWrite[]) => {
         checked += done.length;
         for (const [k, v] of Object.entries(countDelta(done))) counts[k] = (counts[k] ?? 0) + v;
         for (const c of done) {
@@ -249,13 +249,13 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
         }
       };
 
-      await runOrderedPipeline<OrderRow, CheckedOrder | null>(
+      await runOrderedPipeline<OrderRow, CheckToWrite | null>(
         pagesOf(db, direction, filter, after, deps.batchSize),
         check,
         async (page, results) => {
           // A batch cut short by a stop is not written: its orders stay due for the next run.
           if (halt.stop || lockLost.aborted || results.some((r) => r === null)) return;
-          let lost = await write(await withCodes(page, results as CheckedOrder[]), page[page.length - 1].id);
+          let lost = await write(await withCodes(page, results as CheckToWrite[]), page[page.length - 1].id);
           // Orders changed by another writer (a confirmed webhook, the merchant) between this run's read and
           // its write were not overwritten: they are checked again as they are now.
           for (let attempt = 1; lost.length > 0 && attempt <= RECHECK_ATTEMPTS && !stopped(); attempt++) {
@@ -266,7 +266,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
             );
             const again = await Promise.all(fresh.map(check));
             if (again.some((c) => c === null)) break;
-            lost = await write(await withCodes(fresh, again as CheckedOrder[]), null);
+            lost = await write(await withCodes(fresh, again as CheckToWrite[]), null);
           }
           if (lost.length > 0) {
             log.warn(

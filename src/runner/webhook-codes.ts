@@ -1,7 +1,7 @@
 import type { OrderRow } from '../db/orders.ts';
 import { judgeMissing } from '../webhook/missing.ts';
 import type { Finding, MismatchCode } from '../recon/types.ts';
-import type { CheckedOrder } from './check-order.ts';
+import type { CheckToWrite } from './check-order.ts';
 
 /** What the merchant's receiver stored for one order. */
 export interface NotificationState {
@@ -23,10 +23,10 @@ export interface WebhookRule {
  */
 export function withWebhookCodes(
   order: OrderRow,
-  checked: CheckedOrder,
+  checked: CheckToWrite,
   state: NotificationState | undefined,
   rule: WebhookRule,
-): CheckedOrder {
+): CheckToWrite {
   const extra: Finding[] = [];
   if (state?.conflict) extra.push({ code: 'WEBHOOK_CONFLICT', local: order.status, provider: null, note: state.conflict });
   const finalizedAt = order.finalizedAt ?? (checked.result.update?.finalized ? rule.now : null);

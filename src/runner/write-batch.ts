@@ -5,24 +5,24 @@ import { applyCheckResults, findRefusedValue, type OrderRow } from '../db/orders
 import { describeRefusal, isValueRefusal } from '../db/refusal.ts';
 import { checkpointRun, type RunRow } from '../db/runs.ts';
 import type { Direction } from '../provider/types.ts';
-import type { CheckedOrder } from './check-order.ts';
+import type { CheckToWrite } from './check-order.ts';
 import { syncOrderCases, type OrderCheckForCases } from '../cases/sync-orders.ts';
 
 export interface BatchToWrite {
   run: RunRow;
   direction: Direction;
   /** The page's orders in id order, each with its check. */
-  entries: ReadonlyArray<{ order: OrderRow; checked: CheckedOrder }>;
+  entries: ReadonlyArray<{ order: OrderRow; checked: CheckToWrite }>;
   now: Date;
   /** Where a killed run resumes once this batch is written; null for re-checks of orders already behind it. */
   checkpointId: string | null;
   /** The check to record instead when the database refuses what this order's check would write. */
-  refused: (order: OrderRow, message: string) => CheckedOrder;
+  refused: (order: OrderRow, message: string) => CheckToWrite;
 }
 
 export interface BatchWritten {
   /** The checks written, in order. */
-  done: CheckedOrder[];
+  done: CheckToWrite[];
   /** Orders changed by someone else since they were read: nothing written for them, to be checked again. */
   lost: Array<BatchToWrite['entries'][number]>;
 }
@@ -82,7 +82,7 @@ async function writeChecks(trx: Knex.Transaction, batch: BatchToWrite, entries: 
 }
 
 /** What the order's cases need of a check: a provider error saw nothing, NOT_FOUND saw only that. */
-function caseCheckOf(order: OrderRow, c: CheckedOrder): OrderCheckForCases {
+function caseCheckOf(order: OrderRow, c: CheckToWrite): OrderCheckForCases {
   const visibility = c.result.verdict === 'error' ? 'error' : c.result.codes.includes('NOT_FOUND') ? 'not_found' : 'found';
   return {
     direction: order.direction,
@@ -108,13 +108,13 @@ async function writeOne(trx: Knex.Transaction, batch: BatchToWrite, entry: Batch
   }
 }
 
-async function checkpoint(trx: Knex.Transaction, batch: BatchToWrite, done: readonly CheckedOrder[]): Promise<void> {
+async function checkpoint(trx: Knex.Transaction, batch: BatchToWrite, done: readonly CheckToWrite[]): Promise<void> {
   const position = batch.checkpointId === null ? {} : { [batch.direction]: batch.checkpointId };
   await checkpointRun(trx, batch.run.id, position, countDelta(done), done.length, batch.now);
 }
 
 /** Counts as stored on the run: `verdict:<v>` and `code:<CODE>` keys. */
-export function countDelta(done: readonly CheckedOrder[]): Record<string, number> {
+export function countDelta(done: readonly CheckToWrite[]): Record<string, number> {
   const delta: Record<string, number> = {};
   for (const { result } of done) {
     delta[`verdict:${result.verdict}`] = (delta[`verdict:${result.verdict}`] ?? 0) + 1;

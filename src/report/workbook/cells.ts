@@ -1,5 +1,5 @@
-import { IANAZone } from 'luxon';
 import { CURRENCY_DECIMALS, isCurrency } from '../../money/decimal.ts';
+import { zoneOffset } from '../zone-offset.ts';
 
 /**
  * What a spreadsheet holds exactly: an IEEE double shows 15 significant digits faithfully.
@@ -40,20 +40,8 @@ export const DATETIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 /**
  * Epoch ms -> the Date whose UTC fields are the wall-clock time in the zone: spreadsheets have no
  * time zones, so a cell holds the local time the report's reader lives in (REPORT_TIMEZONE).
- * Offsets cached per minute, as in timeFormatter.
  */
 export function wallClock(zone: string): (epochMs: number) => Date {
-  const z = IANAZone.create(zone);
-  if (!z.isValid) throw new Error(`invalid time zone ${JSON.stringify(zone)}`);
-  const offsets = new Map<number, number>();
-  return (epochMs) => {
-    const minute = Math.floor(epochMs / 60_000);
-    let offset = offsets.get(minute);
-    if (offset === undefined) {
-      if (offsets.size > 100_000) offsets.clear();
-      offset = z.offset(epochMs);
-      offsets.set(minute, offset);
-    }
-    return new Date(epochMs + offset * 60_000);
-  };
+  const offsetAt = zoneOffset(zone);
+  return (epochMs) => new Date(epochMs + offsetAt(epochMs) * 60_000);
 }
