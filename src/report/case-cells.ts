@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { casesBySubject, orderSubject, unknownOrderSubject, type StoredCase } from '../db/cases.ts';
 import type { Direction } from '../provider/types.ts';
 import { orderCaseCells } from '../recon/case-figures.ts';
-import type { CellValue } from './table.ts';
+import type { TableColumn } from './table.ts';
 
 /**
  * The case columns of a report row (mismatches, items, open items): the order's case ids, the state
@@ -15,6 +15,13 @@ export interface CaseColumns {
   case_state: string | null;
   case_age_days: number | null;
 }
+
+/** The case columns of the item and open-item tables: state first, what a person scans for. */
+export const CASE_COLUMNS: readonly TableColumn[] = [
+  { name: 'case_state', kind: 'text', label: 'case state', width: 13 },
+  { name: 'case_age_days', kind: 'count', label: 'case age (days)' },
+  { name: 'case_id', kind: 'text', label: 'case id', width: 9 },
+];
 
 const NO_CASE: CaseColumns = { case_id: null, case_state: null, case_age_days: null };
 
@@ -40,5 +47,14 @@ export async function caseColumnsOfPage(db: Knex | Knex.Transaction, rows: reado
   return subjects.map((s) => caseColumns(bySubject.get(s) ?? [], now));
 }
 
-/** The case columns as table values by column name (the item and open-item tables name them so). */
-export const caseValues = (c: CaseColumns): Record<keyof CaseColumns, CellValue> => ({ ...c });
+/** Each page of report rows with its case columns: one query per page, the cursor's memory bound kept. */
+export async function* withCaseColumns<T extends CaseSubjectOf>(
+  db: Knex | Knex.Transaction,
+  pages: AsyncIterable<T[]>,
+  now: Date,
+): AsyncGenerator<Array<T & CaseColumns>> {
+  for await (const page of pages) {
+    const cols = await caseColumnsOfPage(db, page, now);
+    yield page.map((r, i) => ({ ...r, ...cols[i] }));
+  }
+}

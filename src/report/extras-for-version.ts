@@ -27,7 +27,8 @@ import {
 } from './sheet-tables.ts';
 import { lateChangesSummaryTable, openItemsSummaryTable, ordersTable, rollForwardTable } from './summary-tables.ts';
 import { lastRateByCurrency } from './summary.ts';
-import { rowByName, unknownOrderValues } from './unknown-orders.ts';
+import { unknownOrderTableRows } from './unknown-orders.ts';
+import { withCaseColumns } from './case-cells.ts';
 import { writeVersionExtras } from './version-extras.ts';
 
 /** What the CSV pass learnt that the workbook, the charts and report.html show again. */
@@ -70,7 +71,7 @@ export async function writeExtrasForVersion(
 ): Promise<Partial<Record<ExtraFileName, ExtraFileResult>>> {
   const dayItems = (keep: (verdict: string) => boolean) =>
     async function* () {
-      for await (const page of streamReportItems(tx, s.window, s.pageSize))
+      for await (const page of withCaseColumns(tx, streamReportItems(tx, s.window, s.pageSize), s.now))
         yield page.filter((r) => keep(r.verdict)).map((r) => itemTableRow(r, s.date));
     };
   const days = chartDays(s.date);
@@ -100,13 +101,14 @@ export async function writeExtrasForVersion(
       columns: ITEM_TABLE_COLUMNS,
       pages: async function* () {
         yield* dayItems((v) => v === 'mismatch')();
-        yield facts.unknownOrders.map((u) => rowByName(ITEM_TABLE_COLUMNS, unknownOrderValues(u, s.date)));
+        yield await unknownOrderTableRows(tx, facts.unknownOrders, s.date, s.now);
       },
     },
     openItems: {
       columns: OPEN_ITEM_TABLE_COLUMNS,
       pages: async function* () {
-        for await (const page of streamOpenItems(tx, s.earlier, s.timezone, s.pageSize)) yield page.map((r) => openItemTableRow(r, s.date));
+        for await (const page of withCaseColumns(tx, streamOpenItems(tx, s.earlier, s.timezone, s.pageSize), s.now))
+          yield page.map((r) => openItemTableRow(r, s.date));
       },
     },
     lateChanges: {

@@ -1,7 +1,10 @@
+import type { Knex } from 'knex';
 import type { UnknownOrderRow } from '../db/unknown-orders.ts';
 import type { Direction } from '../provider/types.ts';
 import { unknownOrderFinding } from '../webhook/missing.ts';
 import type { CellValue, TableColumn, TableRow } from './table.ts';
+import { caseColumnsOfPage } from './case-cells.ts';
+import { ITEM_TABLE_COLUMNS } from './item-table.ts';
 
 /**
  * An order the provider confirmed and the merchant has no record of, as a row of the mismatch
@@ -44,6 +47,21 @@ export function unknownOrderValues(u: UnknownOrderRow, businessDate: string): Re
 }
 
 /** The row in a table's columns, by name: a column the row has no value for is empty. */
-export function rowByName(columns: readonly TableColumn[], values: Readonly<Record<string, CellValue>>): TableRow {
+function rowByName(columns: readonly TableColumn[], values: Readonly<Record<string, CellValue>>): TableRow {
   return columns.map((c) => values[c.name] ?? null);
+}
+
+/** The day's unknown orders as rows of the item table, each with its UNKNOWN_ORDER case's columns. */
+export async function unknownOrderTableRows(
+  db: Knex | Knex.Transaction,
+  unknown: readonly UnknownOrderRow[],
+  businessDate: string,
+  now: Date,
+): Promise<TableRow[]> {
+  const cases = await caseColumnsOfPage(
+    db,
+    unknown.map((u) => ({ direction: u.direction, transaction_ref: u.transaction_ref, unknown: true as const })),
+    now,
+  );
+  return unknown.map((u, i) => rowByName(ITEM_TABLE_COLUMNS, { ...unknownOrderValues(u, businessDate), ...cases[i] }));
 }

@@ -30,7 +30,8 @@ import { businessView } from './business-view.ts';
 import { writeExtrasForVersion, type ReportFacts } from './extras-for-version.ts';
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
-import { rowByName, unknownOrderValues } from './unknown-orders.ts';
+import { unknownOrderTableRows } from './unknown-orders.ts';
+import { withCaseColumns } from './case-cells.ts';
 import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest } from './manifest.ts';
 import { OpenItemTotals } from './open-items.ts';
 import { OrderTotalsAccumulator } from './order-totals.ts';
@@ -270,7 +271,7 @@ async function writeFiles(
   const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
   const unknownOrders = await unknownOrdersReceived(tx, scope.window);
   try {
-    for await (const page of streamReportItems(tx, scope.window, opts.pageSize)) {
+    for await (const page of withCaseColumns(tx, streamReportItems(tx, scope.window, opts.pageSize), opts.now)) {
       for (const r of page) {
         const cells = csvCells(ITEM_TABLE_COLUMNS, itemTableRow(r, scope.date), formatTime);
         const wait = items.write(cells);
@@ -280,8 +281,8 @@ async function writeFiles(
       }
     }
     // After the merchant's own: the orders only the provider knows (UNKNOWN_ORDER), notified this day.
-    for (const u of unknownOrders)
-      await mismatches.write(csvCells(ITEM_TABLE_COLUMNS, rowByName(ITEM_TABLE_COLUMNS, unknownOrderValues(u, scope.date)), formatTime));
+    for (const row of await unknownOrderTableRows(tx, unknownOrders, scope.date, opts.now))
+      await mismatches.write(csvCells(ITEM_TABLE_COLUMNS, row, formatTime));
   } catch (err) {
     await Promise.all([items.abort(), mismatches.abort()]);
     throw err;
@@ -294,7 +295,7 @@ async function writeFiles(
   const openResult = await writeStream(
     path.join(dir, 'open_items.csv'),
     OPEN_ITEM_TABLE_COLUMNS,
-    streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize),
+    withCaseColumns(tx, streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize), opts.now),
     (r) => {
       openTotals.add(r, scope.date);
       if (r.run_id !== null) runIds.add(r.run_id);

@@ -1,0 +1,84 @@
+import type { CaseStateCountRow } from '../db/cases.ts';
+import type { UnknownOrderRow } from '../db/unknown-orders.ts';
+import { Decimal } from '../money/decimal.ts';
+import { wholeDaysSince } from '../recon/case-figures.ts';
+import type { Table, TableRow } from './table.ts';
+
+/**
+ * The case summary of a report: the cases of the orders and findings of the day and of the
+ * lookback days before it (the days whose open items the report carries), per currency and code,
+ * by state as they stand when the version is written. Choices, for accounting:
+ * - One row per currency and code: what kind of exception, and where each stands.
+ * - Written off is its own column: the finding is still there, on purpose (not "resolved").
+ * - The oldest open age (whole days since the oldest open or acknowledged case was (re)opened)
+ *   moves with the clock, so it is not business content (business-view.ts).
+ */
+export function caseSummaryTable(rows: readonly CaseStateCountRow[], now: Date, lookbackDays: number): Table {
+  return {
+    name: 'summary_cases',
+    title: 'Cases by currency and code',
+    columns: [
+      { name: 'currency', kind: 'text', width: 9 },
+      { name: 'code', kind: 'text', width: 18 },
+      { name: 'open', kind: 'count' },
+      { name: 'acknowledged', kind: 'count' },
+      { name: 'resolved', kind: 'count' },
+      { name: 'written_off', kind: 'count', label: 'written off' },
+      { name: 'oldest_open_days', kind: 'count', label: 'oldest open (days)' },
+    ],
+    rows: rows.map((r): TableRow => [
+      r.currency,
+      r.code,
+      r.open,
+      r.acknowledged,
+      r.resolved,
+      r.writtenOff,
+      r.oldestUnresolvedAt === null ? null : wholeDaysSince(r.oldestUnresolvedAt.getTime(), now),
+    ]),
+    notes:
+      rows.length === 0
+        ? [`No cases for the orders of this day or the ${lookbackDays} days before it.`]
+        : [
+            `Cases of the orders and findings of this day and the ${lookbackDays} days before it, as they stand when this version was written (payrecon cases list).`,
+            'open and acknowledged still need a person; resolved includes cleared by a later check; written off stays so while the finding persists.',
+          ],
+  };
+}
+
+/**
+ * UNKNOWN_ORDER findings of the day per currency and direction: how many orders the provider
+ * confirmed that the merchant has no record of, and the money they moved (each is a row of
+ * mismatches.csv).
+ */
+export function unknownOrdersSummaryTable(unknown: readonly UnknownOrderRow[]): Table {
+  const byKey = new Map<string, { currency: string; direction: string; orders: number; amount: Decimal }>();
+  for (const u of unknown) {
+    const currency = u.currency ?? '';
+    const key = `${currency}\u0000${u.direction}`;
+    const t = byKey.get(key) ?? { currency, direction: u.direction, orders: 0, amount: new Decimal(0) };
+    t.orders += 1;
+    const moved = u.direction === 'payment' ? (u.paid_amount ?? u.amount) : u.amount;
+    if (moved !== null) t.amount = t.amount.plus(moved);
+    byKey.set(key, t);
+  }
+  const rows = [...byKey.values()].sort((a, b) =>
+    a.currency === b.currency ? (a.direction < b.direction ? -1 : 1) : a.currency < b.currency ? -1 : 1,
+  );
+  return {
+    name: 'summary_unknown_orders',
+    title: 'Orders only the provider knows (UNKNOWN_ORDER)',
+    columns: [
+      { name: 'currency', kind: 'text', width: 9 },
+      { name: 'direction', kind: 'text', width: 10 },
+      { name: 'orders', kind: 'count' },
+      { name: 'amount', kind: 'amount' },
+    ],
+    rows: rows.map((r) => [r.currency, r.direction, r.orders, r.amount.toFixed()]),
+    notes:
+      rows.length === 0
+        ? ['None: every order the provider confirmed this day is one of ours.']
+        : [
+            'Orders the provider confirmed by notification and fetch, received this day, that no order of ours has: each is a mismatch row of mismatches.csv. amount: paid (payments) or sent (payouts).',
+          ],
+  };
+}
