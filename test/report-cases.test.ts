@@ -19,6 +19,8 @@ import { writeReports, type WriteReportsResult } from '../src/report/write-repor
 import { buildReportEmail } from '../src/notify/report-content.ts';
 import { acknowledgeCase, resolveCase } from '../src/cases/work.ts';
 import { Decimal } from '../src/money/decimal.ts';
+import { VOLATILE_COLUMNS } from '../src/report/business-view.ts';
+import { STILL_OPEN_COLUMNS } from '../src/report/case-tables.ts';
 
 const DAY = 86_400_000;
 type Row = Record<string, string>;
@@ -121,6 +123,10 @@ describe('reports showing case state', () => {
     const email = buildReportEmail({ business_date: date, version: r.version, directory: r.directory });
     expect(email.text).toContain('Cases by currency and code');
     expect(email.html).toContain('Cases by currency and code');
+  });
+
+  it('ages are not business content: counted to the instant the version is written, they would make a new version every day', () => {
+    expect(VOLATILE_COLUMNS).toEqual(expect.arrayContaining(['case_age_days', 'oldest_open_days', ...STILL_OPEN_COLUMNS]));
   });
 
   it('a case a person works shows as acknowledged, resolved or written off in a new version', async () => {

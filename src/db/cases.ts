@@ -303,12 +303,6 @@ export async function selectCases(db: Conn, f: CaseFilter): Promise<StoredCase[]
   return rowsOf(res).map(toCase);
 }
 
-/** Cases of one order (any code), for `cases show` and the reports. */
-export async function casesOfOrder(db: Conn, direction: Direction, orderId: string): Promise<StoredCase[]> {
-  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ? ORDER BY code`, [orderSubject(direction, orderId)]);
-  return rowsOf(res).map(toCase);
-}
-
 /** How many cases per code and state. */
 export async function caseStateCounts(db: Conn): Promise<Array<{ code: string; state: CaseState; count: number }>> {
   const res = await db.raw(`SELECT code, state, count(*)::int AS n FROM cases GROUP BY code, state ORDER BY code, state`);

@@ -11,7 +11,19 @@
  *   what the order held before that update, so they read as the provider's (which it now holds).
  * - In summary rows, resolved orders count as matched for the same reason.
  */
-export const VOLATILE_COLUMNS = ['run_id', 'checked_at', 'last_checked_at', 'reason', 'case_age_days', 'oldest_open_days'] as const;
+export const VOLATILE_COLUMNS = [
+  'run_id',
+  'checked_at',
+  'last_checked_at',
+  'reason',
+  'case_age_days',
+  'oldest_open_days',
+  // The case activity's still-open counts by age (case-tables.ts STILL_OPEN_COLUMNS).
+  'still_open_lt_1d',
+  'still_open_1_3d',
+  'still_open_3_7d',
+  'still_open_gt_7d',
+] as const;
 
 /** Local columns a resolution overwrites with the provider's value. */
 const RESOLVED_LOCAL: ReadonlyArray<readonly [string, string]> = [

@@ -1,7 +1,8 @@
 import type { CaseStateCountRow } from '../db/cases.ts';
 import type { UnknownOrderRow } from '../db/unknown-orders.ts';
 import { Decimal } from '../money/decimal.ts';
-import { wholeDaysSince } from '../recon/case-figures.ts';
+import { SUMMARY_REASONS, wholeDaysSince, type CaseSummaryRow } from '../recon/case-figures.ts';
+import { AGE_BUCKETS } from '../recon/cases.ts';
 import type { Table, TableRow } from './table.ts';
 
 /**
@@ -80,5 +81,40 @@ export function unknownOrdersSummaryTable(unknown: readonly UnknownOrderRow[]): 
         : [
             'Orders the provider confirmed by notification and fetch, received this day, that no order of ours has: each is a mismatch row of mismatches.csv. amount: paid (payments) or sent (payouts).',
           ],
+  };
+}
+
+/** "<1d" -> "lt_1d", "1-3d" -> "1_3d", ">7d" -> "gt_7d": the bucket as a CSV column name. */
+const bucketName = (label: string) => label.replace('<', 'lt_').replace('>', 'gt_').replace('-', '_');
+
+/** The still-open columns: counted by age to the instant the version is written, so not business content. */
+export const STILL_OPEN_COLUMNS = AGE_BUCKETS.map((b) => `still_open_${bucketName(b.label)}`);
+
+/**
+ * Case activity per currency during the business day: cases opened (reopened among them) and
+ * resolved by reason, from the audit trail; then every case still open or acknowledged when the
+ * version is written, by age since it was (re)opened (src/recon/case-figures.ts counts them).
+ */
+export function caseActivityTable(rows: readonly CaseSummaryRow[]): Table {
+  return {
+    name: 'summary_case_activity',
+    title: 'Case activity per currency',
+    columns: [
+      { name: 'currency', kind: 'text', width: 9 },
+      { name: 'opened', kind: 'count' },
+      { name: 'reopened', kind: 'count' },
+      ...SUMMARY_REASONS.map((r) => ({ name: `resolved_${r.replaceAll('-', '_')}`, kind: 'count' as const, label: `resolved ${r}` })),
+      ...AGE_BUCKETS.map((b, i) => ({ name: STILL_OPEN_COLUMNS[i], kind: 'count' as const, label: `still open ${b.label}` })),
+    ],
+    rows: rows.map((r): TableRow => [
+      r.currency,
+      r.opened,
+      r.reopened,
+      ...SUMMARY_REASONS.map((k) => r.resolved[k]),
+      ...AGE_BUCKETS.map((b) => r.stillOpen[b.label]),
+    ]),
+    notes: [
+      "opened and resolved: during this business day (payrecon cases show ID has each case's history). still open: every open or acknowledged case when this version was written, by age since it was (re)opened.",
+    ],
   };
 }
