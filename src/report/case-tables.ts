@@ -3,30 +3,38 @@ import type { UnknownOrderRow } from '../db/unknown-orders.ts';
 import { Decimal } from '../money/decimal.ts';
 import { SUMMARY_REASONS, wholeDaysSince, type CaseSummaryRow } from '../recon/case-figures.ts';
 import { AGE_BUCKETS } from '../recon/cases.ts';
-import type { Table, TableRow } from './table.ts';
+import type { Table, TableRow, TableSpec } from './table.ts';
 
 /**
- * The case summary of a report: the cases of the orders and findings of the day and of the
- * lookback days before it (the days whose open items the report carries), per currency and code,
- * by state as they stand when the version is written. Choices, for accounting:
- * - One row per currency and code: what kind of exception, and where each stands.
- * - Written off is its own column: the finding is still there, on purpose (not "resolved").
- * - The oldest open age (whole days since the oldest open or acknowledged case was (re)opened)
- *   moves with the clock, so it is not business content (business-view.ts).
+ * The summary tables about cases and UNKNOWN_ORDER findings: one CSV file each, and the same
+ * tables in the workbook's Summary sheet, report.html and the e-mail. Choices, for accounting:
+ * - Cases by currency and code: what kind of exception, and where each stands. Written off is its
+ *   own column: the finding is still there, on purpose (not "resolved").
+ * - Ages count to the instant the version is written, so they move with the clock and are not
+ *   business content (business-view.ts): the same data a day later writes no new version.
  */
-export function caseSummaryTable(rows: readonly CaseStateCountRow[], now: Date, lookbackDays: number): Table {
+
+export const CASES_SUMMARY: TableSpec = {
+  name: 'summary_cases',
+  title: 'Cases by currency and code',
+  columns: [
+    { name: 'currency', kind: 'text', width: 9 },
+    { name: 'code', kind: 'text', width: 18 },
+    { name: 'open', kind: 'count' },
+    { name: 'acknowledged', kind: 'count' },
+    { name: 'resolved', kind: 'count' },
+    { name: 'written_off', kind: 'count', label: 'written off' },
+    { name: 'oldest_open_days', kind: 'count', label: 'oldest open (days)' },
+  ],
+  notes: [
+    'The cases of the orders and findings of this day and of the lookback days before it (whose open items this report carries), as they stand when this version was written (payrecon cases list).',
+    'open and acknowledged still need a person; resolved includes cleared by a later check; written off stays so while the finding persists. oldest open: whole days since the oldest open or acknowledged case was (re)opened.',
+  ],
+};
+
+export function casesSummaryTable(rows: readonly CaseStateCountRow[], now: Date): Table {
   return {
-    name: 'summary_cases',
-    title: 'Cases by currency and code',
-    columns: [
-      { name: 'currency', kind: 'text', width: 9 },
-      { name: 'code', kind: 'text', width: 18 },
-      { name: 'open', kind: 'count' },
-      { name: 'acknowledged', kind: 'count' },
-      { name: 'resolved', kind: 'count' },
-      { name: 'written_off', kind: 'count', label: 'written off' },
-      { name: 'oldest_open_days', kind: 'count', label: 'oldest open (days)' },
-    ],
+    ...CASES_SUMMARY,
     rows: rows.map((r): TableRow => [
       r.currency,
       r.code,
@@ -36,21 +44,62 @@ export function caseSummaryTable(rows: readonly CaseStateCountRow[], now: Date, 
       r.writtenOff,
       r.oldestUnresolvedAt === null ? null : wholeDaysSince(r.oldestUnresolvedAt.getTime(), now),
     ]),
-    notes:
-      rows.length === 0
-        ? [`No cases for the orders of this day or the ${lookbackDays} days before it.`]
-        : [
-            `Cases of the orders and findings of this day and the ${lookbackDays} days before it, as they stand when this version was written (payrecon cases list).`,
-            'open and acknowledged still need a person; resolved includes cleared by a later check; written off stays so while the finding persists.',
-          ],
   };
 }
 
+/** "<1d" -> "lt_1d", "1-3d" -> "1_3d", ">7d" -> "gt_7d": the bucket as a CSV column name. */
+const bucketName = (label: string) => label.replace('<', 'lt_').replace('>', 'gt_').replace('-', '_');
+
+/** The still-open columns: counted by age to the instant the version is written, so not business content. */
+export const STILL_OPEN_COLUMNS = AGE_BUCKETS.map((b) => `still_open_${bucketName(b.label)}`);
+
+export const CASE_ACTIVITY: TableSpec = {
+  name: 'summary_case_activity',
+  title: 'Case activity per currency',
+  columns: [
+    { name: 'currency', kind: 'text', width: 9 },
+    { name: 'opened', kind: 'count' },
+    { name: 'reopened', kind: 'count' },
+    ...SUMMARY_REASONS.map((r) => ({ name: `resolved_${r.replaceAll('-', '_')}`, kind: 'count' as const, label: `resolved ${r}` })),
+    ...AGE_BUCKETS.map((b, i) => ({ name: STILL_OPEN_COLUMNS[i], kind: 'count' as const, label: `still open ${b.label}` })),
+  ],
+  notes: [
+    "opened (reopened among them) and resolved by reason: during this business day, from the cases' audit trail (payrecon cases show ID). still open: every open or acknowledged case when this version was written, by age since it was (re)opened.",
+  ],
+};
+
 /**
- * UNKNOWN_ORDER findings of the day per currency and direction: how many orders the provider
- * confirmed that the merchant has no record of, and the money they moved (each is a row of
- * mismatches.csv).
+ * Case activity per currency during the business day, then every case still open or
+ * acknowledged when the version is written, by age (src/recon/case-figures.ts counts them).
  */
+export function caseActivityTable(rows: readonly CaseSummaryRow[]): Table {
+  return {
+    ...CASE_ACTIVITY,
+    rows: rows.map((r): TableRow => [
+      r.currency,
+      r.opened,
+      r.reopened,
+      ...SUMMARY_REASONS.map((k) => r.resolved[k]),
+      ...AGE_BUCKETS.map((b) => r.stillOpen[b.label]),
+    ]),
+  };
+}
+
+export const UNKNOWN_ORDERS_SUMMARY: TableSpec = {
+  name: 'summary_unknown_orders',
+  title: 'Orders only the provider knows (UNKNOWN_ORDER)',
+  columns: [
+    { name: 'currency', kind: 'text', width: 9 },
+    { name: 'direction', kind: 'text', width: 10 },
+    { name: 'orders', kind: 'count' },
+    { name: 'amount', kind: 'amount' },
+  ],
+  notes: [
+    'Orders the provider confirmed (notification and fetch) on this day that no order of ours has: each is a row of mismatches.csv, and counts as a mismatch in the headline. amount: paid (payments) or sent (payouts).',
+  ],
+};
+
+/** UNKNOWN_ORDER findings of the day per currency and direction: how many, and the money they moved. */
 export function unknownOrdersSummaryTable(unknown: readonly UnknownOrderRow[]): Table {
   const byKey = new Map<string, { currency: string; direction: string; orders: number; amount: Decimal }>();
   for (const u of unknown) {
@@ -65,56 +114,5 @@ export function unknownOrdersSummaryTable(unknown: readonly UnknownOrderRow[]): 
   const rows = [...byKey.values()].sort((a, b) =>
     a.currency === b.currency ? (a.direction < b.direction ? -1 : 1) : a.currency < b.currency ? -1 : 1,
   );
-  return {
-    name: 'summary_unknown_orders',
-    title: 'Orders only the provider knows (UNKNOWN_ORDER)',
-    columns: [
-      { name: 'currency', kind: 'text', width: 9 },
-      { name: 'direction', kind: 'text', width: 10 },
-      { name: 'orders', kind: 'count' },
-      { name: 'amount', kind: 'amount' },
-    ],
-    rows: rows.map((r) => [r.currency, r.direction, r.orders, r.amount.toFixed()]),
-    notes:
-      rows.length === 0
-        ? ['None: every order the provider confirmed this day is one of ours.']
-        : [
-            'Orders the provider confirmed by notification and fetch, received this day, that no order of ours has: each is a mismatch row of mismatches.csv. amount: paid (payments) or sent (payouts).',
-          ],
-  };
-}
-
-/** "<1d" -> "lt_1d", "1-3d" -> "1_3d", ">7d" -> "gt_7d": the bucket as a CSV column name. */
-const bucketName = (label: string) => label.replace('<', 'lt_').replace('>', 'gt_').replace('-', '_');
-
-/** The still-open columns: counted by age to the instant the version is written, so not business content. */
-export const STILL_OPEN_COLUMNS = AGE_BUCKETS.map((b) => `still_open_${bucketName(b.label)}`);
-
-/**
- * Case activity per currency during the business day: cases opened (reopened among them) and
- * resolved by reason, from the audit trail; then every case still open or acknowledged when the
- * version is written, by age since it was (re)opened (src/recon/case-figures.ts counts them).
- */
-export function caseActivityTable(rows: readonly CaseSummaryRow[]): Table {
-  return {
-    name: 'summary_case_activity',
-    title: 'Case activity per currency',
-    columns: [
-      { name: 'currency', kind: 'text', width: 9 },
-      { name: 'opened', kind: 'count' },
-      { name: 'reopened', kind: 'count' },
-      ...SUMMARY_REASONS.map((r) => ({ name: `resolved_${r.replaceAll('-', '_')}`, kind: 'count' as const, label: `resolved ${r}` })),
-      ...AGE_BUCKETS.map((b, i) => ({ name: STILL_OPEN_COLUMNS[i], kind: 'count' as const, label: `still open ${b.label}` })),
-    ],
-    rows: rows.map((r): TableRow => [
-      r.currency,
-      r.opened,
-      r.reopened,
-      ...SUMMARY_REASONS.map((k) => r.resolved[k]),
-      ...AGE_BUCKETS.map((b) => r.stillOpen[b.label]),
-    ]),
-    notes: [
-      "opened and resolved: during this business day (payrecon cases show ID has each case's history). still open: every open or acknowledged case when this version was written, by age since it was (re)opened.",
-    ],
-  };
+  return { ...UNKNOWN_ORDERS_SUMMARY, rows: rows.map((r) => [r.currency, r.direction, r.orders, r.amount.toFixed()]) };
 }
