@@ -41,6 +41,7 @@ describe.concurrent('command-line values are rejected before any work (exit 3, n
     [['report', '--date', '../x'], '../x'],
     [['report', '--date', '2026-02-30'], '2026-02-30'],
     [['reconcile', '--no-such-option'], '--no-such-option'],
+    [['banks', 'list', '--currency', 'USD'], '--currency'],
   ])('payrecon %j', async (args, names) => {
     const before = connections;
     const r = await runCli(args, env);
@@ -48,6 +49,13 @@ describe.concurrent('command-line values are rejected before any work (exit 3, n
     expect(r.stderr).toContain(names);
     expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/); // a message, not a stack trace
     expect(connections - before).toBe(0);
+  });
+
+  it('banks list --currency INR says INR has no bank list, instead of suggesting a sync', async () => {
+    const r = await runCli(['banks', 'list', '--currency', 'inr'], env);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/INR has no bank list.*IDR and NGN/);
+    expect(r.stdout + r.stderr).not.toMatch(/banks sync/);
   });
 
   it('report --email without REPORT_EMAIL_TO names the variable, before any connection', async () => {

@@ -202,10 +202,10 @@ describe('downloads', () => {
   it('serve a file the version lists, by version id, as an attachment', async () => {
     const agent = new Agent(app, '10.0.6.1');
     await agent.login('vera');
-    const res = await agent.get(`/reports/${versionId}/files/summary.csv`);
+    const res = await agent.get(`/reports/${versionId}/files/summary_orders.csv`);
     expect(res.statusCode).toBe(200);
-    expect(res.headers['content-disposition']).toBe('attachment; filename="payrecon-2026-11-21-v1-summary.csv"');
-    expect(res.body).toBe(fs.readFileSync(path.join(reportDir, '2026-11-21', 'v1', 'summary.csv'), 'utf8'));
+    expect(res.headers['content-disposition']).toBe('attachment; filename="payrecon-2026-11-21-v1-summary_orders.csv"');
+    expect(res.body).toBe(fs.readFileSync(path.join(reportDir, '2026-11-21', 'v1', 'summary_orders.csv'), 'utf8'));
     // The day page links downloads by id, never by path.
     const day = await agent.get('/days/2026-11-21');
     expect(day.body).toContain(`href="/reports/${versionId}/files/items.csv"`);

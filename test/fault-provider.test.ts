@@ -21,6 +21,8 @@ const MAX_RETRIES = 2;
 const ATTEMPTS = 1 + MAX_RETRIES;
 /** Persistent faults get a large finite count, so the sandbox's remaining count tells how many requests hit them. */
 const BUDGET = 1000;
+/** How long one call may wait on 429s in total: one Retry-After of 1 s fits, and persistent 429s end the test quickly. */
+const MAX_THROTTLED_MS = 1500;
 
 interface Case {
   name: string;
@@ -29,6 +31,8 @@ interface Case {
   reason?: RegExp;
   /** Exact attempts the client must make (retryable faults); otherwise 1..ATTEMPTS. */
   attempts?: number;
+  /** A 429: retried beyond maxRetries (it is a refusal, not a failure) until MAX_THROTTLED_MS of waiting is spent. */
+  throttled?: boolean;
 }
 
 const CASES: Case[] = [
@@ -37,12 +41,12 @@ const CASES: Case[] = [
   { name: '429 with Retry-After: 1, once', fault: { kind: 'status429', retryAfterSec: 1, count: 1 } },
   { name: 'timeout (accepted, never answered), once', fault: { kind: 'timeout', count: 1 } },
   { name: 'persistent 500', fault: { kind: 'status500', count: BUDGET }, reason: /500/, attempts: ATTEMPTS },
-  { name: 'persistent 429', fault: { kind: 'status429', count: BUDGET }, reason: /429/, attempts: ATTEMPTS },
+  { name: 'persistent 429', fault: { kind: 'status429', count: BUDGET }, reason: /429/, throttled: true },
   {
     name: 'persistent 429 with Retry-After',
     fault: { kind: 'status429', retryAfterSec: 0, count: BUDGET },
     reason: /429/,
-    attempts: ATTEMPTS,
+    throttled: true,
   },
   { name: 'server accepts and never answers', fault: { kind: 'timeout', count: BUDGET }, reason: /time/i, attempts: ATTEMPTS },
   { name: 'connection reset', fault: { kind: 'reset', count: BUDGET }, reason: /reset|socket|closed/i, attempts: ATTEMPTS },
@@ -84,7 +88,13 @@ describe('provider faults during a reconcile run', () => {
     world = await createWorld('fault_provider');
     orders = await seedMerchant(world.t.db.knex, world.client, { payments: 50, payouts: 20, seed: 21 });
     await world.control.advanceClock(2_000); // every order final at the provider
-    client = await createProviderClient(world.config, { logger: silentLogger, retryBaseMs: 5, timeoutMs: 300, maxRetries: MAX_RETRIES });
+    client = await createProviderClient(world.config, {
+      logger: silentLogger,
+      retryBaseMs: 5,
+      timeoutMs: 300,
+      maxRetries: MAX_RETRIES,
+      maxThrottledMs: MAX_THROTTLED_MS,
+    });
 
     // Spread the faults over both directions.
     const pool = [
@@ -158,7 +168,11 @@ describe('provider faults during a reconcile run', () => {
       const left = (await world.control.listFaults()).find((f) => f.id === faultIds.get(c.name));
       const attempts = BUDGET - (left?.remaining ?? 0);
       if (c.attempts !== undefined) expect(attempts).toBe(c.attempts);
-      else {
+      else if (c.throttled) {
+        // Waits of 5, 10, 20 ms at most always fit in MAX_THROTTLED_MS: at least four attempts, and never unbounded.
+        expect(attempts).toBeGreaterThan(ATTEMPTS);
+        expect(attempts).toBeLessThan(BUDGET);
+      } else {
         expect(attempts).toBeGreaterThanOrEqual(1);
         expect(attempts).toBeLessThanOrEqual(ATTEMPTS);
       }

@@ -8,7 +8,7 @@ import {
 } from '../src/notify/alert-builders.ts';
 import { alertFingerprint, canonicalJson, payloadDigest } from '../src/notify/fingerprint.ts';
 import { alertRetryDelayMs } from '../src/notify/backoff.ts';
-import { readReportSummary, reportHeadline } from '../src/notify/report-summary.ts';
+import { readReportSummary, reportHeadline } from '../src/report/email/legacy-summary.ts';
 import { webhookSecrets } from '../src/notify/webhook.ts';
 
 const order = (

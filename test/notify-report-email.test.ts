@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MailSink, freePort } from './helpers/mail-sink.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
@@ -10,7 +9,7 @@ import { reportDeliveryById } from '../src/db/deliveries.ts';
 import { writeReports } from '../src/report/write-reports.ts';
 import { REPORT_FILES } from '../src/report/manifest.ts';
 import { createMailer, type Mailer } from '../src/notify/mailer.ts';
-import { retryPendingEmails, sendReportEmail } from '../src/notify/report-email.ts';
+import { retryPendingEmails, sendReportEmail } from '../src/report/email/send.ts';
 
 const SEED = fs.readFileSync(path.join(import.meta.dirname, 'fixtures', 'report-day.sql'), 'utf8');
 const PASSWORD = 'sm7p-Pa55word';
@@ -96,8 +95,19 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
       'accounting@merchant.example',
       'cfo@merchant.example',
     ]);
-    expect(mail.text).toMatch(/INR\s+payment\s+5\s+2\s+1\s+0\s+1\s+0\s+1\s+1,850\.50/);
+    // The summary tables from the same definitions as the files: orders (verdicts, provider statuses, gross, paid, fees, net).
+    expect(mail.text).toMatch(/INR\s+payment\s+5\s+2\s+1\s+0\s+1\s+0\s+1\s+4\s+0\s+0\s+0\s+1\s+1,850\.50\s+1,800\.00\s+36\.00\s+1,764\.00/);
+    expect(mail.text).toMatch(/INR\s+payout\s+2\s+.*987\.50\s+987\.50\s+18\.00\s+-1,005\.50/);
     expect(mail.text).toContain('Open items of earlier days');
+    // The roll-forward with its snapshot times and timing items (count and movement), and the timing items listed.
+    expect(mail.text).toMatch(
+      /INR\s+2024-05-01 00:05:00 \+05:30\s+10,500\.00\s+490\.00\s+1,318\.00\s+-828\.00\s+1\s+980\.00\s+10,652\.00\s+2024-05-01 23:55:00 \+05:30\s+10,652\.50\s+0\.50\s+0\.00\s+NO/,
+    );
+    expect(mail.text).toContain('Timing items of the roll-forward');
+    expect(mail.text).toMatch(
+      /INR\s+payment\s+M-MIDNIGHT\s+980\.00\s+2024-05-01 00:00:00 \+05:30\s+2024-05-01 05:30:00 \+05:30\s+opening\s+yes/,
+    );
+    expect(mail.html).toContain('>M-MIDNIGHT</td>');
     // Amounts grouped and right-aligned in the HTML tables.
     expect(mail.html).toMatch(/text-align:right">1,850\.50<\/td>/);
     expect(mail.html).toMatch(/text-align:right">drift<\/th>/);
@@ -130,19 +140,20 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     expect(await reportDeliveryById(t.db.knex, versionId)).toMatchObject({ email_status: 'sent', emailed_at: later, email_attempts: 4 });
   });
 
-  it('files above the size threshold go as .csv.gz whose content is the file', async () => {
-    const r = await sendReportEmail(t.db, mailer, { versionId, resend: true, now, gzipAboveBytes: 1000 });
+  it('CSV files together above the threshold are not attached and the e-mail says where they are; the workbook still is', async () => {
+    const r = await sendReportEmail(t.db, mailer, { versionId, resend: true, now, csvAttachLimitBytes: 1000 });
     expect(r.status).toBe('sent');
     const mail = sink.received.at(-1)!;
-    const big = REPORT_FILES.filter((f) => fs.statSync(path.join(directory, f)).size > 1000);
-    expect(big.length).toBeGreaterThan(0);
-    const files = mail.attachments.filter((a) => !a.cid && a.filename !== 'reconciliation.xlsx');
-    expect(files.map((a) => a.filename)).toEqual(REPORT_FILES.map((f) => (big.includes(f) ? `${f}.gz` : f)));
-    for (const a of files) {
-      const name = a.filename!.replace(/\.gz$/, '');
-      const bytes = a.filename!.endsWith('.gz') ? zlib.gunzipSync(a.content) : a.content;
-      expect(bytes.equals(fs.readFileSync(path.join(directory, name))), a.filename).toBe(true);
-    }
+    const files = mail.attachments.filter((a) => !a.cid);
+    expect(files.map((a) => a.filename)).toEqual(['reconciliation.xlsx']);
+    expect(files[0].content.equals(fs.readFileSync(path.join(directory, 'reconciliation.xlsx')))).toBe(true);
+    const total = REPORT_FILES.reduce((n, f) => n + fs.statSync(path.join(directory, f)).size, 0);
+    expect(mail.text).toContain(
+      `Not attached: the CSV files (${(total / 1024 / 1024).toFixed(1)} MB together, above the 0.0 MB e-mailed).`,
+    );
+    expect(mail.text).toContain(`kept with report ${DATE} version 1`);
+    expect(mail.text).not.toContain(directory);
+    expect(mail.html).not.toContain(directory);
   });
 
   it('an unknown version is a usage error, not a delivery result', async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { CredentialsError, ProviderUnavailableError } from '../src/provider/errors.ts';
-import { RateLimiter } from '../src/provider/rate-limit.ts';
 import { httpRetryDelayMs, parseRetryAfter, withRetries, type RetryPolicy } from '../src/provider/retry.ts';
 
 const policy: RetryPolicy = { maxRetries: 3, baseMs: 200, maxDelayMs: 5_000 };
@@ -80,46 +79,5 @@ describe('withRetries on a fake clock', () => {
       { sleep: async () => {}, canRetry: () => false },
     ).catch(() => {});
     expect(calls).toBe(1);
-  });
-});
-
-describe('rate limiter', () => {
-  it('spaces requests 1000/rate ms apart on a fake monotonic clock, in call order', async () => {
-    let now = 1000;
-    const starts: number[] = [];
-    const limiter = new RateLimiter(
-      4,
-      () => now,
-      async (ms) => {
-        now += ms;
-      },
-    );
-    // Sequential so the fake clock advances between calls as real waiting would.
-    for (let i = 0; i < 5; i++) {
-      await limiter.acquire();
-      starts.push(now);
-    }
-    expect(starts).toEqual([1000, 1250, 1500, 1750, 2000]);
-  });
-
-  it('does not wait when calls are already slower than the cap', async () => {
-    let now = 0;
-    let slept = 0;
-    const limiter = new RateLimiter(
-      10,
-      () => now,
-      async (ms) => {
-        slept += ms;
-      },
-    );
-    for (let i = 0; i < 3; i++) {
-      await limiter.acquire();
-      now += 500;
-    }
-    expect(slept).toBe(0);
-  });
-
-  it('rejects a non-positive rate', () => {
-    expect(() => new RateLimiter(0)).toThrow(/rateLimitPerSec/);
   });
 });

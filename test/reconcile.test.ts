@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
 import { reconcile } from '../src/runner/reconcile.ts';
@@ -7,6 +7,18 @@ import { policyFromConfig } from '../src/runner/policy-from-config.ts';
 import { loadActiveBankCodes } from '../src/db/bank-codes.ts';
 import { silentLogger } from '../src/log/logger.ts';
 
+/** Every date in this file comes from here, not from the wall clock: noon, so no test straddles midnight. */
+const NOW = new Date('2026-03-10T12:00:00Z');
+const TODAY = '2026-03-10';
+const clock = () => NOW;
+
+/** A fresh world per test (database, sandbox on the fixed clock, 40 payments and 30 payouts), so no test depends on another's order. */
+async function seededWorld(name: string): Promise<{ world: World; orders: SeededOrder[] }> {
+  const world = await createWorld(name, { sandbox: { now: () => NOW.getTime() }, client: { now: () => NOW.getTime() } });
+  const orders = await seedMerchant(world.t.db.knex, world.client, { payments: 40, payouts: 30, seed: 7, createdAt: clock });
+  return { world, orders };
+}
+
 async function run(world: World, request: SelectionRequest = {}, dryRun = false) {
   const { config, t, client } = world;
   return reconcile(
@@ -14,12 +26,12 @@ async function run(world: World, request: SelectionRequest = {}, dryRun = false)
       db: t.db,
       fetcher: client,
       policy: policyFromConfig(config, await loadActiveBankCodes(t.db.knex)),
-      clock: () => new Date(),
+      clock,
       logger: silentLogger,
       concurrency: 8,
       batchSize: 7, // small pages: several batches, checkpoints and read-ahead even with few orders
     },
-    { selection: buildSelection(request, { now: new Date(), zone: 'UTC', lookbackDays: 30 }), dryRun },
+    { selection: buildSelection(request, { now: NOW, zone: 'UTC', lookbackDays: 30 }), dryRun },
   );
 }
 
@@ -43,11 +55,10 @@ describe('reconcile against the sandbox', () => {
   const pick = (direction: string, currency: string | null, n: number) =>
     orders.filter((o) => o.direction === direction && (currency === null || o.currency === currency))[n];
 
-  beforeAll(async () => {
-    world = await createWorld('reconcile');
-    orders = await seedMerchant(world.t.db.knex, world.client, { payments: 40, payouts: 30, seed: 7 });
+  beforeEach(async () => {
+    ({ world, orders } = await seededWorld('reconcile'));
   });
-  afterAll(() => world?.close());
+  afterEach(() => world?.close());
 
   it('finds every mismatch code with the two values that disagree, and resolves the rest', async () => {
     const { control, t } = world;
@@ -81,10 +92,10 @@ describe('reconcile against the sandbox', () => {
     await t.db
       .knex('payment_orders')
       .where({ transaction_ref: stale.transactionRef })
-      .update({ created_at: new Date(Date.now() - 2 * 86_400_000) });
+      .update({ created_at: new Date(NOW.getTime() - 2 * 86_400_000) });
     await control.setOrder(unknown.transactionRef, { status: 'Settling' });
     await control.setOrder(utr.transactionRef, { status: 'Success', utr: '' });
-    const now = new Date();
+    const now = NOW;
     await t.db
       .knex('bank_codes')
       .insert(ngnBanks.map((c) => ({ currency: 'NGN', bank_code: c, bank_name: c, first_seen_at: now, last_seen_at: now })));
@@ -137,50 +148,57 @@ describe('reconcile against the sandbox', () => {
   });
 
   it('does not re-check final orders in the default run, and a final order contradicted by the provider is a STATUS mismatch on rerun', async () => {
+    await world.control.advanceClock(2_000);
+    expect((await run(world)).runs[0].checked).toBe(orders.length);
     const again = await run(world);
     const checkedAgain = again.runs[0].checked;
     // Only the still-open orders are due, and they are not due yet (backoff).
     expect(checkedAgain).toBe(0);
 
-    const target = orders.filter((o) => o.direction === 'payment').at(-1)!; // untouched by the first test
+    const target = orders.filter((o) => o.direction === 'payment').at(-1)!;
     const before = await world.t.db.knex('payment_orders').where({ transaction_ref: target.transactionRef }).first();
+    expect(before.status).toBe('Success');
     await world.control.setOrder(target.transactionRef, { status: 'Failed' });
-    const today = new Date().toISOString().slice(0, 10);
-    const rerun = await run(world, { date: today });
+    const rerun = await run(world, { date: TODAY });
     const items = await itemsOf(world, rerun.runs[0].runId);
-    expect(items.size).toBe(orders.length - 1); // the stale order was moved to two days ago
+    expect(items.size).toBe(orders.length);
     expect(items.get(target.transactionRef)!.codes).toContain('STATUS');
     const after = await world.t.db.knex('payment_orders').where({ transaction_ref: target.transactionRef }).first();
     expect(after.status).toBe(before.status); // a final local status never moves backwards
   });
 
   it('a --date rerun is idempotent: same verdicts, no order changed', async () => {
-    const today = new Date().toISOString().slice(0, 10);
+    await world.control.advanceClock(2_000);
+    await world.control.setOrder(pick('payment', null, 0).transactionRef, { paidAmount: '1.00' });
+    await run(world); // the first check resolves the open orders; the reruns below only re-read them
     const snapshot = async () =>
       (
         await world.t.db.knex('payment_orders').select('transaction_ref', 'status', 'paid_amount', 'fee', 'finalized_at').orderBy('id')
       ).concat(await world.t.db.knex('payout_orders').select('transaction_ref', 'status', 'utr', 'fee', 'finalized_at').orderBy('id'));
-    const first = await run(world, { date: today });
+    const first = await run(world, { date: TODAY });
     const ordersAfterFirst = await snapshot();
-    const second = await run(world, { date: today });
+    const second = await run(world, { date: TODAY });
     expect(await snapshot()).toEqual(ordersAfterFirst);
     const a = await itemsOf(world, first.runs[0].runId);
     const b = await itemsOf(world, second.runs[0].runId);
-    expect(b.size).toBe(a.size);
+    expect(b.size).toBe(orders.length);
+    expect(a.size).toBe(orders.length);
+    expect([...a.values()].filter((i) => i.codes.includes('PAID_AMOUNT'))).toHaveLength(1);
     for (const [refKey, item] of a)
       expect({ v: b.get(refKey)!.verdict, c: b.get(refKey)!.codes }).toEqual({ v: item.verdict, c: item.codes });
   });
 
   it('a dry run writes nothing but its run record', async () => {
-    const today = new Date().toISOString().slice(0, 10);
-    const before = await world.t.db.knex('recon_items').count<{ n: string }[]>('* as n');
-    const outcome = await run(world, { date: today }, true);
-    expect(outcome.runs[0].checked).toBe(orders.length - 1);
+    await world.control.advanceClock(2_000);
+    const ordersBefore = await world.t.db.knex('payment_orders').select('transaction_ref', 'status', 'finalized_at').orderBy('id');
+    const outcome = await run(world, { date: TODAY }, true);
+    expect(outcome.runs[0].checked).toBe(orders.length);
     const after = await world.t.db.knex('recon_items').count<{ n: string }[]>('* as n');
-    expect(after[0].n).toBe(before[0].n);
+    expect(after[0].n).toBe('0');
+    expect(await world.t.db.knex('payment_orders').select('transaction_ref', 'status', 'finalized_at').orderBy('id')).toEqual(ordersBefore);
     const runRow = await world.t.db.knex('job_runs').where({ id: outcome.runs[0].runId }).first();
     expect(runRow.dry_run).toBe(true);
-    expect(runRow.checked).toBe(orders.length - 1);
+    expect(runRow.checked).toBe(orders.length);
   });
 
   it('--ref checks one order by merchantRef or transactionRef', async () => {
@@ -191,13 +209,12 @@ describe('reconcile against the sandbox', () => {
     }
   });
 
-  it('stops at once with a credentials message on 403, writing no items', async () => {
-    const today = new Date().toISOString().slice(0, 10);
+  it('stops at once with a credentials message on 403, naming the settings to check once, writing no items', async () => {
     const faultId = await world.control.addFault({ kind: 'status403' });
     try {
-      const outcome = await run(world, { date: today });
+      const outcome = await run(world, { date: TODAY });
       expect(outcome.status).toBe('credentials');
-      expect(outcome.runs[0].error).toMatch(/PROVIDER_SECRET/);
+      expect(outcome.runs[0].error?.match(/check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE/g)).toHaveLength(1);
       const n = await world.t.db.knex('recon_items').where({ run_id: outcome.runs[0].runId }).count<{ n: string }[]>('* as n');
       expect(Number(n[0].n)).toBe(0);
     } finally {
@@ -207,12 +224,11 @@ describe('reconcile against the sandbox', () => {
   });
 
   it('stops as provider_unavailable when most fetches fail, instead of writing error rows for every order', async () => {
-    const today = new Date().toISOString().slice(0, 10);
     // More orders than the failure window, so the window can fill.
-    await seedMerchant(world.t.db.knex, world.client, { payments: 80, payouts: 0, seed: 8 });
+    await seedMerchant(world.t.db.knex, world.client, { payments: 80, payouts: 0, seed: 8, createdAt: clock });
     await world.control.addFault({ kind: 'status500' });
     try {
-      const outcome = await run(world, { date: today });
+      const outcome = await run(world, { date: TODAY });
       expect(outcome.status).toBe('provider_unavailable');
       expect(outcome.runs[0].checked).toBeLessThan(outcome.runs[0].selected);
     } finally {
@@ -224,12 +240,16 @@ describe('reconcile against the sandbox', () => {
 describe('reconcile smoke path on embedded PGlite', () => {
   let world: World;
   beforeAll(async () => {
-    world = await createWorld('reconcile_pglite', { db: { engine: 'pglite' } });
+    world = await createWorld('reconcile_pglite', {
+      db: { engine: 'pglite' },
+      sandbox: { now: () => NOW.getTime() },
+      client: { now: () => NOW.getTime() },
+    });
   });
   afterAll(() => world?.close());
 
   it('seeds, resolves every order, and finds an injected underpayment', async () => {
-    const orders = await seedMerchant(world.t.db.knex, world.client, { payments: 12, payouts: 8, seed: 3 });
+    const orders = await seedMerchant(world.t.db.knex, world.client, { payments: 12, payouts: 8, seed: 3, createdAt: clock });
     await world.control.advanceClock(2_000);
     const victim = orders.find((o) => o.direction === 'payment')!;
     await world.control.setOrder(victim.transactionRef, { paidAmount: '1.5' });

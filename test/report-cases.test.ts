@@ -16,7 +16,7 @@ import { buildSelection, type SelectionRequest } from '../src/runner/selection.t
 import { policyFromConfig } from '../src/runner/policy-from-config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { writeReports, type WriteReportsResult } from '../src/report/write-reports.ts';
-import { buildReportEmail } from '../src/notify/report-content.ts';
+import { buildReportEmail } from '../src/report/email/content.ts';
 import { acknowledgeCase, resolveCase } from '../src/cases/work.ts';
 import { Decimal } from '../src/money/decimal.ts';
 import { VOLATILE_COLUMNS } from '../src/report/business-view.ts';

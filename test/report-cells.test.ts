@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { neutralizeCell, textCell } from '../src/report/neutralize.ts';
-import { amountCell, padDecimals, timeFormatter, usdtCell } from '../src/report/format.ts';
+import { amountCell, padDecimals, timeFormatter, fixedDecimalCell } from '../src/report/format.ts';
 import { businessDay, defaultReportDate, ReportInputError } from '../src/report/date.ts';
 import { Decimal, formatAmount } from '../src/money/decimal.ts';
 
@@ -74,7 +74,8 @@ describe('amountCell', () => {
 
   it('leaves a missing amount empty and rounds USDT to 6 decimals', () => {
     expect(amountCell(null, 'INR')).toBe('');
-    expect(usdtCell(new Decimal('-1005.5').dividedBy('83.6'))).toBe('-12.027512');
+    expect(fixedDecimalCell(new Decimal('-1005.5').dividedBy('83.6').toFixed(), 6)).toBe('-12.027512');
+    expect(fixedDecimalCell('0', 6)).toBe('0.000000');
   });
 });
 

@@ -32,8 +32,21 @@ describe('payrecon report', () => {
     expect(r.exitCode).toBe(0);
     expect(describeReport(r.report)).toBe(
       `report 2024-05-01: wrote v1\nno orders\n${path.join(reportDir, '2024-05-01', 'v1')}\n` +
-        '  items.csv         0 rows\n  mismatches.csv    0 rows\n  summary.csv       10 rows\n  open_items.csv    0 rows\n' +
-        '  late_changes.csv  0 rows\n  balances.csv      0 rows\n  rates.csv         0 rows\n',
+        [
+          ['items.csv', 0],
+          ['mismatches.csv', 0],
+          ['summary_orders.csv', 9],
+          ['summary_rollforward.csv', 3],
+          ['timing_items.csv', 0],
+          ['summary_open_items.csv', 0],
+          ['summary_late_changes.csv', 0],
+          ['open_items.csv', 0],
+          ['late_changes.csv', 0],
+          ['balances.csv', 0],
+          ['rates.csv', 0],
+        ]
+          .map(([name, rows]) => `  ${String(name).padEnd(24)}  ${rows} rows\n`)
+          .join(''),
     );
     expect(r.report.record?.version).toBe(1);
 

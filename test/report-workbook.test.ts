@@ -7,7 +7,7 @@ import type { Table, TableColumn, TableRow } from '../src/report/table.ts';
 import { decimalValue, significantDigits } from '../src/report/workbook/cells.ts';
 import { ScaledSum } from '../src/report/workbook/scaled-sum.ts';
 import { WorkbookFile } from '../src/report/workbook/writer.ts';
-import { FIXED_DOS_DATE, FIXED_DOS_TIME } from '../src/report/workbook/zip-times.ts';
+import { FIXED_DOS_DATE, FIXED_DOS_TIME } from '../src/report/workbook/zip.ts';
 
 const COLUMNS: TableColumn[] = [
   { name: 'checked_at', kind: 'datetime' },

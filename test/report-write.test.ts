@@ -71,7 +71,11 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
     expect(Object.fromEntries(REPORT_FILES.map((n) => [n, manifest.files[n].rows]))).toEqual({
       'items.csv': 9,
       'mismatches.csv': 3,
-      'summary.csv': 13,
+      'summary_orders.csv': 9,
+      'summary_rollforward.csv': 3,
+      'timing_items.csv': 1,
+      'summary_open_items.csv': 3,
+      'summary_late_changes.csv': 0,
       'open_items.csv': 3,
       'late_changes.csv': 0,
       'balances.csv': 3,

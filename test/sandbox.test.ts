@@ -212,6 +212,19 @@ describe('sandbox operations', () => {
     expect(JSON.parse(quoted.text)).toMatchObject({ code: '400', message: expect.stringContaining('amount must be a number') });
   });
 
+  it('large amounts up to 15 integer digits are accepted; beyond, the message names the digit limit, not the decimals', async () => {
+    const ngn = { currency: 'NGN', method: 'TRANSFER' };
+    for (const amount of ['12345678901234.56', '999999999999999.99']) {
+      const r = await call(sb, PATHS.paymentInitiate, payment({ ...ngn, amount }));
+      expect(r.json.code, `${amount}: ${r.json.message}`).toBe('200');
+      expect(r.json.data.amount).toBe(amount);
+    }
+    const tooLarge = await call(sb, PATHS.paymentInitiate, payment({ ...ngn, amount: '1234567890123456.00' }));
+    expect(tooLarge.json.message).toMatch(/amount must have at most 15 digits before the decimal point \(got 16\)/);
+    const tooFine = await call(sb, PATHS.paymentInitiate, payment({ ...ngn, amount: '12.345' }));
+    expect(tooFine.json.message).toMatch(/amount must have at most 2 decimals for NGN \(got 3\)/);
+  });
+
   it('a merchantRef is accepted once per direction', async () => {
     const body = payment();
     expect((await call(sb, PATHS.paymentInitiate, body)).json.code).toBe('200');

@@ -36,6 +36,28 @@ describe('CronSpec', () => {
     expect(spec.next(d('2026-03-28T12:00:00Z'))).toEqual(d('2026-03-30T00:30:00Z'));
   });
 
+  it('a local time that DST repeats is one occurrence, the first', () => {
+    // Europe/Berlin goes back from 03:00 to 02:00 on 2026-10-25.
+    const spec = CronSpec.parse('30 2 * * *', 'Europe/Berlin');
+    expect(spec.next(d('2026-10-24T12:00:00Z'))).toEqual(d('2026-10-25T00:30:00Z'));
+    expect(spec.next(d('2026-10-25T00:30:00Z'))).toEqual(d('2026-10-26T01:30:00Z'));
+  });
+
+  it.each([
+    ['30 2 * * *', 'Europe/Berlin', '2026-03-28T23:00:00Z'],
+    ['30 2 * * *', 'Europe/Berlin', '2026-10-24T23:00:00Z'],
+    ['*/20 1-3 * * *', 'America/New_York', '2026-03-08T05:00:00Z'],
+  ])('matches, next and previous agree minute by minute: %s in %s from %s', (expr, zone, from) => {
+    const spec = CronSpec.parse(expr, zone);
+    const start = d(from).getTime();
+    for (let minute = start; minute < start + 4 * 3_600_000; minute += 60_000) {
+      const at = new Date(minute);
+      const isNext = spec.next(new Date(minute - 60_000))?.getTime() === minute;
+      const isPrevious = spec.previous(at)?.getTime() === minute;
+      expect([spec.matches(at), isNext, isPrevious]).toEqual([isNext, isNext, isNext]);
+    }
+  });
+
   it('gives up (null) for an expression with no occurrence within the limit', () => {
     const leap = CronSpec.parse('0 0 29 2 *', 'UTC');
     expect(leap.next(d('2026-03-01T00:00:00Z'))).toBeNull(); // Feb 29 2028 is beyond 366 days

@@ -20,7 +20,7 @@ import { confirmWebhookEvent } from '../src/webhook/confirm.ts';
 import { findWebhookFindings } from '../src/webhook/findings.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { writeReports } from '../src/report/write-reports.ts';
-import { buildReportEmail } from '../src/notify/report-content.ts';
+import { buildReportEmail } from '../src/report/email/content.ts';
 
 const DAY = 86_400_000;
 

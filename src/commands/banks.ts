@@ -1,5 +1,5 @@
 import { printOut } from '../log/terminal.ts';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { bankListJob, bankSyncJob } from '../services/bank-codes.ts';
 import { BANK_CURRENCIES, type BankSyncResult } from '../banks/sync.ts';
 import { renderTable } from '../cli-ui/table.ts';
@@ -37,12 +37,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV])}`,
   banks
     .command('list')
     .description('show the stored bank codes of a currency')
-    .addOption(
-      new Option('--currency <code>', 'IDR or NGN')
-        .choices([...BANK_CURRENCIES])
-        .argParser((v) => v.toUpperCase())
-        .makeOptionMandatory(),
-    )
+    .addOption(new Option('--currency <code>', 'IDR or NGN').argParser(parseBankCurrency).makeOptionMandatory())
     .option('--search <text>', 'names containing the text (any case), or codes starting with it')
     .option('--all', 'include codes the provider no longer lists')
     .option('--json', 'print the rows as JSON')
@@ -60,6 +55,19 @@ ${envHelp(DB_ENV)}`,
       const rows = await bankListJob({ currency: opts.currency, search: opts.search, includeInactive: opts.all ?? false });
       printOut(opts.json ? `${JSON.stringify(rows, null, 2)}\n` : describeList(rows, opts.all ?? false));
     });
+}
+
+/** commander's choices() is replaced by any later argParser(), so the one parser checks and upper-cases. */
+function parseBankCurrency(value: string): string {
+  const currency = value.trim().toUpperCase();
+  if (currency === 'INR') {
+    throw new InvalidArgumentError(
+      'INR has no bank list: INR payouts carry an IFSC branch code, which the provider does not list. Bank lists exist for IDR and NGN.',
+    );
+  }
+  if (!(BANK_CURRENCIES as readonly string[]).includes(currency))
+    throw new InvalidArgumentError(`expected IDR or NGN (got ${JSON.stringify(value)})`);
+  return currency;
 }
 
 function describeList(rows: readonly BankCodeRow[], all: boolean): string {

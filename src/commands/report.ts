@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { reportJob } from '../services/report.ts';
 import { REPORT_FILES } from '../report/manifest.ts';
 import type { WriteReportsResult } from '../report/write-reports.ts';
-import type { ReportEmailResult } from '../notify/report-email.ts';
+import type { ReportEmailResult } from '../report/email/send.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 export interface ReportCommandOptions {

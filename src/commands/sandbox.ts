@@ -27,6 +27,7 @@ interface SandboxCliOptions {
   webhookUrl?: string;
   webhookIntervalMs: number;
   latencyMs: number;
+  rateLimit?: number;
 }
 
 export function registerSandbox(program: Command): void {
@@ -47,13 +48,14 @@ export function registerSandbox(program: Command): void {
     .option('--webhook-url <url>', 'where payment webhooks are POSTed (none if unset)', httpUrl)
     .option('--webhook-interval-ms <n>', 'webhook retry interval', int(10, 3_600_000), 60_000)
     .option('--latency-ms <n>', 'latency added to every provider request', int(0, 600_000), 0)
+    .option('--rate-limit <n>', 'answer 429 with Retry-After above this many requests per second per merchant', int(1, 1_000_000))
     .addHelpText(
       'after',
       `${envHelp(['PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'PROVIDER_SIGNATURE', 'LOG_LEVEL'])}
 The sandbox accepts the merchant PROVIDER_MERCHANT_ID signing with PROVIDER_SECRET (demo-merchant / demo-secret
 when unset). Provider operations are under <url>/v1/api; the control interface (no authentication) under
 <url>/__control/: order/get, order/set, order/delete, fault/add, fault/clear, fault/list, latency, balance/adjust,
-clock/advance, reset, bulk-seed, stats, webhook-url, bank/set, bank/remove. Stops on SIGINT or SIGTERM.`,
+clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/remove. Stops on SIGINT or SIGTERM.`,
     )
     .action(async (opts: SandboxCliOptions) => {
       const config = loadConfig(readEnv());
@@ -67,6 +69,7 @@ clock/advance, reset, bulk-seed, stats, webhook-url, bank/set, bank/remove. Stop
         webhookUrl: opts.webhookUrl,
         webhookIntervalMs: opts.webhookIntervalMs,
         latencyMs: opts.latencyMs,
+        rateLimitPerSec: opts.rateLimit ?? null,
         logger,
       });
       // One line for people and scripts; the secret is never printed.

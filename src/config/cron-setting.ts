@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { validate } from 'node-cron';
+import { CronExpressionParser } from 'cron-parser';
+
+/** Whether expr is a valid 5-field cron expression (no seconds field), as the scheduler will read it. */
+export function isFiveFieldCron(expr: string): boolean {
+  if (expr.trim().split(/\s+/).length !== 5) return false;
+  try {
+    CronExpressionParser.parse(expr.trim(), { strict: false });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * A SCHEDULE_* value: a 5-field cron expression, or "off" (parsed to null) to disable the job.
@@ -9,7 +20,7 @@ export const cronSetting = z
   .string()
   .trim()
   .refine(
-    (v) => v.toLowerCase() === 'off' || (v.split(/\s+/).length === 5 && validate(v.replace(/\s+/g, ' '))),
+    (v) => v.toLowerCase() === 'off' || isFiveFieldCron(v),
     'expected a 5-field cron expression (minute hour day month weekday) such as "*/15 * * * *", or off',
   )
   .transform((v) => (v.toLowerCase() === 'off' ? null : v.replace(/\s+/g, ' ')));

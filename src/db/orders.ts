@@ -198,11 +198,13 @@ function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.Que
                 .where((w) => w.whereNull('next_check_at').orWhere('next_check_at', '<=', asOf)),
             );
             // The low-rate re-check of final orders: a provider may reverse a success or correct a fee later.
+            // Counted from the last time the provider was asked: a check, or the fetch confirming a
+            // notification (it sets finalized_at), whichever is later, so a just-confirmed order is not fetched again.
             if (finalRecheckBefore) {
               d.orWhere((final) =>
                 final
                   .whereIn('status_category', ['success', 'failed'])
-                  .whereRaw('coalesce(last_checked_at, finalized_at, created_at) < ?', [finalRecheckBefore]),
+                  .whereRaw('coalesce(greatest(last_checked_at, finalized_at), created_at) < ?', [finalRecheckBefore]),
               );
             }
           }),

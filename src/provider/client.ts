@@ -22,7 +22,9 @@ import {
   type Envelope,
   type ParseContext,
 } from './parse.ts';
-import { defaultSleep, RateLimiter } from './rate-limit.ts';
+import { RateLimiter, type BudgetPriority } from './rate-limit.ts';
+import type { SlotStore } from './slot-store.ts';
+import { Throttle } from './throttle.ts';
 import { parseRetryAfter, RETRYABLE_STATUSES, withRetries, type RetryPolicy } from './retry.ts';
 import { unixTimestamp, type SigningScheme } from './signing.ts';
 import { createStatusMapper, type StatusMapper } from './status.ts';
@@ -51,8 +53,10 @@ export interface ProviderClientOptions {
   maxRetries?: number;
   /** Sizes the keep-alive pool. */
   concurrency?: number;
-  /** 0 = none. */
+  /** The provider account's whole limit, shared by every process using `slotStore`; 0 = none. */
   rateLimitPerSec?: number;
+  /** The shared request schedule (the database's provider_budget); default: this process alone. */
+  slotStore?: SlotStore;
   statusMapper?: StatusMapper;
   /** Clock for the Timestamp header. */
   now?: () => number;
@@ -62,6 +66,8 @@ export interface ProviderClientOptions {
   retryBaseMs?: number;
   /** Cap of any one wait between attempts, Retry-After included. Default 30 000. */
   maxRetryDelayMs?: number;
+  /** Total time one call may spend waiting on 429s (they do not count as retries). Default 10 minutes. */
+  maxThrottledMs?: number;
   /** Bodies above this are abandoned. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Injectable for tests of the retry path. */
@@ -70,6 +76,11 @@ export interface ProviderClientOptions {
 }
 
 export type WithCategory<T> = T & { category: StatusCategory };
+
+/** Per call: what it is for, when the account's budget is short (default: sweep). */
+export interface CallOptions {
+  priority?: BudgetPriority;
+}
 
 /** Initiates create money movements: re-sending one that may have arrived could pay twice. */
 const NOT_IDEMPOTENT: ReadonlySet<Operation> = new Set(['paymentInitiate', 'payoutInitiate']);
@@ -82,6 +93,8 @@ const FETCHES: ReadonlySet<Operation> = new Set(['paymentFetch', 'payoutFetch'])
 export class ProviderClient {
   private readonly transport: Transport;
   private readonly limiter?: RateLimiter;
+  /** Calls in flight, reduced on 429 and raised again as answers come back. */
+  readonly throttle: Throttle;
   private readonly policy: RetryPolicy;
   private readonly statusMapper: StatusMapper;
   private readonly now: () => number;
@@ -97,11 +110,15 @@ export class ProviderClient {
       maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
     });
     const rate = options.rateLimitPerSec ?? 0;
-    if (rate > 0) this.limiter = new RateLimiter(rate, undefined, options.sleep ?? defaultSleep);
+    if (rate > 0) {
+      this.limiter = new RateLimiter({ ratePerSec: rate, account: options.merchantId, store: options.slotStore, sleep: options.sleep });
+    }
+    this.throttle = new Throttle(Math.max(1, options.concurrency ?? 16), undefined, options.sleep);
     this.policy = {
       maxRetries: options.maxRetries ?? 3,
       baseMs: options.retryBaseMs ?? 200,
       maxDelayMs: options.maxRetryDelayMs ?? 30_000,
+      maxThrottledMs: options.maxThrottledMs,
     };
     this.statusMapper = options.statusMapper ?? createStatusMapper();
     this.now = options.now ?? Date.now;
@@ -116,8 +133,8 @@ export class ProviderClient {
     return out;
   }
 
-  async fetchPayment(transactionRef: string): Promise<WithCategory<PaymentFetchResponse>> {
-    const { data, ctx } = await this.call('paymentFetch', { transactionRef }, transactionRef);
+  async fetchPayment(transactionRef: string, opts: CallOptions = {}): Promise<WithCategory<PaymentFetchResponse>> {
+    const { data, ctx } = await this.call('paymentFetch', { transactionRef }, transactionRef, opts.priority);
     const out = readRecord(data, SHAPES.paymentFetch, 'data', ctx);
     this.expectEcho(ctx, 'data.transactionRef', transactionRef, out.transactionRef);
     return { ...out, category: this.statusMapper(out.status) };
@@ -130,8 +147,8 @@ export class ProviderClient {
     return { ...out, category: this.statusMapper(out.status) };
   }
 
-  async fetchPayout(transactionRef: string): Promise<WithCategory<PayoutFetchResponse>> {
-    const { data, ctx } = await this.call('payoutFetch', { transactionRef }, transactionRef);
+  async fetchPayout(transactionRef: string, opts: CallOptions = {}): Promise<WithCategory<PayoutFetchResponse>> {
+    const { data, ctx } = await this.call('payoutFetch', { transactionRef }, transactionRef, opts.priority);
     const out = readRecord(data, SHAPES.payoutFetch, 'data', ctx);
     this.expectEcho(ctx, 'data.transactionRef', transactionRef, out.transactionRef);
     return { ...out, category: this.statusMapper(out.status) };
@@ -180,21 +197,33 @@ export class ProviderClient {
     operation: Operation,
     body: Record<string, unknown>,
     transactionRef?: string,
+    priority?: BudgetPriority,
   ): Promise<{ data: unknown; ctx: ParseContext }> {
     const bodyText = stringifyBody(body);
     const started = performance.now();
-    const result = await withRetries((attempt) => this.attempt(operation, bodyText, attempt, transactionRef), this.policy, {
-      sleep: this.options.sleep,
-      random: this.options.random,
-      canRetry: (err) => !NOT_IDEMPOTENT.has(operation) || err.detail.outcomeUnknown === false,
-      onRetry: (err, retryIndex, delayMs) =>
-        this.logger.warn(
-          { operation, retry: retryIndex + 1, delayMs, cause: err.detail.cause ?? err.detail.httpStatus, err: err.message },
-          'provider call failed; retrying',
-        ),
-    }).catch((err: unknown) => {
-      throw this.asProviderError(operation, err);
-    });
+    const result = await this.throttle
+      .run(() =>
+        withRetries((attempt) => this.attempt(operation, bodyText, attempt, transactionRef, priority), this.policy, {
+          sleep: this.options.sleep,
+          random: this.options.random,
+          canRetry: (err) => !NOT_IDEMPOTENT.has(operation) || err.detail.outcomeUnknown === false,
+          onRetry: (err, retryIndex, delayMs) => {
+            if (err.detail.httpStatus === 429) {
+              this.throttle.onThrottled(delayMs);
+              // Expected under a shared budget or a provider's own limit: one line per halving is enough.
+              this.logger.debug({ operation, delayMs, limit: this.throttle.limit }, 'provider throttled (429); slowing down');
+              return;
+            }
+            this.logger.warn(
+              { operation, retry: retryIndex + 1, delayMs, cause: err.detail.cause ?? err.detail.httpStatus, err: err.message },
+              'provider call failed; retrying',
+            );
+          },
+        }),
+      )
+      .catch((err: unknown) => {
+        throw this.asProviderError(operation, err);
+      });
     this.logger.debug({ operation, ms: Math.round(performance.now() - started) }, 'provider call done');
     return result;
   }
@@ -204,8 +233,11 @@ export class ProviderClient {
     bodyText: string,
     attempt: number,
     transactionRef?: string,
+    priority?: BudgetPriority,
   ): Promise<{ data: unknown; ctx: ParseContext }> {
-    await this.limiter?.acquire();
+    // A retry has waited out its own delay (Retry-After included); new calls wait for the gate.
+    if (attempt === 0) await this.throttle.ready();
+    await this.limiter?.acquire(priority);
     // Signed per attempt: a retry after a long wait must not carry a stale Timestamp.
     const timestamp = unixTimestamp(this.now());
     const signature = this.options.scheme.sign({ timestamp, body: bodyText, merchantId: this.options.merchantId }, this.options.secret);
@@ -217,6 +249,7 @@ export class ProviderClient {
     };
     this.logger.trace({ operation, attempt }, 'provider request');
     const res = await this.transport.post(operation, `${API_PREFIX}${PATHS[operation]}`, headers, bodyText);
+    if (res.status !== 429) this.throttle.onAnswered();
     return { data: this.interpret(operation, res, transactionRef), ctx: { operation, httpStatus: res.status, secrets: this.secrets } };
   }
 

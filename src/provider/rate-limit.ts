@@ -1,27 +1,140 @@
+import { MemorySlotStore, type SlotGrant, type SlotStore } from './slot-store.ts';
+
 /**
- * Requests-per-second cap as evenly spaced slots (a token bucket holding one token): never more
- * than `ratePerSec` requests start in any one-second window, and waiters are served in call order.
+ * What a request is for, when the account's budget is short:
+ * - urgent: webhook confirmations and explicit reruns (`reconcile --ref/--date`): someone waits;
+ * - sweep: the due sweep and the other scheduled jobs;
+ * - recheck: the low-rate re-check of final orders, which may wait for a quiet moment.
+ */
+export type BudgetPriority = 'urgent' | 'sweep' | 'recheck';
+const PRIORITIES: readonly BudgetPriority[] = ['urgent', 'sweep', 'recheck'];
+
+/**
+ * How far ahead of now each priority may still reserve slots. The sweep keeps at most 250 ms of
+ * slots booked, so an urgent request waits at most that long behind it however busy it is; a
+ * final re-check gets slots only while less than 50 ms are booked, i.e. when nothing else waits.
+ */
+const HORIZON_MS: Readonly<Record<BudgetPriority, number>> = { urgent: 1000, sweep: 250, recheck: 50 };
+
+/**
+ * Share of the rate left unscheduled. Requests reach the provider a few ms earlier or later than
+ * their slot (event-loop and network jitter); 2 % keeps any one-second window at the provider
+ * under R with up to ~20 ms of jitter, at the cost of 2 % of throughput.
+ */
+const RATE_HEADROOM = 0.02;
+
+/** Slots reserved per round trip to the store, as time: fewer round trips, small bursts. */
+const LEASE_MS = 25;
+
+export interface RateLimiterOptions {
+  ratePerSec: number;
+  /** The provider account the limit belongs to (its merchant id). */
+  account: string;
+  /** The shared schedule; default: this process's memory. */
+  store?: SlotStore;
+  headroom?: number;
+  // Clock and sleep are injectable so tests never wait.
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * The account's requests-per-second cap, shared through a SlotStore: each request waits for a slot
+ * of one schedule that every process reserves from, so no one-second window holds more than R
+ * requests from all of them together. Waiters are served by priority, then in call order.
  */
 export class RateLimiter {
-  private nextSlot = Number.NEGATIVE_INFINITY;
   private readonly intervalMs: number;
+  private readonly leaseSize: number;
+  private readonly store: SlotStore;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly queues: Record<BudgetPriority, Waiter[]> = { urgent: [], sweep: [], recheck: [] };
+  private pumping = false;
+  /** Store clock minus local clock, from the reservation with the shortest round trip lately. */
+  private offset: { ms: number; rttMs: number; at: number } | null = null;
 
-  constructor(
-    ratePerSec: number,
-    // Monotonic clock and sleep are injectable so tests need no real waiting.
-    private readonly now: () => number = () => performance.now(),
-    private readonly sleep: (ms: number) => Promise<void> = defaultSleep,
-  ) {
-    if (!(ratePerSec > 0)) throw new Error(`rateLimitPerSec must be positive, got ${ratePerSec}`);
-    this.intervalMs = 1000 / ratePerSec;
+  constructor(private readonly options: RateLimiterOptions) {
+    if (!(options.ratePerSec > 0)) throw new Error(`rateLimitPerSec must be positive, got ${options.ratePerSec}`);
+    const headroom = options.headroom ?? RATE_HEADROOM;
+    this.intervalMs = 1000 / (options.ratePerSec * (1 - headroom));
+    this.leaseSize = Math.max(1, Math.ceil(LEASE_MS / this.intervalMs));
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? defaultSleep;
+    this.store = options.store ?? new MemorySlotStore(this.now);
   }
 
-  /** Resolves when the caller may send; slots are reserved synchronously, so order is preserved. */
-  async acquire(): Promise<void> {
-    const now = this.now();
-    const slot = Math.max(now, this.nextSlot);
-    this.nextSlot = slot + this.intervalMs;
-    if (slot > now) await this.sleep(slot - now);
+  /** Resolves when the caller may send. */
+  acquire(priority: BudgetPriority = 'sweep'): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queues[priority].push({ resolve, reject });
+      if (!this.pumping) void this.pump();
+    });
+  }
+
+  private waiting(): number {
+    return this.queues.urgent.length + this.queues.sweep.length + this.queues.recheck.length;
+  }
+
+  /** Reserves slots for whoever waits, best priority first, until nobody does. */
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      for (let best = this.bestWaiting(); best; best = this.bestWaiting()) {
+        const before = this.now();
+        let grant: SlotGrant;
+        try {
+          grant = await this.store.reserve({
+            account: this.options.account,
+            want: Math.min(this.waiting(), this.leaseSize),
+            intervalMs: this.intervalMs,
+            horizonMs: HORIZON_MS[best],
+          });
+        } catch (err) {
+          // Without the shared schedule nothing may be sent: every waiter fails, as a provider call would.
+          for (const p of PRIORITIES) for (const w of this.queues[p].splice(0)) w.reject(err);
+          return;
+        }
+        if (grant.count === 0) {
+          await this.sleep(Math.min(100, Math.max(1, grant.retryInMs)));
+          continue;
+        }
+        const offset = this.offsetFrom(grant.nowMs, before, this.now());
+        for (let i = 0; i < grant.count; i++) {
+          const waiter = this.takeBest();
+          if (!waiter) break;
+          const wait = grant.firstSlotMs + i * this.intervalMs - offset - this.now();
+          if (wait <= 0) waiter.resolve();
+          else void this.sleep(wait).then(waiter.resolve);
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private bestWaiting(): BudgetPriority | undefined {
+    return PRIORITIES.find((p) => this.queues[p].length > 0);
+  }
+
+  private takeBest(): Waiter | undefined {
+    const p = this.bestWaiting();
+    return p ? this.queues[p].shift() : undefined;
+  }
+
+  /**
+   * The store's clock is another machine's (the database server's): a slot is converted with the
+   * offset seen by the reservation with the shortest round trip in the last 10 s, the least uncertain.
+   */
+  private offsetFrom(storeNow: number, before: number, after: number): number {
+    const sample = { ms: storeNow - (before + after) / 2, rttMs: after - before, at: after };
+    if (!this.offset || sample.rttMs <= this.offset.rttMs || after - this.offset.at > 10_000) this.offset = sample;
+    return this.offset.ms;
   }
 }
 

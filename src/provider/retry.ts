@@ -7,7 +7,15 @@ export interface RetryPolicy {
   baseMs: number;
   /** Upper bound of any one wait, Retry-After included, so a hostile header cannot stall a run. */
   maxDelayMs: number;
+  /**
+   * 429s are refusals before any processing: they are retried without counting against
+   * maxRetries, for at most this long in total per call (default 10 minutes), so a throttled run
+   * slows down instead of turning its orders into errors.
+   */
+  maxThrottledMs?: number;
 }
+
+const DEFAULT_MAX_THROTTLED_MS = 600_000;
 
 /** HTTP statuses worth another attempt: overload and gateway trouble. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
@@ -24,9 +32,10 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
 }
 
 /**
- * The one HTTP retry backoff: the wait before retry number `retryIndex` (0-based). The server's
- * Retry-After when it gave one, else full jitter (AWS architecture blog): uniform in
- * [0, min(cap, base * 2^retryIndex)). Either way capped by maxDelayMs.
+ * The one HTTP retry backoff: the wait before retry number `retryIndex` (0-based). Full jitter
+ * (AWS architecture blog): uniform in [0, min(cap, base * 2^retryIndex)), and never less than the
+ * server's Retry-After when it gave one (a server that keeps refusing with "Retry-After: 0" still
+ * sees the waits grow). Capped by maxDelayMs either way.
  */
 export function httpRetryDelayMs(
   retryIndex: number,
@@ -34,9 +43,8 @@ export function httpRetryDelayMs(
   retryAfterMs: number | undefined,
   random: () => number = Math.random,
 ): number {
-  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.maxDelayMs);
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseMs * 2 ** retryIndex);
-  return Math.floor(random() * ceiling);
+  const jitter = Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseMs * 2 ** retryIndex));
+  return Math.min(policy.maxDelayMs, Math.max(jitter, retryAfterMs ?? 0));
 }
 
 export interface RetryHooks {
@@ -57,17 +65,26 @@ export async function withRetries<T>(
   hooks: RetryHooks = {},
 ): Promise<T> {
   const sleep = hooks.sleep ?? defaultSleep;
+  let retries = 0;
+  let throttles = 0;
+  let throttledMs = 0;
   for (let i = 0; ; i++) {
     try {
       return await attempt(i);
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
-      const again = err.retryable && i < policy.maxRetries && (hooks.canRetry?.(err) ?? true);
+      const throttled = err.detail.httpStatus === 429;
+      const delay = httpRetryDelayMs(throttled ? throttles : retries, policy, err.detail.retryAfterMs, hooks.random);
+      const within = throttled ? throttledMs + delay <= (policy.maxThrottledMs ?? DEFAULT_MAX_THROTTLED_MS) : retries < policy.maxRetries;
+      const again = err.retryable && within && (hooks.canRetry?.(err) ?? true);
       if (!again) {
         err.detail.attempts = i + 1;
         throw err;
       }
-      const delay = httpRetryDelayMs(i, policy, err.detail.retryAfterMs, hooks.random);
+      if (throttled) {
+        throttles++;
+        throttledMs += delay;
+      } else retries++;
       hooks.onRetry?.(err, i, delay);
       await sleep(delay);
     }

@@ -1,4 +1,4 @@
-import { amountCell, decimalCell } from './format.ts';
+import { amountCell, decimalCell, fixedDecimalCell } from './format.ts';
 import { textCell } from './neutralize.ts';
 import { currencyIndex, type TableColumn, type TableRow } from './table.ts';
 
@@ -30,7 +30,7 @@ export function csvCells(columns: readonly TableColumn[], row: TableRow, formatT
         out[i] = formatTime(Number(v));
         break;
       case 'decimal':
-        out[i] = decimalCell(String(v));
+        out[i] = fixedDecimalCell(String(v), columns[i].decimals);
         break;
     }
   }

@@ -1,5 +1,5 @@
 import { groupNumber } from '../notify/html.ts';
-import { amountCell } from './format.ts';
+import { amountCell, fixedDecimalCell } from './format.ts';
 import type { CellValue, ColumnKind } from './table.ts';
 
 /**
@@ -16,7 +16,13 @@ export function isNumericKind(kind: ColumnKind): boolean {
   return kind === 'amount' || kind === 'count' || kind === 'decimal';
 }
 
-export function displayValue(kind: ColumnKind, value: CellValue, currency: string | null, formatTime: (ms: number) => string): string {
+export function displayValue(
+  kind: ColumnKind,
+  value: CellValue,
+  currency: string | null,
+  formatTime: (ms: number) => string,
+  decimals?: number,
+): string {
   if (value === null || value === '') return '';
   switch (kind) {
     case 'amount':
@@ -24,7 +30,7 @@ export function displayValue(kind: ColumnKind, value: CellValue, currency: strin
     case 'count':
       return groupDigits(String(value));
     case 'decimal':
-      return String(value);
+      return decimals === undefined ? String(value) : groupDigits(fixedDecimalCell(String(value), decimals));
     case 'datetime':
       // "2026-11-22T15:45:30.000+05:30" -> "2026-11-22 15:45:30 +05:30"
       return formatTime(Number(value))

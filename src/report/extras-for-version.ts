@@ -16,7 +16,6 @@ import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
 import type { CsvFileResult } from './csv-file.ts';
 import type { ExtraFileName, ExtraFileResult, ReportFile } from './manifest.ts';
 import { AGING_BUCKETS, type OpenItemTotals } from './open-items.ts';
-import type { OrderTotalsAccumulator } from './order-totals.ts';
 import {
   LATE_CHANGE_TABLE_COLUMNS,
   OPEN_ITEM_TABLE_COLUMNS,
@@ -25,8 +24,8 @@ import {
   openItemTableRow,
   ratesTable,
 } from './sheet-tables.ts';
-import { lateChangesSummaryTable, openItemsSummaryTable, ordersTable, rollForwardTable } from './summary-tables.ts';
-import { lastRateByCurrency } from './summary.ts';
+import type { Table } from './table.ts';
+import { ROLLFORWARD_SUMMARY } from './rollforward-tables.ts';
 import { unknownOrderTableRows } from './unknown-orders.ts';
 import { withCaseColumns } from './case-cells.ts';
 import { writeVersionExtras } from './version-extras.ts';
@@ -34,9 +33,9 @@ import { writeVersionExtras } from './version-extras.ts';
 /** What the CSV pass learnt that the workbook, the charts and report.html show again. */
 export interface ReportFacts {
   currencies: readonly string[];
-  totals: OrderTotalsAccumulator;
+  /** The summary tables the CSV pass wrote, one file each, in reading order. */
+  summaryTables: readonly Table[];
   openTotals: OpenItemTotals;
-  lateByCurrency: ReadonlyMap<string, number>;
   rollForwards: ReadonlyMap<string, SnapshotRollForward | null>;
   balances: readonly BalanceSnapshotRow[];
   rates: readonly RateSnapshotRow[];
@@ -74,6 +73,7 @@ export async function writeExtrasForVersion(
       for await (const page of withCaseColumns(tx, streamReportItems(tx, s.window, s.pageSize), s.now))
         yield page.filter((r) => keep(r.verdict)).map((r) => itemTableRow(r, s.date));
     };
+  const rollForward = facts.summaryTables.find((t) => t.name === ROLLFORWARD_SUMMARY.name);
   const days = chartDays(s.date);
   const earlierCodeCounts = await reportedCodeCounts(tx, { first: days[0], end: s.date });
   const versions = (await listReportVersions(tx, s.date)).map((v) => ({
@@ -81,7 +81,6 @@ export async function writeExtrasForVersion(
     createdAt: s.formatTime(v.created_at.getTime()),
     headline: (v.manifest as { headline?: string } | null)?.headline ?? null,
   }));
-  const rates = lastRateByCurrency([...facts.rates]);
   return writeVersionExtras({
     dir: s.dir,
     date: s.date,
@@ -90,12 +89,7 @@ export async function writeExtrasForVersion(
     createdAt: s.formatTime(s.now.getTime()),
     headline: s.headline,
     partial: s.partial,
-    summary: [
-      ordersTable(facts.currencies, facts.totals, rates),
-      openItemsSummaryTable(facts.openTotals),
-      lateChangesSummaryTable(facts.lateByCurrency),
-    ],
-    rollForward: rollForwardTable(facts.currencies, facts.rollForwards),
+    summary: facts.summaryTables,
     items: { columns: ITEM_TABLE_COLUMNS, pages: dayItems(() => true) },
     mismatches: {
       columns: ITEM_TABLE_COLUMNS,
@@ -126,13 +120,14 @@ export async function writeExtrasForVersion(
       rollForward: facts.currencies.flatMap((c) => {
         const r = facts.rollForwards.get(c);
         if (!r || !r.opening || !r.closing) return [];
-        const sum = rollForwardTable([c], new Map([[c, r]])).rows[0];
+        const row = rollForward?.rows.find((x) => x[0] === c);
+        const at = (name: string) => (row ? (row[rollForward!.columns.findIndex((k) => k.name === name)] as string | null) : null);
         return [
           {
             currency: c,
             opening: r.openingTotal,
-            payments_in: sum[3] as string | null,
-            payouts_out: sum[4] as string | null,
+            payments_in: at('payments_in'),
+            payouts_out: at('payouts_out'),
             closing: r.closingTotal,
             drift: r.drift,
           },

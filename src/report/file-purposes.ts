@@ -4,9 +4,14 @@ export const FILE_PURPOSES: Readonly<Record<string, string>> = {
   'report.html': 'this page: the charts, the summary tables and every version of the day, for a browser',
   'items.csv': 'every order of the day with its latest check: both sides, verdict, codes, signed difference',
   'mismatches.csv': 'the mismatched orders only, in the same columns as items.csv',
-  'summary_orders.csv': 'per currency and direction: counts by verdict and provider status, gross, paid, fees, net; totals',
-  'summary_rollforward.csv': 'per currency: opening and closing balance snapshots with their times, movement explained by orders, drift',
-  'summary.csv': 'the summary tables (orders, open items, late changes, roll-forward) in one file with a section column',
+  'summary_orders.csv':
+    'per currency and direction: counts by verdict and by provider status (failed included), gross, paid, fees, net (payments paid − fees; payouts −(amount + fees), an outflow); a total row per currency',
+  'summary_rollforward.csv':
+    'per currency: opening and closing balance snapshots with their times, movement by orders, timing items (count and movement), expected closing, drift, within tolerance',
+  'timing_items.csv':
+    "the roll-forward's timing items: orders that may have become final on either side of a snapshot, and the side each was counted on",
+  'summary_open_items.csv': 'open items of earlier days counted per currency and aging bucket',
+  'summary_late_changes.csv': 'late changes to earlier days counted per currency',
   'open_items.csv': 'orders of earlier days still pending, unchecked, in error or mismatched, with their age',
   'late_changes.csv': "orders of earlier days whose verdict or codes changed since their day's last report",
   'balances.csv': 'the balance snapshots of the day (total_excluding_credit = available + pending + held; credit is not funds)',

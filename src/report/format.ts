@@ -42,8 +42,10 @@ export function decimalCell(value: string | null | undefined): string {
   return value === null || value === undefined ? '' : normalizeDecimal(value);
 }
 
-export function usdtCell(value: Decimal | null): string {
-  return value === null ? '' : value.toFixed(USDT_DECIMALS);
+/** A decimal with a fixed number of decimals when given (exact when it has no more), else as decimalCell. */
+export function fixedDecimalCell(value: string, decimals: number | undefined): string {
+  if (decimals === undefined) return decimalCell(value);
+  return padDecimals(value, decimals) ?? new Decimal(value).toFixed(decimals);
 }
 
 function offsetText(minutes: number): string {

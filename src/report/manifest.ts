@@ -1,11 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { CsvFileResult } from './csv-file.ts';
 
+/** One file per summary table (summary-tables.ts, rollforward-tables.ts), in reading order. */
+export const SUMMARY_FILES = [
+  'summary_orders.csv',
+  'summary_rollforward.csv',
+  'timing_items.csv',
+  'summary_open_items.csv',
+  'summary_late_changes.csv',
+] as const;
+export type SummaryFile = (typeof SUMMARY_FILES)[number];
+
 /** The CSV files of a version, in the order the manifest and the content hash list them. */
 export const REPORT_FILES = [
   'items.csv',
   'mismatches.csv',
-  'summary.csv',
+  ...SUMMARY_FILES,
   'open_items.csv',
   'late_changes.csv',
   'balances.csv',

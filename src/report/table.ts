@@ -26,6 +26,8 @@ export interface TableColumn {
   readonly label?: string;
   /** Workbook column width in characters; default by kind. */
   readonly width?: number;
+  /** A decimal column written with this many decimals (USDT: 6); default: the digits stored. */
+  readonly decimals?: number;
 }
 
 export type CellValue = string | number | null;
@@ -40,6 +42,9 @@ export interface Table {
   /** Lines a reader needs to read the table right (what a total includes, …). */
   readonly notes?: readonly string[];
 }
+
+/** A table without its rows: what a reader of its CSV file needs to render it again. */
+export type TableSpec = Pick<Table, 'name' | 'title' | 'columns' | 'notes'>;
 
 export function columnLabel(c: TableColumn): string {
   return c.label ?? c.name.replaceAll('_', ' ');

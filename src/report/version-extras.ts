@@ -4,6 +4,7 @@ import { renderDayCharts, type DayChartData } from './charts/day-charts.ts';
 import type { CodeCount } from './charts/specs.ts';
 import { filePurpose } from './file-purposes.ts';
 import { reportHtml, type VersionLine } from './html/report-html.ts';
+import { ROLLFORWARD_SUMMARY, TIMING_ITEMS } from './rollforward-tables.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
 import { writeFileSynced } from './version-dir.ts';
 import { WorkbookFile } from './workbook/writer.ts';
@@ -26,9 +27,8 @@ export interface VersionExtrasInput {
   createdAt: string;
   headline: string;
   partial: boolean;
-  /** Summary tables in reading order (orders, open items, late changes, …), and the roll-forward. */
+  /** Summary tables in reading order (orders, roll-forward, timing items, open items, late changes). */
   summary: readonly Table[];
-  rollForward: Table;
   /** The day's orders (Items sheet) and the mismatched ones, in the item table's columns. */
   items: StreamedTable;
   mismatches: StreamedTable;
@@ -47,6 +47,9 @@ export interface VersionExtrasInput {
   csvRows: Readonly<Record<string, number>>;
   formatTime: (ms: number) => string;
 }
+
+/** Summary tables the Roll-forward sheet shows again. */
+const ROLLFORWARD_SHEET = [ROLLFORWARD_SUMMARY.name, TIMING_ITEMS.name];
 
 /** Mismatches shown in report.html (all of them are in mismatches.csv and the workbook). */
 const HTML_MISMATCH_ROWS = 200;
@@ -70,15 +73,11 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
     created: new Date(`${input.date}T00:00:00Z`),
   });
   try {
-    workbook.tablesSheet(
-      'Summary',
-      [...input.summary, input.rollForward],
-      [
-        input.headline,
-        `Business day ${input.date} in ${input.timezone}, version ${input.version}${input.partial ? ' (written before the day was over)' : ''}.`,
-        'Amounts are numbers with thousands separators; an amount shaded orange is text, because it has more than 15 significant digits, which a spreadsheet number cannot hold exactly.',
-      ],
-    );
+    workbook.tablesSheet('Summary', input.summary, [
+      input.headline,
+      `Business day ${input.date} in ${input.timezone}, version ${input.version}${input.partial ? ' (written before the day was over)' : ''}.`,
+      'Amounts are numbers with thousands separators; an amount shaded orange is text, because it has more than 15 significant digits, which a spreadsheet number cannot hold exactly.',
+    ]);
     await streamSheet(workbook, 'Mismatches', input.mismatches, {}, (row) => {
       mismatchCount += 1;
       if (preview.length < HTML_MISMATCH_ROWS) preview.push(row);
@@ -87,7 +86,11 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
     });
     await streamSheet(workbook, 'Open items', input.openItems);
     await streamSheet(workbook, 'Late changes', input.lateChanges);
-    tableSheet(workbook, 'Roll-forward', input.rollForward);
+    // The roll-forward and its timing items, one under the other: the timing items explain the row.
+    workbook.tablesSheet(
+      'Roll-forward',
+      input.summary.filter((t) => ROLLFORWARD_SHEET.includes(t.name)),
+    );
     await streamSheet(workbook, 'Items', input.items, { expectedRows: input.itemCount, fullFile: 'items.csv' });
     tableSheet(workbook, 'Balances', input.balances);
     tableSheet(workbook, 'Rates', input.rates);
@@ -125,7 +128,7 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
       headline: input.headline,
       partial: input.partial,
       charts,
-      tables: [...input.summary, input.rollForward],
+      tables: input.summary,
       mismatches: { name: 'mismatches', title: 'Mismatches', columns: input.mismatches.columns, rows: preview },
       mismatchCount,
       versions: [...input.versions, { version: input.version, createdAt: input.createdAt, headline: input.headline }],
@@ -148,12 +151,10 @@ async function streamSheet(
   const sheet = workbook.sheet(name, source.columns, opts);
   for await (const page of source.pages()) {
     for (const row of page) {
-      sheet.add(row);
+      const wait = sheet.add(row);
+      if (wait) await wait;
       each?.(row);
     }
-    // exceljs's sheet stream takes every row at once (no backpressure): a turn of the event loop
-    // per page lets the zip entry's compression catch up before the next page is added.
-    await new Promise((resolve) => setImmediate(resolve));
   }
   sheet.close();
 }

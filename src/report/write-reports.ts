@@ -32,7 +32,7 @@ import { csvCells, csvHeader } from './csv-cells.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
 import { unknownOrderTableRows } from './unknown-orders.ts';
 import { withCaseColumns } from './case-cells.ts';
-import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest } from './manifest.ts';
+import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest, type SummaryFile } from './manifest.ts';
 import { OpenItemTotals } from './open-items.ts';
 import { OrderTotalsAccumulator } from './order-totals.ts';
 import {
@@ -44,7 +44,8 @@ import {
   ratesTable,
 } from './sheet-tables.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
-import { SUMMARY_COLUMNS, headlineRow, lastRateByCurrency, lateChangeRows, openItemRows, orderRows, rollForwardRow } from './summary.ts';
+import { lastRateByCurrency, lateChangesSummaryTable, openItemsSummaryTable, ordersTable } from './summary-tables.ts';
+import { rollForwardTable, timingItemsTable } from './rollforward-tables.ts';
 import {
   currentVersion,
   ensureWritableDir,
@@ -354,21 +355,23 @@ async function writeFiles(
     unknownOrders: unknownOrders.length,
   });
 
-  const lastRates = lastRateByCurrency(rates);
-  const summary: string[][] = [headlineRow(headline)];
-  for (const c of currencies) summary.push(...orderRows(c, totals, lastRates.get(c)));
-  summary.push(...openItemRows(openTotals));
-  summary.push(...lateChangeRows(lateByCurrency));
-  for (const c of currencies) summary.push(rollForwardRow(c, rollForwards.get(c) ?? null, formatTime));
-  const summaryCsv = new CsvFile(path.join(dir, 'summary.csv'), SUMMARY_COLUMNS, businessView(SUMMARY_COLUMNS));
-  for (const r of summary) await summaryCsv.write(r);
-  const summaryResult = await summaryCsv.close();
+  // One CSV file per summary table, each with its own header; the workbook, report.html and the
+  // e-mail render these same tables.
+  const summaryTables: Table[] = [
+    ordersTable(currencies, totals, lastRateByCurrency(rates)),
+    rollForwardTable(currencies, rollForwards),
+    timingItemsTable(currencies, rollForwards),
+    openItemsSummaryTable(openTotals),
+    lateChangesSummaryTable(lateByCurrency),
+  ];
+  const summaryFiles: Partial<Record<ReportFile, CsvFileResult>> = {};
+  for (const t of summaryTables) summaryFiles[`${t.name}.csv` as ReportFile] = await writeTable(dir, t, formatTime);
 
   return {
     files: {
       'items.csv': itemsResult,
       'mismatches.csv': mismatchesResult,
-      'summary.csv': summaryResult,
+      ...(summaryFiles as Record<SummaryFile, CsvFileResult>),
       'open_items.csv': openResult,
       'late_changes.csv': lateResult,
       'balances.csv': balancesResult,
@@ -376,7 +379,7 @@ async function writeFiles(
     },
     runIds: sortRunIds(runIds),
     headline,
-    facts: { currencies, totals, openTotals, lateByCurrency, rollForwards, balances, rates, unknownOrders },
+    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates, unknownOrders },
   };
 }
 

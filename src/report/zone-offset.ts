@@ -3,7 +3,7 @@ import { IANAZone } from 'luxon';
 /**
  * The zone's UTC offset in minutes at an instant, for REPORT_TIMEZONE: the one place the report
  * turns instants into the zone's wall clock (CSV and html text via timeFormatter, workbook
- * date-times via wallClock). luxon supplies the offset, cached per minute (zone transitions fall
+ * date-times via wallClockSerial). luxon supplies the offset, cached per minute (zone transitions fall
  * on whole minutes): a full DateTime per cell costs seconds on a million rows, this costs a lookup.
  */
 export function zoneOffset(zone: string): (epochMs: number) => number {

@@ -1,11 +1,12 @@
 import { CredentialsError, OrderNotFoundError, ProviderError } from '../provider/errors.ts';
 import type { PaymentFetchResponse, PayoutFetchResponse, StatusCategory, Direction } from '../provider/types.ts';
+import type { BudgetPriority } from '../provider/rate-limit.ts';
 import type { ProviderAnswer } from '../recon/types.ts';
 
 /** The two fetch operations a reconcile run needs; ProviderClient provides them. */
 export interface OrderFetcher {
-  fetchPayment(transactionRef: string): Promise<PaymentFetchResponse & { category: StatusCategory }>;
-  fetchPayout(transactionRef: string): Promise<PayoutFetchResponse & { category: StatusCategory }>;
+  fetchPayment(transactionRef: string, opts?: { priority?: BudgetPriority }): Promise<PaymentFetchResponse & { category: StatusCategory }>;
+  fetchPayout(transactionRef: string, opts?: { priority?: BudgetPriority }): Promise<PayoutFetchResponse & { category: StatusCategory }>;
 }
 
 export type FetchOutcome = { answer: ProviderAnswer; failed: boolean } | { credentials: CredentialsError };
@@ -14,9 +15,16 @@ export type FetchOutcome = { answer: ProviderAnswer; failed: boolean } | { crede
  * Fetches one order and turns every outcome into an answer for the core: found, not found, or
  * an error with its reason. Only a credentials refusal escapes, because it must stop the run.
  */
-export async function fetchAnswer(fetcher: OrderFetcher, direction: Direction, transactionRef: string): Promise<FetchOutcome> {
+export async function fetchAnswer(
+  fetcher: OrderFetcher,
+  direction: Direction,
+  transactionRef: string,
+  priority: BudgetPriority = 'sweep',
+): Promise<FetchOutcome> {
   try {
-    const order = direction === 'payment' ? await fetcher.fetchPayment(transactionRef) : await fetcher.fetchPayout(transactionRef);
+    const opts = { priority };
+    const order =
+      direction === 'payment' ? await fetcher.fetchPayment(transactionRef, opts) : await fetcher.fetchPayout(transactionRef, opts);
     return { answer: { kind: 'found', order }, failed: false };
   } catch (err) {
     if (err instanceof CredentialsError) return { credentials: err };

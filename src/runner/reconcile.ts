@@ -5,6 +5,8 @@ import { createRun, findResumableRun, finishRun, setRunSelected, type RunRow, ty
 import { withJobLockWaiting } from '../db/lock-wait.ts';
 import { describeLockHolder, findLockHolder } from '../db/lock-holder.ts';
 import type { Direction } from '../provider/types.ts';
+import type { BudgetPriority } from '../provider/rate-limit.ts';
+import { isFinalCategory } from '../provider/status.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import { FailureWindow } from './failure-window.ts';
 import { runOrderedPipeline } from './ordered-pipeline.ts';
@@ -157,6 +159,15 @@ async function* pagesOf(
   }
 }
 
+/**
+ * What this fetch is for when the provider budget is short: a rerun someone asked for comes first,
+ * the due sweep next, and its low-rate re-check of final orders last.
+ */
+function budgetPriority(selection: Selection, order: OrderRow): BudgetPriority {
+  if (selection.mode === 'ref' || selection.mode === 'range') return 'urgent';
+  return isFinalCategory(order.statusCategory) ? 'recheck' : 'sweep';
+}
+
 type Stop = { status: 'credentials' | 'provider_unavailable'; message: string } | null;
 
 const LOCK_LOST = 'lost the job lock (the database connection was closed); the run is left for the next start to resume';
@@ -192,11 +203,11 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
       const check = async (order: OrderRow): Promise<CheckToWrite | null> => {
         if (halt.stop) return null;
         const askedAt = deps.clock();
-        const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef);
+        const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef, budgetPriority(selection, order));
         if ('credentials' in outcome) {
           halt.stop ??= {
             status: 'credentials',
-            message: `the provider refused payrecon's credentials (${outcome.credentials.message}); check PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE`,
+            message: outcome.credentials.message,
           };
           return null;
         }

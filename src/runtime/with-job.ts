@@ -10,6 +10,7 @@ import { createLogger } from '../log/logger.ts';
 import { alertForFailedRun } from '../notify/alert-builders.ts';
 import type { ProviderClient, ProviderClientOptions } from '../provider/client.ts';
 import { createProviderClient } from '../provider/from-config.ts';
+import { slotStoreFor } from '../db/provider-budget.ts';
 import { raiseAndDeliver } from './alerting.ts';
 import { isUsageError, JobFailedError, oneLine } from './job-failure.ts';
 
@@ -75,7 +76,8 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
       logger,
       db,
       signal: stop.signal,
-      provider: () => (client ??= createProviderClient(config, { logger, ...opts.provider })),
+      // The account's rate limit is shared with every other process on this database.
+      provider: () => (client ??= createProviderClient(config, { logger, slotStore: slotStoreFor(db!), ...opts.provider })),
       leaveOpen: () => void (leaveOpen = true),
     };
     return await fn(deps);

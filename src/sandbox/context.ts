@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.ts';
 import type { SigningScheme } from '../provider/signing.ts';
 import type { FaultRegistry } from './faults.ts';
 import type { RequestStats } from './request-stats.ts';
+import type { RateWindow } from './rate-window.ts';
 import type { SandboxState } from './state.ts';
 import type { WebhookDispatcher } from './webhooks.ts';
 
@@ -13,6 +14,8 @@ export interface SandboxContext {
   faults: FaultRegistry;
   webhooks: WebhookDispatcher;
   stats: RequestStats;
+  /** The provider's own per-merchant rate limit (off by default) and the measurement of arrivals. */
+  rate: RateWindow;
   secrets: ReadonlyMap<string, string>;
   scheme: SigningScheme;
   timestampWindowSec: number;
@@ -20,5 +23,5 @@ export interface SandboxContext {
   /** Responses a timeout fault keeps open; closed when the sandbox closes. */
   held: Set<ServerResponse>;
   /** Values `reset` returns to. */
-  initial: { webhookUrl?: string; latencyMs: number };
+  initial: { webhookUrl?: string; latencyMs: number; rateLimitPerSec: number | null };
 }

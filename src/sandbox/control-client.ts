@@ -52,6 +52,14 @@ export class SandboxControl {
     await this.call('latency', { ms });
   }
 
+  /**
+   * The provider's own limit: above `perSecond` requests in any one-second window per merchant, 429 with
+   * Retry-After (null: none). Restarts the measurement of arrivals that stats() reports under `rate`.
+   */
+  async setRateLimit(perSecond: number | null): Promise<void> {
+    await this.call('rate-limit', { perSecond });
+  }
+
   /** Adds an unexplained delta (decimal text, may be negative) to available; returns the new available and total. */
   async adjustBalance(currency: string, delta: string, merchantId?: string): Promise<{ available: string; total: string }> {
     return this.call('balance/adjust', { currency, delta, merchantId });

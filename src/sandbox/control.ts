@@ -54,6 +54,12 @@ export function statsOf(ctx: SandboxContext): SandboxStats {
     faultsApplied: ctx.faults.applied,
     orders: ctx.state.counts(),
     webhooks: { queued: w.queued, delivered: w.delivered, gaveUp: w.gaveUp, attempts: [...w.attempts] },
+    rate: {
+      limitPerSec: ctx.rate.limitPerSec,
+      throttled: ctx.rate.throttled,
+      busiestWindow: ctx.rate.busiestWindow,
+      busiestSecond: ctx.rate.busiestSecond,
+    },
   };
 }
 
@@ -65,6 +71,7 @@ function reset(ctx: SandboxContext): void {
   ctx.webhooks.reset();
   ctx.webhooks.setUrl(ctx.initial.webhookUrl);
   ctx.stats.reset();
+  ctx.rate.set(ctx.initial.rateLimitPerSec);
 }
 
 /** Routes `/__control/<action>` (JSON in and out, no provider authentication). */
@@ -94,6 +101,12 @@ function run(ctx: SandboxContext, action: string, body: Record<string, unknown>)
       return {};
     case 'fault/list':
       return { faults: ctx.faults.list(), globalLatencyMs: ctx.faults.globalLatencyMs };
+    case 'rate-limit': {
+      // Also restarts the measurement of arrivals (busiest window and second, 429s).
+      const perSecond = body.perSecond === null ? null : int(body, 'perSecond', 1, 1_000_000);
+      ctx.rate.set(perSecond);
+      return {};
+    }
     case 'latency':
       ctx.faults.globalLatencyMs = int(body, 'ms', 0, 600_000);
       return {};

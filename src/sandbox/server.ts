@@ -10,6 +10,7 @@ import { FaultRegistry, HTML_ERROR_PAGE, PRE_FAULTS, corruptData, streamHugeBody
 import { handleOperation, paymentFetchData, payoutFetchData, type OpResult } from './operations.ts';
 import { hash32, rng, uuidFrom } from './prng.ts';
 import { RequestStats } from './request-stats.ts';
+import { RateWindow } from './rate-window.ts';
 import { isPlainObject, parseRequestJson } from './request-json.ts';
 import { envelopeText, sendError, sendJson, sendText } from './response-json.ts';
 import { SandboxState } from './state.ts';
@@ -43,6 +44,8 @@ export interface SandboxOptions {
   lifecycle?: Partial<LifecycleOptions>;
   /** Latency added to every provider request (default 0). */
   latencyMs?: number;
+  /** Requests per second per merchant above which the answer is 429 with Retry-After (default: no limit). */
+  rateLimitPerSec?: number | null;
   logger?: Logger;
 }
 
@@ -122,6 +125,12 @@ function wrongOrder(ctx: SandboxContext, op: Operation, merchantId: string, data
 async function handleApi(ctx: SandboxContext, op: Operation, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const raw = await readBody(req);
   ctx.stats.count(op);
+  // Counted on arrival, before authentication, as a provider's gateway would.
+  const merchantHeader = String(req.headers.merchantid ?? '');
+  const arrivedAt = performance.now();
+  if (!ctx.rate.admit(merchantHeader, arrivedAt)) {
+    return sendError(res, 429, 'TOO_MANY_REQUESTS', { 'retry-after': String(ctx.rate.retryAfterSec(merchantHeader, arrivedAt)) });
+  }
   let body: unknown;
   let malformed = false;
   try {
@@ -205,14 +214,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults,
     webhooks,
     stats: new RequestStats(),
+    rate: new RateWindow(),
     secrets,
     scheme,
     timestampWindowSec: options.timestampWindowSec ?? 300,
     logger,
     held: new Set(),
-    initial: { webhookUrl: options.webhookUrl, latencyMs: faults.globalLatencyMs },
+    initial: { webhookUrl: options.webhookUrl, latencyMs: faults.globalLatencyMs, rateLimitPerSec: options.rateLimitPerSec ?? null },
   };
 
+  ctx.rate.set(ctx.initial.rateLimitPerSec);
   const server = http.createServer((req, res) => {
     route(ctx, req, res).catch((err: unknown) => {
       if (err instanceof TooLarge) return;

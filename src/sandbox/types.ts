@@ -148,4 +148,6 @@ export interface SandboxStats {
   faultsApplied: number;
   orders: { payments: number; payouts: number; seeded: number };
   webhooks: { queued: number; delivered: number; gaveUp: number; attempts: WebhookAttempt[] };
+  /** The per-merchant rate limit, the 429s it answered, and the busiest one-second window and calendar second of arrivals. */
+  rate: { limitPerSec: number | null; throttled: number; busiestWindow: number; busiestSecond: number };
 }

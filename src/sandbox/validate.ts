@@ -1,4 +1,4 @@
-import { isCurrency, type Currency } from '../money/decimal.ts';
+import { AMOUNT_BOUNDS, CURRENCY_DECIMALS, digitsOf, isCurrency, type Currency } from '../money/decimal.ts';
 import { isBankCurrency, isIfscShaped, type BankDirectory, type BankCurrency } from './bank-codes.ts';
 import { NumText, isPlainObject } from './request-json.ts';
 
@@ -70,13 +70,21 @@ function currency(b: Record<string, unknown>): Currency {
   return c as Currency;
 }
 
-/** A JSON number, positive, at most 2 decimals, no exponent. */
-function amount(b: Record<string, unknown>): string {
+/**
+ * A JSON number, positive, no exponent, within the currency's minor unit and the digits payrecon
+ * stores (AMOUNT_BOUNDS): each limit has its own message, so a large amount is not called "too many decimals".
+ */
+function amount(b: Record<string, unknown>, cur: Currency): string {
   const v = b.amount;
   if (v === undefined || v === null) fail('amount', 'is required');
   if (!(v instanceof NumText)) fail('amount', 'must be a number');
   const text = (v as NumText).text;
-  if (!/^(0|[1-9]\d{0,12})(\.\d{1,2})?$/.test(text)) fail('amount', 'must be a positive number with at most 2 decimals');
+  if (!/^(0|[1-9]\d*)(\.\d+)?$/.test(text)) fail('amount', 'must be a positive number written without an exponent');
+  const { integerDigits, scale } = digitsOf(text);
+  const maxScale = CURRENCY_DECIMALS[cur];
+  const maxInteger = AMOUNT_BOUNDS[cur].integerDigits;
+  if (scale > maxScale) fail('amount', `must have at most ${maxScale} decimals for ${cur} (got ${scale})`);
+  if (integerDigits > maxInteger) fail('amount', `must have at most ${maxInteger} digits before the decimal point (got ${integerDigits})`);
   if (/^0(\.0+)?$/.test(text)) fail('amount', 'must be greater than 0');
   return text;
 }
@@ -107,7 +115,7 @@ export function checkPaymentInitiate(body: unknown): Checked<PaymentInitiateInpu
       merchantRef: str(b, 'merchantRef', MERCHANT_REF, 64),
       currency: cur,
       method: method(b, cur, PAYMENT_METHODS),
-      amount: amount(b),
+      amount: amount(b, cur),
       name: str(b, 'name'),
       phone: str(b, 'phone', PHONE),
       email: str(b, 'email', EMAIL),
@@ -128,7 +136,7 @@ export function checkPayoutInitiate(body: unknown, banks: BankDirectory): Checke
       currency: cur,
       method: method(b, cur, PAYOUT_METHODS),
       bankCode,
-      amount: amount(b),
+      amount: amount(b, cur),
       name: str(b, 'name'),
       account: str(b, 'account', ACCOUNT),
       phone: str(b, 'phone', PHONE),

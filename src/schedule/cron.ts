@@ -1,76 +1,61 @@
-import { createTask, parse, validate } from 'node-cron';
-import { DateTime } from 'luxon';
+import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import { isFiveFieldCron } from '../config/cron-setting.ts';
 
 /** How far next()/previous() look before giving up (an expression such as Feb 29 may match rarely). */
 const DEFAULT_LIMIT_DAYS = 366;
+const DAY_MS = 86_400_000;
 
 /**
- * A 5-field cron expression in a time zone, at minute resolution. Matching is node-cron's own
- * (so the decision agrees with node-cron's syntax: ranges, steps, names, L, #), but the time is
- * always passed in: nothing here reads the clock.
+ * A 5-field cron expression in a time zone, at minute resolution. Matching, next and previous all
+ * come from cron-parser, so they agree with each other; node-cron only supplies the minute tick.
+ * The time is always passed in: nothing here reads the clock.
  */
 export class CronSpec {
   private constructor(
     readonly expression: string,
     readonly zone: string,
-    private readonly matcher: (date: Date) => boolean,
-    private readonly hours: readonly number[],
-    private readonly minutes: readonly number[],
   ) {}
 
   /** Throws RangeError for anything but a valid 5-field expression. */
   static parse(expression: string, zone: string): CronSpec {
     const expr = expression.trim().replace(/\s+/g, ' ');
-    if (expr.split(' ').length !== 5 || !validate(expr)) {
+    if (!isFiveFieldCron(expr)) {
       throw new RangeError(`expected a 5-field cron expression such as "*/15 * * * *" (got ${JSON.stringify(expression)})`);
     }
-    const fields = parse(expr);
-    // An unstarted task is the only public handle on node-cron's matcher; destroyed at once so the
-    // registry holds nothing and no timer ever exists.
-    const task = createTask(expr, () => undefined, { timezone: zone });
-    void task.destroy();
-    const sorted = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b);
-    return new CronSpec(expr, zone, (d) => task.match(d), sorted(fields.hour), sorted(fields.minute));
+    return new CronSpec(expr, zone);
   }
 
   /** Whether the minute containing date is an occurrence. */
   matches(date: Date): boolean {
-    return this.matcher(floorMinute(date));
+    const minute = floorMinute(date);
+    return this.at(minute).includesDate(minute);
   }
 
   /** The first occurrence strictly after `after`, or null within limitDays. */
   next(after: Date, limitDays = DEFAULT_LIMIT_DAYS): Date | null {
-    const from = after.getTime();
-    let day = DateTime.fromJSDate(after, { zone: this.zone }).startOf('day');
-    for (let i = 0; i <= limitDays; i++, day = day.plus({ days: 1 })) {
-      for (const t of this.candidates(day)) if (t.getTime() > from) return t;
-    }
-    return null;
+    const expr = this.at(after, { endDate: new Date(after.getTime() + limitDays * DAY_MS) });
+    return this.firstReal(expr, () => expr.hasNext() && expr.next().toDate());
   }
 
   /** The latest occurrence at or before `atOrBefore`, or null within limitDays. */
   previous(atOrBefore: Date, limitDays = DEFAULT_LIMIT_DAYS): Date | null {
-    const until = atOrBefore.getTime();
-    let day = DateTime.fromJSDate(atOrBefore, { zone: this.zone }).startOf('day');
-    for (let i = 0; i <= limitDays; i++, day = day.minus({ days: 1 })) {
-      const found = this.candidates(day).filter((t) => t.getTime() <= until);
-      if (found.length) return found[found.length - 1];
-    }
+    // prev() is strictly before its start, so start one minute later to include atOrBefore's own minute.
+    const start = new Date(floorMinute(atOrBefore).getTime() + 60_000);
+    const expr = this.at(start, { startDate: new Date(start.getTime() - limitDays * DAY_MS) });
+    return this.firstReal(expr, () => expr.hasPrev() && expr.prev().toDate());
+  }
+
+  /**
+   * cron-parser moves a local time that DST skips to the hour after, but only from some start
+   * points; such a time is not an occurrence here, so matches, next and previous always agree.
+   */
+  private firstReal(expr: CronExpression, step: () => Date | false): Date | null {
+    for (let at = step(); at; at = step()) if (expr.includesDate(at)) return at;
     return null;
   }
 
-  /** Occurrences on one local day, ascending. Local times that DST skips are not occurrences. */
-  private candidates(day: DateTime): Date[] {
-    const out: Date[] = [];
-    for (const hour of this.hours) {
-      for (const minute of this.minutes) {
-        const local = day.set({ hour, minute, second: 0, millisecond: 0 });
-        if (local.hour !== hour || local.minute !== minute || !local.hasSame(day, 'day')) continue;
-        const at = local.toJSDate();
-        if (this.matcher(at)) out.push(at);
-      }
-    }
-    return out.sort((a, b) => a.getTime() - b.getTime());
+  private at(currentDate: Date, bounds: { startDate?: Date; endDate?: Date } = {}): CronExpression {
+    return CronExpressionParser.parse(this.expression, { currentDate, tz: this.zone, ...bounds });
   }
 }
 

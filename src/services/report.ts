@@ -5,7 +5,7 @@ import { secretValues } from '../config/redact.ts';
 import { businessDay, dayIsPartial, defaultReportDate } from '../report/date.ts';
 import { writeReports, type WriteReportsResult } from '../report/write-reports.ts';
 import { createMailer, type Mailer } from '../notify/mailer.ts';
-import { retryPendingEmails, sendReportEmail, type ReportEmailResult } from '../notify/report-email.ts';
+import { retryPendingEmails, sendReportEmail, type ReportEmailResult } from '../report/email/send.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 import type { Db } from '../db/connect.ts';

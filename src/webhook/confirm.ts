@@ -78,7 +78,9 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
 
   let fetched: FetchedOrder;
   try {
-    fetched = event.direction === 'payment' ? await deps.client.fetchPayment(ref) : await deps.client.fetchPayout(ref);
+    // A notification waits for its confirming fetch: first in line when the provider budget is short.
+    const urgent = { priority: 'urgent' as const };
+    fetched = event.direction === 'payment' ? await deps.client.fetchPayment(ref, urgent) : await deps.client.fetchPayout(ref, urgent);
   } catch (err) {
     if (err instanceof OrderNotFoundError) {
       await settleEvent(deps.db.knex, id, 'conflict', `provider does not know transactionRef ${ref}: notification not confirmed`, now());

@@ -12,8 +12,10 @@ import type { Session } from '../auth/sessions.ts';
 
 /** The report's sections shown on a day's page, in order, where the version has the file. */
 const SECTIONS: ReadonlyArray<{ title: string; match: (name: string) => boolean }> = [
-  { title: 'Summary', match: (n) => n === 'summary.csv' },
-  { title: 'Roll-forward', match: (n) => n.includes('roll') && n.endsWith('.csv') },
+  // summary.csv: a version written before the summary was one file per table.
+  { title: 'Orders by currency and direction', match: (n) => n === 'summary_orders.csv' || n === 'summary.csv' },
+  { title: 'Roll-forward', match: (n) => n === 'summary_rollforward.csv' },
+  { title: 'Timing items of the roll-forward', match: (n) => n === 'timing_items.csv' },
   { title: 'Open items of earlier days', match: (n) => n === 'open_items.csv' },
   { title: 'Late changes to earlier days', match: (n) => n === 'late_changes.csv' },
   { title: 'Balances', match: (n) => n === 'balances.csv' },

@@ -18,7 +18,7 @@ export function tableHtml(t: Table, formatTime: (ms: number) => string, opts: { 
     const currency = cur >= 0 ? (r[cur] as string | null) : null;
     const total = typeof r[0] === 'string' && r[0].toLowerCase().startsWith('total');
     const cells = t.columns.map((c, i) => {
-      const text = displayValue(c.kind, r[i], currency, formatTime);
+      const text = displayValue(c.kind, r[i], currency, formatTime, c.decimals);
       return `<td style="${CELL};text-align:${align[i]}${total ? ';font-weight:600' : ''}">${escapeHtml(text)}</td>`;
     });
     return `<tr>${cells.join('')}</tr>`;

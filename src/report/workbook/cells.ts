@@ -20,8 +20,17 @@ export function significantDigits(text: string): number {
  * nearest to ≤ 15 significant digits reads back as the same digits), else the exact text.
  */
 export function decimalValue(text: string): { number: number } | { text: string } {
-  if (!DECIMAL.test(text)) return { text };
-  return significantDigits(text) > SPREADSHEET_DIGITS ? { text } : { number: Number(text) };
+  return holdsExactly(text) ? { number: Number(text) } : { text };
+}
+
+/**
+ * Whether decimal text can be a spreadsheet number without losing a digit. Text of at most 15
+ * digit characters always can (the common amount, decided without counting).
+ */
+export function holdsExactly(text: string): boolean {
+  if (!DECIMAL.test(text)) return false;
+  const digits = text.length - (text.charCodeAt(0) === 45 ? 1 : 0) - (text.includes('.') ? 1 : 0);
+  return digits <= SPREADSHEET_DIGITS || significantDigits(text) <= SPREADSHEET_DIGITS;
 }
 
 /** The currency's decimals; an unknown currency gets 2, the common case. */
@@ -37,11 +46,16 @@ export function amountFormat(decimals: number): string {
 export const COUNT_FORMAT = '#,##0';
 export const DATETIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 
+/** Days from the spreadsheet epoch (1899-12-30) to 1970-01-01. */
+const UNIX_EPOCH_SERIAL = 25569;
+const DAY_MS = 86_400_000;
+
 /**
- * Epoch ms -> the Date whose UTC fields are the wall-clock time in the zone: spreadsheets have no
- * time zones, so a cell holds the local time the report's reader lives in (REPORT_TIMEZONE).
+ * Epoch ms -> the spreadsheet date-time serial of the wall-clock time in the zone: spreadsheets
+ * have no time zones, so a cell holds the local time the report's reader lives in
+ * (REPORT_TIMEZONE).
  */
-export function wallClock(zone: string): (epochMs: number) => Date {
+export function wallClockSerial(zone: string): (epochMs: number) => number {
   const offsetAt = zoneOffset(zone);
-  return (epochMs) => new Date(epochMs + offsetAt(epochMs) * 60_000);
+  return (epochMs) => (epochMs + offsetAt(epochMs) * 60_000) / DAY_MS + UNIX_EPOCH_SERIAL;
 }

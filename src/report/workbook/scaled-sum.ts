@@ -1,10 +1,13 @@
 /**
- * Exact running sums of decimal text as scaled integers (BigInt): a totals row over a million
- * cells without a Decimal object per cell. Inputs with more decimals than `scale` are refused,
- * never rounded.
+ * Exact running sums of decimal text as scaled integers: a totals row over a million cells
+ * without a Decimal object per cell. Values of up to 15 digits are added as JS integers (exact
+ * below 2^53) and moved into a BigInt before the running part could lose a digit; longer ones go
+ * to the BigInt directly. Inputs with more decimals than `scale` are refused, never rounded.
  */
 export class ScaledSum {
   private total = 0n;
+  /** Running part, always an exact integer: |small| < 2^52 before each add of a value < 10^15. */
+  private small = 0;
   private readonly factor: bigint;
 
   constructor(readonly scale: number) {
@@ -16,12 +19,25 @@ export class ScaledSum {
     if (!m) throw new Error(`not a decimal: ${JSON.stringify(text)}`);
     const fraction = (m[3] ?? '').replace(/0+$/, '');
     if (fraction.length > this.scale) throw new Error(`${text} has more than ${this.scale} decimals`);
-    const value = BigInt(m[2]) * this.factor + BigInt(fraction.padEnd(this.scale, '0') || '0');
-    this.total += m[1] === '-' ? -value : value;
+    const digits = m[2] + fraction.padEnd(this.scale, '0');
+    if (digits.length <= 15) {
+      const v = Number(digits);
+      this.small += m[1] === '-' ? -v : v;
+      if (this.small > 2 ** 52 || this.small < -(2 ** 52)) this.flush();
+    } else {
+      const value = BigInt(digits);
+      this.total += m[1] === '-' ? -value : value;
+    }
+  }
+
+  private flush(): void {
+    this.total += BigInt(this.small);
+    this.small = 0;
   }
 
   /** Fixed-decimal text, e.g. "-1234.50". */
   toString(): string {
+    this.flush();
     const negative = this.total < 0n;
     const abs = negative ? -this.total : this.total;
     const whole = abs / this.factor;

@@ -1,36 +1,101 @@
-import type ExcelJS from 'exceljs';
 import type { CellValue, ColumnKind } from '../table.ts';
-import { currencyDecimals, decimalValue } from './cells.ts';
-import { amountStyle, COUNT_STYLE, DATETIME_STYLE, EXACT_TEXT_STYLE, TEXT_STYLE } from './styles.ts';
-
-export interface TypedCell {
-  value: ExcelJS.CellValue;
-  style: Partial<ExcelJS.Style> | null;
-  /** An amount kept as text: more significant digits than a spreadsheet number holds. */
-  exactText: boolean;
-}
-
-const EMPTY: TypedCell = { value: null, style: null, exactText: false };
+import { currencyDecimals, holdsExactly, wallClockSerial } from './cells.ts';
+import { amountStyle, COUNT_STYLE, DATETIME_STYLE, EXACT_TEXT_STYLE, TEXT_STYLE, type CellStyle, type StyleSheet } from './styles.ts';
+import { inlineString } from './xml.ts';
 
 /**
- * One raw table value as a workbook cell: text stays text ("044" keeps its zero), amounts become
- * numbers with the currency's format unless that would round them, times become date-times.
+ * Raw table values as SpreadsheetML cells: text stays text ("044" keeps its zero), amounts
+ * become numbers with the currency's format unless that would round them (then exact text,
+ * marked), times become date-times in the zone. Each method returns what follows `<c` and the
+ * cell reference: the style, the type and the value.
  */
-export function typedCell(kind: ColumnKind, raw: CellValue, currency: string | null, wall: (ms: number) => Date): TypedCell {
-  if (raw === null || raw === '') return EMPTY;
-  switch (kind) {
-    case 'text':
-      return { value: String(raw), style: TEXT_STYLE, exactText: false };
-    case 'count':
-      return { value: Number(raw), style: COUNT_STYLE, exactText: false };
-    case 'datetime':
-      return { value: wall(Number(raw)), style: DATETIME_STYLE, exactText: false };
-    case 'amount':
-    case 'decimal': {
-      const v = decimalValue(String(raw));
-      if ('text' in v) return { value: v.text, style: EXACT_TEXT_STYLE, exactText: true };
-      return { value: v.number, style: kind === 'amount' ? amountStyle(currencyDecimals(currency)) : null, exactText: false };
+export class CellEncoder {
+  /** Amount cells written as text so far (more significant digits than a spreadsheet number holds). */
+  exactTexts = 0;
+  private readonly serial: (ms: number) => number;
+  private readonly text: string;
+  private readonly count: string;
+  private readonly datetime: string;
+  private readonly exact: string;
+  private readonly amounts = new Map<string | null, string>();
+
+  constructor(
+    private readonly styles: StyleSheet,
+    zone: string,
+  ) {
+    this.serial = wallClockSerial(zone);
+    this.text = ` s="${styles.id(TEXT_STYLE)}" t="inlineStr">`;
+    this.count = ` s="${styles.id(COUNT_STYLE)}"><v>`;
+    this.datetime = ` s="${styles.id(DATETIME_STYLE)}"><v>`;
+    this.exact = ` s="${styles.id(EXACT_TEXT_STYLE)}" t="inlineStr">`;
+  }
+
+  /** A cell of the column's kind; null for an empty value (no cell is written). */
+  cell(kind: ColumnKind, raw: CellValue, currency: string | null): string | null {
+    if (raw === null || raw === '') return null;
+    switch (kind) {
+      case 'text':
+        return `${this.text}${inlineString(String(raw))}</c>`;
+      case 'count': {
+        const n = Number(raw);
+        return Number.isFinite(n) ? `${this.count}${n}</v></c>` : `${this.text}${inlineString(String(raw))}</c>`;
+      }
+      case 'datetime':
+        return `${this.datetime}${this.serial(Number(raw))}</v></c>`;
+      case 'amount':
+      case 'decimal': {
+        const text = String(raw);
+        if (!holdsExactly(text)) {
+          this.exactTexts += 1;
+          return `${this.exact}${inlineString(text)}</c>`;
+        }
+        // Decimal text is a valid xsd:double as it is: no float round trip.
+        return kind === 'amount' ? `${this.amountPrefix(currency)}${text}</v></c>` : `><v>${text}</v></c>`;
+      }
     }
+  }
+
+  private amountPrefix(currency: string | null): string {
+    let prefix = this.amounts.get(currency);
+    if (prefix === undefined) {
+      prefix = ` s="${this.styles.id(amountStyle(currencyDecimals(currency)))}"><v>`;
+      this.amounts.set(currency, prefix);
+    }
+    return prefix;
+  }
+
+  /** The same cell in bold (totals rows): the kind's look plus bold. */
+  boldCell(kind: ColumnKind, raw: CellValue, currency: string | null): string | null {
+    if (raw === null || raw === '') return null;
+    const style = (s: CellStyle) => ` s="${this.styles.id({ ...s, bold: true })}"`;
+    switch (kind) {
+      case 'text':
+        return `${style(TEXT_STYLE)} t="inlineStr">${inlineString(String(raw))}</c>`;
+      case 'count': {
+        const n = Number(raw);
+        return Number.isFinite(n)
+          ? `${style(COUNT_STYLE)}><v>${n}</v></c>`
+          : `${style(TEXT_STYLE)} t="inlineStr">${inlineString(String(raw))}</c>`;
+      }
+      case 'datetime':
+        return `${style(DATETIME_STYLE)}><v>${this.serial(Number(raw))}</v></c>`;
+      case 'amount':
+      case 'decimal': {
+        const text = String(raw);
+        if (!holdsExactly(text)) {
+          this.exactTexts += 1;
+          return `${style(EXACT_TEXT_STYLE)} t="inlineStr">${inlineString(text)}</c>`;
+        }
+        return kind === 'amount'
+          ? `${style(amountStyle(currencyDecimals(currency)))}><v>${text}</v></c>`
+          : `${style({})}><v>${text}</v></c>`;
+      }
+    }
+  }
+
+  /** A text cell in a given look (titles, notes, headers). */
+  styledText(text: string, style: CellStyle): string {
+    return ` s="${this.styles.id(style)}" t="inlineStr">${inlineString(text)}</c>`;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Db } from '../db/connect.ts';
+import type { Db } from '../../db/connect.ts';
 import {
   beginEmailAttempt,
   lastEmailedVersion,
@@ -8,11 +8,11 @@ import {
   reportDeliveryById,
   reportDeliveryByVersion,
   type ReportDelivery,
-} from '../db/deliveries.ts';
-import { describeError } from './errors.ts';
-import type { Mailer } from './mailer.ts';
-import { buildReportEmail } from './report-content.ts';
-import { BUSY, withSendLock } from './send-lock.ts';
+} from '../../db/deliveries.ts';
+import { describeError } from '../../notify/errors.ts';
+import type { Mailer } from '../../notify/mailer.ts';
+import { buildReportEmail } from './content.ts';
+import { BUSY, withSendLock } from '../../notify/send-lock.ts';
 
 export type ReportSelector = { versionId: string } | { businessDate: string; version: number };
 
@@ -22,8 +22,8 @@ export type SendReportEmailOptions = ReportSelector & {
   now: Date;
   /** Recipients; default the mailer's REPORT_EMAIL_TO. */
   to?: readonly string[];
-  /** Attachment size above which a CSV goes as .csv.gz; default GZIP_ABOVE_BYTES. */
-  gzipAboveBytes?: number;
+  /** The CSV files are attached while together at most this size; default CSV_ATTACH_LIMIT_BYTES. */
+  csvAttachLimitBytes?: number;
   /** Strings to scrub from stored errors besides those the mailer already scrubs. */
   secrets?: readonly string[];
 };
@@ -65,7 +65,7 @@ export async function sendReportEmail(db: Db, mailer: Mailer, opts: SendReportEm
     const messageId = reportMessageId(row, mailer.from);
     try {
       const previouslySent = await lastEmailedVersion(db.knex, row.business_date, row.version);
-      const content = buildReportEmail(row, { gzipAboveBytes: opts.gzipAboveBytes, previouslySent });
+      const content = buildReportEmail(row, { csvAttachLimitBytes: opts.csvAttachLimitBytes, previouslySent });
       await mailer.send({ from: mailer.from, to, messageId, ...content });
     } catch (err) {
       const error = describeError(err, opts.secrets ?? []);
@@ -83,7 +83,7 @@ export async function retryPendingEmails(
   db: Db,
   mailer: Mailer,
   now: Date,
-  opts: Pick<SendReportEmailOptions, 'to' | 'gzipAboveBytes' | 'secrets'> = {},
+  opts: Pick<SendReportEmailOptions, 'to' | 'csvAttachLimitBytes' | 'secrets'> = {},
 ): Promise<ReportEmailResult[]> {
   const results: ReportEmailResult[] = [];
   for (const row of await pendingReportDeliveries(db.knex)) {

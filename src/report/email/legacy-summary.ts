@@ -1,10 +1,14 @@
 import { parse } from 'csv-parse/sync';
-import { isCurrency } from '../money/decimal.ts';
-import type { Drift } from '../recon/summary.ts';
-import { reportHeadline as headlineOf } from '../recon/headline.ts';
-import { REPORT_VERDICTS, type ReportVerdict } from '../recon/types.ts';
+import { isCurrency } from '../../money/decimal.ts';
+import type { Drift } from '../../recon/summary.ts';
+import { reportHeadline as headlineOf } from '../../recon/headline.ts';
+import { REPORT_VERDICTS, type ReportVerdict } from '../../recon/types.ts';
 
-/** What the e-mail shows of a version's summary.csv (see src/report/summary.ts for its columns). */
+/**
+ * What the e-mail shows of a version written before the summary was one file per table: its
+ * summary.csv held every table under one header, with a `section` column. Kept so a version of
+ * that format left pending (or resent) is still e-mailed with its tables and headline.
+ */
 export interface ReportSummary {
   /** The summary's own headline row; null in a summary written before it had one. */
   headline: string | null;

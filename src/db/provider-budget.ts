@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import type { SlotGrant, SlotRequest, SlotStore } from '../provider/slot-store.ts';
+
+/**
+ * The account's request schedule in the `provider_budget` row, shared by every process on this
+ * database. One statement locks the row, applies the rule of decideGrant (src/provider/slot-store.ts)
+ * on the server's clock and moves the next free slot forward: two processes never get the same slot.
+ */
+const RESERVE = `
+WITH cur AS (
+  SELECT account, next_free_ms, coalesce(?::float8, extract(epoch from clock_timestamp()) * 1000) AS now_ms
+  FROM provider_budget WHERE account = ? FOR UPDATE
+), plan AS (
+  SELECT account, now_ms, greatest(next_free_ms, now_ms) AS start,
+         CASE WHEN greatest(next_free_ms, now_ms) - now_ms >= ?::float8 THEN 0
+              ELSE greatest(1, least(?::int, ceil((?::float8 - (greatest(next_free_ms, now_ms) - now_ms)) / ?::float8)::int))
+         END AS granted
+  FROM cur
+), moved AS (
+  UPDATE provider_budget b SET next_free_ms = plan.start + plan.granted * ?::float8, updated_at = now()
+  FROM plan WHERE b.account = plan.account AND plan.granted > 0
+  RETURNING b.account
+)
+SELECT start, now_ms, granted FROM plan`;
+
+export class PostgresSlotStore implements SlotStore {
+  private readonly known = new Set<string>();
+
+  /** `now` replaces the server's clock (tests). */
+  constructor(
+    private readonly knex: Knex,
+    private readonly now?: () => number,
+  ) {}
+
+  async reserve(req: SlotRequest): Promise<SlotGrant> {
+    if (!this.known.has(req.account)) {
+      await this.knex.raw('INSERT INTO provider_budget (account) VALUES (?) ON CONFLICT (account) DO NOTHING', [req.account]);
+      this.known.add(req.account);
+    }
+    const res = await this.knex.raw(RESERVE, [
+      this.now ? this.now() : null,
+      req.account,
+      req.horizonMs,
+      req.want,
+      req.horizonMs,
+      req.intervalMs,
+      req.intervalMs,
+    ]);
+    const row = (res as { rows: Array<{ start: number; now_ms: number; granted: number }> }).rows[0];
+    const start = Number(row.start);
+    const nowMs = Number(row.now_ms);
+    const count = Number(row.granted);
+    return { count, firstSlotMs: start, nowMs, retryInMs: count > 0 ? 0 : start - nowMs - req.horizonMs + 1 };
+  }
+}
+
+/** The shared schedule on Postgres; undefined on embedded PGlite, whose one process keeps it in memory. */
+export function slotStoreFor(db: { engine: 'postgres' | 'pglite'; knex: Knex }): SlotStore | undefined {
+  return db.engine === 'postgres' ? new PostgresSlotStore(db.knex) : undefined;
+}

@@ -1,0 +1,221 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { MailAttachment } from '../../notify/mailer.ts';
+import { escapeHtml, htmlTable, textTable } from '../../notify/html.ts';
+import { timeFormatter } from '../format.ts';
+import { tableHtml } from '../html/table-html.ts';
+import { SUMMARY_SPECS } from '../summary-specs.ts';
+import { tableFromCsv } from '../table-csv.ts';
+import { tableText } from '../text-table.ts';
+import type { Table } from '../table.ts';
+import { readReportSummary, reportHeadline } from './legacy-summary.ts';
+
+/**
+ * The CSV files are attached while together at most 2 MB: a day of a few thousand orders. Above
+ * it none is attached (the workbook carries every table, and the files are kept with the version,
+ * downloadable from the console): a mail server refuses large messages, and base64 adds a third.
+ */
+export const CSV_ATTACH_LIMIT_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The workbook is attached whatever the CSVs' size, while at most this size (a mail server
+ * refuses messages above 10-25 MB); above it the e-mail says where it is kept.
+ */
+export const WORKBOOK_ATTACH_LIMIT_BYTES = 15 * 1024 * 1024;
+
+/** The report_versions fields the e-mail needs. */
+export interface ReportVersionRef {
+  business_date: string;
+  version: number;
+  directory: string;
+}
+
+export interface ReportEmailContent {
+  subject: string;
+  text: string;
+  html: string;
+  attachments: MailAttachment[];
+}
+
+export interface ReportContentOptions {
+  csvAttachLimitBytes?: number;
+  /**
+   * The newest version of the same day e-mailed before this one, or null when this is the day's
+   * first e-mail: accounting experiences versions by what reached them, not by what was written.
+   */
+  previouslySent?: number | null;
+}
+
+/** Charts a version holds as PNG (chart-<name>.png), shown inline in the e-mail in this order. */
+const CHART_ORDER = ['mismatches-by-code', 'roll-forward', 'open-items-aging'];
+
+/** Rows of one summary table shown in the e-mail (timing items can be many on a busy day); the rest are in its file. */
+const EMAIL_TABLE_ROWS = 50;
+
+/** A table of the e-mail, rendered in both parts. */
+interface EmailTable {
+  title: string;
+  html: string;
+  text: string;
+}
+
+/** Subject, bodies and attachments of one version, read from its directory. */
+export function buildReportEmail(v: ReportVersionRef, opts: ReportContentOptions = {}): ReportEmailContent {
+  const dir = path.resolve(v.directory);
+  const manifest = readManifest(dir);
+  const { headline: line, tables } = summaryOf(dir, manifest);
+  const label = versionLabel(v.business_date, v.version, opts.previouslySent ?? null);
+  const subject = `payrecon ${v.business_date}: ${line} (${label.short})`;
+
+  const { attachments, notAttached } = fileAttachments(dir, manifest, opts.csvAttachLimitBytes ?? CSV_ATTACH_LIMIT_BYTES);
+  const attachedNames = attachments.map((a) => a.filename).join(', ');
+  const charts = CHART_ORDER.map((name) => ({ name, file: path.join(dir, `chart-${name}.png`) })).filter((c) => fs.existsSync(c.file));
+  const inline: MailAttachment[] = charts.map((c) => ({
+    filename: `${c.name}.png`,
+    path: c.file,
+    contentType: 'image/png',
+    cid: `${c.name}@payrecon`,
+  }));
+  // Where the files are kept, named the way accounting asks for them (never a path on the server).
+  const where = `report ${v.business_date} version ${v.version}`;
+  const archiveLine = notAttached.length
+    ? `Not attached: ${notAttached.join('; ')}. They are kept with ${where}, and can be downloaded from the console.`
+    : '';
+
+  const intro = `Reconciliation report for ${v.business_date}: ${line}.`;
+  const text = [
+    intro,
+    label.long,
+    '',
+    ...tables.flatMap((t) => [t.title, t.text, '']),
+    attachedNames ? `Attached: ${attachedNames}.` : '',
+    archiveLine,
+    charts.length ? 'The charts are in the HTML part of this e-mail, and in report.html of this version.' : '',
+    '',
+  ]
+    .filter((l, i, all) => l !== '' || all[i - 1] !== '')
+    .join('\n');
+  const html = [
+    '<!doctype html><html><body style="font-family:Arial,sans-serif;font-size:14px;color:#1d2330">',
+    `<p style="font-size:16px;font-weight:600">${escapeHtml(intro)}</p>`,
+    `<p>${escapeHtml(label.long)}</p>`,
+    ...charts.map(
+      (c) =>
+        `<p><img src="cid:${c.name}@payrecon" alt="${escapeHtml(c.name.replaceAll('-', ' '))}" width="640" style="max-width:100%;height:auto"></p>`,
+    ),
+    ...tables.map((t) => `<h3>${escapeHtml(t.title)}</h3>\n${t.html}`),
+    `<p>${attachedNames ? `Attached: ${escapeHtml(attachedNames)}.` : ''}${archiveLine ? `<br>${escapeHtml(archiveLine)}` : ''}</p>`,
+    '</body></html>',
+  ].join('\n');
+  return { subject, text, html, attachments: [...attachments, ...inline] };
+}
+
+interface ManifestView {
+  headline?: string;
+  timezone?: string;
+  files?: Record<string, unknown>;
+}
+
+function readManifest(dir: string): ManifestView | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as ManifestView;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The headline and the summary tables, rendered through the same table definitions as the files,
+ * report.html and the workbook. Empty tables are left out, but for the orders and the roll-forward.
+ * A version written before the summary was one file per table has summary.csv instead.
+ */
+function summaryOf(dir: string, manifest: ManifestView | null): { headline: string; tables: EmailTable[] } {
+  const legacy = path.join(dir, 'summary.csv');
+  if (!fs.existsSync(path.join(dir, `${SUMMARY_SPECS[0].name}.csv`)) && fs.existsSync(legacy)) {
+    const summary = readReportSummary(fs.readFileSync(legacy));
+    return {
+      headline: reportHeadline(summary),
+      tables: summary.tables.map((t) => ({ title: t.title, html: htmlTable(t.header, t.rows), text: textTable(t.header, t.rows) })),
+    };
+  }
+  const formatTime = timeFormatter(manifest?.timezone ?? 'UTC');
+  const tables: Table[] = SUMMARY_SPECS.flatMap((spec, i) => {
+    const file = path.join(dir, `${spec.name}.csv`);
+    if (!fs.existsSync(file)) return [];
+    const t = tableFromCsv(spec, fs.readFileSync(file));
+    return i < 2 || t.rows.length > 0 ? [t] : [];
+  });
+  return {
+    headline: manifest?.headline ?? 'see the attached report',
+    tables: tables.map((t) => ({
+      title: t.title,
+      html: tableHtml(t, formatTime, { maxRows: EMAIL_TABLE_ROWS }),
+      text: tableText(t, formatTime, { maxRows: EMAIL_TABLE_ROWS }),
+    })),
+  };
+}
+
+/**
+ * How a version reads to the person receiving it: the day's first e-mail says it is the first
+ * (and which version it carries: earlier ones may have been written and never sent); a later one
+ * says which e-mailed version it replaces.
+ */
+export function versionLabel(date: string, version: number, previouslySent: number | null): { short: string; long: string } {
+  if (previouslySent === null) {
+    return {
+      short: `first report, version ${version}`,
+      long: `This is the first report for ${date} e-mailed to you; it carries version ${version}.`,
+    };
+  }
+  if (previouslySent === version) {
+    return {
+      short: `version ${version}, sent again`,
+      long: `Version ${version} of ${date}, sent again: nothing changed since it was first e-mailed.`,
+    };
+  }
+  return {
+    short: `update: version ${version} replaces ${previouslySent}`,
+    long: `An update for ${date}: version ${version} replaces version ${previouslySent}, which you received earlier.`,
+  };
+}
+
+/**
+ * The workbook first (what most readers open), then the CSV files in the manifest's order while
+ * together within the limit; what is left out is named with its size.
+ */
+function fileAttachments(
+  dir: string,
+  manifest: ManifestView | null,
+  csvLimit: number,
+): { attachments: MailAttachment[]; notAttached: string[] } {
+  const attachments: MailAttachment[] = [];
+  const notAttached: string[] = [];
+  const workbook = path.join(dir, 'reconciliation.xlsx');
+  if (fs.existsSync(workbook)) {
+    const size = fs.statSync(workbook).size;
+    if (size <= WORKBOOK_ATTACH_LIMIT_BYTES)
+      attachments.push({
+        filename: 'reconciliation.xlsx',
+        path: workbook,
+        contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      });
+    else notAttached.push(`reconciliation.xlsx (${megabytes(size)}, too large to e-mail)`);
+  }
+  const csvs = csvFiles(dir, manifest);
+  const total = csvs.reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+  if (total <= csvLimit) {
+    for (const f of csvs) attachments.push({ filename: f, path: path.join(dir, f), contentType: 'text/csv; charset=utf-8' });
+  } else {
+    notAttached.push(`the CSV files (${megabytes(total)} together, above the ${megabytes(csvLimit)} e-mailed)`);
+  }
+  return { attachments, notAttached };
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** The version's CSV files, in the order its manifest lists them (unknown extras after, by name). */
+function csvFiles(dir: string, manifest: ManifestView | null): string[] {
+  const order = Object.keys(manifest?.files ?? {});
+  const found = fs.readdirSync(dir).filter((f) => f.endsWith('.csv'));
+  return [...order.filter((f) => found.includes(f)), ...found.filter((f) => !order.includes(f)).sort()];
+}

@@ -1,0 +1,49 @@
+import { MAIN_NS, REL_NS, XML_DECLARATION, columnName } from './xml.ts';
+
+/**
+ * The fixed parts of a worksheet's XML around its rows (ECMA-376 §18.3.1.99 fixes their order:
+ * views, columns, the rows, then the autofilter).
+ */
+export function sheetHead(widths: readonly number[], frozenRows: number): string {
+  const pane =
+    frozenRows > 0
+      ? `<pane ySplit="${frozenRows}" topLeftCell="A${frozenRows + 1}" activePane="bottomLeft" state="frozen"/>` +
+        `<selection pane="bottomLeft" activeCell="A${frozenRows + 1}" sqref="A${frozenRows + 1}"/>`
+      : '';
+  const cols = widths.map((w, i) => `<col min="${i + 1}" max="${i + 1}" width="${w}" customWidth="1"/>`).join('');
+  return (
+    `${XML_DECLARATION}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}">` +
+    `<sheetViews><sheetView workbookViewId="0">${pane}</sheetView></sheetViews>` +
+    '<sheetFormatPr defaultRowHeight="15"/>' +
+    (cols ? `<cols>${cols}</cols>` : '') +
+    '<sheetData>'
+  );
+}
+
+export function sheetTail(autoFilter: string | null): string {
+  return (
+    '</sheetData>' +
+    (autoFilter ? `<autoFilter ref="${autoFilter}"/>` : '') +
+    '<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>'
+  );
+}
+
+/** A range reference, e.g. A1:X100. */
+export const rangeRef = (firstRow: number, lastRow: number, columns: number): string => `A${firstRow}:${columnName(columns - 1)}${lastRow}`;
+
+/**
+ * One row from cell bodies by column (null: no cell). A cell carries its reference only where a
+ * reader cannot infer it (the row's first cell, and after a gap): the rest follow in order,
+ * which keeps a million-row sheet a good deal smaller to write and to compress.
+ */
+export function rowXml(row: number, cells: readonly (string | null)[]): string {
+  let xml = `<row r="${row}">`;
+  let previous = -2;
+  for (let i = 0; i < cells.length; i++) {
+    const body = cells[i];
+    if (body === null) continue;
+    xml += i === previous + 1 ? `<c${body}` : `<c r="${columnName(i)}${row}"${body}`;
+    previous = i;
+  }
+  return `${xml}</row>`;
+}
