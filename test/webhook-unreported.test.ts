@@ -132,7 +132,7 @@ describe('money the provider confirms that no report shows', () => {
     expect(await knex('recon_items').where({ run_id: again.runs.at(-1)!.runId, transaction_ref: o.transactionRef })).toHaveLength(0);
   });
 
-  it("the day's report shows the unknown order: a mismatch row in mismatches.csv, the workbook, report.html and the e-mail, counted in the headline", async () => {
+  it("the day's report shows the unknown order: a mismatch row in mismatches.csv, the workbook, report.html, counted in the summary, the e-mail and the headline", async () => {
     // Its business day is the day the notification was received, in the report's zone (the provider sends no creation time).
     const now = new Date();
     const date = now.toISOString().slice(0, 10);
@@ -174,7 +174,12 @@ describe('money the provider confirms that no report shows', () => {
 
     const email = buildReportEmail({ business_date: date, version: r.version, directory: r.directory });
     expect(email.subject).toContain('1 unknown order');
-    expect(email.text).toContain(strangerRef);
-    expect(email.html).toContain(strangerRef);
+    // The e-mail counts them per currency with the money they moved (each is a row of the attached mismatches.csv).
+    for (const body of [email.text, email.html]) {
+      expect(body).toContain('Orders only the provider knows (UNKNOWN_ORDER)');
+      expect(body).toContain('777.00');
+    }
+    const summary = read('summary_unknown_orders.csv');
+    expect(summary).toEqual([{ currency: 'INR', direction: 'payment', orders: '1', amount: '777.00' }]);
   });
 });

@@ -384,7 +384,7 @@ export async function caseStateCountsOccurred(db: Conn, from: string, to: string
        FROM cases
       WHERE occurred_at >= ?::timestamptz AND occurred_at < ?::timestamptz
       GROUP BY 1, 2
-      ORDER BY 1 COLLATE "C", 2 COLLATE "C"`,
+      ORDER BY coalesce(currency, '') COLLATE "C", code COLLATE "C"`,
     [from, to],
   );
   return rowsOf(res).map((r) => ({

@@ -32,6 +32,9 @@ import { csvCells, csvHeader } from './csv-cells.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
 import { unknownOrderTableRows } from './unknown-orders.ts';
 import { withCaseColumns } from './case-cells.ts';
+import { caseActivityTable, casesSummaryTable, unknownOrdersSummaryTable } from './case-tables.ts';
+import { caseStateCountsOccurred, caseTransitionCounts, unresolvedCaseAges } from '../db/cases.ts';
+import { caseSummary } from '../recon/case-figures.ts';
 import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest, type SummaryFile } from './manifest.ts';
 import { OpenItemTotals } from './open-items.ts';
 import { OrderTotalsAccumulator } from './order-totals.ts';
@@ -361,8 +364,18 @@ async function writeFiles(
     ordersTable(currencies, totals, lastRateByCurrency(rates)),
     rollForwardTable(currencies, rollForwards),
     timingItemsTable(currencies, rollForwards),
+    unknownOrdersSummaryTable(unknownOrders),
     openItemsSummaryTable(openTotals),
     lateChangesSummaryTable(lateByCurrency),
+    casesSummaryTable(await caseStateCountsOccurred(tx, scope.earlier.from, scope.window.to), opts.now),
+    caseActivityTable(
+      caseSummary(
+        await caseTransitionCounts(tx, new Date(scope.window.from), new Date(scope.window.to)),
+        await unresolvedCaseAges(tx, opts.now),
+        currencies,
+        opts.now,
+      ),
+    ),
   ];
   const summaryFiles: Partial<Record<ReportFile, CsvFileResult>> = {};
   for (const t of summaryTables) summaryFiles[`${t.name}.csv` as ReportFile] = await writeTable(dir, t, formatTime);
