@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/connect.ts';
 import { withJobLock } from '../src/db/locks.ts';
+import { findLockHolder } from '../src/db/lock-holder.ts';
 import { availableEngines, createTestDatabase, requiresServer, type TestDatabase } from './helpers/db.ts';
 
 describe.each(availableEngines)('job lock on %s', (engine) => {
@@ -68,6 +69,22 @@ describe('job lock across processes', () => {
         `select count(*) as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`,
       );
       expect(sessions.rows[0].n).toBe('0');
+    },
+  );
+
+  it.skipIf(requiresServer("terminating the lock's session needs a Postgres server"))(
+    "stillHeld() asks the lock's own connection: true while its session lives, false at once after it was terminated",
+    async () => {
+      const seen = await withJobLock(t.db, 'reconcile', async (lock) => {
+        const before = await lock.stillHeld();
+        const { sessionPid } = await findLockHolder(t.db, 'reconcile');
+        await other.knex.raw('select pg_terminate_backend(?)', [sessionPid]);
+        // No waiting for the connection's own 'end' event: the question is asked of the connection itself.
+        return { before, after: await lock.stillHeld() };
+      });
+      expect(seen).toEqual({ acquired: true, result: { before: true, after: false } });
+      // The terminated session took its lock with it.
+      expect(await withJobLock(other, 'reconcile', async () => 'free')).toEqual({ acquired: true, result: 'free' });
     },
   );
 });

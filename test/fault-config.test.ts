@@ -1,6 +1,6 @@
 /**
  * Wrong values for the configuration variables that test/config.test.ts's table does not cover
- * (ALERT_*, NOTIFY_*, WEBHOOK_*, SCHEDULE_*, RATE_*, RECON_LOOKBACK_DAYS, RECON_BATCH_SIZE), and a
+ * (ALERT_*, NOTIFY_*, WEBHOOK_*, SCHEDULE_*, RATE_*, RECON_LOOKBACK_DAYS, RECON_BATCH_SIZE, RUN_STALL_AFTER_SECONDS), and a
  * completeness check: every variable payrecon reads has a wrong-value row here or there, or is free text.
  */
 import fs from 'node:fs';
@@ -16,7 +16,11 @@ const TABLE: Array<[string, string, string]> = [
   ['RECON_FINAL_RECHECK_DAYS', '-1', 'whole number'],
   ['RECON_FINAL_RECHECK_DAYS', '7d', 'whole number'],
   ['RECON_BATCH_SIZE', '0', 'at least 1'],
+  ['RECON_BACKOFF_PAYMENT', '5m,soon', 'expected delays such as'],
+  ['RECON_BACKOFF_PAYOUT', '0m', 'expected delays such as'],
   ['RECON_BATCH_SIZE', '1000000', 'at most 10000'],
+  ['RUN_STALL_AFTER_SECONDS', '30', 'at least 60'],
+  ['RUN_STALL_AFTER_SECONDS', '15m', 'whole number'],
   ['RATE_STALE_AFTER_MIN', '0', 'at least 1'],
   ['RATE_STALE_AFTER_MIN', '6h', 'whole number'],
   ['RATE_JUMP_PERCENT', '-5', 'percentage'],

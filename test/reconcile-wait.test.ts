@@ -70,7 +70,9 @@ describe.skipIf(requiresServer(NEEDS))('an explicit rerun while the due sweep ho
       const gaveUp = await runCli(['reconcile', '--date', today, '--wait', '1s'], world.env);
       expect(gaveUp.code, gaveUp.stderr).toBe(2);
       expect(gaveUp.stdout).toMatch(
-        new RegExp(`gave up waiting for the lock: run ${runId} \\(due sweep, pid \\d+, payrecon-reconcile\\) has held the lock for \\d+s`),
+        new RegExp(
+          `gave up waiting for the lock: run ${runId} \\(due sweep, pid \\d+ on \\S+, database session \\d+ payrecon-reconcile\\) has held the lock for \\d+s`,
+        ),
       );
       expect(gaveUp.stdout).not.toContain('nothing done');
 

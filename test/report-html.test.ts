@@ -23,7 +23,15 @@ async function input(): Promise<ReportHtmlInput> {
       date: '2026-11-22',
       codeCounts: [{ day: '2026-11-22', code: 'STALE', orders: 57 }],
       rollForward: [
-        { currency: 'NGN', opening: '189700000.00', payments_in: '1.00', payouts_out: '2.00', closing: '189699999.00', drift: '0.00' },
+        {
+          currency: 'NGN',
+          opening: '189700000.00',
+          payments_in: '1.00',
+          payouts_out: '2.00',
+          timing_movement: '0.00',
+          closing: '189699999.00',
+          drift: '0.00',
+        },
       ],
       agingBuckets: ['0-1', '1-3', '3-7', '7+'],
       aging: [{ bucket: '1-3', state: 'pending', orders: 4 }],

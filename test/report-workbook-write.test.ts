@@ -117,6 +117,32 @@ describe("a version's workbook, charts and report.html", () => {
     });
   });
 
+  it('shows the roll-forward and its timing items on the Roll-forward sheet, as in summary_rollforward.csv and timing_items.csv', () => {
+    const sheet = wb.getWorksheet('Roll-forward')!;
+    const rows = Array.from(sheet.getSheetValues(), (v) => (Array.isArray(v) ? v.slice(1) : []));
+    const titleAt = (title: string) => rows.findIndex((r) => r[0] === title);
+    const roll = titleAt('Roll-forward per currency');
+    const timing = titleAt('Timing items of the roll-forward');
+    expect(roll).toBeGreaterThanOrEqual(0);
+    expect(timing).toBeGreaterThan(roll);
+    expect(rows[roll + 1]).toEqual(expect.arrayContaining(['timing items', 'timing movement']));
+    const inr = rows.slice(roll + 2, timing).find((r) => r[0] === 'INR')!;
+    const header = rows[roll + 1] as string[];
+    const rollCsv = csv('summary_rollforward.csv').find((x) => x.currency === 'INR')!;
+    for (const [label, column] of [
+      ['timing items', 'timing_items'],
+      ['timing movement', 'timing_movement'],
+      ['movement by orders', 'explained_movement'],
+      ['expected closing', 'expected_closing'],
+      ['drift', 'drift'],
+    ])
+      expect(new Decimal(String(inr[header.indexOf(label)])).equals(rollCsv[column]), label).toBe(true);
+    const items = csv('timing_items.csv');
+    expect(items.map((x) => x.merchant_ref)).toEqual(['M-MIDNIGHT']);
+    const listed = rows[timing + 2] as unknown[];
+    expect(listed.slice(0, 4)).toEqual(['INR', 'payment', 'M-MIDNIGHT', 980]);
+  });
+
   it('has as many Mismatches rows as mismatches.csv, with a signed difference', () => {
     const sheet = wb.getWorksheet('Mismatches')!;
     const rows = csv('mismatches.csv');
@@ -159,6 +185,32 @@ describe("a version's workbook, charts and report.html", () => {
           expect(c.width, c.name!).toBeGreaterThan(100);
         }
         expect(await page.textContent('h1')).toBe('Reconciliation 2024-05-01, version 1');
+        // The roll-forward with its timing items in columns, and the timing items listed, as the page shows them.
+        const cellsOf = (id: string) =>
+          page.$$eval(`#${id} + div table tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('th,td')].map((c) => c.textContent ?? '')));
+        const roll = await cellsOf('summary_rollforward');
+        expect(roll[0]).toEqual(expect.arrayContaining(['timing items', 'timing movement', 'opening snapshot', 'closing snapshot']));
+        expect(roll.find((row) => row[0] === 'INR')!.slice(0, 9)).toEqual([
+          'INR',
+          '2024-05-01 00:05:00 +05:30',
+          '10,500.00',
+          '490.00',
+          '1,318.00',
+          '-828.00',
+          '1',
+          '980.00',
+          '10,652.00',
+        ]);
+        expect((await cellsOf('timing_items'))[1]).toEqual([
+          'INR',
+          'payment',
+          'M-MIDNIGHT',
+          '980.00',
+          '2024-05-01 00:00:00 +05:30',
+          '2024-05-01 05:30:00 +05:30',
+          'opening',
+          'yes',
+        ]);
         expect(errors).toEqual([]);
         expect(requests).toEqual([url]);
         await page.screenshot({ path: screenshotPath('report-html.png'), fullPage: true });

@@ -173,3 +173,33 @@ describe('reconciliation.xlsx', () => {
     expect(entries).toBeGreaterThan(5);
   });
 });
+
+describe('sheets written at the same time', () => {
+  it('streams one and spools the other, each complete, in the tab order asked for', async () => {
+    const file = path.join(dir, 'together.xlsx');
+    const wb = new WorkbookFile(file, {
+      zone: 'UTC',
+      created: new Date('2026-11-22T00:00:00Z'),
+      order: ['Summary', 'Mismatches', 'Items'],
+    });
+    const items = wb.sheet('Items', COLUMNS);
+    const mismatches = wb.sheet('Mismatches', COLUMNS);
+    // Enough rows that both entries outgrow every stream buffer, so backpressure is exercised.
+    for (let i = 0; i < 20_000; i++) {
+      const row: TableRow = [T, `ref-${String(i).padStart(6, '0')}`, '044', null, 'INR', '10.00', null, 'x'.repeat(40)];
+      await items.add(row);
+      if (i % 4 === 0) await mismatches.add(row);
+    }
+    items.close();
+    mismatches.close();
+    wb.tablesSheet('Summary', [SUMMARY]);
+    await wb.close();
+    expect((await fs.readdir(dir)).filter((f) => f.startsWith('together.xlsx.'))).toEqual([]);
+    const book = await read(file);
+    expect(book.worksheets.map((w) => w.name)).toEqual(['Summary', 'Mismatches', 'Items']);
+    expect(book.getWorksheet('Items')!.getRow(20_001).getCell(2).value).toBe('ref-019999');
+    expect(book.getWorksheet('Mismatches')!.getRow(5_001).getCell(2).value).toBe('ref-019996');
+    expect(book.getWorksheet('Mismatches')!.autoFilter).toBe('A1:H5001');
+    expect(book.getWorksheet('Items')!.getRow(20_003).getCell(6).value).toBe(200000);
+  });
+});

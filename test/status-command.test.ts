@@ -18,6 +18,8 @@ describe('status view (pure, fixed clock)', () => {
     dryRun: false,
     startedAt: new Date('2026-03-10T03:30:00Z'),
     heartbeatAt: NOW,
+    pid: null,
+    host: null,
     finishedAt: new Date('2026-03-10T03:31:00Z'),
     checkpoint: {},
     selected: 0,
@@ -55,6 +57,7 @@ describe('status view (pure, fixed clock)', () => {
     openAlerts: [
       { id: '5', kind: 'mismatch', title: '4 mismatches in run 1', status: 'pending', createdAt: NOW, attempts: 1, lastError: null },
     ],
+    stallAfterMs: 300_000,
   });
 
   it('lists every scheduled job with its next time (off: none), then other recorded jobs', () => {
@@ -146,5 +149,107 @@ describe('payrecon status against a database', () => {
     const res = await runCli(['status'], { ...env, SCHEDULE_DAILY: 'at six' });
     expect(res.code).toBe(3);
     expect(res.stderr).toMatch(/SCHEDULE_DAILY: expected a 5-field cron expression/);
+  });
+});
+
+describe('status marks stalled and dry runs (pure, fixed clock; RUN_STALL_AFTER_SECONDS=300)', () => {
+  const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000);
+  const running = (job: string, progressMinutesAgo: number, over: Partial<RunRow> = {}): RunRow => ({
+    id: '42',
+    job,
+    params: {},
+    status: 'running',
+    dryRun: false,
+    startedAt: minutesAgo(120),
+    heartbeatAt: minutesAgo(progressMinutesAgo),
+    pid: 5120,
+    host: 'worker-1',
+    finishedAt: null,
+    checkpoint: {},
+    selected: 500,
+    checked: 40,
+    counts: {},
+    error: null,
+    ...over,
+  });
+  const status = buildStatus({
+    now: NOW,
+    timezone: ZONE,
+    schedules: { reconcile: null, snapshot: null, 'bank-codes': null, daily: null },
+    lastRuns: [
+      // No batch written for 7 m 12 s: stalled.
+      running('reconcile', 7.2),
+      // Progress 4 minutes ago: running.
+      running('snapshot', 4),
+      // The daily's row waits on its reconcile and records no progress of its own: never judged here.
+      running('daily', 120),
+      running('bank-codes', 0, { status: 'completed', dryRun: true, finishedAt: NOW, heartbeatAt: NOW }),
+    ],
+    pendingEmails: [],
+    openAlerts: [],
+    stallAfterMs: 300_000,
+  });
+  const byJob = Object.fromEntries(status.jobs.map((j) => [j.job, j.lastRun]));
+
+  it('a running run with no progress for longer than the threshold is stalled, with since when', () => {
+    expect(byJob.reconcile?.stalled).toEqual({ since: minutesAgo(7.2), forMs: 432_000 });
+    expect(byJob.snapshot?.stalled).toBeNull();
+    expect(byJob.daily?.stalled).toBeNull();
+    expect(byJob['bank-codes']).toMatchObject({ dryRun: true, stalled: null });
+  });
+
+  it('renders STALLED with the silence, its start and the process; a dry run is marked', () => {
+    const text = renderStatus(status);
+    // 03:32:48Z is 09:02 IST.
+    expect(text).toMatch(/reconcile .* running, STALLED: no progress for 7m 12s, since 2026-03-10 09:02 \(pid 5120 on worker-1\)/);
+    expect(text).toMatch(/snapshot .* running\s/);
+    expect(text).not.toMatch(/snapshot .*STALLED/);
+    expect(text).toMatch(/bank-codes .* completed \(dry run\)/);
+  });
+});
+
+describe('payrecon status marks a stalled run and a dry run, against a database', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase('status_stall');
+    const now = Date.now();
+    await t.db.knex('job_runs').insert({
+      job: 'reconcile',
+      status: 'running',
+      started_at: new Date(now - 60 * 60_000),
+      heartbeat_at: new Date(now - 20 * 60_000),
+      pid: 5120,
+      host: 'worker-1',
+      selected: 500,
+      checked: 40,
+    });
+    await t.db.knex('job_runs').insert({
+      job: 'snapshot',
+      status: 'completed',
+      dry_run: true,
+      started_at: new Date(now - 5 * 60_000),
+      heartbeat_at: new Date(now - 5 * 60_000),
+      finished_at: new Date(now - 5 * 60_000),
+    });
+  });
+  afterAll(() => t?.drop());
+
+  it('--json and the table: STALLED past RUN_STALL_AFTER_SECONDS, "(dry run)" for a dry run', async () => {
+    const env: Record<string, string> = t.url ? { DATABASE_URL: t.url } : { PGLITE_DIR: t.config.PGLITE_DIR };
+    const json = await runCli(['status', '--json'], { ...env, LOG_LEVEL: 'warn', RUN_STALL_AFTER_SECONDS: '600' });
+    expect(json.code, json.stderr).toBe(0);
+    const s = JSON.parse(json.stdout);
+    const byJob = Object.fromEntries(s.jobs.map((j: { job: string; lastRun: unknown }) => [j.job, j.lastRun]));
+    expect(byJob.reconcile).toMatchObject({ status: 'running', pid: 5120, host: 'worker-1', stalled: { forMs: expect.any(Number) } });
+    expect(byJob.reconcile.stalled.forMs).toBeGreaterThanOrEqual(20 * 60_000);
+    expect(byJob.snapshot).toMatchObject({ status: 'completed', dryRun: true, stalled: null });
+
+    const table = await runCli(['status'], { ...env, LOG_LEVEL: 'warn', RUN_STALL_AFTER_SECONDS: '600' });
+    expect(table.stdout).toMatch(/reconcile .* running, STALLED: no progress for 20m \d+s, since .* \(pid 5120 on worker-1\)/);
+    expect(table.stdout).toMatch(/snapshot .* completed \(dry run\)/);
+
+    // Below the threshold: running, not stalled.
+    const calm = await runCli(['status', '--json'], { ...env, LOG_LEVEL: 'warn', RUN_STALL_AFTER_SECONDS: '3600' });
+    expect(JSON.parse(calm.stdout).jobs.find((j: { job: string }) => j.job === 'reconcile').lastRun.stalled).toBeNull();
   });
 });

@@ -60,9 +60,10 @@ Examples:
 A rerun (--date, --from/--to, --ref) that finds another reconcile running waits for it (--wait), then runs;
 the plain due sweep skips instead, since the running one is doing its work.
 Exit: 0 completed (or, for the due sweep, skipped: another run holds the lock), 1 mismatches with --fail-on-mismatch,
-      2 could not complete (credentials refused, provider unavailable, the lock still held after --wait),
+      2 could not complete (credentials refused, provider unavailable, the lock still held after --wait, or held
+        by a run with no progress for longer than RUN_STALL_AFTER_SECONDS: a run_stalled alert is raised),
       3 bad arguments or configuration.
-${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RECON_LOOKBACK_DAYS', 'RECON_FINAL_RECHECK_DAYS', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
+${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RUN_STALL_AFTER_SECONDS', 'RECON_LOOKBACK_DAYS', 'RECON_FINAL_RECHECK_DAYS', 'RECON_BACKOFF_PAYMENT', 'RECON_BACKOFF_PAYOUT', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: ReconcileCliOptions) => {
       const { exitCode, outcome } = await reconcileJob({
@@ -74,6 +75,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 
       if (opts.json) printOut(`${JSON.stringify(outcome, null, 2)}\n`);
       else if (outcome.status === 'skipped') printOut('reconcile: another run holds the lock; nothing done\n');
       else if (outcome.status === 'busy') printOut(`reconcile: gave up waiting for the lock: ${outcome.lockHolder}\n`);
+      else if (outcome.status === 'stalled') printOut(`reconcile: another run is stalled: ${outcome.lockHolder}; nothing done\n`);
       else for (const run of outcome.runs) printOut(describeRun(run));
       process.exitCode = exitCode;
     });

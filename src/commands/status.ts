@@ -20,8 +20,10 @@ export function registerStatus(program: Command): void {
       'after',
       `
 Next times come from the SCHEDULE_* variables of this environment (the scheduler's should match).
+A run still running with no progress for longer than RUN_STALL_AFTER_SECONDS is shown as STALLED, with
+since when and its process; a run made with --dry-run is marked "(dry run)".
 Exit: 0 shown, 3 bad configuration or an unmigrated database.
-${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'REPORT_TIMEZONE'])}`,
+${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'RUN_STALL_AFTER_SECONDS', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: { json?: boolean }) => {
       const status = await withJob('status', {}, async ({ config, db }) => {
@@ -33,6 +35,7 @@ ${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_
           lastRuns: await lastRuns(db.knex),
           pendingEmails: await pendingReportDeliveries(db.knex),
           openAlerts: await openAlerts(db.knex, now),
+          stallAfterMs: config.RUN_STALL_AFTER_SECONDS * 1000,
         });
       });
       printOut(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));

@@ -1,16 +1,20 @@
 import type { Db } from './connect.ts';
 import { advisoryKey } from './advisory.ts';
+import { stallOf } from './run-stall.ts';
 
 /** Who holds a job's lock, as far as the database can tell, for a message a person acts on. */
 export interface LockHolder {
   /** Postgres backend of the session holding the advisory lock (null on PGlite or when not found). */
-  pid: number | null;
+  sessionPid: number | null;
   /** That session's application_name, e.g. "payrecon-reconcile". */
   application: string | null;
   /** The job's run that is still running, started under the lock. */
   runId: string | null;
   /** What that run does, e.g. "due sweep" or "range 2026-11-21". */
   run: string | null;
+  /** The process running that run and its machine, as the run recorded them (migration 020). */
+  processPid: number | null;
+  host: string | null;
   since: Date | null;
   lastProgressAt: Date | null;
 }
@@ -20,7 +24,7 @@ export interface LockHolder {
  * high 32 bits, objid = low 32 bits, objsubid = 1) and the job's latest running run.
  */
 export async function findLockHolder(db: Db, jobName: string): Promise<LockHolder> {
-  let pid: number | null = null;
+  let sessionPid: number | null = null;
   let application: string | null = null;
   if (db.engine === 'postgres') {
     const key = advisoryKey(`job:${db.schema}:${jobName}`);
@@ -34,7 +38,7 @@ export async function findLockHolder(db: Db, jobName: string): Promise<LockHolde
         LIMIT 1`,
       [key, key],
     )) as { rows: Array<{ pid: number; application_name: string | null }> };
-    pid = res.rows[0]?.pid ?? null;
+    sessionPid = res.rows[0]?.pid ?? null;
     application = res.rows[0]?.application_name || null;
   }
   const run = await db
@@ -44,10 +48,12 @@ export async function findLockHolder(db: Db, jobName: string): Promise<LockHolde
       { column: 'started_at', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
-    .first('id', 'params', 'started_at', 'heartbeat_at');
+    .first('id', 'params', 'started_at', 'heartbeat_at', 'pid', 'host');
   return {
-    pid,
+    sessionPid,
     application,
+    processPid: (run?.pid as number | null | undefined) ?? null,
+    host: (run?.host as string | null | undefined) ?? null,
     runId: run ? String(run.id) : null,
     run: run ? describeParams(run.params as Record<string, unknown>) : null,
     since: (run?.started_at as Date | undefined) ?? null,
@@ -64,10 +70,18 @@ function describeParams(params: Record<string, unknown>): string | null {
   return `rerun of ${selection.ref ?? 'one order'}`;
 }
 
-/** "run 42 (due sweep, pid 811 payrecon-reconcile) has held the lock for 7m 3s, last progress 12s ago". */
+/** "run 42 (due sweep, pid 5120 on worker-1, database session 811 payrecon-reconcile)": who to look at, and where. */
+export function nameLockHolder(holder: LockHolder): string {
+  const process = holder.processPid !== null ? `pid ${holder.processPid}${holder.host ? ` on ${holder.host}` : ''}` : null;
+  const session =
+    holder.sessionPid !== null ? `database session ${holder.sessionPid}${holder.application ? ` ${holder.application}` : ''}` : null;
+  const who = [holder.run, process, session].filter(Boolean).join(', ');
+  return holder.runId ? `run ${holder.runId}${who ? ` (${who})` : ''}` : who ? `a session (${who})` : 'another session';
+}
+
+/** "run 42 (due sweep, pid 5120 on worker-1, database session 811 payrecon-reconcile) has held the lock for 7m 3s, last progress 12s ago". */
 export function describeLockHolder(holder: LockHolder, now: Date): string {
-  const who = [holder.run, holder.pid !== null ? `pid ${holder.pid}` : null, holder.application].filter(Boolean).join(', ');
-  const name = holder.runId ? `run ${holder.runId}${who ? ` (${who})` : ''}` : who ? `a session (${who})` : 'another session';
+  const name = nameLockHolder(holder);
   const held = holder.since ? ` has held the lock for ${formatSpan(now.getTime() - holder.since.getTime())}` : ' holds the lock';
   const progress = holder.lastProgressAt ? `, last progress ${formatSpan(now.getTime() - holder.lastProgressAt.getTime())} ago` : '';
   return `${name}${held}${progress}`;
@@ -79,4 +93,31 @@ export function formatSpan(ms: number): string {
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}m ${s % 60}s`;
   return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+/** A lock holder whose run has made no progress for longer than the stall threshold. */
+export interface StalledHolder {
+  runId: string | null;
+  pid: number | null;
+  host: string | null;
+  /** Its last recorded progress. */
+  since: Date;
+  forMs: number;
+  /** "run 42 (…) holds the lock and has made no progress for 7m 12s, since 2026-11-22T20:03:00Z". */
+  description: string;
+}
+
+/** The liveness rule applied to a lock holder (pure: `now` and the threshold come in). Null: not stalled, or no run to judge. */
+export function stalledHolder(holder: LockHolder, now: Date, afterMs: number): StalledHolder | null {
+  if (holder.runId === null) return null;
+  const stall = stallOf({ status: 'running', lastProgressAt: holder.lastProgressAt }, now, afterMs);
+  if (!stall) return null;
+  const since = stall.since.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    runId: holder.runId,
+    pid: holder.processPid,
+    host: holder.host,
+    ...stall,
+    description: `${nameLockHolder(holder)} holds the lock and has made no progress for ${formatSpan(stall.forMs)}, since ${since}`,
+  };
 }

@@ -11,11 +11,11 @@ WITH cur AS (
   SELECT account, next_free_ms, coalesce(?::float8, extract(epoch from clock_timestamp()) * 1000) AS now_ms
   FROM provider_budget WHERE account = ? FOR UPDATE
 ), plan AS (
-  SELECT account, now_ms, greatest(next_free_ms, now_ms) AS start,
-         CASE WHEN greatest(next_free_ms, now_ms) - now_ms >= ?::float8 THEN 0
-              ELSE greatest(1, least(?::int, ceil((?::float8 - (greatest(next_free_ms, now_ms) - now_ms)) / ?::float8)::int))
+  SELECT account, now_ms, start,
+         CASE WHEN start - now_ms >= ?::float8 THEN 0
+              ELSE greatest(1, least(?::int, ceil((?::float8 - (start - now_ms)) / ?::float8)::int))
          END AS granted
-  FROM cur
+  FROM (SELECT account, now_ms, greatest(next_free_ms, now_ms + ?::float8) AS start FROM cur) c
 ), moved AS (
   UPDATE provider_budget b SET next_free_ms = plan.start + plan.granted * ?::float8, updated_at = now()
   FROM plan WHERE b.account = plan.account AND plan.granted > 0
@@ -37,6 +37,7 @@ export class PostgresSlotStore implements SlotStore {
       await this.knex.raw('INSERT INTO provider_budget (account) VALUES (?) ON CONFLICT (account) DO NOTHING', [req.account]);
       this.known.add(req.account);
     }
+    // In the order the placeholders appear in RESERVE.
     const res = await this.knex.raw(RESERVE, [
       this.now ? this.now() : null,
       req.account,
@@ -44,6 +45,7 @@ export class PostgresSlotStore implements SlotStore {
       req.want,
       req.horizonMs,
       req.intervalMs,
+      req.leadMs ?? 0,
       req.intervalMs,
     ]);
     const row = (res as { rows: Array<{ start: number; now_ms: number; granted: number }> }).rows[0];

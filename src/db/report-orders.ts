@@ -200,6 +200,16 @@ export const LATE_CHANGES_SQL = `WITH recorded AS (
    WHERE ${AS_MATCHED('ro.verdict')} IS DISTINCT FROM ${AS_MATCHED('y.verdict')} OR ro.codes IS DISTINCT FROM y.codes
    ORDER BY y.business_date, y.direction, y.merchant_ref COLLATE "C", y.order_key`;
 
+/** How many orders the window holds: the rows DAY_ITEMS_SQL gives in the same snapshot. */
+export async function countDayOrders(tx: Knex.Transaction, day: Window): Promise<number> {
+  const res = (await tx.raw(
+    `SELECT ((SELECT count(*) FROM payment_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz)
+           + (SELECT count(*) FROM payout_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz))::text AS n`,
+    windowBindings(day),
+  )) as { rows: { n: string }[] };
+  return Number(res.rows[0].n);
+}
+
 /**
  * Records what a version says about each order of its day, from the same selection as its
  * items.csv (same transaction, same snapshot), and marks the version as having recorded them.

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { Knex } from 'knex';
 
 type Conn = Knex | Knex.Transaction;
@@ -14,7 +15,11 @@ export interface RunRow {
   status: RunStatus;
   dryRun: boolean;
   startedAt: Date;
+  /** The run's last progress: its start, each batch written, its resumption, its end. */
   heartbeatAt: Date;
+  /** The process running it (the latest one, for a resumed run); null for runs from before migration 020. */
+  pid: number | null;
+  host: string | null;
   finishedAt: Date | null;
   /** Where a killed run resumes, e.g. { payment: "1234", payout: "77" } (last order id fully written). */
   checkpoint: Record<string, unknown>;
@@ -33,6 +38,8 @@ function toRunRow(r: Record<string, unknown>): RunRow {
     dryRun: r.dry_run as boolean,
     startedAt: r.started_at as Date,
     heartbeatAt: r.heartbeat_at as Date,
+    pid: (r.pid as number | null) ?? null,
+    host: (r.host as string | null) ?? null,
     finishedAt: (r.finished_at as Date | null) ?? null,
     checkpoint: r.checkpoint as Record<string, unknown>,
     selected: r.selected as number,
@@ -42,12 +49,21 @@ function toRunRow(r: Record<string, unknown>): RunRow {
   };
 }
 
+/** Who runs a run, so a stuck one can be named: this process by default. */
+export interface RunOwner {
+  pid: number;
+  host: string;
+}
+
+export const thisProcess = (): RunOwner => ({ pid: process.pid, host: os.hostname() });
+
 export async function createRun(
   db: Conn,
   job: string,
   params: Record<string, unknown>,
-  opts: { dryRun: boolean; now: Date; selected?: number },
+  opts: { dryRun: boolean; now: Date; selected?: number; owner?: RunOwner },
 ): Promise<RunRow> {
+  const owner = opts.owner ?? thisProcess();
   const [row] = await db('job_runs')
     .insert({
       job,
@@ -56,9 +72,19 @@ export async function createRun(
       started_at: opts.now,
       heartbeat_at: opts.now,
       selected: opts.selected ?? 0,
+      pid: owner.pid,
+      host: owner.host,
     })
     .returning('*');
   return toRunRow(row);
+}
+
+/**
+ * A run taken over from a process that died: now this process's, and its progress clock restarts,
+ * so the dead process's silence is not counted against the run that resumes it.
+ */
+export async function takeOverRun(db: Conn, runId: string, now: Date, owner: RunOwner = thisProcess()): Promise<void> {
+  await db('job_runs').where({ id: runId }).update({ heartbeat_at: now, pid: owner.pid, host: owner.host });
 }
 
 /**

@@ -151,6 +151,34 @@ export function alertForFailedRun(job: string, status: FailedRunStatus, message:
   };
 }
 
+/**
+ * A run that holds its job's lock and has made no progress past RUN_STALL_AFTER_SECONDS. Its payload
+ * names the run and its last progress, never how long it has been silent: a later run finding the
+ * same stall raises the same finding (suppressed), a new stall is news.
+ */
+export function alertForStalledRun(
+  job: string,
+  stalled: { runId: string | null; pid: number | null; host: string | null; since: Date },
+): AlertInput {
+  const where = stalled.pid !== null ? ` (pid ${stalled.pid}${stalled.host ? ` on ${stalled.host}` : ''})` : '';
+  const run = stalled.runId ? `run ${stalled.runId}` : 'a run';
+  const since = stalled.since.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    kind: 'run_stalled',
+    fingerprintParts: [job],
+    title: `${job}: ${run}${where} holds the lock with no progress since ${since}`,
+    payload: {
+      summary: `${job} ${run}${where} holds the job's lock and has made no progress since ${since}; later runs do nothing until it moves again or is stopped`,
+      job,
+      stalledRunId: stalled.runId,
+      pid: stalled.pid,
+      host: stalled.host,
+      lastProgressAt: since,
+    },
+    runId: stalled.runId,
+  };
+}
+
 function countCodes(items: readonly CheckedOrderSummary[], keep: (c: MismatchCode) => boolean): Record<string, number> {
   const counts: Record<string, number> = {};
   // MISMATCH_CODES order, so the payload (and its digest) does not depend on the order items came in.

@@ -23,13 +23,16 @@ export interface ClearedCause {
   why: string;
 }
 
-/** The causes a job run that completed has cleared: its own earlier failures (the provider is back). */
+/** The causes a job run that completed has cleared: its own earlier failures (the provider is back), a stalled holder (the lock was free again). */
 export function jobCompleted(job: string): ClearedCause[] {
-  return (['failed', 'credentials', 'provider_unavailable', 'interrupted'] as const).map((status) => ({
-    kind: 'run_failed',
-    fingerprintParts: [job, status],
-    why: `${job} completed again`,
-  }));
+  return [
+    ...(['failed', 'credentials', 'provider_unavailable', 'interrupted'] as const).map((status) => ({
+      kind: 'run_failed',
+      fingerprintParts: [job, status],
+      why: `${job} completed again`,
+    })),
+    { kind: 'run_stalled', fingerprintParts: [job], why: `${job} completed again` },
+  ];
 }
 
 /** Resolves every alert whose cases are all resolved, and the alerts of the given cleared causes. Returns the ids resolved. */

@@ -173,6 +173,11 @@ export class ProviderClient {
     return out;
   }
 
+  /** Budget slots this client reached too late and gave up (a stalled process; see rate-limit.ts). */
+  get expiredSlots(): number {
+    return this.limiter?.expired ?? 0;
+  }
+
   close(): Promise<void> {
     return this.transport.close();
   }

@@ -26,6 +26,13 @@ const RATE_HEADROOM = 0.02;
 /** Slots reserved per round trip to the store, as time: fewer round trips, small bursts. */
 const LEASE_MS = 25;
 
+/**
+ * A slot whose timer fires later than this (the process stalled: GC, a busy CPU) is given up and the
+ * caller reserves again: sent late, a run of such slots would land together, on top of the slots that
+ * follow. Within the headroom (2 % of a second), so one late request never pushes a window over R.
+ */
+const LATE_MS = 15;
+
 export interface RateLimiterOptions {
   ratePerSec: number;
   /** The provider account the limit belongs to (its merchant id). */
@@ -56,6 +63,10 @@ export class RateLimiter {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly queues: Record<BudgetPriority, Waiter[]> = { urgent: [], sweep: [], recheck: [] };
   private pumping = false;
+  /** Slots given up because this process reached them too late (see LATE_MS). */
+  expired = 0;
+  /** Recent round trips to the store (moving average): slots are asked for no earlier than that from now. */
+  private roundTripMs = 0;
   /** Store clock minus local clock, from the reservation with the shortest round trip lately. */
   private offset: { ms: number; rttMs: number; at: number } | null = null;
 
@@ -94,6 +105,7 @@ export class RateLimiter {
             want: Math.min(this.waiting(), this.leaseSize),
             intervalMs: this.intervalMs,
             horizonMs: HORIZON_MS[best],
+            leadMs: Math.ceil(this.roundTripMs),
           });
         } catch (err) {
           // Without the shared schedule nothing may be sent: every waiter fails, as a provider call would.
@@ -104,13 +116,23 @@ export class RateLimiter {
           await this.sleep(Math.min(100, Math.max(1, grant.retryInMs)));
           continue;
         }
-        const offset = this.offsetFrom(grant.nowMs, before, this.now());
+        const after = this.now();
+        this.roundTripMs = 0.8 * this.roundTripMs + 0.2 * (after - before);
+        const offset = this.offsetFrom(grant.nowMs, before, after);
         for (let i = 0; i < grant.count; i++) {
-          const waiter = this.takeBest();
-          if (!waiter) break;
-          const wait = grant.firstSlotMs + i * this.intervalMs - offset - this.now();
-          if (wait <= 0) waiter.resolve();
-          else void this.sleep(wait).then(waiter.resolve);
+          const taken = this.takeBest();
+          if (!taken) break;
+          const at = grant.firstSlotMs + i * this.intervalMs - offset;
+          const use = () => {
+            if (this.now() - at <= LATE_MS) return taken.waiter.resolve();
+            this.expired++;
+            this.queues[taken.priority].unshift(taken.waiter);
+            if (!this.pumping) void this.pump();
+          };
+          const wait = at - this.now();
+          // A slot already due when the answer came (a slow round trip, at most one lease of them) is used at once.
+          if (wait <= 0) taken.waiter.resolve();
+          else void this.sleep(wait).then(use);
         }
       }
     } finally {
@@ -122,9 +144,9 @@ export class RateLimiter {
     return PRIORITIES.find((p) => this.queues[p].length > 0);
   }
 
-  private takeBest(): Waiter | undefined {
-    const p = this.bestWaiting();
-    return p ? this.queues[p].shift() : undefined;
+  private takeBest(): { waiter: Waiter; priority: BudgetPriority } | undefined {
+    const priority = this.bestWaiting();
+    return priority ? { waiter: this.queues[priority].shift()!, priority } : undefined;
   }
 
   /**

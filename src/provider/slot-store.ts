@@ -19,6 +19,8 @@ export interface SlotRequest {
    * this, ms. A larger horizon is a higher priority: it still gets slots when lower ones wait.
    */
   horizonMs: number;
+  /** No slot earlier than now + this, ms: the time the answer takes to come back (default 0). */
+  leadMs?: number;
 }
 
 export interface SlotGrant {
@@ -42,7 +44,7 @@ export interface SlotStore {
  * (at least one whenever the backlog is below it), and return the schedule's new next free slot.
  */
 export function decideGrant(nextFreeMs: number, nowMs: number, req: SlotRequest): { grant: SlotGrant; nextFreeMs: number } {
-  const start = Math.max(nextFreeMs, nowMs);
+  const start = Math.max(nextFreeMs, nowMs + (req.leadMs ?? 0));
   const backlog = start - nowMs;
   if (backlog >= req.horizonMs) {
     return { grant: { count: 0, firstSlotMs: start, nowMs, retryInMs: backlog - req.horizonMs + 1 }, nextFreeMs };

@@ -4,16 +4,14 @@ import {
   listReportVersions,
   streamLateChanges,
   streamOpenItems,
-  streamReportItems,
   type BalanceSnapshotRow,
   type RateSnapshotRow,
   type Window,
 } from '../db/reports.ts';
-import type { UnknownOrderRow } from '../db/unknown-orders.ts';
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { chartDays } from './charts/day-charts.ts';
-import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
 import type { CsvFileResult } from './csv-file.ts';
+import type { DayItemSheets } from './day-sheets.ts';
 import type { ExtraFileName, ExtraFileResult, ReportFile } from './manifest.ts';
 import { AGING_BUCKETS, type OpenItemTotals } from './open-items.ts';
 import {
@@ -26,7 +24,6 @@ import {
 } from './sheet-tables.ts';
 import type { Table } from './table.ts';
 import { ROLLFORWARD_SUMMARY } from './rollforward-tables.ts';
-import { unknownOrderTableRows } from './unknown-orders.ts';
 import { withCaseColumns } from './case-cells.ts';
 import { writeVersionExtras } from './version-extras.ts';
 
@@ -39,8 +36,8 @@ export interface ReportFacts {
   rollForwards: ReadonlyMap<string, SnapshotRollForward | null>;
   balances: readonly BalanceSnapshotRow[];
   rates: readonly RateSnapshotRow[];
-  /** UNKNOWN_ORDER findings of the day, listed after the day's mismatched orders. */
-  unknownOrders: readonly UnknownOrderRow[];
+  /** The workbook, its Items and Mismatches sheets written in the CSV pass. */
+  daySheets: DayItemSheets;
 }
 
 export interface ExtrasScope {
@@ -51,7 +48,6 @@ export interface ExtrasScope {
   now: Date;
   headline: string;
   partial: boolean;
-  window: Window;
   earlier: Window;
   earlierDays: { first: string; end: string };
   pageSize?: number;
@@ -61,18 +57,14 @@ export interface ExtrasScope {
 
 /**
  * The workbook, charts and report.html of a new version, from the same REPEATABLE READ snapshot
- * as its CSVs: the day's orders are read again (a fresh cursor per sheet) rather than held.
+ * as its CSVs: the open items and late changes are read again (a fresh cursor per sheet) rather
+ * than held; the day's orders are in the workbook already (DayItemSheets).
  */
 export async function writeExtrasForVersion(
   tx: Knex.Transaction,
   s: ExtrasScope,
   facts: ReportFacts,
 ): Promise<Partial<Record<ExtraFileName, ExtraFileResult>>> {
-  const dayItems = (keep: (verdict: string) => boolean) =>
-    async function* () {
-      for await (const page of withCaseColumns(tx, streamReportItems(tx, s.window, s.pageSize), s.now))
-        yield page.filter((r) => keep(r.verdict)).map((r) => itemTableRow(r, s.date));
-    };
   const rollForward = facts.summaryTables.find((t) => t.name === ROLLFORWARD_SUMMARY.name);
   const days = chartDays(s.date);
   const earlierCodeCounts = await reportedCodeCounts(tx, { first: days[0], end: s.date });
@@ -90,14 +82,7 @@ export async function writeExtrasForVersion(
     headline: s.headline,
     partial: s.partial,
     summary: facts.summaryTables,
-    items: { columns: ITEM_TABLE_COLUMNS, pages: dayItems(() => true) },
-    mismatches: {
-      columns: ITEM_TABLE_COLUMNS,
-      pages: async function* () {
-        yield* dayItems((v) => v === 'mismatch')();
-        yield await unknownOrderTableRows(tx, facts.unknownOrders, s.date, s.now);
-      },
-    },
+    daySheets: facts.daySheets,
     openItems: {
       columns: OPEN_ITEM_TABLE_COLUMNS,
       pages: async function* () {
@@ -114,7 +99,6 @@ export async function writeExtrasForVersion(
     },
     balances: balancesTable(facts.balances),
     rates: ratesTable(facts.rates),
-    itemCount: s.csv['items.csv'].rows,
     earlierCodeCounts,
     chart: {
       rollForward: facts.currencies.flatMap((c) => {
@@ -128,6 +112,7 @@ export async function writeExtrasForVersion(
             opening: r.openingTotal,
             payments_in: at('payments_in'),
             payouts_out: at('payouts_out'),
+            timing_movement: at('timing_movement'),
             closing: r.closingTotal,
             drift: r.drift,
           },

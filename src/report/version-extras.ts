@@ -4,10 +4,11 @@ import { renderDayCharts, type DayChartData } from './charts/day-charts.ts';
 import type { CodeCount } from './charts/specs.ts';
 import { filePurpose } from './file-purposes.ts';
 import { reportHtml, type VersionLine } from './html/report-html.ts';
+import type { DayItemSheets } from './day-sheets.ts';
 import { ROLLFORWARD_SUMMARY, TIMING_ITEMS } from './rollforward-tables.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
 import { writeFileSynced } from './version-dir.ts';
-import { WorkbookFile } from './workbook/writer.ts';
+import type { WorkbookFile } from './workbook/writer.ts';
 
 import type { ExtraFileName, ExtraFileResult } from './manifest.ts';
 
@@ -29,15 +30,12 @@ export interface VersionExtrasInput {
   partial: boolean;
   /** Summary tables in reading order (orders, roll-forward, timing items, open items, late changes). */
   summary: readonly Table[];
-  /** The day's orders (Items sheet) and the mismatched ones, in the item table's columns. */
-  items: StreamedTable;
-  mismatches: StreamedTable;
+  /** The workbook with the day's Items and Mismatches sheets written, in the pass that wrote items.csv. */
+  daySheets: DayItemSheets;
   openItems: StreamedTable;
   lateChanges: StreamedTable;
   balances: Table;
   rates: Table;
-  /** items.csv's row count: the Items sheet says so in its first row when it cannot hold them all. */
-  itemCount: number;
   /** Mismatched orders of the 29 business days before the day (the day's own are counted here). */
   earlierCodeCounts: readonly CodeCount[];
   chart: Pick<DayChartData, 'rollForward' | 'aging' | 'agingBuckets'>;
@@ -51,39 +49,21 @@ export interface VersionExtrasInput {
 /** Summary tables the Roll-forward sheet shows again. */
 const ROLLFORWARD_SHEET = [ROLLFORWARD_SUMMARY.name, TIMING_ITEMS.name];
 
-/** Mismatches shown in report.html (all of them are in mismatches.csv and the workbook). */
-const HTML_MISMATCH_ROWS = 200;
-
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
 /**
  * reconciliation.xlsx, the chart PNGs and report.html of one version, written after its CSVs
- * (whose row counts they name). The workbook's sheets are written one after another in tab
- * order, each from a fresh pass over its rows, so memory stays bounded at any size.
+ * (whose row counts they name). The workbook's remaining sheets are written one after another,
+ * each from a fresh pass over its rows, so memory stays bounded at any size.
  */
 export async function writeVersionExtras(input: VersionExtrasInput): Promise<Partial<Record<ExtraFileName, ExtraFileResult>>> {
-  const codeIndex = input.mismatches.columns.findIndex((c) => c.name === 'mismatch_codes');
-  const todayCodes = new Map<string, number>();
-  const preview: TableRow[] = [];
-  let mismatchCount = 0;
-
-  const workbook = new WorkbookFile(path.join(input.dir, 'reconciliation.xlsx'), {
-    zone: input.timezone,
-    // A value from the data, not the clock: the same data gives the same bytes.
-    created: new Date(`${input.date}T00:00:00Z`),
-  });
+  const { workbook, mismatches } = input.daySheets;
   try {
     workbook.tablesSheet('Summary', input.summary, [
       input.headline,
       `Business day ${input.date} in ${input.timezone}, version ${input.version}${input.partial ? ' (written before the day was over)' : ''}.`,
       'Amounts are numbers with thousands separators; an amount shaded orange is text, because it has more than 15 significant digits, which a spreadsheet number cannot hold exactly.',
     ]);
-    await streamSheet(workbook, 'Mismatches', input.mismatches, {}, (row) => {
-      mismatchCount += 1;
-      if (preview.length < HTML_MISMATCH_ROWS) preview.push(row);
-      const codes = codeIndex >= 0 ? String(row[codeIndex] ?? '') : '';
-      for (const code of codes.split(' ').filter(Boolean)) todayCodes.set(code, (todayCodes.get(code) ?? 0) + 1);
-    });
     await streamSheet(workbook, 'Open items', input.openItems);
     await streamSheet(workbook, 'Late changes', input.lateChanges);
     // The roll-forward and its timing items, one under the other: the timing items explain the row.
@@ -91,7 +71,6 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
       'Roll-forward',
       input.summary.filter((t) => ROLLFORWARD_SHEET.includes(t.name)),
     );
-    await streamSheet(workbook, 'Items', input.items, { expectedRows: input.itemCount, fullFile: 'items.csv' });
     tableSheet(workbook, 'Balances', input.balances);
     tableSheet(workbook, 'Rates', input.rates);
   } catch (err) {
@@ -103,7 +82,7 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
 
   const codeCounts: CodeCount[] = [
     ...input.earlierCodeCounts,
-    ...[...todayCodes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, orders]) => ({ day: input.date, code, orders })),
+    ...[...mismatches.codes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, orders]) => ({ day: input.date, code, orders })),
   ];
   const charts = await renderDayCharts({ date: input.date, codeCounts, ...input.chart });
   for (const c of charts) {
@@ -129,8 +108,8 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
       partial: input.partial,
       charts,
       tables: input.summary,
-      mismatches: { name: 'mismatches', title: 'Mismatches', columns: input.mismatches.columns, rows: preview },
-      mismatchCount,
+      mismatches: { name: 'mismatches', title: 'Mismatches', columns: mismatches.columns, rows: mismatches.preview },
+      mismatchCount: mismatches.count,
       versions: [...input.versions, { version: input.version, createdAt: input.createdAt, headline: input.headline }],
       files: fileList,
     },
@@ -141,19 +120,12 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
   return files;
 }
 
-async function streamSheet(
-  workbook: WorkbookFile,
-  name: string,
-  source: StreamedTable,
-  opts: { expectedRows?: number; fullFile?: string } = {},
-  each?: (row: TableRow) => void,
-): Promise<void> {
-  const sheet = workbook.sheet(name, source.columns, opts);
+async function streamSheet(workbook: WorkbookFile, name: string, source: StreamedTable): Promise<void> {
+  const sheet = workbook.sheet(name, source.columns);
   for await (const page of source.pages()) {
     for (const row of page) {
       const wait = sheet.add(row);
       if (wait) await wait;
-      each?.(row);
     }
   }
   sheet.close();

@@ -17,7 +17,7 @@ import {
   type ReportVersionRecord,
   type Window,
 } from '../db/reports.ts';
-import { recordVersionOrders } from '../db/report-orders.ts';
+import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
 import { unknownOrdersReceived } from '../db/unknown-orders.ts';
 import { isCurrency } from '../money/decimal.ts';
 import type { Drift } from '../recon/summary.ts';
@@ -27,6 +27,7 @@ import { businessDay, dayIsPartial, type BusinessDay } from './date.ts';
 import { timeFormatter } from './format.ts';
 import { reportHeadline } from '../recon/headline.ts';
 import { businessView } from './business-view.ts';
+import { DayItemSheets } from './day-sheets.ts';
 import { writeExtrasForVersion, type ReportFacts } from './extras-for-version.ts';
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
@@ -163,8 +164,10 @@ async function writeInTransaction(
   if (leftovers.length) log?.warn({ dateDir, leftovers }, 'removed temp directories of an interrupted report run');
 
   const tempDir = await makeTempDir(dateDir);
+  let daySheets: DayItemSheets | null = null;
   try {
-    const { files, runIds, headline, facts } = await writeFiles(tx, opts, scope, tempDir);
+    daySheets = new DayItemSheets(tempDir, { date, timezone: opts.timezone, items: await countDayOrders(tx, scope.window) });
+    const { files, runIds, headline, facts } = await writeFiles(tx, opts, scope, tempDir, daySheets);
     const hash = contentHash(files);
     const business = businessHash(files, scope.partial);
     const current = await currentVersion(dateDir);
@@ -175,6 +178,7 @@ async function writeInTransaction(
       (currentManifest.business_hash ? currentManifest.business_hash === business : currentManifest.content_hash === hash);
 
     if (!opts.force && same) {
+      await daySheets.abort();
       await fs.rm(tempDir, { recursive: true, force: true });
       const record = (await listReportVersions(tx, date)).find((r) => r.version === current) ?? null;
       log?.info({ date, version: current }, 'report unchanged; no new version');
@@ -201,7 +205,6 @@ async function writeInTransaction(
         now: opts.now,
         headline,
         partial: scope.partial,
-        window: scope.window,
         earlier: scope.earlier,
         earlierDays: scope.earlierDays,
         pageSize: opts.pageSize,
@@ -247,6 +250,7 @@ async function writeInTransaction(
     log?.info({ date, version, directory, rows: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v.rows])) }, 'report written');
     return { version, directory, manifest, unchanged: false, record };
   } catch (err) {
+    await daySheets?.abort().catch(() => undefined);
     await fs.rm(tempDir, { recursive: true, force: true }).catch(() => undefined);
     throw err;
   }
@@ -260,12 +264,13 @@ async function readManifest(versionDir: string): Promise<ReportManifest | null> 
   }
 }
 
-/** Every CSV file into dir; items and mismatches from one pass over the cursor. */
+/** Every CSV file into dir; items, mismatches and the workbook's sheets of both from one pass over the cursor. */
 async function writeFiles(
   tx: Knex.Transaction,
   opts: WriteReportsOptions,
   scope: ReportScope,
   dir: string,
+  daySheets: DayItemSheets,
 ): Promise<{ files: Record<ReportFile, CsvFileResult>; runIds: string[]; headline: string; facts: ReportFacts }> {
   const formatTime = timeFormatter(opts.timezone);
   const runIds = new Set<string>();
@@ -277,20 +282,27 @@ async function writeFiles(
   try {
     for await (const page of withCaseColumns(tx, streamReportItems(tx, scope.window, opts.pageSize), opts.now)) {
       for (const r of page) {
-        const cells = csvCells(ITEM_TABLE_COLUMNS, itemTableRow(r, scope.date), formatTime);
+        const row = itemTableRow(r, scope.date);
+        const cells = csvCells(ITEM_TABLE_COLUMNS, row, formatTime);
         const wait = items.write(cells);
         if (wait) await wait;
         if (r.verdict === 'mismatch') await mismatches.write(cells);
+        const sheetsWait = daySheets.add(row, r.verdict === 'mismatch');
+        if (sheetsWait) await sheetsWait;
         totals.add(r);
       }
     }
     // After the merchant's own: the orders only the provider knows (UNKNOWN_ORDER), notified this day.
-    for (const row of await unknownOrderTableRows(tx, unknownOrders, scope.date, opts.now))
+    for (const row of await unknownOrderTableRows(tx, unknownOrders, scope.date, opts.now)) {
       await mismatches.write(csvCells(ITEM_TABLE_COLUMNS, row, formatTime));
+      const sheetsWait = daySheets.addMismatchOnly(row);
+      if (sheetsWait) await sheetsWait;
+    }
   } catch (err) {
     await Promise.all([items.abort(), mismatches.abort()]);
     throw err;
   }
+  daySheets.close();
   const itemsResult = await items.close();
   const mismatchesResult = await mismatches.close();
   for (const id of totals.runIds) runIds.add(id);
@@ -392,7 +404,7 @@ async function writeFiles(
     },
     runIds: sortRunIds(runIds),
     headline,
-    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates, unknownOrders },
+    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates, daySheets },
   };
 }
 

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
 import { countOrders, selectOrdersByIds, selectOrdersPage, type OrderFilter, type OrderRow } from '../db/orders.ts';
-import { createRun, findResumableRun, finishRun, setRunSelected, type RunRow, type RunStatus } from '../db/runs.ts';
+import { createRun, findResumableRun, finishRun, setRunSelected, takeOverRun, type RunRow, type RunStatus } from '../db/runs.ts';
 import { withJobLockWaiting } from '../db/lock-wait.ts';
-import { describeLockHolder, findLockHolder } from '../db/lock-holder.ts';
+import type { HeldLock } from '../db/locks.ts';
+import { describeLockHolder, findLockHolder, stalledHolder, type StalledHolder } from '../db/lock-holder.ts';
 import type { Direction } from '../provider/types.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
 import { isFinalCategory } from '../provider/status.ts';
@@ -34,6 +35,11 @@ export interface ReconcileDeps {
   webhooks?: { expect: boolean; marginMs: number };
   /** How often an explicit selection retries a held lock (default 1 s). */
   lockPollMs?: number;
+  /**
+   * RUN_STALL_AFTER_SECONDS in ms: a lock holder whose run has made no progress for longer is stalled,
+   * and this call ends 'stalled' instead of skipping or waiting quietly. Unset: never judged stalled.
+   */
+  stallAfterMs?: number;
 }
 
 export interface ReconcileProgress {
@@ -43,15 +49,23 @@ export interface ReconcileProgress {
   mismatches: number;
 }
 
-/** skipped: the due sweep found the lock held (the running one does its work). busy: an explicit selection waited in vain. */
-export type ReconcileStatus = RunStatus | 'skipped' | 'busy';
+/**
+ * skipped: the due sweep found the lock held (the running one does its work). busy: an explicit selection waited in vain.
+ * stalled: the lock's holder has made no progress for longer than stallAfterMs; nothing done.
+ */
+export type ReconcileStatus = RunStatus | 'skipped' | 'busy' | 'stalled';
 
 export interface ReconcileOutcome {
   status: ReconcileStatus;
   /** Runs this call completed or advanced: a dead run resumed first, then the one asked for. */
   runs: RunSummary[];
-  /** With 'busy': who holds the lock and for how long, e.g. "run 42 (due sweep, pid 811) has held the lock for 7m 3s". */
+  /**
+   * With 'busy': who holds the lock and for how long, e.g. "run 42 (due sweep, pid 5120 on worker-1, …) has held the lock for 7m 3s".
+   * With 'stalled': "run 42 (…) holds the lock and has made no progress for 7m 12s, since 2026-11-22T20:03:00Z".
+   */
   lockHolder?: string;
+  /** With 'stalled': the holder's run and its silence, for the alert and --json. */
+  stall?: Omit<StalledHolder, 'description'>;
 }
 
 export interface RunSummary {
@@ -92,29 +106,40 @@ export async function reconcile(
   const locked = await withJobLockWaiting(
     deps.db,
     RECONCILE_JOB,
-    async ({ lost }) => {
+    async (lock) => {
       const runs: RunSummary[] = [];
       const dead = await findResumableRun(deps.db.knex, RECONCILE_JOB);
       if (dead) {
         deps.logger.info({ runId: dead.id }, 'resuming a run that did not finish');
-        runs.push(await executeRun(deps, dead, true, lost));
+        // Now this process's run: the dead one's silence must not make it look stalled to a later run.
+        await takeOverRun(deps.db.knex, dead.id, deps.clock());
+        runs.push(await executeRun(deps, dead, true, lock));
         if (runs[0].status !== 'completed') return runs;
       }
-      if (lost.aborted) return runs;
+      if (lock.lost.aborted) return runs;
       const params = { selection: request.selection };
       const run = await createRun(deps.db.knex, RECONCILE_JOB, params, { dryRun: request.dryRun, now: deps.clock() });
-      runs.push(await executeRun(deps, run, false, lost));
+      runs.push(await executeRun(deps, run, false, lock));
       return runs;
     },
     wait,
   );
-  if (!locked.acquired && !explicit) {
-    deps.logger.info('another reconcile run holds the lock; skipping');
-    return { status: 'skipped', runs: [] };
-  }
-  if (!locked.acquired && deps.stopSignal?.aborted) return { status: 'interrupted', runs: [] };
   if (!locked.acquired) {
-    const lockHolder = describeLockHolder(await findLockHolder(deps.db, RECONCILE_JOB), deps.clock());
+    const holder = await findLockHolder(deps.db, RECONCILE_JOB);
+    const now = deps.clock();
+    const stalled = deps.stallAfterMs === undefined ? null : stalledHolder(holder, now, deps.stallAfterMs);
+    if (stalled) {
+      // Past the threshold a quiet skip would hide a hung run (a partition leaves its session holding the lock).
+      const { description: lockHolder, ...stall } = stalled;
+      deps.logger.error({ lockHolder, stalledRunId: holder.runId }, 'the reconcile lock holder is stalled; nothing done');
+      return { status: 'stalled', runs: [], lockHolder, stall };
+    }
+    if (!explicit) {
+      deps.logger.info('another reconcile run holds the lock; skipping');
+      return { status: 'skipped', runs: [] };
+    }
+    if (deps.stopSignal?.aborted) return { status: 'interrupted', runs: [] };
+    const lockHolder = describeLockHolder(holder, now);
     deps.logger.error({ lockHolder }, 'gave up waiting for the reconcile lock');
     return { status: 'busy', runs: [], lockHolder };
   }
@@ -172,8 +197,9 @@ type Stop = { status: 'credentials' | 'provider_unavailable'; message: string } 
 
 const LOCK_LOST = 'lost the job lock (the database connection was closed); the run is left for the next start to resume';
 
-async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lockLost: AbortSignal): Promise<RunSummary> {
+async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lock: HeldLock): Promise<RunSummary> {
   const { db, logger } = deps;
+  const lockLost = lock.lost;
   const log = logger.child({ runId: run.id });
   const selection = (run.params as { selection: Selection }).selection;
   const filter = filterFor(selection);
@@ -291,18 +317,14 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
       );
     }
   } catch (err) {
-    // A dropped connection reaches the batch's query before the lock's own connection reports it:
-    // give the lock a moment to say so, so such a run is left resumable instead of marked failed.
-    if (!lockLost.aborted && /Connection terminated|connection.*(ended|closed)|ECONNRESET/i.test((err as Error).message)) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 5_000);
-        lockLost.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
-    }
-    const message = lockLost.aborted ? LOCK_LOST : (err as Error).message;
+    // Whether the run row is still ours to finish is the lock's question, asked of the lock's own
+    // connection: a dropped connection (a server restart, terminated sessions) often reaches the
+    // batch's query before the lock's connection has reported its own end.
+    const held = await lock.stillHeld();
+    const message = held ? (err as Error).message : LOCK_LOST;
     log.error({ err: message }, 'reconcile run failed');
     // Without the lock the run row is not ours to finish: it stays resumable.
-    if (!lockLost.aborted) await finishRun(db.knex, run.id, 'failed', counts, message, deps.clock()).catch(() => undefined);
+    if (held) await finishRun(db.knex, run.id, 'failed', counts, message, deps.clock()).catch(() => undefined);
     return { runId: run.id, resumed, status: 'failed', selected, checked, counts, error: message, examples };
   }
   if (lockLost.aborted) {

@@ -6,7 +6,7 @@ import { DAILY_JOB, closeDeadDailyRuns, completedDailyDates } from './runs-db.ts
 import { abortableSleep } from './sleep.ts';
 
 export interface DayReconcile {
-  /** The reconcile outcome status: completed, busy (lock held elsewhere), interrupted, failed, ... */
+  /** The reconcile outcome status: completed, busy (lock held elsewhere), stalled (held by a run making no progress), interrupted, failed, ... */
   status: string;
   runIds: string[];
   /** With busy: who holds the lock and for how long. */
@@ -92,7 +92,8 @@ export async function reconcileThenReport(deps: Omit<DailyDeps, 'email'>, date: 
   let rec: DayReconcile;
   for (;;) {
     rec = await deps.reconcileDay(date, deps.signal);
-    const held = rec.status === 'skipped' || rec.status === 'busy';
+    // A stalled holder may yet move (a partition heals) or be stopped: keep trying within lockWaitMs.
+    const held = rec.status === 'skipped' || rec.status === 'busy' || rec.status === 'stalled';
     if (!held || deps.signal.aborted) break;
     if (deps.now().getTime() + deps.lockRetryMs > waitUntil) {
       return {
@@ -106,7 +107,13 @@ export async function reconcileThenReport(deps: Omit<DailyDeps, 'email'>, date: 
     log.info({ retryInMs: deps.lockRetryMs }, 'another reconcile holds the lock; waiting to run the day');
     await sleep(deps.lockRetryMs, deps.signal);
   }
-  if (deps.signal.aborted || rec.status === 'interrupted' || rec.status === 'skipped' || rec.status === 'busy') {
+  if (
+    deps.signal.aborted ||
+    rec.status === 'interrupted' ||
+    rec.status === 'skipped' ||
+    rec.status === 'busy' ||
+    rec.status === 'stalled'
+  ) {
     return { status: 'interrupted', date, reconcileRunIds: rec.runIds, report: null, error: 'stopped before the report' };
   }
   if (rec.status !== 'completed') {

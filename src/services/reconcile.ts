@@ -8,7 +8,7 @@ import { buildSelection, type SelectionRequest } from '../runner/selection.ts';
 import { createProgress } from '../cli-ui/progress.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
-import { alertsForReconcileRun, alertForFailedRun } from '../notify/alert-builders.ts';
+import { alertsForReconcileRun, alertForFailedRun, alertForStalledRun } from '../notify/alert-builders.ts';
 import type { AlertInput } from '../notify/raise-alert.ts';
 import { openCasesOfRun } from '../db/cases.ts';
 import { jobCompleted } from '../notify/resolve-alerts.ts';
@@ -25,6 +25,8 @@ export interface ReconcileJobOptions extends SelectionRequest {
   stopSignal?: AbortSignal;
   /** An explicit selection's wait for a running sweep's lock (default DEFAULT_LOCK_WAIT_MS); the due sweep never waits. */
   waitMs?: number;
+  /** The clock (tests fix it); default the system clock. */
+  now?: () => Date;
 }
 
 /** Long enough for a 15-minute sweep to finish, short enough that cron's next line is not held up for long. */
@@ -37,10 +39,11 @@ export interface ReconcileJobResult {
 
 export async function reconcileJob(options: ReconcileJobOptions, context: JobContextOptions = {}): Promise<ReconcileJobResult> {
   const config = context.config ?? loadConfig();
+  const now = options.now ?? (() => new Date());
   // Validated before the database is opened: a bad --date, --from/--to or --ref does nothing at all.
   const selection = usage(() =>
     buildSelection(options, {
-      now: new Date(),
+      now: now(),
       zone: config.REPORT_TIMEZONE,
       lookbackDays: config.RECON_LOOKBACK_DAYS,
       finalRecheckDays: config.RECON_FINAL_RECHECK_DAYS,
@@ -60,24 +63,21 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
             db,
             fetcher: client,
             policy,
-            clock: () => new Date(),
+            clock: now,
             logger,
             concurrency: config.RECON_CONCURRENCY,
             batchSize: config.RECON_BATCH_SIZE,
             stopSignal: deps.signal,
             webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
             onProgress: progress ? (p) => progress.update(p.checked, p.selected, p.mismatches) : undefined,
+            stallAfterMs: config.RUN_STALL_AFTER_SECONDS * 1000,
           },
           { selection, dryRun: options.dryRun ?? false, waitMs: options.waitMs ?? DEFAULT_LOCK_WAIT_MS },
         );
         progress?.stop();
         if (!options.dryRun) {
           const completed = outcome.runs.length > 0 && outcome.runs.every((r) => r.status === 'completed');
-          await raiseAndDeliver(
-            { db, config, logger, now: () => new Date() },
-            await alertsFor(db, outcome),
-            completed ? jobCompleted('reconcile') : [],
-          );
+          await raiseAndDeliver({ db, config, logger, now }, await alertsFor(db, outcome), completed ? jobCompleted('reconcile') : []);
         }
         return { exitCode: exitCodeOf(outcome, options.failOnMismatch ?? false), outcome };
       } finally {
@@ -101,6 +101,7 @@ function usage<T>(fn: () => T): T {
  */
 async function alertsFor(db: Db, outcome: ReconcileOutcome): Promise<AlertInput[]> {
   const alerts: AlertInput[] = [];
+  if (outcome.stall) alerts.push(alertForStalledRun('reconcile', outcome.stall));
   for (const run of outcome.runs) {
     const items = (await openCasesOfRun(db.knex, run.runId)).map((i) => ({ ...i, codes: i.codes as MismatchCode[] }));
     alerts.push(...alertsForReconcileRun({ runId: run.runId, items }));
@@ -115,6 +116,8 @@ function exitCodeOf(outcome: ReconcileOutcome, failOnMismatch: boolean): number 
   if (outcome.status === 'skipped' || outcome.status === 'interrupted') return EXIT.OK;
   // An explicit rerun that could not get the lock did not do what was asked: never a silent 0.
   if (outcome.status === 'busy') return EXIT.INCOMPLETE;
+  // Nor a sweep held off by a holder past RUN_STALL_AFTER_SECONDS: nothing will be checked until it is dealt with.
+  if (outcome.status === 'stalled') return EXIT.INCOMPLETE;
   if (outcome.status !== 'completed') return EXIT.INCOMPLETE;
   const mismatches = outcome.runs.reduce((n, r) => n + (r.counts['verdict:mismatch'] ?? 0), 0);
   return failOnMismatch && mismatches > 0 ? EXIT.MISMATCHES : EXIT.OK;

@@ -3,13 +3,35 @@ import type { ReportDelivery } from '../db/deliveries.ts';
 import { SCHEDULED_JOBS, type Schedules } from '../schedule/schedules.ts';
 import type { OpenAlert } from './queries.ts';
 import { describeDuration } from '../recon/timing.ts';
+import { stallOf, type Stall } from '../db/run-stall.ts';
+import { DAILY_JOB } from '../schedule/runs-db.ts';
 
 export interface JobStatus {
   job: string;
   /** The cron expression, "off", or null for a job the scheduler does not run (e.g. webhook). */
   schedule: string | null;
   next: Date | null;
-  lastRun: Pick<RunRow, 'id' | 'status' | 'startedAt' | 'finishedAt' | 'selected' | 'checked' | 'counts' | 'error' | 'params'> | null;
+  lastRun:
+    | (Pick<
+        RunRow,
+        | 'id'
+        | 'status'
+        | 'dryRun'
+        | 'startedAt'
+        | 'heartbeatAt'
+        | 'finishedAt'
+        | 'pid'
+        | 'host'
+        | 'selected'
+        | 'checked'
+        | 'counts'
+        | 'error'
+        | 'params'
+      > & {
+        /** Still running with no progress for longer than RUN_STALL_AFTER_SECONDS: since when, and for how long at `now`. */
+        stalled: Stall | null;
+      })
+    | null;
 }
 
 export interface StatusReport {
@@ -29,6 +51,8 @@ export function buildStatus(input: {
   lastRuns: RunRow[];
   pendingEmails: ReportDelivery[];
   openAlerts: OpenAlert[];
+  /** RUN_STALL_AFTER_SECONDS in ms. */
+  stallAfterMs: number;
 }): StatusReport {
   const byJob = new Map(input.lastRuns.map((r) => [r.job, r]));
   const lastOf = (job: string): JobStatus['lastRun'] => {
@@ -37,13 +61,19 @@ export function buildStatus(input: {
       ? {
           id: r.id,
           status: r.status,
+          dryRun: r.dryRun,
           startedAt: r.startedAt,
+          heartbeatAt: r.heartbeatAt,
           finishedAt: r.finishedAt,
+          pid: r.pid,
+          host: r.host,
           selected: r.selected,
           checked: r.checked,
           counts: r.counts,
           error: r.error,
           params: r.params,
+          // The daily's own row records no progress while its reconcile runs (that run is watched itself).
+          stalled: job === DAILY_JOB ? null : stallOf({ status: r.status, lastProgressAt: r.heartbeatAt }, input.now, input.stallAfterMs),
         }
       : null;
   };

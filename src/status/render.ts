@@ -1,13 +1,14 @@
 import { DateTime } from 'luxon';
 import { renderTable } from '../cli-ui/table.ts';
 import type { JobStatus, StatusReport } from './build.ts';
+import { formatSpan } from '../db/lock-holder.ts';
 
 /** The status as terminal tables, times in the business time zone. */
 export function renderStatus(s: StatusReport): string {
   const at = (d: Date | null) => (d ? DateTime.fromJSDate(d, { zone: s.timezone }).toFormat('yyyy-MM-dd HH:mm') : '-');
   const jobs = renderTable(
     ['job', 'schedule', 'last run', 'outcome', 'counts', 'next'],
-    s.jobs.map((j) => [j.job, j.schedule ?? '-', at(j.lastRun?.startedAt ?? null), outcome(j), counts(j), at(j.next)]),
+    s.jobs.map((j) => [j.job, j.schedule ?? '-', at(j.lastRun?.startedAt ?? null), outcome(j, at), counts(j), at(j.next)]),
   );
   const emails = s.pendingEmails.length
     ? renderTable(
@@ -24,9 +25,16 @@ export function renderStatus(s: StatusReport): string {
   return `payrecon status at ${at(s.now)} (${s.timezone})\n${jobs}\npending report e-mails:\n${emails}\nopen alerts (cause not cleared yet):\n${alerts}`;
 }
 
-function outcome(j: JobStatus): string {
-  if (!j.lastRun) return 'never run';
-  return j.lastRun.error ? `${j.lastRun.status}: ${j.lastRun.error.slice(0, 60)}` : j.lastRun.status;
+function outcome(j: JobStatus, at: (d: Date) => string): string {
+  const r = j.lastRun;
+  if (!r) return 'never run';
+  // A dry run wrote no verdicts: its counts are not the books' state.
+  const status = r.dryRun ? `${r.status} (dry run)` : r.status;
+  if (r.stalled) {
+    const where = r.pid !== null ? ` (pid ${r.pid}${r.host ? ` on ${r.host}` : ''})` : '';
+    return `${status}, STALLED: no progress for ${formatSpan(r.stalled.forMs)}, since ${at(r.stalled.since)}${where}`;
+  }
+  return r.error ? `${status}: ${r.error.slice(0, 60)}` : status;
 }
 
 /** checked/selected when the job selects orders, then its counters (verdict names without prefix; codes left to the run itself). */

@@ -23,6 +23,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: ConsoleDeps): void
       lastRuns: await lastRuns(deps.db.knex),
       pendingEmails: await pendingReportDeliveries(deps.db.knex),
       openAlerts: await openAlerts(deps.db.knex, now),
+      stallAfterMs: deps.config.RUN_STALL_AFTER_SECONDS * 1000,
     });
     const failures = s.jobs.filter((j) => j.lastRun && j.lastRun.status !== 'completed' && j.lastRun.status !== 'running');
     const body = html`<h1>Jobs</h1>
@@ -47,7 +48,11 @@ export function registerJobRoutes(app: FastifyInstance, deps: ConsoleDeps): void
                   <td>${j.job}</td>
                   <td><code>${j.schedule ?? '-'}</code></td>
                   <td>${at(j.lastRun?.startedAt, zone)}</td>
-                  <td>${j.lastRun ? stateBadge(j.lastRun.status) : html`<span class="muted">never run</span>`}</td>
+                  <td>
+                    ${j.lastRun ? stateBadge(j.lastRun.status) : html`<span class="muted">never run</span>`}
+                    ${j.lastRun?.dryRun ? html`<span class="muted">dry run</span>` : ''}
+                    ${j.lastRun?.stalled ? html`<strong>stalled: no progress since ${at(j.lastRun.stalled.since, zone)}</strong>` : ''}
+                  </td>
                   <td class="num">
                     ${j.lastRun && j.lastRun.selected > 0 ? `${count(j.lastRun.checked)} / ${count(j.lastRun.selected)}` : ''}
                   </td>

@@ -18,6 +18,8 @@ export interface RollForwardBars {
   opening: string | null;
   payments_in: string | null;
   payouts_out: string | null;
+  /** The balance effect of the timing items counted in the day. */
+  timing_movement: string | null;
   closing: string | null;
   drift: string | null;
 }
@@ -62,7 +64,7 @@ export function mismatchesByCodeChart(days: readonly string[], counts: readonly 
   };
 }
 
-const STEPS = ['opening', 'payments in', 'payouts out', 'closing', 'drift'] as const;
+const STEPS = ['opening', 'payments in', 'payouts out', 'timing items', 'closing', 'drift'] as const;
 
 /** Per currency (own scale each): opening, payments in, payouts out (negative), closing, drift. */
 export function rollForwardChart(rows: readonly RollForwardBars[]): TopLevelSpec {
@@ -71,6 +73,7 @@ export function rollForwardChart(rows: readonly RollForwardBars[]): TopLevelSpec
       ['opening', r.opening, 1],
       ['payments in', r.payments_in, 1],
       ['payouts out', r.payouts_out, -1],
+      ['timing items', r.timing_movement, 1],
       ['closing', r.closing, 1],
       ['drift', r.drift, 1],
     ];
@@ -83,7 +86,7 @@ export function rollForwardChart(rows: readonly RollForwardBars[]): TopLevelSpec
       subtitle:
         values.length === 0
           ? 'no balance snapshots this day'
-          : 'opening + payments in − payouts out = closing; drift is what orders do not explain',
+          : 'opening + payments in − payouts out + timing items = closing; drift is what orders do not explain',
     },
     data: { values },
     facet: { column: { field: 'currency', type: 'nominal', title: null, header: { labelFontSize: 13, labelFontWeight: 'bold' } } },
@@ -98,7 +101,7 @@ export function rollForwardChart(rows: readonly RollForwardBars[]): TopLevelSpec
           field: 'step',
           type: 'nominal',
           legend: null,
-          scale: { domain: [...STEPS], range: ['#8a94a6', '#2e7d32', '#c62828', '#4a6fa5', '#ef6c00'] },
+          scale: { domain: [...STEPS], range: ['#8a94a6', '#2e7d32', '#c62828', '#7b5ea7', '#4a6fa5', '#ef6c00'] },
         },
         tooltip: [{ field: 'currency' }, { field: 'step' }, { field: 'amount', format: ',.2f' }],
       },

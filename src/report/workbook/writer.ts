@@ -35,7 +35,7 @@ export interface SheetOptions {
  * reconciliation.xlsx, its sheets' XML written here and streamed into the zip row by row with
  * backpressure, so memory stays flat at any size and a cell costs a string concatenation.
  * Cells are typed (see CellEncoder); strings are inline (`t="inlineStr"`), so nothing is held
- * for a shared string table. Sheets are written one after another, in tab order.
+ * for a shared string table.
  *
  * Deterministic: the document's created/modified times are the caller's (a value from the data),
  * and every zip entry carries one fixed timestamp.
@@ -45,13 +45,19 @@ export class WorkbookFile {
   private readonly styles = new StyleSheet();
   private readonly cells: CellEncoder;
   private readonly sheets: SheetPart[] = [];
-  private open: SheetWriter | null = null;
+  private readonly open = new Set<SheetWriter>();
+  private readonly order: readonly string[];
   private rows = 0;
 
+  /**
+   * `order`: the tabs' order by sheet name, when sheets are written in another (names not listed
+   * follow, in the order written).
+   */
   constructor(
     readonly path: string,
-    opts: { zone: string; created: Date },
+    opts: { zone: string; created: Date; order?: readonly string[] },
   ) {
+    this.order = opts.order ?? [];
     this.cells = new CellEncoder(this.styles, opts.zone);
     this.zip = new ZipFile(path);
     this.zip.add('[Content_Types].xml', Buffer.from(CONTENT_TYPES));
@@ -65,22 +71,29 @@ export class WorkbookFile {
   }
 
   private nextPart(name: string): { part: string; index: number } {
-    if (this.open) throw new Error(`sheet "${this.open.name}" is still open; close it before starting "${name}"`);
+    if (this.sheets.some((s) => s.name === name)) throw new Error(`sheet "${name}" exists already`);
     const index = this.sheets.length;
     const part = `worksheets/sheet${index + 1}.xml`;
     this.sheets.push({ name, part, autoFilter: null });
     return { part, index };
   }
 
-  /** Starts a data sheet: header row frozen, autofilter, widths, totals per currency on close. */
+  /**
+   * Starts a data sheet: header row frozen, autofilter, widths, totals per currency on close.
+   * Sheets may be written at the same time (one pass over the day's orders fills Items and
+   * Mismatches): the first open one streams into the zip, the others go through a temp file
+   * beside the workbook and join it when they end.
+   */
   sheet(name: string, columns: readonly TableColumn[], opts: SheetOptions = {}): SheetWriter {
     const { part, index } = this.nextPart(name);
-    const writer = new SheetWriter(name, columns, opts, this.cells, this.zip.text(`xl/${part}`), (rows, autoFilter) => {
+    const entry =
+      this.open.size === 0 ? this.zip.text(`xl/${part}`) : this.zip.spooled(`xl/${part}`, `${this.path}.sheet${index + 1}.part`);
+    const writer = new SheetWriter(name, columns, opts, this.cells, entry, (rows, autoFilter) => {
       this.rows += rows;
       this.sheets[index] = { ...this.sheets[index], autoFilter };
-      this.open = null;
+      this.open.delete(writer);
     });
-    this.open = writer;
+    this.open.add(writer);
     return writer;
   }
 
@@ -117,10 +130,19 @@ export class WorkbookFile {
 
   /** Finishes the file: styles and the workbook's sheet list last, once every sheet is written. */
   async close(): Promise<WorkbookResult> {
-    if (this.open) throw new Error(`sheet "${this.open.name}" is still open`);
+    for (const s of this.open) throw new Error(`sheet "${s.name}" is still open`);
+    await this.zip.settle();
+    const rank = (s: SheetPart) => {
+      const i = this.order.indexOf(s.name);
+      return i < 0 ? this.order.length : i;
+    };
+    const tabs = this.sheets
+      .map((s, i) => ({ s, i }))
+      .sort((a, b) => rank(a.s) - rank(b.s) || a.i - b.i)
+      .map((x) => x.s);
     this.zip.add('xl/styles.xml', Buffer.from(this.styles.xml()));
-    this.zip.add('xl/workbook.xml', Buffer.from(workbookXml(this.sheets)));
-    this.zip.add('xl/_rels/workbook.xml.rels', Buffer.from(workbookRels(this.sheets)));
+    this.zip.add('xl/workbook.xml', Buffer.from(workbookXml(tabs)));
+    this.zip.add('xl/_rels/workbook.xml.rels', Buffer.from(workbookRels(tabs)));
     const { bytes, sha256 } = await this.zip.close();
     return { rows: this.rows, bytes, sha256 };
   }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
 import { once } from 'node:events';
-import { PassThrough, Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { PassThrough, Transform, type Readable, type Writable } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
 import ZipStream from 'zip-stream';
 
 /**
@@ -30,7 +31,8 @@ export interface ZipResult {
 /**
  * A zip file written as a stream through zip-stream (native deflate, one entry after another),
  * hashed and counted on its way to disk. Entries are queued: a stream entry added while another
- * is still being written waits its turn (its writer waits too, through backpressure).
+ * is still being written waits its turn (its writer waits too, through backpressure); text
+ * produced meanwhile for another entry is spooled to a temp file.
  */
 export class ZipFile {
   private readonly zip = new ZipStream({ zlib: { level: ZIP_LEVEL } });
@@ -42,6 +44,8 @@ export class ZipFile {
   readonly failed: Promise<never>;
   private bytes = 0;
   private readonly hash = createHash('sha256');
+  private readonly spools: Promise<void>[] = [];
+  private readonly spoolFiles: string[] = [];
 
   constructor(readonly path: string) {
     this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
@@ -82,11 +86,35 @@ export class ZipFile {
     return new TextEntry(stream, this.failed);
   }
 
+  /**
+   * A text entry written to a temp file first, for text produced while another entry streams into
+   * the zip (the zip takes one entry at a time): added once it ends, from the file.
+   */
+  spooled(name: string, file: string): TextEntry {
+    const stream = createWriteStream(file, { flags: 'wx' });
+    this.spoolFiles.push(file);
+    const added = finished(stream).then(() => this.add(name, createReadStream(file)));
+    added.catch((err: unknown) => this.fail(err));
+    this.spools.push(added);
+    return new TextEntry(stream, this.failed);
+  }
+
+  /** Waits until every spooled entry has ended and joined the queue: entries added after it follow them. */
+  async settle(): Promise<void> {
+    await Promise.race([Promise.all(this.spools), this.failed]);
+  }
+
   async close(): Promise<ZipResult> {
+    await this.settle();
     this.queue = this.queue.then(() => this.zip.finalize());
     await Promise.race([this.queue, this.failed]);
     await this.written;
+    await this.removeSpools();
     return { bytes: this.bytes, sha256: this.hash.digest('hex') };
+  }
+
+  private async removeSpools(): Promise<void> {
+    await Promise.all(this.spoolFiles.map((f) => fs.rm(f, { force: true })));
   }
 
   /** Stops after an error elsewhere; the caller removes the file. */
@@ -94,6 +122,7 @@ export class ZipFile {
     this.fail(new Error('workbook aborted'));
     this.zip.destroy();
     await this.written.catch(() => undefined);
+    await this.removeSpools().catch(() => undefined);
   }
 }
 
@@ -102,7 +131,7 @@ export class TextEntry {
   private pending = '';
 
   constructor(
-    private readonly stream: PassThrough,
+    private readonly stream: Writable,
     private readonly failed: Promise<never>,
   ) {}
 
