@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.ts';
 import { problemsOf } from './helpers/config.ts';
 import { redactConfig, secretValues, scrub } from '../src/config/redact.ts';
+import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { defaultPolicy } from '../src/recon/policy.ts';
 
 describe('config defaults', () => {
   it('an empty environment is a valid demo configuration', () => {
@@ -110,5 +112,16 @@ describe('demo credentials', () => {
   it('a real provider with explicit credentials is fine', () => {
     const config = loadConfig({ PROVIDER_BASE_URL: 'https://api.provider.example', PROVIDER_MERCHANT_ID: 'm-1', PROVIDER_SECRET: 'k' });
     expect(config.PROVIDER_SECRET).toBe('k');
+  });
+});
+
+describe('re-check schedules (RECON_BACKOFF_PAYMENT, RECON_BACKOFF_PAYOUT)', () => {
+  it('are read as delays in ms and become the policy the runner uses', () => {
+    const config = loadConfig({ RECON_BACKOFF_PAYMENT: '30s, 5m,2h', RECON_BACKOFF_PAYOUT: '1d' });
+    expect(config.RECON_BACKOFF_PAYMENT).toEqual([30_000, 300_000, 7_200_000]);
+    expect(policyFromConfig(config).backoffMs).toEqual({ payment: [30_000, 300_000, 7_200_000], payout: [86_400_000] });
+  });
+  it('default to the built-in schedule', () => {
+    expect(policyFromConfig(loadConfig({})).backoffMs).toEqual(defaultPolicy().backoffMs);
   });
 });

@@ -16,6 +16,8 @@ const TABLE: Array<[string, string, string]> = [
   ['RECON_FINAL_RECHECK_DAYS', '-1', 'whole number'],
   ['RECON_FINAL_RECHECK_DAYS', '7d', 'whole number'],
   ['RECON_BATCH_SIZE', '0', 'at least 1'],
+  ['RECON_BACKOFF_PAYMENT', '5m,soon', 'expected delays such as'],
+  ['RECON_BACKOFF_PAYOUT', '0m', 'expected delays such as'],
   ['RECON_BATCH_SIZE', '1000000', 'at most 10000'],
   ['RUN_STALL_AFTER_SECONDS', '30', 'at least 60'],
   ['RUN_STALL_AFTER_SECONDS', '15m', 'whole number'],

@@ -73,6 +73,24 @@ const tolerances = z
     return out;
   });
 
+/** "5m,15m,1h,6h,24h": a schedule of delays (s, m, h or d), each > 0. */
+const durationList = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    const unit: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+    const out: number[] = [];
+    for (const part of v.split(',').map((x) => x.trim())) {
+      const m = /^(\d+)([smhd])$/.exec(part);
+      if (!m || Number(m[1]) === 0) {
+        ctx.addIssue({ code: 'custom', message: `expected delays such as "5m,15m,1h,6h,24h" (s, m, h or d; got "${part}")` });
+        return z.NEVER;
+      }
+      out.push(Number(m[1]) * unit[m[2]]);
+    }
+    return out;
+  });
+
 /** "Paid=success,Expired=failed": extra provider status strings and their category. */
 const statusMap = z
   .string()
@@ -183,6 +201,18 @@ export const ENV_VARS = {
     default: '7',
     secret: false,
     doc: 'the due sweep re-checks each final order of the lookback window once every this many days (late reversals, fee corrections); 0 = never',
+  },
+  RECON_BACKOFF_PAYMENT: {
+    schema: durationList,
+    default: '5m,15m,1h,6h,24h',
+    secret: false,
+    doc: 'delays before each re-check of an open pay-in (the last repeats); shorter: seen final sooner, more provider requests',
+  },
+  RECON_BACKOFF_PAYOUT: {
+    schema: durationList,
+    default: '15m,1h,6h,24h',
+    secret: false,
+    doc: 'delays before each re-check of an open payout (the last repeats)',
   },
   RECON_BATCH_SIZE: { schema: intIn(1, 10_000), default: '500', secret: false, doc: 'orders read and results written per batch' },
   RUN_STALL_AFTER_SECONDS: {

@@ -9,6 +9,7 @@ import type { ReconPolicy } from '../recon/types.ts';
 export function policyFromConfig(config: Config, bankCodes: ReadonlyMap<string, ReadonlySet<string>> = new Map()): ReconPolicy {
   return resolvePolicy({
     tolerances: config.RECON_TOLERANCE,
+    backoffMs: { payment: config.RECON_BACKOFF_PAYMENT, payout: config.RECON_BACKOFF_PAYOUT },
     knownBankCodes: (currency, code) => {
       const list = bankCodes.get(currency);
       return list && list.size > 0 ? list.has(code) : undefined;

@@ -1,0 +1,191 @@
+/**
+ * A simulated settlement day (issue 18): how many provider requests each finalized order costs, and how
+ * long after the provider's finality payrecon sees it, for several re-check schedules.
+ *
+ *   node --import tsx bench/settlement-day.ts [--orders 20000] [--seed 1]
+ *
+ * A model on a virtual clock, not the sandbox over HTTP: orders are created evenly over one day, each
+ * turns final after a delay drawn per direction, currency and method (table below: minutes for UPI and
+ * NIP, hours for Indonesian virtual accounts and bank batches, a share never within the day); payments
+ * are notified a few seconds after finality (5 % of notifications need the one-minute retry). payrecon's
+ * side uses the real schedule code: the due sweep every SCHEDULE_RECONCILE period fetches the orders whose
+ * next check is due (`nextCheckDelayMs` of the policy), the snapshot job's open-order check every
+ * SCHEDULE_SNAPSHOT period fetches every open order, a notification costs its confirming fetch. The same
+ * rules as the job's, without the job's I/O, so a whole day and many settings take a second.
+ */
+import { parseArgs } from 'node:util';
+import { defaultPolicy } from '../src/recon/policy.ts';
+import { nextCheckDelayMs } from '../src/recon/timing.ts';
+import type { ReconPolicy } from '../src/recon/types.ts';
+import type { Direction } from '../src/provider/types.ts';
+import { rng } from '../src/sandbox/prng.ts';
+
+const { values } = parseArgs({ options: { orders: { type: 'string', default: '20000' }, seed: { type: 'string', default: '1' } } });
+const N = Number(values.orders);
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+
+/** Creation → finality at the provider: log-normal around the median, per kind of order; share of orders that never turn final that day. */
+const KINDS: Array<{ direction: Direction; name: string; share: number; medianMs: number; sigma: number; neverShare: number }> = [
+  { direction: 'payment', name: 'INR UPI', share: 0.3, medianMs: 40_000, sigma: 1.0, neverShare: 0.02 },
+  { direction: 'payment', name: 'NGN transfer', share: 0.15, medianMs: 3 * MIN, sigma: 1.2, neverShare: 0.02 },
+  { direction: 'payment', name: 'IDR virtual account', share: 0.15, medianMs: 45 * MIN, sigma: 1.5, neverShare: 0.05 },
+  { direction: 'payout', name: 'INR IMPS', share: 0.15, medianMs: 2 * MIN, sigma: 1.3, neverShare: 0.01 },
+  { direction: 'payout', name: 'NGN NIP', share: 0.1, medianMs: 1 * MIN, sigma: 1.0, neverShare: 0.01 },
+  { direction: 'payout', name: 'IDR bank batch', share: 0.15, medianMs: 2 * HOUR, sigma: 1.2, neverShare: 0.01 },
+];
+
+interface Setting {
+  name: string;
+  env: string;
+  policy: ReconPolicy;
+  sweepMs: number;
+  snapshotMs: number | null;
+  /** A new order is not due before this age, per direction (the notification usually comes first). */
+  firstCheckMs?: Partial<Record<Direction, number>>;
+}
+
+interface Order {
+  direction: Direction;
+  createdAt: number;
+  finalAt: number | null;
+  notifiedAt: number | null;
+}
+
+function normal(r: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+}
+
+function day(seed: number): Order[] {
+  const r = rng(seed);
+  return Array.from({ length: N }, (_, i) => {
+    let pick = r();
+    const kind = KINDS.find((k) => (pick -= k.share) < 0) ?? KINDS[KINDS.length - 1];
+    const createdAt = (i / N) * DAY;
+    const never = r() < kind.neverShare;
+    const finalAt = never ? null : createdAt + kind.medianMs * Math.exp(kind.sigma * normal(r));
+    const notifiedAt = finalAt === null || kind.direction !== 'payment' ? null : finalAt + 1000 + r() * 9000 + (r() < 0.05 ? MIN : 0);
+    return { direction: kind.direction, createdAt, finalAt, notifiedAt };
+  });
+}
+
+/** One order under one setting: the fetches it costs and when payrecon first sees it final. */
+function follow(o: Order, s: Setting, end: number): { requests: number; seenAt: number | null } {
+  let requests = 0;
+  let checkCount = 0;
+  const first = s.firstCheckMs?.[o.direction];
+  let nextCheckAt: number | null = first ? o.createdAt + first : null; // otherwise new orders are due at once
+  const nextTick = (t: number, period: number) => Math.floor(t / period) * period + period;
+  let sweep = nextTick(o.createdAt, s.sweepMs);
+  let snapshot = s.snapshotMs ? nextTick(o.createdAt, s.snapshotMs) : Infinity;
+  const notified = o.notifiedAt ?? Infinity;
+  for (;;) {
+    const t = Math.min(sweep, snapshot, notified);
+    if (t > end) return { requests, seenAt: null };
+    if (t === notified) {
+      // The confirming fetch; the order is final locally from here.
+      return { requests: requests + 1, seenAt: t };
+    }
+    const isSnapshot = t === snapshot;
+    if (isSnapshot) snapshot += s.snapshotMs!;
+    else sweep += s.sweepMs;
+    if (!isSnapshot && nextCheckAt !== null && nextCheckAt > t) continue;
+    requests++;
+    if (o.finalAt !== null && o.finalAt <= t) {
+      // Seen final by a check; a notification still arriving costs its confirming fetch.
+      return { requests: requests + (o.notifiedAt !== null ? 1 : 0), seenAt: t };
+    }
+    nextCheckAt = t + nextCheckDelayMs(s.policy, o.direction, checkCount);
+    checkCount++;
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+}
+function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * q))] : NaN;
+}
+
+const withBackoff = (payment: number[], payout: number[]): ReconPolicy => ({
+  ...defaultPolicy(),
+  backoffMs: { payment: payment as [number, ...number[]], payout: payout as [number, ...number[]] },
+});
+const d = defaultPolicy();
+const fmt = (steps: readonly number[]) => steps.map((ms) => (ms >= HOUR ? `${ms / HOUR}h` : `${ms / MIN}m`)).join(',');
+const SETTINGS: Setting[] = [
+  { name: 'defaults', env: '(none)', policy: d, sweepMs: 15 * MIN, snapshotMs: HOUR },
+  {
+    name: 'snapshot open-order check off',
+    env: 'SCHEDULE_SNAPSHOT=off',
+    policy: d,
+    sweepMs: 15 * MIN,
+    snapshotMs: null,
+  },
+  {
+    name: 'eager: sweep every 5 min, re-check every 5 min',
+    env: `SCHEDULE_RECONCILE="*/5 * * * *" RECON_BACKOFF_PAYMENT=5m RECON_BACKOFF_PAYOUT=5m`,
+    policy: withBackoff([5 * MIN], [5 * MIN]),
+    sweepMs: 5 * MIN,
+    snapshotMs: HOUR,
+  },
+  {
+    name: 'frugal: slower re-checks',
+    env: `RECON_BACKOFF_PAYMENT=30m,2h,12h,24h RECON_BACKOFF_PAYOUT=30m,2h,12h,24h`,
+    policy: withBackoff([30 * MIN, 2 * HOUR, 12 * HOUR, 24 * HOUR], [30 * MIN, 2 * HOUR, 12 * HOUR, 24 * HOUR]),
+    sweepMs: 15 * MIN,
+    snapshotMs: HOUR,
+  },
+  {
+    name: 'very frugal: sweep hourly',
+    env: `SCHEDULE_RECONCILE="0 * * * *" RECON_BACKOFF_PAYMENT=1h,6h,24h RECON_BACKOFF_PAYOUT=1h,6h,24h`,
+    policy: withBackoff([HOUR, 6 * HOUR, 24 * HOUR], [HOUR, 6 * HOUR, 24 * HOUR]),
+    sweepMs: HOUR,
+    snapshotMs: HOUR,
+  },
+  {
+    // Not a setting today: the order table's first check is at the first sweep after creation.
+    name: 'first check of a pay-in at 30 min, of a payout at 10 min, no snapshot open-order check',
+    env: '(not available: no first-check delay setting yet)',
+    policy: d,
+    sweepMs: 15 * MIN,
+    snapshotMs: null,
+    firstCheckMs: { payment: 30 * MIN, payout: 10 * MIN },
+  },
+];
+
+const orders = day(Number(values.seed));
+const end = 3 * DAY;
+const rows: string[] = [];
+for (const s of SETTINGS) {
+  const per: Record<Direction | 'all', { req: number; n: number; delays: number[] }> = {
+    payment: { req: 0, n: 0, delays: [] },
+    payout: { req: 0, n: 0, delays: [] },
+    all: { req: 0, n: 0, delays: [] },
+  };
+  let allRequests = 0;
+  for (const o of orders) {
+    const f = follow(o, s, end);
+    allRequests += f.requests;
+    if (o.finalAt === null || f.seenAt === null) continue;
+    for (const k of [o.direction, 'all'] as const) {
+      per[k].req += f.requests;
+      per[k].n++;
+      per[k].delays.push(f.seenAt - o.finalAt);
+    }
+  }
+  const m = (ms: number) => `${(ms / MIN).toFixed(1)} min`;
+  rows.push(
+    `| ${s.name} | \`${s.env}\` | ${(per.all.req / per.all.n).toFixed(2)} (pay-ins ${(per.payment.req / per.payment.n).toFixed(2)}, payouts ${(per.payout.req / per.payout.n).toFixed(2)}) | ` +
+      `${m(median(per.all.delays))} (pay-ins ${m(median(per.payment.delays))}, payouts ${m(median(per.payout.delays))}) | ${m(quantile(per.all.delays, 0.9))} | ${(allRequests / N).toFixed(2)} |`,
+  );
+}
+const paymentSteps = fmt(d.backoffMs.payment);
+const payoutSteps = fmt(d.backoffMs.payout);
+process.stdout.write(
+  `Settlement day: ${N.toLocaleString('en-US')} orders over 24 h, followed for 3 days (default re-checks: pay-ins ${paymentSteps}, payouts ${payoutSteps})\n\n` +
+    `| setting | environment | requests per finalized order | median detection delay | p90 detection delay | requests per order (all, incl. never final) |\n| --- | --- | --- | --- | --- | --- |\n${rows.join('\n')}\n`,
+);

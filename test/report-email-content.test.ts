@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildReportEmail } from '../src/report/email/content.ts';
+
+/** A version directory holding the given files. */
+function versionDir(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-mail-content-'));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+const ref = (directory: string) => ({ business_date: '2024-05-01', version: 2, directory });
+const filesOf = (c: ReturnType<typeof buildReportEmail>) => c.attachments.filter((a) => !a.cid).map((a) => a.filename);
+
+describe('report e-mail content', () => {
+  const csv = {
+    'summary_orders.csv': 'currency,direction,orders,gross\r\nINR,payment,2,1234567.5\r\n',
+    'summary_rollforward.csv':
+      'currency,opening_at,opening,timing_items,timing_movement\r\nINR,2024-05-01T00:05:00.000+05:30,10500,1,980\r\n',
+    'timing_items.csv': 'currency,direction,merchant_ref,effect\r\n',
+  };
+  const manifest = JSON.stringify({
+    headline: '2 orders, all matched',
+    timezone: 'Asia/Kolkata',
+    files: { 'summary_orders.csv': {}, 'summary_rollforward.csv': {}, 'timing_items.csv': {} },
+  });
+  const size = Object.values(csv).reduce((n, t) => n + Buffer.byteLength(t), 0);
+
+  it('reads the headline from the manifest and renders the tables through their definitions (empty ones left out)', () => {
+    const c = buildReportEmail(ref(versionDir({ ...csv, 'manifest.json': manifest })), { previouslySent: 1 });
+    expect(c.subject).toBe('payrecon 2024-05-01: 2 orders, all matched (update: version 2 replaces 1)');
+    expect(c.text).toMatch(/INR\s+payment\s+2\s+1,234,567\.50/);
+    expect(c.text).toMatch(/INR\s+2024-05-01 00:05:00 \+05:30\s+10,500\.00\s+1\s+980\.00/);
+    expect(c.text).not.toContain('Timing items of the roll-forward');
+  });
+
+  it('attaches the CSV files while together at most the limit, in the manifest order; none above it', () => {
+    const dir = versionDir({ ...csv, 'manifest.json': manifest });
+    expect(filesOf(buildReportEmail(ref(dir), { csvAttachLimitBytes: size }))).toEqual(Object.keys(csv));
+    const over = buildReportEmail(ref(dir), { csvAttachLimitBytes: size - 1 });
+    expect(filesOf(over)).toEqual([]);
+    expect(over.text).toContain('Not attached: the CSV files (');
+    expect(over.text).toContain('kept with report 2024-05-01 version 2');
+    expect(over.text).not.toContain(dir);
+  });
+
+  it('still e-mails a version written with one summary.csv (before one file per table)', () => {
+    const legacy = [
+      'section,currency,direction,orders,matched,resolved,pending,mismatch,error,unchecked,gross,fees,net,note',
+      'headline,,,,,,,,,,,,,"3 orders, 1 mismatch"',
+      'orders,INR,payment,3,2,0,0,1,0,0,300.00,3.00,297.00,',
+    ].join('\r\n');
+    const c = buildReportEmail(ref(versionDir({ 'summary.csv': legacy, 'manifest.json': '{"files":{"summary.csv":{}}}' })));
+    expect(c.subject).toBe('payrecon 2024-05-01: 3 orders, 1 mismatch (first report, version 2)');
+    expect(c.text).toMatch(/INR\s+payment\s+3\s+2/);
+    expect(filesOf(c)).toEqual(['summary.csv']);
+  });
+});
