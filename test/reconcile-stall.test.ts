@@ -18,9 +18,11 @@ import { buildSelection } from '../src/runner/selection.ts';
 import { policyFromConfig } from '../src/runner/policy-from-config.ts';
 import type { OrderFetcher } from '../src/runner/fetch-answer.ts';
 import { reconcileJob } from '../src/services/reconcile.ts';
+import { inFlightChecks } from '../src/services/schedule-runners.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { waitFor } from './helpers/cli.ts';
+import { runCli, waitFor } from './helpers/cli.ts';
+import { createRun } from '../src/db/runs.ts';
 
 /** A Slack-compatible receiver that records what it was sent. */
 async function startReceiver(): Promise<{ url: string; texts: string[]; close(): Promise<void> }> {
@@ -70,8 +72,11 @@ describe.skipIf(requiresServer(NEEDS))('a later reconcile finding the lock held 
   const later = (ms: number) => reconcileJob({ progress: false, now: at(ms) }, { config, db: world.t.db, logger: silentLogger });
   const stalledAlerts = () => world.t.db.knex('alerts').where({ kind: 'run_stalled' }).orderBy('id');
 
-  it('below the threshold skips (exit 0); past it names the holder and its silence, exits 2, and alerts once; the holder moving on resolves it', async () => {
-    // The holder: a due sweep in batches of 2 whose provider stops answering after 4 orders.
+  /**
+   * The holder: a reconcile on the other pool, in batches of 2, whose provider stops answering after
+   * 4 orders, its clock fixed at T0 + clockMs.
+   */
+  function startHolder(request: { date?: string }, clockMs: number): { holder: Promise<ReconcileOutcome>; release: () => void } {
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     let fetched = 0;
@@ -82,21 +87,24 @@ describe.skipIf(requiresServer(NEEDS))('a later reconcile finding the lock held 
         return world.client.fetchPayment(ref);
       },
     };
-    const holder: Promise<ReconcileOutcome> = reconcile(
+    const holder = reconcile(
       {
         db: other,
         fetcher,
         policy: policyFromConfig(world.config),
-        clock: at(0),
+        clock: at(clockMs),
         logger: silentLogger,
         concurrency: 1,
         batchSize: 2,
       },
-      {
-        selection: buildSelection({}, { now: T0, zone: 'UTC', lookbackDays: 30 }),
-        dryRun: false,
-      },
+      { selection: buildSelection(request, { now: at(clockMs)(), zone: 'UTC', lookbackDays: 30 }), dryRun: false },
     );
+    return { holder, release };
+  }
+  const runningRun = () => world.t.db.knex('job_runs').where({ job: 'reconcile', status: 'running' }).first();
+
+  it('below the threshold skips (exit 0); past it names the holder and its silence, exits 2, and alerts once; the holder moving on resolves it', async () => {
+    const { holder, release } = startHolder({}, 0);
     try {
       // It made progress (two batches written), then none.
       await waitFor(async () => (await world.t.db.knex('job_runs').where({ job: 'reconcile', status: 'running' }).first())?.checked === 4);
@@ -147,5 +155,75 @@ describe.skipIf(requiresServer(NEEDS))('a later reconcile finding the lock held 
     expect(after.outcome.status).toBe('completed');
     const [stalled] = await stalledAlerts();
     expect(stalled.resolved_at).not.toBeNull();
+  }, 120_000);
+
+  it("the scheduler's check of its own reconcile still in flight applies the same rule and raises the alert itself", async () => {
+    // A rerun of the day this time (every order, final ones included), stuck from T0 + 1 h.
+    const start = 60 * 60_000;
+    const { holder, release } = startHolder({ date: T0.toISOString().slice(0, 10) }, start);
+    try {
+      await waitFor(async () => (await runningRun())?.checked === 4);
+      const held = await runningRun();
+      const check = (ms: number) =>
+        inFlightChecks({ config, db: world.t.db, now: at(start + ms) }).reconcile!({
+          scheduledFor: at(start + ms)(),
+          reason: 'scheduled',
+          signal: new AbortController().signal,
+          logger: silentLogger,
+        });
+      const sent = receiver.texts.length;
+      await check(4 * 60_000);
+      expect(await stalledAlerts().where({ run_id: held.id })).toEqual([]);
+      await check(6 * 60_000);
+      const [alert] = await stalledAlerts().where({ run_id: held.id });
+      expect(alert).toMatchObject({ status: 'sent' });
+      expect(alert.title).toContain(
+        `reconcile: run ${held.id} (pid ${process.pid} on ${os.hostname()}) holds the lock with no progress since`,
+      );
+      expect(receiver.texts.slice(sent)).toHaveLength(1);
+    } finally {
+      release();
+    }
+    expect((await holder).status).toBe('completed');
+  }, 120_000);
+
+  it("a run resumed from a dead process is taken over: its pid, host and progress are the resumer's, so it is not judged stalled by the dead one's silence", async () => {
+    const today = T0.toISOString().slice(0, 10);
+    const selection = buildSelection({ date: today }, { now: T0, zone: 'UTC', lookbackDays: 30 });
+    // Left 'running' an hour ago by a process on another machine that died (no session holds the lock).
+    const dead = await createRun(
+      world.t.db.knex,
+      'reconcile',
+      { selection },
+      { dryRun: false, now: at(-60 * 60_000)(), owner: { pid: 1, host: 'gone-host' } },
+    );
+    const { holder, release } = startHolder({ date: today }, 0);
+    try {
+      await waitFor(async () => (await runningRun())?.checked === 4);
+      const resumed = await runningRun();
+      expect(resumed).toMatchObject({ id: dead.id, pid: process.pid, host: os.hostname() });
+      expect(new Date(resumed.heartbeat_at).getTime()).toBe(T0.getTime());
+      // 4 minutes after the takeover: not stalled, although the run started an hour ago.
+      expect((await later(4 * 60_000)).outcome).toEqual({ status: 'skipped', runs: [] });
+    } finally {
+      release();
+    }
+    expect((await holder).runs[0]).toMatchObject({ runId: dead.id, resumed: true, status: 'completed' });
+  }, 120_000);
+
+  it('the command prints the stalled holder in one line and exits 2', async () => {
+    // Stuck since two minutes before the test began (a fixed clock in the past); threshold 60 s.
+    const { holder, release } = startHolder({ date: T0.toISOString().slice(0, 10) }, -2 * 60_000);
+    try {
+      await waitFor(async () => (await runningRun())?.checked === 4);
+      const res = await runCli(['reconcile'], { ...world.env, RUN_STALL_AFTER_SECONDS: '60' });
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stdout).toMatch(
+        /^reconcile: another run is stalled: run \d+ \(rerun of [^,]+, pid \d+ on [^,]+, database session \d+ payrecon-reconcile\) holds the lock and has made no progress for \d+m \d+s, since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; nothing done\n$/,
+      );
+    } finally {
+      release();
+    }
+    expect((await holder).status).toBe('completed');
   }, 120_000);
 });

@@ -1,11 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
-import { reconcile } from '../src/runner/reconcile.ts';
-import { buildSelection, type SelectionRequest } from '../src/runner/selection.ts';
-import { policyFromConfig } from '../src/runner/policy-from-config.ts';
-import { loadActiveBankCodes } from '../src/db/bank-codes.ts';
-import { silentLogger } from '../src/log/logger.ts';
+import type { SelectionRequest } from '../src/runner/selection.ts';
+import { reconcileWorld } from './helpers/reconcile-run.ts';
 
 /** Every date in this file comes from here, not from the wall clock: noon, so no test straddles midnight. */
 const NOW = new Date('2026-03-10T12:00:00Z');
@@ -19,21 +16,9 @@ async function seededWorld(name: string): Promise<{ world: World; orders: Seeded
   return { world, orders };
 }
 
-async function run(world: World, request: SelectionRequest = {}, dryRun = false) {
-  const { config, t, client } = world;
-  return reconcile(
-    {
-      db: t.db,
-      fetcher: client,
-      policy: policyFromConfig(config, await loadActiveBankCodes(t.db.knex)),
-      clock,
-      logger: silentLogger,
-      concurrency: 8,
-      batchSize: 7, // small pages: several batches, checkpoints and read-ahead even with few orders
-    },
-    { selection: buildSelection(request, { now: NOW, zone: 'UTC', lookbackDays: 30 }), dryRun },
-  );
-}
+// Small pages: several batches, checkpoints and read-ahead even with few orders.
+const run = (world: World, request: SelectionRequest = {}, dryRun = false) =>
+  reconcileWorld(world, { request, clock, dryRun, batchSize: 7 });
 
 type Item = {
   direction: string;

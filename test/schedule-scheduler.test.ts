@@ -83,6 +83,38 @@ describe('Scheduler with a controlled clock', () => {
     expect(jobs.calls.map((c) => DateTime.fromJSDate(c.scheduledFor, { zone: ZONE }).toFormat('HH:mm'))).toEqual(['10:15', '10:45']);
   });
 
+  it("an occurrence skipped for a run still in flight runs the job's in-flight check (one at a time), not the job", async () => {
+    const jobs = fakeJobs();
+    jobs.hold.add('reconcile');
+    const checked: string[] = [];
+    let finishCheck!: () => void;
+    const scheduler = new Scheduler({
+      schedules: schedules({ snapshot: null }),
+      runners: jobs.runners,
+      logger: silentLogger,
+      inFlightChecks: {
+        reconcile: async (ctx) => {
+          checked.push(DateTime.fromJSDate(ctx.scheduledFor, { zone: ZONE }).toFormat('HH:mm'));
+          await new Promise<void>((resolve) => (finishCheck = resolve));
+        },
+      },
+    });
+    expect(scheduler.tick(local('2026-03-10T10:15'))).toEqual(['reconcile']);
+    await Promise.resolve();
+    expect(scheduler.tick(local('2026-03-10T10:30'))).toEqual([]);
+    // A check still running (a database that does not answer) is not started again.
+    expect(scheduler.tick(local('2026-03-10T10:45'))).toEqual([]);
+    expect(checked).toEqual(['10:30']);
+    finishCheck();
+    await new Promise((r) => setImmediate(r));
+    expect(scheduler.tick(local('2026-03-10T11:00'))).toEqual([]);
+    expect(checked).toEqual(['10:30', '11:00']);
+    finishCheck();
+    jobs.held.get('reconcile')!();
+    await scheduler.idle();
+    expect(jobs.calls.map((c) => c.job)).toEqual(['reconcile']);
+  });
+
   it('the same occurrence is never run twice: a repeated tick, or a tick after its catch-up', async () => {
     const jobs = fakeJobs();
     const scheduler = new Scheduler({ schedules: schedules({ snapshot: null }), runners: jobs.runners, logger: silentLogger });

@@ -5,6 +5,11 @@ import { createLogger } from '../log/logger.ts';
 import { secretValues } from '../config/redact.ts';
 import { loadSigningScheme } from '../provider/signing.ts';
 import { startSandbox } from '../sandbox/server.ts';
+import { adoptOrderCsv, type AdoptResult } from '../sandbox/adopt-csv.ts';
+import { createStatusMapper } from '../provider/status.ts';
+import type { Direction } from '../provider/types.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
+import fs from 'node:fs';
 import { envHelp, examplesHelp } from './env-help.ts';
 
 const int =
@@ -28,6 +33,8 @@ interface SandboxCliOptions {
   webhookIntervalMs: number;
   latencyMs: number;
   rateLimit?: number;
+  payments?: string;
+  payouts?: string;
 }
 
 export function registerSandbox(program: Command): void {
@@ -39,6 +46,7 @@ export function registerSandbox(program: Command): void {
       examplesHelp([
         'payrecon sandbox --port 4010',
         'payrecon sandbox --port 4010 --latency-ms 50 --webhook-url http://127.0.0.1:8080/webhooks/payment',
+        'payrecon sandbox --payments payments.csv --payouts payouts.csv',
         'curl -s -XPOST localhost:4010/__control/stats',
       ]),
     )
@@ -48,6 +56,8 @@ export function registerSandbox(program: Command): void {
     .option('--webhook-url <url>', 'where payment webhooks are POSTed (none if unset)', httpUrl)
     .option('--webhook-interval-ms <n>', 'webhook retry interval', int(10, 3_600_000), 60_000)
     .option('--latency-ms <n>', 'latency added to every provider request', int(0, 600_000), 0)
+    .option('--payments <file>', 'adopt a payment CSV (the format `payrecon import --kind payment` reads) as orders the provider knows')
+    .option('--payouts <file>', 'adopt a payout CSV (the format `payrecon import --kind payout` reads) as orders the provider knows')
     .option('--rate-limit <n>', 'answer 429 with Retry-After above this many requests per second per merchant', int(1, 1_000_000))
     .addHelpText(
       'after',
@@ -59,6 +69,13 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
     )
     .action(async (opts: SandboxCliOptions) => {
       const config = loadConfig(readEnv());
+      const adoptFiles = (['payment', 'payout'] as const)
+        .map((kind) => ({ kind, file: kind === 'payment' ? opts.payments : opts.payouts }))
+        .filter((f): f is { kind: Direction; file: string } => f.file !== undefined);
+      // Checked before listening, so a wrong path is bad input (exit 3) and no half-loaded sandbox serves.
+      for (const { file } of adoptFiles) {
+        if (!fs.existsSync(file)) throw Object.assign(new Error(`${file}: no such file`), { exitCode: EXIT.USAGE });
+      }
       const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: secretValues(config) });
       const sandbox = await startSandbox({
         port: opts.port,
@@ -72,6 +89,15 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
         rateLimitPerSec: opts.rateLimit ?? null,
         logger,
       });
+      try {
+        for (const { kind, file } of adoptFiles) {
+          const statusOf = createStatusMapper(config.PROVIDER_STATUS_MAP);
+          printOut(describeAdopted(await adoptOrderCsv(sandbox.state, config.PROVIDER_MERCHANT_ID, file, { kind, statusOf })));
+        }
+      } catch (err) {
+        await sandbox.close();
+        throw err;
+      }
       // One line for people and scripts; the secret is never printed.
       printOut(
         `payrecon sandbox listening on ${sandbox.url} (API ${sandbox.url}/v1/api, control ${sandbox.url}/__control) merchant ${config.PROVIDER_MERCHANT_ID}\n`,
@@ -82,4 +108,9 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
       });
       await sandbox.close();
     });
+}
+
+function describeAdopted(r: AdoptResult): string {
+  const summary = `${r.file}: ${r.rows} ${r.kind} rows read, ${r.adopted} adopted, ${r.rejected.length} rejected\n`;
+  return summary + r.rejected.map((x) => `  line ${x.line}: ${x.reason}\n`).join('');
 }

@@ -1,5 +1,6 @@
 import type { Db } from './connect.ts';
 import { advisoryKey } from './advisory.ts';
+import { stallOf } from './run-stall.ts';
 
 /** Who holds a job's lock, as far as the database can tell, for a message a person acts on. */
 export interface LockHolder {
@@ -92,4 +93,31 @@ export function formatSpan(ms: number): string {
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}m ${s % 60}s`;
   return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+/** A lock holder whose run has made no progress for longer than the stall threshold. */
+export interface StalledHolder {
+  runId: string | null;
+  pid: number | null;
+  host: string | null;
+  /** Its last recorded progress. */
+  since: Date;
+  forMs: number;
+  /** "run 42 (…) holds the lock and has made no progress for 7m 12s, since 2026-11-22T20:03:00Z". */
+  description: string;
+}
+
+/** The liveness rule applied to a lock holder (pure: `now` and the threshold come in). Null: not stalled, or no run to judge. */
+export function stalledHolder(holder: LockHolder, now: Date, afterMs: number): StalledHolder | null {
+  if (holder.runId === null) return null;
+  const stall = stallOf({ status: 'running', lastProgressAt: holder.lastProgressAt }, now, afterMs);
+  if (!stall) return null;
+  const since = stall.since.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    runId: holder.runId,
+    pid: holder.processPid,
+    host: holder.host,
+    ...stall,
+    description: `${nameLockHolder(holder)} holds the lock and has made no progress for ${formatSpan(stall.forMs)}, since ${since}`,
+  };
 }

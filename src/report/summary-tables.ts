@@ -106,9 +106,14 @@ export function ordersTable(
     }));
     rows.push([...orderValues(c, 'total', sum), null, null]);
   }
+  const unrated = currencies.filter((c) => !rates.has(c));
   return {
     ...ORDERS_SUMMARY,
     rows,
+    notes: [
+      ...(ORDERS_SUMMARY.notes ?? []),
+      ...(unrated.length ? [`No rate snapshot this day for ${unrated.join(', ')}: no USDT figures.`] : []),
+    ],
   };
 }
 

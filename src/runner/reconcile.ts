@@ -4,8 +4,7 @@ import { countOrders, selectOrdersByIds, selectOrdersPage, type OrderFilter, typ
 import { createRun, findResumableRun, finishRun, setRunSelected, takeOverRun, type RunRow, type RunStatus } from '../db/runs.ts';
 import { withJobLockWaiting } from '../db/lock-wait.ts';
 import type { HeldLock } from '../db/locks.ts';
-import { describeLockHolder, findLockHolder, formatSpan, nameLockHolder } from '../db/lock-holder.ts';
-import { stallOf } from '../db/run-stall.ts';
+import { describeLockHolder, findLockHolder, stalledHolder, type StalledHolder } from '../db/lock-holder.ts';
 import type { Direction } from '../provider/types.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
 import { isFinalCategory } from '../provider/status.ts';
@@ -66,16 +65,7 @@ export interface ReconcileOutcome {
    */
   lockHolder?: string;
   /** With 'stalled': the holder's run and its silence, for the alert and --json. */
-  stall?: StalledHolder;
-}
-
-export interface StalledHolder {
-  runId: string | null;
-  pid: number | null;
-  host: string | null;
-  /** Its last recorded progress. */
-  since: Date;
-  forMs: number;
+  stall?: Omit<StalledHolder, 'description'>;
 }
 
 export interface RunSummary {
@@ -137,20 +127,12 @@ export async function reconcile(
   if (!locked.acquired) {
     const holder = await findLockHolder(deps.db, RECONCILE_JOB);
     const now = deps.clock();
-    const stall =
-      deps.stallAfterMs === undefined || holder.runId === null
-        ? null
-        : stallOf({ status: 'running', lastProgressAt: holder.lastProgressAt }, now, deps.stallAfterMs);
-    if (stall) {
+    const stalled = deps.stallAfterMs === undefined ? null : stalledHolder(holder, now, deps.stallAfterMs);
+    if (stalled) {
       // Past the threshold a quiet skip would hide a hung run (a partition leaves its session holding the lock).
-      const lockHolder = `${nameLockHolder(holder)} holds the lock and has made no progress for ${formatSpan(stall.forMs)}, since ${isoSeconds(stall.since)}`;
+      const { description: lockHolder, ...stall } = stalled;
       deps.logger.error({ lockHolder, stalledRunId: holder.runId }, 'the reconcile lock holder is stalled; nothing done');
-      return {
-        status: 'stalled',
-        runs: [],
-        lockHolder,
-        stall: { runId: holder.runId, pid: holder.processPid, host: holder.host, ...stall },
-      };
+      return { status: 'stalled', runs: [], lockHolder, stall };
     }
     if (!explicit) {
       deps.logger.info('another reconcile run holds the lock; skipping');
@@ -164,8 +146,6 @@ export async function reconcile(
   const runs = locked.result!;
   return { status: runs[runs.length - 1].status, runs };
 }
-
-const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function filterFor(selection: Selection): OrderFilter {
   const currency = selection.currency ? { currency: selection.currency } : {};

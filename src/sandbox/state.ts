@@ -1,4 +1,4 @@
-import { isCurrency, type Currency } from '../money/decimal.ts';
+import { Decimal, isCurrency, type Currency } from '../money/decimal.ts';
 import type { Direction } from '../provider/types.ts';
 import { BankDirectory } from './bank-codes.ts';
 import { computeFee } from './fees.ts';
@@ -22,6 +22,24 @@ interface SeedRange {
   count: number;
   merchantId: string;
   seededAt: number;
+}
+
+/** A merchant's order as read from its CSV, for adoptOrder. */
+export interface AdoptedOrder {
+  direction: Direction;
+  transactionRef: string;
+  merchantRef: string;
+  currency: Currency;
+  method: string;
+  amount: string;
+  paidAmount?: string | null;
+  fee?: string | null;
+  status: string;
+  /** How the status reads: a final order keeps its values; an open one (undefined) gets a lifecycle. */
+  final?: 'success' | 'failed';
+  utr?: string | null;
+  bankCode?: string | null;
+  createdAt: number;
 }
 
 export type CreateResult = { ok: true; order: SandboxOrder } | { ok: false; code: string; message: string };
@@ -141,6 +159,53 @@ export class SandboxState {
     return { ok: true, order };
   }
 
+  /**
+   * Takes a merchant's existing order as the provider's own record (`payrecon sandbox --payments/--payouts`):
+   * its refs, amounts and status as the merchant holds them. A final order stays as it is; an open one
+   * follows a drawn lifecycle from now, as if the provider were still working on it. An open payout is
+   * held against the balance, which is topped up first if it cannot cover it.
+   */
+  adoptOrder(merchantId: string, order: AdoptedOrder): CreateResult {
+    const known = this.orders.has(order.transactionRef) || this.findSeeded(order.transactionRef);
+    if (known) return { ok: false, code: '400', message: `DUPLICATE_ORDER: transactionRef ${order.transactionRef} already exists` };
+    const dup = this.duplicate(merchantId, order.direction, order.merchantRef);
+    if (dup) return dup;
+    const currency = order.currency;
+    const fee = order.fee ?? computeFee(order.direction, currency, order.paidAmount ?? order.amount);
+    const adopted: SandboxOrder = {
+      direction: order.direction,
+      merchantId,
+      transactionRef: order.transactionRef,
+      merchantRef: order.merchantRef,
+      currency,
+      method: order.method,
+      amount: order.amount,
+      paidAmount: order.paidAmount ?? (order.direction === 'payment' && order.final === 'success' ? order.amount : '0'),
+      fee,
+      status: order.status,
+      utr: order.direction === 'payout' ? (order.utr ?? (currency === 'INR' ? '' : undefined)) : undefined,
+      bankCode: order.bankCode ?? undefined,
+      createdAt: order.createdAt,
+    };
+    if (order.final) {
+      this.insert(adopted, 0);
+      return { ok: true, order: adopted };
+    }
+    const scenario = drawScenario(
+      scenarioRng(this.seed, order.direction, `${merchantId}|${order.merchantRef}`),
+      order.direction,
+      this.lifecycle,
+    );
+    adopted.plan = planFinal(order.direction, currency, order.amount, fee, scenario);
+    if (order.direction === 'payout' && !this.ledger.holdPayout(merchantId, currency, order.amount, fee)) {
+      this.ledger.adjust(merchantId, currency, new Decimal(order.amount).plus(fee).toFixed(2));
+      this.ledger.holdPayout(merchantId, currency, order.amount, fee);
+    }
+    // The lifecycle runs from adoption, not from the order's creation, so nothing finalizes in the past.
+    this.insert(adopted, scenario.delayMs, this.now());
+    return { ok: true, order: adopted };
+  }
+
   /** An order by transactionRef, optionally only of one direction and merchant (others are "not found"). */
   find(ref: string, direction?: Direction, merchantId?: string): SandboxOrder | undefined {
     const order = this.orders.get(ref) ?? this.findSeeded(ref);
@@ -232,11 +297,11 @@ export class SandboxState {
     }
   }
 
-  private insert(order: SandboxOrder, delayMs: number): void {
+  private insert(order: SandboxOrder, delayMs: number, lifecycleFrom = order.createdAt): void {
     this.orders.set(order.transactionRef, order);
     this.byMerchantRef.set(this.refKey(order.merchantId, order.direction, order.merchantRef), order.transactionRef);
     if (order.plan) {
-      order.dueAt = order.createdAt + delayMs;
+      order.dueAt = lifecycleFrom + delayMs;
       this.queue.push(order.dueAt, order.transactionRef);
     }
   }

@@ -25,10 +25,18 @@ export interface JobRunReport {
 
 export type JobRunner = (ctx: JobRunContext) => Promise<JobRunReport>;
 
+/** A look at a job's run still in flight in this process, when one of its occurrences is skipped for it. */
+export type InFlightCheck = (ctx: JobRunContext) => Promise<void>;
+
 export interface SchedulerOptions {
   schedules: Schedules;
   runners: Readonly<Record<ScheduledJobName, JobRunner>>;
   logger: Logger;
+  /**
+   * Run when an occurrence finds the job's previous run still in flight here: reconcile's liveness
+   * check, so a run hung in this process is alerted as one in another process is by the next run.
+   */
+  inFlightChecks?: Readonly<Partial<Record<ScheduledJobName, InFlightCheck>>>;
 }
 
 /**
@@ -38,6 +46,8 @@ export interface SchedulerOptions {
  */
 export class Scheduler {
   private readonly inFlight = new Map<ScheduledJobName, Promise<void>>();
+  /** At most one in-flight check per job at a time (a check cut off from the database must not pile up). */
+  private readonly checking = new Map<ScheduledJobName, Promise<void>>();
   /** Latest occurrence fired per job, so a repeated tick or a catch-up never runs one twice. */
   private readonly fired = new Map<ScheduledJobName, number>();
   private readonly stopController = new AbortController();
@@ -70,7 +80,7 @@ export class Scheduler {
 
   /** Resolves when nothing is in flight (tests, and shutdown). */
   async idle(): Promise<void> {
-    while (this.inFlight.size) await Promise.all(this.inFlight.values());
+    while (this.inFlight.size || this.checking.size) await Promise.all([...this.inFlight.values(), ...this.checking.values()]);
   }
 
   /**
@@ -94,6 +104,7 @@ export class Scheduler {
     if (this.inFlight.has(job)) {
       // Not queued: the next occurrence (or the run in flight) covers the same ground.
       log.warn({ scheduledFor }, 'previous run still in progress; this occurrence is skipped');
+      this.checkInFlight(job, { scheduledFor, reason, date, signal: this.stopController.signal, logger: log });
       return false;
     }
     this.fired.set(job, at);
@@ -102,6 +113,15 @@ export class Scheduler {
     );
     this.inFlight.set(job, run);
     return true;
+  }
+
+  private checkInFlight(job: ScheduledJobName, ctx: JobRunContext): void {
+    const check = this.options.inFlightChecks?.[job];
+    if (!check || this.checking.has(job)) return;
+    const running = check(ctx)
+      .catch((err: unknown) => ctx.logger.error({ err }, 'check of the run in flight failed'))
+      .finally(() => this.checking.delete(job));
+    this.checking.set(job, running);
   }
 
   private async runOne(job: ScheduledJobName, ctx: JobRunContext): Promise<void> {

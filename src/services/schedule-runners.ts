@@ -6,7 +6,11 @@ import { snapshotJob } from './snapshot.ts';
 import { bankSyncJob } from './bank-codes.ts';
 import { dailyDateFor } from '../schedule/catch-up.ts';
 import { runDaily } from '../schedule/daily.ts';
-import type { JobRunner } from '../schedule/scheduler.ts';
+import type { InFlightCheck, JobRunner } from '../schedule/scheduler.ts';
+import { findLockHolder, stalledHolder } from '../db/lock-holder.ts';
+import { raiseAndDeliver } from '../runtime/alerting.ts';
+import { alertForStalledRun } from '../notify/alert-builders.ts';
+import { RECONCILE_JOB } from '../runner/reconcile.ts';
 import type { ScheduledJobName } from '../schedule/schedules.ts';
 
 export interface RunnerDeps {
@@ -63,6 +67,23 @@ export function jobRunners(deps: RunnerDeps): Record<ScheduledJobName, JobRunner
           error: result.error,
         },
       };
+    },
+  };
+}
+
+/**
+ * What the scheduler looks at when an occurrence finds the job's run still in flight here. Reconcile:
+ * the liveness rule, as a later run in another process applies it (that run's lock is this process's).
+ */
+export function inFlightChecks(deps: Pick<RunnerDeps, 'config' | 'db' | 'now'>): Partial<Record<ScheduledJobName, InFlightCheck>> {
+  const { config, db } = deps;
+  const now = deps.now ?? (() => new Date());
+  return {
+    reconcile: async ({ logger }) => {
+      const stalled = stalledHolder(await findLockHolder(db, RECONCILE_JOB), now(), config.RUN_STALL_AFTER_SECONDS * 1000);
+      if (!stalled) return;
+      logger.error({ lockHolder: stalled.description, stalledRunId: stalled.runId }, 'the reconcile run in flight is stalled');
+      await raiseAndDeliver({ db, config, logger, now }, [alertForStalledRun(RECONCILE_JOB, stalled)]);
     },
   };
 }

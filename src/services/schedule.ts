@@ -10,7 +10,7 @@ import { secretValues } from '../config/redact.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 import { Scheduler } from '../schedule/scheduler.ts';
 import { schedulesFromConfig, type ScheduledJobName } from '../schedule/schedules.ts';
-import { jobRunners } from './schedule-runners.ts';
+import { inFlightChecks, jobRunners } from './schedule-runners.ts';
 import { planCatchUp, CATCH_UP_LOOKBACK_DAYS } from '../schedule/catch-up.ts';
 import { completedDailyDates, lastStartedByJob, reportDatesSince } from '../schedule/runs-db.ts';
 import { startMinuteTrigger } from '../schedule/trigger.ts';
@@ -48,7 +48,12 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
         const { applied } = await migrate(db);
         logger.info({ applied }, applied.length ? 'migrations applied' : 'schema up to date');
       }
-      const scheduler = new Scheduler({ schedules, runners: jobRunners({ config, db }), logger });
+      const scheduler = new Scheduler({
+        schedules,
+        runners: jobRunners({ config, db }),
+        inFlightChecks: inFlightChecks({ config, db }),
+        logger,
+      });
       let caughtUp: ScheduledJobName[] = [];
       logger.info(
         {

@@ -1,0 +1,37 @@
+import type { World } from './world.ts';
+import type { ProviderClient } from '../../src/provider/client.ts';
+import { reconcile } from '../../src/runner/reconcile.ts';
+import { buildSelection, type SelectionRequest } from '../../src/runner/selection.ts';
+import { policyFromConfig } from '../../src/runner/policy-from-config.ts';
+import { loadActiveBankCodes } from '../../src/db/bank-codes.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+
+export interface RunOptions {
+  request?: SelectionRequest;
+  /** The runner's and the selection's clock; pass a fixed one so no date comes from the wall clock. */
+  clock: () => Date;
+  dryRun?: boolean;
+  batchSize?: number;
+  /** Another client than the world's (a faulty one, for example). */
+  fetcher?: ProviderClient;
+}
+
+/** One reconcile run of the world's database against its sandbox, as the job would run it, in UTC. */
+export async function reconcileWorld(world: World, opts: RunOptions) {
+  const { config, t } = world;
+  return reconcile(
+    {
+      db: t.db,
+      fetcher: opts.fetcher ?? world.client,
+      policy: policyFromConfig(config, await loadActiveBankCodes(t.db.knex)),
+      clock: opts.clock,
+      logger: silentLogger,
+      concurrency: 8,
+      batchSize: opts.batchSize ?? 50,
+    },
+    {
+      selection: buildSelection(opts.request ?? {}, { now: opts.clock(), zone: 'UTC', lookbackDays: 30 }),
+      dryRun: opts.dryRun ?? false,
+    },
+  );
+}
