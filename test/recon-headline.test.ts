@@ -38,6 +38,22 @@ describe('report headline', () => {
       line: '2 orders, all matched; 3 open items from earlier days, 1 late change',
     },
     { name: 'today', f: facts({ v: { unchecked: 4 }, partial: true }), line: 'day not over, so far: 4 orders not yet reconciled' },
+    {
+      name: 'an unknown order is a mismatch: never all matched',
+      f: facts({ v: { matched: 2 }, unknownOrders: 1 }),
+      line: '2 orders, 1 mismatch (1 unknown order)',
+    },
+    {
+      name: 'unknown orders add to the orders own mismatches',
+      f: facts({ v: { matched: 2, mismatch: 1 }, unknownOrders: 2 }),
+      line: '3 orders, 3 mismatches (2 unknown orders)',
+    },
+    { name: 'an unknown order on a day without orders', f: facts({ unknownOrders: 1 }), line: 'no orders, 1 mismatch (1 unknown order)' },
+    {
+      name: 'an unknown order on a day nobody checked',
+      f: facts({ v: { unchecked: 3 }, unknownOrders: 1 }),
+      line: '3 orders not yet reconciled, 1 mismatch (1 unknown order)',
+    },
   ])('$name', ({ f, line }) => {
     expect(reportHeadline(f)).toBe(line);
   });

@@ -38,14 +38,17 @@ describe('payrecon report', () => {
           ['summary_orders.csv', 9],
           ['summary_rollforward.csv', 3],
           ['timing_items.csv', 0],
+          ['summary_unknown_orders.csv', 0],
           ['summary_open_items.csv', 0],
           ['summary_late_changes.csv', 0],
+          ['summary_cases.csv', 0],
+          ['summary_case_activity.csv', 3],
           ['open_items.csv', 0],
           ['late_changes.csv', 0],
           ['balances.csv', 0],
           ['rates.csv', 0],
         ]
-          .map(([name, rows]) => `  ${String(name).padEnd(24)}  ${rows} rows\n`)
+          .map(([name, rows]) => `  ${String(name).padEnd(26)}  ${rows} rows\n`)
           .join(''),
     );
     expect(r.report.record?.version).toBe(1);

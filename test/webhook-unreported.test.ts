@@ -4,6 +4,11 @@
  * an old Success is an alert, and the order is re-checked by the next due run (a STATUS item).
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
@@ -14,12 +19,15 @@ import { storeWebhookEvent } from '../src/db/webhook-events.ts';
 import { confirmWebhookEvent } from '../src/webhook/confirm.ts';
 import { findWebhookFindings } from '../src/webhook/findings.ts';
 import { silentLogger } from '../src/log/logger.ts';
+import { writeReports } from '../src/report/write-reports.ts';
+import { buildReportEmail } from '../src/report/email/content.ts';
 
 const DAY = 86_400_000;
 
 describe('money the provider confirms that no report shows', () => {
   let world: World;
   let orders: SeededOrder[];
+  let strangerRef: string;
 
   beforeAll(async () => {
     world = await createWorld('webhook_unreported');
@@ -76,6 +84,7 @@ describe('money the provider confirms that no report shows', () => {
       email: 'nobody@example.com',
       redirectUrl: 'https://merchant.example/return',
     });
+    strangerRef = stranger.transactionRef;
     await world.control.advanceClock(2_000);
     const { outcome } = await notify(stranger.transactionRef, 'Success');
     expect(outcome).toBe('confirmed');
@@ -121,5 +130,56 @@ describe('money the provider confirms that no report shows', () => {
     // Asked once, checked once.
     const again = await run({});
     expect(await knex('recon_items').where({ run_id: again.runs.at(-1)!.runId, transaction_ref: o.transactionRef })).toHaveLength(0);
+  });
+
+  it("the day's report shows the unknown order: a mismatch row in mismatches.csv, the workbook, report.html, counted in the summary, the e-mail and the headline", async () => {
+    // Its business day is the day the notification was received, in the report's zone (the provider sends no creation time).
+    const now = new Date();
+    const date = now.toISOString().slice(0, 10);
+    const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-unknown-'));
+    const r = await writeReports(world.t.db.knex, { date, timezone: 'UTC', reportDir, now, currencies: ['INR'] });
+    const read = (name: string) =>
+      parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Record<string, string>[];
+
+    const rows = read('mismatches.csv').filter((m) => m.transaction_ref === strangerRef);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        business_date: date,
+        direction: 'payment',
+        mismatch_codes: 'UNKNOWN_ORDER',
+        verdict: 'mismatch',
+        currency: 'INR',
+        local_amount: '',
+        provider_amount: '777.00',
+        provider_status: 'Success',
+        difference: '777.00',
+      }),
+    ]);
+    expect(rows[0].reason).toContain('no local order');
+    // Not a merchant order: items.csv lists the merchant's orders only.
+    expect(read('items.csv').some((m) => m.transaction_ref === strangerRef)).toBe(false);
+    // Counted as a mismatch, so the day is never "all matched".
+    expect(r.manifest.headline).not.toContain('all matched');
+    expect(r.manifest.headline).toMatch(/\b1 mismatch \(1 unknown order\)/);
+
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path.join(r.directory, 'reconciliation.xlsx'));
+    const sheetText: string[] = [];
+    wb.getWorksheet('Mismatches')!.eachRow((row) => sheetText.push(JSON.stringify(row.values)));
+    expect(sheetText.some((l) => l.includes(strangerRef) && l.includes('UNKNOWN_ORDER'))).toBe(true);
+
+    const html = fs.readFileSync(path.join(r.directory, 'report.html'), 'utf8');
+    expect(html).toContain(strangerRef);
+    expect(html).toContain('UNKNOWN_ORDER');
+
+    const email = buildReportEmail({ business_date: date, version: r.version, directory: r.directory });
+    expect(email.subject).toContain('1 unknown order');
+    // The e-mail counts them per currency with the money they moved (each is a row of the attached mismatches.csv).
+    for (const body of [email.text, email.html]) {
+      expect(body).toContain('Orders only the provider knows (UNKNOWN_ORDER)');
+      expect(body).toContain('777.00');
+    }
+    const summary = read('summary_unknown_orders.csv');
+    expect(summary).toEqual([{ currency: 'INR', direction: 'payment', orders: '1', amount: '777.00' }]);
   });
 });

@@ -32,7 +32,7 @@ export async function syncOrderCases(trx: Knex.Transaction, checks: readonly Ord
   if (checks.length === 0) return counts;
   const subjects = checks.flatMap((c) => [orderSubject(c.direction, c.orderId), unknownOrderSubject(c.direction, c.transactionRef)]);
   const existing = new Map<string, StoredCase>();
-  for (const k of await casesOfSubjects(trx, subjects)) existing.set(`${k.subject}\u0000${k.code}`, k);
+  for (const k of await casesOfSubjects(trx, subjects, { forUpdate: true })) existing.set(`${k.subject}\u0000${k.code}`, k);
   const count = (o: ObserveOutcome) => (counts[o] = (counts[o] ?? 0) + 1);
 
   for (const check of checks) {

@@ -113,11 +113,15 @@ export async function findCase(db: Conn, subject: string, code: string, opts: { 
   return row ? toCase(row) : null;
 }
 
-/** Every case of the given subjects, locked for the caller's transaction (a batch of checked orders). */
-export async function casesOfSubjects(trx: Conn, subjects: readonly string[]): Promise<StoredCase[]> {
+/**
+ * Every case of the given subjects, by subject then code. `forUpdate` locks them for the caller's
+ * transaction (a batch of checked orders); a report reads them without locking.
+ */
+export async function casesOfSubjects(db: Conn, subjects: readonly string[], opts: { forUpdate?: boolean } = {}): Promise<StoredCase[]> {
   if (subjects.length === 0) return [];
-  const res = await trx.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ANY (?::text[]) ORDER BY id FOR UPDATE`, [
-    subjects as unknown as Knex.RawBinding,
+  const LOCK = opts.forUpdate ? 'ORDER BY id FOR UPDATE' : 'ORDER BY subject, code';
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ANY (?::text[]) ${LOCK}`, [
+    [...new Set(subjects)] as unknown as Knex.RawBinding,
   ]);
   return rowsOf(res).map(toCase);
 }
@@ -299,12 +303,6 @@ export async function selectCases(db: Conn, f: CaseFilter): Promise<StoredCase[]
   return rowsOf(res).map(toCase);
 }
 
-/** Cases of one order (any code), for `cases show` and the reports. */
-export async function casesOfOrder(db: Conn, direction: Direction, orderId: string): Promise<StoredCase[]> {
-  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ? ORDER BY code`, [orderSubject(direction, orderId)]);
-  return rowsOf(res).map(toCase);
-}
-
 /** How many cases per code and state. */
 export async function caseStateCounts(db: Conn): Promise<Array<{ code: string; state: CaseState; count: number }>> {
   const res = await db.raw(`SELECT code, state, count(*)::int AS n FROM cases GROUP BY code, state ORDER BY code, state`);
@@ -347,23 +345,57 @@ export async function openCasesOfRun(db: Conn, runId: string): Promise<OrderWith
   });
 }
 
-/** The cases of many orders at once (a report's rows), keyed by subject ("payment:42"). */
-export async function casesOfOrders(
-  db: Conn,
-  orders: ReadonlyArray<{ direction: Direction; orderId: string }>,
-): Promise<Map<string, StoredCase[]>> {
+/** The cases of many subjects at once (a report's rows), keyed by subject ("payment:42"). */
+export async function casesBySubject(db: Conn, subjects: readonly string[]): Promise<Map<string, StoredCase[]>> {
   const out = new Map<string, StoredCase[]>();
-  if (orders.length === 0) return out;
-  const subjects = [...new Set(orders.map((o) => orderSubject(o.direction, o.orderId)))];
-  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ANY (?::text[]) ORDER BY subject, code`, [
-    subjects as unknown as Knex.RawBinding,
-  ]);
-  for (const c of rowsOf(res).map(toCase)) {
+  for (const c of await casesOfSubjects(db, subjects)) {
     const list = out.get(c.subject) ?? [];
     list.push(c);
     out.set(c.subject, list);
   }
   return out;
+}
+
+/** One currency and code of a report's case summary; amounts of nothing, counts only. */
+export interface CaseStateCountRow {
+  currency: string;
+  code: string;
+  open: number;
+  acknowledged: number;
+  /** Resolved for any reason but written-off. */
+  resolved: number;
+  writtenOff: number;
+  /** When the oldest open or acknowledged case was (re)opened; null when none is. */
+  oldestUnresolvedAt: Date | null;
+}
+
+/**
+ * Cases whose subject occurred in [from, to) (an order's creation, a notification's receipt, a
+ * drift window's start), counted per currency and code by state, as they stand now.
+ */
+export async function caseStateCountsOccurred(db: Conn, from: string, to: string): Promise<CaseStateCountRow[]> {
+  const res = await db.raw(
+    `SELECT coalesce(currency, '') AS currency, code,
+            count(*) FILTER (WHERE state = 'open')::int AS open,
+            count(*) FILTER (WHERE state = 'acknowledged')::int AS acknowledged,
+            count(*) FILTER (WHERE state = 'resolved' AND resolution IS DISTINCT FROM 'written-off')::int AS resolved,
+            count(*) FILTER (WHERE state = 'resolved' AND resolution = 'written-off')::int AS written_off,
+            min(opened_at) FILTER (WHERE state <> 'resolved') AS oldest_unresolved_at
+       FROM cases
+      WHERE occurred_at >= ?::timestamptz AND occurred_at < ?::timestamptz
+      GROUP BY 1, 2
+      ORDER BY coalesce(currency, '') COLLATE "C", code COLLATE "C"`,
+    [from, to],
+  );
+  return rowsOf(res).map((r) => ({
+    currency: r.currency as string,
+    code: r.code as string,
+    open: Number(r.open),
+    acknowledged: Number(r.acknowledged),
+    resolved: Number(r.resolved),
+    writtenOff: Number(r.written_off),
+    oldestUnresolvedAt: (r.oldest_unresolved_at as Date | null) ?? null,
+  }));
 }
 
 /** Transitions in [from, to) per currency: opened (new or reopened) and resolved, with the reason. */

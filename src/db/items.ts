@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Direction } from '../provider/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
+import { unnestRows, type UnnestColumn } from './unnest.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -79,63 +80,52 @@ function textArrayLiteral(values: readonly string[]): string {
 // One statement per chunk; unnest takes 24 array parameters whatever the chunk size.
 const UNNEST_CHUNK = 5000;
 
+/** recon_items' columns as unnest arrays; codes and details travel as text and are cast in the SELECT. */
+const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [
+  { name: 'run_id', type: 'bigint', value: (x) => x.runId },
+  { name: 'direction', type: 'text', value: (x) => x.direction },
+  { name: 'order_id', type: 'bigint', value: (x) => x.orderId },
+  { name: 'merchant_ref', type: 'text', value: (x) => x.merchantRef },
+  { name: 'transaction_ref', type: 'text', value: (x) => x.transactionRef },
+  { name: 'currency', type: 'text', value: (x) => x.currency },
+  { name: 'method', type: 'text', value: (x) => x.method },
+  { name: 'checked_at', type: 'timestamptz', value: (x) => x.checkedAt.toISOString() },
+  { name: 'local_status', type: 'text', value: (x) => x.localStatus },
+  { name: 'local_category', type: 'text', value: (x) => x.localCategory },
+  { name: 'local_amount', type: 'numeric', value: (x) => decimal(x.localAmount, 'localAmount') },
+  { name: 'local_paid_amount', type: 'numeric', value: (x) => decimalOrNull(x.localPaidAmount, 'localPaidAmount') },
+  { name: 'local_fee', type: 'numeric', value: (x) => decimalOrNull(x.localFee, 'localFee') },
+  { name: 'local_utr', type: 'text', value: (x) => x.localUtr },
+  { name: 'provider_status', type: 'text', value: (x) => x.providerStatus },
+  { name: 'provider_category', type: 'text', value: (x) => x.providerCategory },
+  { name: 'provider_amount', type: 'numeric', value: (x) => decimalOrNull(x.providerAmount, 'providerAmount') },
+  { name: 'provider_paid_amount', type: 'numeric', value: (x) => decimalOrNull(x.providerPaidAmount, 'providerPaidAmount') },
+  { name: 'provider_fee', type: 'numeric', value: (x) => decimalOrNull(x.providerFee, 'providerFee') },
+  { name: 'provider_utr', type: 'text', value: (x) => x.providerUtr },
+  { name: 'verdict', type: 'text', value: (x) => x.verdict },
+  // text[] per row cannot ride in a 2-D array (ragged): each row's codes travel as an array literal.
+  { name: 'codes', type: 'text', value: (x) => textArrayLiteral(x.codes) },
+  { name: 'details', type: 'text', value: (x) => JSON.stringify(x.details ?? []) },
+  { name: 'reason', type: 'text', value: (x) => x.reason },
+];
+
+const ITEM_NAMES = ITEM_COLUMNS.map((c) => c.name).join(', ');
+const ITEM_SELECT = ITEM_COLUMNS.map((c) => (c.name === 'codes' ? 'codes::text[]' : c.name === 'details' ? 'details::jsonb' : c.name)).join(
+  ', ',
+);
+
 /**
  * Bulk insert; an item already written for (run, direction, order), e.g. by a run that died after
  * writing a batch but before its checkpoint, is skipped. Returns how many rows were inserted.
- * INSERT ... SELECT FROM unnest(one array per column): a multi-row VALUES of 500 rows is 12,500
- * bind parameters that knex builds and Postgres parses and plans per batch, which cost the job
- * more CPU than the comparison itself.
+ * INSERT ... SELECT FROM unnest(one array per column), see unnest.ts.
  */
 export async function insertItems(trx: Conn, items: readonly ReconItemRow[]): Promise<number> {
   let inserted = 0;
   for (let i = 0; i < items.length; i += UNNEST_CHUNK) {
-    const chunk = items.slice(i, i + UNNEST_CHUNK);
-    const col = <T>(f: (item: ReconItemRow) => T): T[] => chunk.map(f);
+    const v = unnestRows(items.slice(i, i + UNNEST_CHUNK), ITEM_COLUMNS);
     const res = await trx.raw(
-      `INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
-         local_status, local_category, local_amount, local_paid_amount, local_fee, local_utr,
-         provider_status, provider_category, provider_amount, provider_paid_amount, provider_fee, provider_utr,
-         verdict, codes, details, reason)
-       SELECT run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
-         local_status, local_category, local_amount, local_paid_amount, local_fee, local_utr,
-         provider_status, provider_category, provider_amount, provider_paid_amount, provider_fee, provider_utr,
-         verdict, codes::text[], details::jsonb, reason
-       FROM unnest(?::bigint[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[],
-         ?::text[], ?::text[], ?::numeric[], ?::numeric[], ?::numeric[], ?::text[],
-         ?::text[], ?::text[], ?::numeric[], ?::numeric[], ?::numeric[], ?::text[],
-         ?::text[], ?::text[], ?::text[], ?::text[])
-         AS v(run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
-           local_status, local_category, local_amount, local_paid_amount, local_fee, local_utr,
-           provider_status, provider_category, provider_amount, provider_paid_amount, provider_fee, provider_utr,
-           verdict, codes, details, reason)
-       ON CONFLICT (run_id, direction, order_id) DO NOTHING`,
-      [
-        col((x) => x.runId),
-        col((x) => x.direction),
-        col((x) => x.orderId),
-        col((x) => x.merchantRef),
-        col((x) => x.transactionRef),
-        col((x) => x.currency),
-        col((x) => x.method),
-        col((x) => x.checkedAt.toISOString()),
-        col((x) => x.localStatus),
-        col((x) => x.localCategory),
-        col((x) => decimal(x.localAmount, 'localAmount')),
-        col((x) => decimalOrNull(x.localPaidAmount, 'localPaidAmount')),
-        col((x) => decimalOrNull(x.localFee, 'localFee')),
-        col((x) => x.localUtr),
-        col((x) => x.providerStatus),
-        col((x) => x.providerCategory),
-        col((x) => decimalOrNull(x.providerAmount, 'providerAmount')),
-        col((x) => decimalOrNull(x.providerPaidAmount, 'providerPaidAmount')),
-        col((x) => decimalOrNull(x.providerFee, 'providerFee')),
-        col((x) => x.providerUtr),
-        col((x) => x.verdict),
-        // text[] per row cannot ride in a 2-D array (ragged): each row's codes travel as an array literal.
-        col((x) => textArrayLiteral(x.codes)),
-        col((x) => JSON.stringify(x.details ?? [])),
-        col((x) => x.reason),
-      ] as unknown as Knex.RawBinding[],
+      `INSERT INTO recon_items (${ITEM_NAMES}) SELECT ${ITEM_SELECT} FROM ${v.sql} ON CONFLICT (run_id, direction, order_id) DO NOTHING`,
+      v.bindings,
     );
     inserted += (res as { rowCount: number }).rowCount ?? 0;
   }

@@ -3,6 +3,7 @@ import type { Currency } from '../money/decimal.ts';
 import type { Direction, StatusCategory } from '../provider/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { isValueRefusal } from './refusal.ts';
+import { unnestRows, type UnnestColumn } from './unnest.ts';
 import { canonicalRef } from '../recon/refs.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -266,6 +267,39 @@ export async function countOrders(db: Conn, direction: Direction, filter: OrderF
   return Number(row.n);
 }
 
+const ts = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+/** A batch of checks as unnest arrays (unnest.ts): the new values, then the state each was computed from (was_*). */
+function checkUpdateColumns(direction: Direction): UnnestColumn<CheckUpdate>[] {
+  const payment = direction === 'payment';
+  const extraType = payment ? 'numeric' : 'text';
+  return [
+    { name: 'id', type: 'bigint', value: (u) => u.id },
+    { name: 'checked_at', type: 'timestamptz', value: (u) => ts(u.checkedAt) },
+    { name: 'next_check_at', type: 'timestamptz', value: (u) => ts(u.nextCheckAt) },
+    { name: 'status', type: 'text', value: (u) => u.status ?? null },
+    { name: 'status_category', type: 'text', value: (u) => u.statusCategory ?? null },
+    { name: 'fee', type: 'numeric', value: (u) => decimalOrNull(u.fee, 'fee') },
+    { name: 'extra', type: extraType, value: payment ? (u) => decimalOrNull(u.paidAmount, 'paidAmount') : (u) => u.utr ?? null },
+    { name: 'finalized_at', type: 'timestamptz', value: (u) => ts(u.finalizedAt) },
+    { name: 'updated_at', type: 'timestamptz', value: (u) => ts(u.updatedAt) },
+    { name: 'was_merchant_ref', type: 'text', value: (u) => u.expected.merchantRef },
+    { name: 'was_currency', type: 'text', value: (u) => u.expected.currency },
+    { name: 'was_method', type: 'text', value: (u) => u.expected.method },
+    { name: 'was_amount', type: 'numeric', value: (u) => decimal(u.expected.amount, 'expected.amount') },
+    { name: 'was_status', type: 'text', value: (u) => u.expected.status },
+    { name: 'was_status_category', type: 'text', value: (u) => u.expected.statusCategory },
+    { name: 'was_fee', type: 'numeric', value: (u) => decimalOrNull(u.expected.fee, 'expected.fee') },
+    {
+      name: 'was_extra',
+      type: extraType,
+      value: payment ? (u) => decimalOrNull(u.expected.paidAmount, 'expected.paidAmount') : (u) => u.expected.utr,
+    },
+    { name: 'was_check_count', type: 'int', value: (u) => u.expected.checkCount },
+    { name: 'open_seen_at', type: 'timestamptz', value: (u) => ts(u.openSeenAt) },
+  ];
+}
+
 /**
  * Records one batch of checks in a single UPDATE ... FROM unnest(arrays): last_checked_at,
  * check_count + 1 and next_check_at always; the other fields only where given. Each row is written
@@ -278,8 +312,6 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
   const ids = new Set(updates.map((u) => u.id));
   // UPDATE ... FROM applies only one of several source rows for the same target: refuse the ambiguity.
   if (ids.size !== updates.length) throw new TypeError('applyCheckResults: duplicate order id in one batch');
-  const ts = (d: Date | null | undefined) => (d ? d.toISOString() : null);
-  const col = <T>(f: (u: CheckUpdate) => T) => updates.map(f);
   if (direction === 'payment' && updates.some((u) => u.utr !== undefined)) {
     throw new TypeError('applyCheckResults: utr is a payout field');
   }
@@ -287,10 +319,7 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
     throw new TypeError('applyCheckResults: paidAmount is a payment field');
   }
   const extra = direction === 'payment' ? 'paid_amount' : 'utr';
-  const extraType = direction === 'payment' ? 'numeric' : 'text';
-  const extraValues = direction === 'payment' ? col((u) => decimalOrNull(u.paidAmount, 'paidAmount')) : col((u) => u.utr ?? null);
-  const expectedExtra =
-    direction === 'payment' ? col((u) => decimalOrNull(u.expected.paidAmount, 'expected.paidAmount')) : col((u) => u.expected.utr);
+  const v = unnestRows(updates, checkUpdateColumns(direction));
   const table = tableOf(direction);
   const res = await trx.raw(
     `UPDATE ${table} AS o SET
@@ -304,38 +333,14 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
        finalized_at = COALESCE(v.finalized_at, o.finalized_at),
        open_seen_at = GREATEST(o.open_seen_at, v.open_seen_at),
        updated_at = COALESCE(v.updated_at, o.updated_at)
-     FROM unnest(?::bigint[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::timestamptz[], ?::timestamptz[],
-                  ?::text[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::numeric[], ?::${extraType}[], ?::int[], ?::timestamptz[])
-       AS v(id, checked_at, next_check_at, status, status_category, fee, extra, finalized_at, updated_at,
-            was_merchant_ref, was_currency, was_method, was_amount, was_status, was_status_category, was_fee, was_extra, was_check_count,
-            open_seen_at)
+     FROM ${v.sql}
      WHERE o.id = v.id
        AND o.merchant_ref = v.was_merchant_ref AND o.currency = v.was_currency AND o.method = v.was_method
        AND o.amount = v.was_amount AND o.status = v.was_status AND o.status_category = v.was_status_category
        AND o.fee IS NOT DISTINCT FROM v.was_fee AND o.${extra} IS NOT DISTINCT FROM v.was_extra
        AND o.check_count = v.was_check_count
      RETURNING o.id`,
-    [
-      col((u) => u.id),
-      col((u) => ts(u.checkedAt)),
-      col((u) => ts(u.nextCheckAt)),
-      col((u) => u.status ?? null),
-      col((u) => u.statusCategory ?? null),
-      col((u) => decimalOrNull(u.fee, 'fee')),
-      extraValues,
-      col((u) => ts(u.finalizedAt)),
-      col((u) => ts(u.updatedAt)),
-      col((u) => u.expected.merchantRef),
-      col((u) => u.expected.currency),
-      col((u) => u.expected.method),
-      col((u) => decimal(u.expected.amount, 'expected.amount')),
-      col((u) => u.expected.status),
-      col((u) => u.expected.statusCategory),
-      col((u) => decimalOrNull(u.expected.fee, 'expected.fee')),
-      expectedExtra,
-      col((u) => u.expected.checkCount),
-      col((u) => ts(u.openSeenAt)),
-    ] as unknown as Knex.RawBinding[],
+    v.bindings,
   );
   return (res as { rows: Array<{ id: unknown }> }).rows.map((r) => String(r.id));
 }

@@ -42,8 +42,13 @@ export function orderCaseCells(cases: readonly CaseLike[], now: Date): OrderCase
   return {
     caseIds: ids.join(' '),
     caseState: caseStateText(first),
-    caseAgeDays: oldest === null ? null : Math.max(0, Math.floor((now.getTime() - oldest) / DAY_MS)),
+    caseAgeDays: oldest === null ? null : wholeDaysSince(oldest, now),
   };
+}
+
+/** Whole days from an instant (epoch ms) to `now`; never negative. */
+export function wholeDaysSince(fromMs: number, now: Date): number {
+  return Math.max(0, Math.floor((now.getTime() - fromMs) / DAY_MS));
 }
 
 export const SUMMARY_REASONS = [...RESOLUTION_REASONS, CLEARED_BY_RECHECK] as const;

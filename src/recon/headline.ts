@@ -12,6 +12,9 @@ import type { ReportVerdict } from './types.ts';
  *   unchecked orders only when there are some.
  * - Open items and late changes of earlier days follow after a semicolon: they are not this day's.
  * - A day not over yet (today) says so first, since every figure may still move.
+ * - Orders the provider confirmed and the merchant has no record of (UNKNOWN_ORDER) are mismatches
+ *   of the day they were notified: they count among the mismatches and are named, since no order
+ *   count includes them, and a day with any is never "all matched".
  */
 export interface HeadlineFacts {
   orders: number;
@@ -21,21 +24,28 @@ export interface HeadlineFacts {
   partial: boolean;
   openItems: number;
   lateChanges: number;
+  /** UNKNOWN_ORDER findings of the day (none when left out). */
+  unknownOrders?: number;
 }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
 export function reportHeadline(f: HeadlineFacts): string {
   const v = f.verdicts;
+  const unknown = f.unknownOrders ?? 0;
+  const mismatches = () =>
+    plural(v.mismatch + unknown, 'mismatch', 'mismatches') +
+    (unknown > 0 ? ` (${plural(unknown, 'unknown order', 'unknown orders')})` : '');
   const parts: string[] = [];
-  if (f.orders === 0) parts.push('no orders');
-  else if (v.unchecked === f.orders) parts.push(`${plural(f.orders, 'order', 'orders')} not yet reconciled`);
-  else {
+  if (f.orders === 0 || v.unchecked === f.orders) {
+    parts.push(f.orders === 0 ? 'no orders' : `${plural(f.orders, 'order', 'orders')} not yet reconciled`);
+    if (unknown > 0) parts.push(mismatches());
+  } else {
     parts.push(plural(f.orders, 'order', 'orders'));
-    const clean = v.mismatch === 0 && v.error === 0 && v.pending === 0 && v.unchecked === 0 && f.drifts.length === 0;
+    const clean = v.mismatch === 0 && unknown === 0 && v.error === 0 && v.pending === 0 && v.unchecked === 0 && f.drifts.length === 0;
     if (clean) parts.push('all matched');
     else {
-      parts.push(plural(v.mismatch, 'mismatch', 'mismatches'));
+      parts.push(mismatches());
       if (v.error > 0) parts.push(plural(v.error, 'error', 'errors'));
       if (v.pending > 0) parts.push(`${v.pending} pending`);
       if (v.unchecked > 0) parts.push(`${v.unchecked} not yet reconciled`);

@@ -4,12 +4,26 @@
  * - Which run found something, and when, is not content: run_id, checked_at, last_checked_at.
  * - Free-text reasons are not content: they may carry a clock ("pending for 49 hours"); the
  *   verdict and codes say what they explain.
+ * - A case's age is counted to the instant the version is written, so it moves with the clock; its
+ *   state (acknowledged, resolved, written off) is content.
  * - `resolved` is `matched` seen by the run that updated the local order: a later check of the
  *   same order says `matched` about the same facts. In a resolved row the local columns are
  *   what the order held before that update, so they read as the provider's (which it now holds).
  * - In summary rows, resolved orders count as matched for the same reason.
  */
-export const VOLATILE_COLUMNS = ['run_id', 'checked_at', 'last_checked_at', 'reason'] as const;
+export const VOLATILE_COLUMNS = [
+  'run_id',
+  'checked_at',
+  'last_checked_at',
+  'reason',
+  'case_age_days',
+  'oldest_open_days',
+  // The case activity's still-open counts by age (case-tables.ts STILL_OPEN_COLUMNS).
+  'still_open_lt_1d',
+  'still_open_1_3d',
+  'still_open_3_7d',
+  'still_open_gt_7d',
+] as const;
 
 /** Local columns a resolution overwrites with the provider's value. */
 const RESOLVED_LOCAL: ReadonlyArray<readonly [string, string]> = [

@@ -50,13 +50,18 @@ export class DayItemSheets {
   add(row: TableRow, mismatch: boolean): Promise<void> | undefined {
     const wait = this.items.add(row);
     if (!mismatch) return wait;
+    const also = this.addMismatchOnly(row);
+    if (wait && also) return Promise.all([wait, also]).then(() => undefined);
+    return wait ?? also;
+  }
+
+  /** A mismatch that is no order of the day (UNKNOWN_ORDER: the provider's order, not ours): Mismatches only. */
+  addMismatchOnly(row: TableRow): Promise<void> | undefined {
     const m = this.mismatches;
     m.count += 1;
     if (m.preview.length < HTML_MISMATCH_ROWS) m.preview.push(row);
     for (const code of String(row[this.codeIndex] ?? '').split(' ')) if (code !== '') m.codes.set(code, (m.codes.get(code) ?? 0) + 1);
-    const also = this.mismatchSheet.add(row);
-    if (wait && also) return Promise.all([wait, also]).then(() => undefined);
-    return wait ?? also;
+    return this.mismatchSheet.add(row);
   }
 
   close(): void {

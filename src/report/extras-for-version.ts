@@ -24,6 +24,7 @@ import {
 } from './sheet-tables.ts';
 import type { Table } from './table.ts';
 import { ROLLFORWARD_SUMMARY } from './rollforward-tables.ts';
+import { withCaseColumns } from './case-cells.ts';
 import { writeVersionExtras } from './version-extras.ts';
 
 /** What the CSV pass learnt that the workbook, the charts and report.html show again. */
@@ -85,7 +86,8 @@ export async function writeExtrasForVersion(
     openItems: {
       columns: OPEN_ITEM_TABLE_COLUMNS,
       pages: async function* () {
-        for await (const page of streamOpenItems(tx, s.earlier, s.timezone, s.pageSize)) yield page.map((r) => openItemTableRow(r, s.date));
+        for await (const page of withCaseColumns(tx, streamOpenItems(tx, s.earlier, s.timezone, s.pageSize), s.now))
+          yield page.map((r) => openItemTableRow(r, s.date));
       },
     },
     lateChanges: {

@@ -10,8 +10,13 @@ export const FILE_PURPOSES: Readonly<Record<string, string>> = {
     'per currency: opening and closing balance snapshots with their times, movement by orders, timing items (count and movement), expected closing, drift, within tolerance',
   'timing_items.csv':
     "the roll-forward's timing items: orders that may have become final on either side of a snapshot, and the side each was counted on",
+  'summary_unknown_orders.csv':
+    'orders the provider confirmed that we have no record of (UNKNOWN_ORDER), counted per currency and direction, with the money they moved',
   'summary_open_items.csv': 'open items of earlier days counted per currency and aging bucket',
   'summary_late_changes.csv': 'late changes to earlier days counted per currency',
+  'summary_cases.csv':
+    'the cases of the day and the lookback days per currency and code: open, acknowledged, resolved, written off, oldest open age',
+  'summary_case_activity.csv': 'per currency: cases opened and resolved (by reason) during the day, and every case still open by age',
   'open_items.csv': 'orders of earlier days still pending, unchecked, in error or mismatched, with their age',
   'late_changes.csv': "orders of earlier days whose verdict or codes changed since their day's last report",
   'balances.csv': 'the balance snapshots of the day (total_excluding_credit = available + pending + held; credit is not funds)',

@@ -1,5 +1,6 @@
 import { moneyDifference } from './difference.ts';
 import type { TableColumn, TableRow } from './table.ts';
+import { CASE_COLUMNS, type CaseColumns } from './case-cells.ts';
 
 /**
  * items.csv, mismatches.csv and the workbook's Items and Mismatches sheets: what a person reads
@@ -21,6 +22,7 @@ export const ITEM_TABLE_COLUMNS: readonly TableColumn[] = [
   { name: 'local_status', kind: 'text' },
   { name: 'provider_status', kind: 'text' },
   { name: 'verdict', kind: 'text', width: 11 },
+  ...CASE_COLUMNS,
   { name: 'method', kind: 'text' },
   { name: 'transaction_ref', kind: 'text' },
   { name: 'bank_code', kind: 'text', width: 10 },
@@ -32,8 +34,8 @@ export const ITEM_TABLE_COLUMNS: readonly TableColumn[] = [
   { name: 'reason', kind: 'text' },
 ];
 
-/** The fields of a report order row the item table prints. */
-export interface ItemSource {
+/** The fields of a report order row the item table prints; the case columns are empty when left out. */
+export interface ItemSource extends Partial<CaseColumns> {
   direction: string;
   merchant_ref: string;
   transaction_ref: string;
@@ -77,6 +79,9 @@ export function itemTableRow(r: ItemSource, businessDate: string): TableRow {
     r.local_status,
     r.provider_status,
     r.verdict,
+    r.case_state ?? null,
+    r.case_age_days ?? null,
+    r.case_id ?? null,
     r.method,
     r.transaction_ref,
     r.bank_code,

@@ -6,8 +6,11 @@ export const SUMMARY_FILES = [
   'summary_orders.csv',
   'summary_rollforward.csv',
   'timing_items.csv',
+  'summary_unknown_orders.csv',
   'summary_open_items.csv',
   'summary_late_changes.csv',
+  'summary_cases.csv',
+  'summary_case_activity.csv',
 ] as const;
 export type SummaryFile = (typeof SUMMARY_FILES)[number];
 

@@ -2,6 +2,7 @@ import type { BalanceSnapshotRow, LateChangeRow, OpenItemRow, RateSnapshotRow } 
 import { Decimal } from '../money/decimal.ts';
 import { ageInDays, agingBucket } from './open-items.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
+import { CASE_COLUMNS, type CaseColumns } from './case-cells.ts';
 
 /**
  * open_items.csv, late_changes.csv, balances.csv and rates.csv, and the workbook's sheets of the
@@ -23,13 +24,14 @@ export const OPEN_ITEM_TABLE_COLUMNS: readonly TableColumn[] = [
   { name: 'amount', kind: 'amount' },
   { name: 'verdict', kind: 'text', width: 11 },
   { name: 'mismatch_codes', kind: 'text', width: 22 },
+  ...CASE_COLUMNS,
   { name: 'last_checked_at', kind: 'datetime' },
   { name: 'reason', kind: 'text' },
 ];
 
 const ms = (v: string | null): number | null => (v === null ? null : Number(v));
 
-export function openItemTableRow(r: OpenItemRow, reportDate: string): TableRow {
+export function openItemTableRow(r: OpenItemRow & Partial<CaseColumns>, reportDate: string): TableRow {
   const age = ageInDays(r.business_date, reportDate);
   return [
     r.business_date,
@@ -45,6 +47,9 @@ export function openItemTableRow(r: OpenItemRow, reportDate: string): TableRow {
     r.local_amount,
     r.verdict,
     r.mismatch_codes,
+    r.case_state ?? null,
+    r.case_age_days ?? null,
+    r.case_id ?? null,
     ms(r.checked_at_ms),
     r.reason,
   ];

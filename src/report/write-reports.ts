@@ -18,6 +18,7 @@ import {
   type Window,
 } from '../db/reports.ts';
 import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
+import { unknownOrdersReceived } from '../db/unknown-orders.ts';
 import { isCurrency } from '../money/decimal.ts';
 import type { Drift } from '../recon/summary.ts';
 import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
@@ -30,6 +31,11 @@ import { DayItemSheets } from './day-sheets.ts';
 import { writeExtrasForVersion, type ReportFacts } from './extras-for-version.ts';
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
+import { unknownOrderTableRows } from './unknown-orders.ts';
+import { withCaseColumns } from './case-cells.ts';
+import { caseActivityTable, casesSummaryTable, unknownOrdersSummaryTable } from './case-tables.ts';
+import { caseStateCountsOccurred, caseTransitionCounts, unresolvedCaseAges } from '../db/cases.ts';
+import { caseSummary } from '../recon/case-figures.ts';
 import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest, type SummaryFile } from './manifest.ts';
 import { OpenItemTotals } from './open-items.ts';
 import { OrderTotalsAccumulator } from './order-totals.ts';
@@ -272,8 +278,9 @@ async function writeFiles(
   const itemHeader = csvHeader(ITEM_TABLE_COLUMNS);
   const items = new CsvFile(path.join(dir, 'items.csv'), itemHeader, businessView(itemHeader));
   const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
+  const unknownOrders = await unknownOrdersReceived(tx, scope.window);
   try {
-    for await (const page of streamReportItems(tx, scope.window, opts.pageSize)) {
+    for await (const page of withCaseColumns(tx, streamReportItems(tx, scope.window, opts.pageSize), opts.now)) {
       for (const r of page) {
         const row = itemTableRow(r, scope.date);
         const cells = csvCells(ITEM_TABLE_COLUMNS, row, formatTime);
@@ -284,6 +291,12 @@ async function writeFiles(
         if (sheetsWait) await sheetsWait;
         totals.add(r);
       }
+    }
+    // After the merchant's own: the orders only the provider knows (UNKNOWN_ORDER), notified this day.
+    for (const row of await unknownOrderTableRows(tx, unknownOrders, scope.date, opts.now)) {
+      await mismatches.write(csvCells(ITEM_TABLE_COLUMNS, row, formatTime));
+      const sheetsWait = daySheets.addMismatchOnly(row);
+      if (sheetsWait) await sheetsWait;
     }
   } catch (err) {
     await Promise.all([items.abort(), mismatches.abort()]);
@@ -298,7 +311,7 @@ async function writeFiles(
   const openResult = await writeStream(
     path.join(dir, 'open_items.csv'),
     OPEN_ITEM_TABLE_COLUMNS,
-    streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize),
+    withCaseColumns(tx, streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize), opts.now),
     (r) => {
       openTotals.add(r, scope.date);
       if (r.run_id !== null) runIds.add(r.run_id);
@@ -354,6 +367,7 @@ async function writeFiles(
     partial: scope.partial,
     openItems: openTotals.count,
     lateChanges: lateResult.rows,
+    unknownOrders: unknownOrders.length,
   });
 
   // One CSV file per summary table, each with its own header; the workbook, report.html and the
@@ -362,8 +376,18 @@ async function writeFiles(
     ordersTable(currencies, totals, lastRateByCurrency(rates)),
     rollForwardTable(currencies, rollForwards),
     timingItemsTable(currencies, rollForwards),
+    unknownOrdersSummaryTable(unknownOrders),
     openItemsSummaryTable(openTotals),
     lateChangesSummaryTable(lateByCurrency),
+    casesSummaryTable(await caseStateCountsOccurred(tx, scope.earlier.from, scope.window.to), opts.now),
+    caseActivityTable(
+      caseSummary(
+        await caseTransitionCounts(tx, new Date(scope.window.from), new Date(scope.window.to)),
+        await unresolvedCaseAges(tx, opts.now),
+        currencies,
+        opts.now,
+      ),
+    ),
   ];
   const summaryFiles: Partial<Record<ReportFile, CsvFileResult>> = {};
   for (const t of summaryTables) summaryFiles[`${t.name}.csv` as ReportFile] = await writeTable(dir, t, formatTime);

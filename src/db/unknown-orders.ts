@@ -1,0 +1,58 @@
+import type { Knex } from 'knex';
+import type { Window } from './report-orders.ts';
+
+/**
+ * Orders the provider confirmed (a notification its fetch confirmed) that the merchant has no
+ * record of: UNKNOWN_ORDER rows of a business day's report. Amounts as text, times as epoch
+ * milliseconds, like every report query (see reports.ts).
+ */
+export interface UnknownOrderRow {
+  direction: string;
+  transaction_ref: string;
+  merchant_ref: string | null;
+  currency: string | null;
+  method: string | null;
+  /** The status of the latest confirmed notification of the day. */
+  status: string | null;
+  amount: string | null;
+  paid_amount: string | null;
+  fee: string | null;
+  /** When the first confirmed notification for the ref was received: what places it on its business day. */
+  first_received_at_ms: string;
+  /** When the latest confirmed notification of the day was confirmed by fetch. */
+  confirmed_at_ms: string | null;
+}
+
+const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::bigint::text`;
+
+/**
+ * One row per (direction, transactionRef) whose first confirmed notification was received in the
+ * window and for which no local order of that direction exists now, with the values of the
+ * latest confirmed notification received in the window. A ref first confirmed on an earlier day
+ * belongs to that day's report, never to two. Report order: direction, merchant_ref (byte
+ * order), transaction_ref. Uses webhook_events_ref for the per-ref lookups.
+ */
+export async function unknownOrdersReceived(db: Knex | Knex.Transaction, window: Window): Promise<UnknownOrderRow[]> {
+  const res = (await db.raw(
+    `SELECT * FROM (
+       SELECT DISTINCT ON (w.direction, w.transaction_ref)
+              w.direction, w.transaction_ref, w.merchant_ref, w.currency, w.method, w.status,
+              w.amount::text AS amount, w.paid_amount::text AS paid_amount, w.fee::text AS fee,
+              ${EPOCH_MS('first.received_at')} AS first_received_at_ms, ${EPOCH_MS('w.confirmed_at')} AS confirmed_at_ms
+         FROM webhook_events w
+         CROSS JOIN LATERAL (
+           SELECT min(e.received_at) AS received_at FROM webhook_events e
+            WHERE e.direction = w.direction AND e.transaction_ref = w.transaction_ref AND e.confirmation = 'confirmed'
+         ) first
+        WHERE w.confirmation = 'confirmed' AND w.transaction_ref IS NOT NULL
+          AND w.received_at >= ?::timestamptz AND w.received_at < ?::timestamptz
+          AND first.received_at >= ?::timestamptz
+          AND NOT (w.direction = 'payment' AND EXISTS (SELECT 1 FROM payment_orders p WHERE p.transaction_ref = w.transaction_ref))
+          AND NOT (w.direction = 'payout' AND EXISTS (SELECT 1 FROM payout_orders p WHERE p.transaction_ref = w.transaction_ref))
+        ORDER BY w.direction, w.transaction_ref, w.received_at DESC, w.id DESC
+     ) u
+     ORDER BY direction, merchant_ref COLLATE "C", transaction_ref COLLATE "C"`,
+    [window.from, window.to, window.from],
+  )) as { rows: UnknownOrderRow[] };
+  return res.rows;
+}

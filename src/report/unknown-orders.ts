@@ -1,0 +1,67 @@
+import type { Knex } from 'knex';
+import type { UnknownOrderRow } from '../db/unknown-orders.ts';
+import type { Direction } from '../provider/types.ts';
+import { unknownOrderFinding } from '../webhook/missing.ts';
+import type { CellValue, TableColumn, TableRow } from './table.ts';
+import { caseColumnsOfPage } from './case-cells.ts';
+import { ITEM_TABLE_COLUMNS } from './item-table.ts';
+
+/**
+ * An order the provider confirmed and the merchant has no record of, as a row of the mismatch
+ * table (mismatches.csv, the Mismatches sheet, report.html). Choices, for accounting:
+ * - It is a mismatch of the business day its first confirmed notification was received, in the
+ *   report's zone: the provider's notification and fetch carry no creation time, and receipt is
+ *   when the merchant learnt of the money.
+ * - It sits in the mismatch list, after the merchant's own orders, with code UNKNOWN_ORDER: one
+ *   list of what needs a person, filterable by code. It is not in items.csv (not a merchant order).
+ * - The local columns are empty (there is no local order); the difference is the whole provider
+ *   amount (for a payment the amount paid when the provider gives one): money no order explains.
+ */
+export function unknownOrderValues(u: UnknownOrderRow, businessDate: string): Record<string, CellValue> {
+  const finding = unknownOrderFinding({
+    direction: u.direction as Direction,
+    merchantRef: u.merchant_ref,
+    transactionRef: u.transaction_ref,
+    currency: u.currency,
+    amount: u.amount,
+    status: u.status,
+  });
+  const moved = u.direction === 'payment' ? (u.paid_amount ?? u.amount) : u.amount;
+  return {
+    business_date: businessDate,
+    direction: u.direction,
+    merchant_ref: u.merchant_ref,
+    mismatch_codes: 'UNKNOWN_ORDER',
+    difference: moved,
+    currency: u.currency,
+    provider_amount: u.amount,
+    provider_paid_amount: u.paid_amount,
+    provider_fee: u.fee,
+    provider_status: u.status,
+    verdict: 'mismatch',
+    method: u.method,
+    transaction_ref: u.transaction_ref,
+    checked_at: u.confirmed_at_ms === null ? null : Number(u.confirmed_at_ms),
+    reason: finding.note,
+  };
+}
+
+/** The row in a table's columns, by name: a column the row has no value for is empty. */
+function rowByName(columns: readonly TableColumn[], values: Readonly<Record<string, CellValue>>): TableRow {
+  return columns.map((c) => values[c.name] ?? null);
+}
+
+/** The day's unknown orders as rows of the item table, each with its UNKNOWN_ORDER case's columns. */
+export async function unknownOrderTableRows(
+  db: Knex | Knex.Transaction,
+  unknown: readonly UnknownOrderRow[],
+  businessDate: string,
+  now: Date,
+): Promise<TableRow[]> {
+  const cases = await caseColumnsOfPage(
+    db,
+    unknown.map((u) => ({ direction: u.direction, transaction_ref: u.transaction_ref, unknown: true as const })),
+    now,
+  );
+  return unknown.map((u, i) => rowByName(ITEM_TABLE_COLUMNS, { ...unknownOrderValues(u, businessDate), ...cases[i] }));
+}
