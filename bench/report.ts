@@ -2,10 +2,18 @@
  * Times writeReports on N checked orders of one day (with the orders themselves) and prints seconds and peak RSS.
  *
  *   npx tsx bench/report.ts --orders 1000000
+ *   npx tsx bench/report.ts --orders 1000000 --cli tsx    # the report as its own `payrecon report` process
+ *   npx tsx bench/report.ts --orders 1000000 --cli dist   # the same through the compiled build (npm run build first)
+ *
+ * In-process, the peak RSS includes what seeding left behind and tsx's compiler; with --cli the
+ * report runs in a fresh process (bin/payrecon.mjs through tsx, or dist/src/main.js as production
+ * runs it) and its own peak RSS and CPU are measured at its exit (rss-at-exit.mjs).
  *
  * BENCH_DATABASE_URL: a Postgres to use (a throw-away schema is created in it and dropped);
  * unset: a new database on postgres://postgres@127.0.0.1:5432, dropped afterwards.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +26,18 @@ import { migrate } from '../src/db/migrate.ts';
 import type { ExtraFileName } from '../src/report/manifest.ts';
 import { writeReports } from '../src/report/write-reports.ts';
 
-const { values } = parseArgs({ options: { orders: { type: 'string', default: '100000' } } });
+const { values } = parseArgs({ options: { orders: { type: 'string', default: '100000' }, cli: { type: 'string' } } });
+const ROOT = path.resolve(import.meta.dirname, '..');
+const cliEntry =
+  values.cli === undefined
+    ? null
+    : values.cli === 'dist'
+      ? path.join(ROOT, 'dist', 'src', 'main.js')
+      : values.cli === 'tsx'
+        ? path.join(ROOT, 'bin', 'payrecon.mjs')
+        : null;
+if (values.cli !== undefined && cliEntry === null) throw new Error('--cli: expected tsx or dist');
+if (cliEntry && !fs.existsSync(cliEntry)) throw new Error(`${cliEntry} is missing (npm run build)`);
 const orders = Number(values.orders);
 if (!Number.isInteger(orders) || orders < 1) throw new Error('--orders: expected a positive whole number');
 
@@ -105,7 +124,8 @@ try {
 
   const rssBefore = process.resourceUsage().maxRSS;
   const start = performance.now();
-  const r = await writeReports(db.knex, { date: '2024-05-01', timezone: 'UTC', reportDir, now: new Date() });
+  const child = cliEntry ? await reportProcess(cliEntry, url, schema, reportDir) : null;
+  const r = child ? child.result : await writeReports(db.knex, { date: '2024-05-01', timezone: 'UTC', reportDir, now: new Date() });
   const seconds = (performance.now() - start) / 1000;
   const items = r.manifest.files['items.csv'];
   const size = (name: ExtraFileName) => {
@@ -115,6 +135,8 @@ try {
   console.log(
     JSON.stringify({
       orders,
+      mode: cliEntry ? `payrecon report process (${path.relative(ROOT, cliEntry)})` : 'writeReports in the seeding process',
+      load: os.loadavg().map((x) => Number(x.toFixed(2))),
       seed_seconds: Number(seeded.toFixed(1)),
       report_seconds: Number(seconds.toFixed(2)),
       items_rows: items.rows,
@@ -123,8 +145,9 @@ try {
       workbook_mb: size('reconciliation.xlsx'),
       html_mb: size('report.html'),
       rows_per_second: Math.round(items.rows / seconds),
-      peak_rss_mb_before_report: Math.round(rssBefore / 1024),
-      peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+      ...(child
+        ? { peak_rss_mb: Math.round(child.rssKiB / 1024), cpu_seconds: Number(child.cpuSeconds.toFixed(1)) }
+        : { peak_rss_mb_before_report: Math.round(rssBefore / 1024), peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }),
       sha256: Object.fromEntries(Object.entries(r.manifest.files).map(([name, f]) => [name, f!.sha256.slice(0, 16)])),
     }),
   );
@@ -138,4 +161,42 @@ try {
   } else {
     await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   }
+}
+
+/** `payrecon report --date 2024-05-01 --json` as its own process, with its peak RSS and CPU time at exit. */
+async function reportProcess(
+  entry: string,
+  databaseUrl: string,
+  databaseSchema: string,
+  dir: string,
+): Promise<{ result: Awaited<ReturnType<typeof writeReports>>; rssKiB: number; cpuSeconds: number }> {
+  const rssFile = path.join(dir, '..', `${path.basename(dir)}.rss`);
+  const child = spawn(
+    process.execPath,
+    ['--import', path.join(ROOT, 'bench', 'rss-at-exit.mjs'), entry, 'report', '--date', '2024-05-01', '--json'],
+    {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATABASE_URL: databaseUrl,
+        DATABASE_SCHEMA: databaseSchema,
+        REPORT_DIR: dir,
+        REPORT_TIMEZONE: 'UTC',
+        LOG_LEVEL: 'warn',
+        BENCH_RSS_FILE: rssFile,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`payrecon report exited ${code}`);
+  const usage = JSON.parse(fs.readFileSync(rssFile, 'utf8')) as { maxRSS: number; cpuMicros: number };
+  fs.rmSync(rssFile, { force: true });
+  return {
+    result: JSON.parse(stdout) as Awaited<ReturnType<typeof writeReports>>,
+    rssKiB: usage.maxRSS,
+    cpuSeconds: usage.cpuMicros / 1e6,
+  };
 }

@@ -310,3 +310,39 @@ describe('audit of console actions', () => {
     await expect(t.db.knex('console_actions').delete()).rejects.toThrow(/append-only/);
   });
 });
+
+describe('the jobs page marks a stalled run and a dry run', () => {
+  it('a reconcile with no progress past RUN_STALL_AFTER_SECONDS (900) is stalled since its last progress; a dry run says so', async () => {
+    const now = clock.now();
+    const ids = await t.db
+      .knex('job_runs')
+      .insert([
+        {
+          job: 'reconcile',
+          status: 'running',
+          started_at: new Date(now.getTime() - 60 * MINUTE),
+          heartbeat_at: new Date(now.getTime() - 20 * MINUTE),
+          pid: 5120,
+          host: 'worker-1',
+        },
+        { job: 'bank-codes', status: 'completed', dry_run: true, started_at: now, heartbeat_at: now, finished_at: now },
+      ])
+      .returning('id');
+    try {
+      const agent = new Agent(app, '10.0.9.1');
+      await agent.login('vera');
+      const body = (await agent.get('/jobs')).body;
+      const since = new Date(now.getTime() - 20 * MINUTE).toISOString().slice(11, 16); // REPORT_TIMEZONE is UTC here
+      expect(body).toMatch(new RegExp(`stalled: no progress since [^<]*${since}`));
+      expect(body).toContain('dry run');
+    } finally {
+      await t.db
+        .knex('job_runs')
+        .whereIn(
+          'id',
+          ids.map((r: { id: string }) => r.id),
+        )
+        .delete();
+    }
+  });
+});

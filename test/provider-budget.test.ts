@@ -135,6 +135,31 @@ describe('RateLimiter over one shared schedule, fake clock', () => {
     expect(maxPerSecond([...sweepDone, urgentAt, recheckAt])).toBeLessThanOrEqual(R);
   });
 
+  it('a stalled process gives up the slots it reached late instead of sending them on top of the next ones', async () => {
+    const time = new FakeTime();
+    const store = new MemorySlotStore(time.now);
+    const R = 100;
+    const steady = new RateLimiter({ ratePerSec: R, account: 'acct', store, now: time.now, sleep: time.sleep });
+    // This pool stalls 200 ms every 2 s (a long GC pause, a starved CPU): its timers due meanwhile all fire at the end.
+    const stalling = new RateLimiter({
+      ratePerSec: R,
+      account: 'acct',
+      store,
+      now: time.now,
+      sleep: (ms) => {
+        const phase = (time.t + ms) % 2000;
+        return time.sleep(phase >= 500 && phase < 700 ? ms + (700 - phase) : ms);
+      },
+    });
+    const starts: number[] = [];
+    const all = [steady, stalling].flatMap((l) => Array.from({ length: 400 }, () => l.acquire().then(() => starts.push(time.t))));
+    await time.run();
+    await Promise.all(all);
+    expect(starts).toHaveLength(800);
+    expect(stalling.expired).toBeGreaterThan(0);
+    expect(maxPerSecond(starts)).toBeLessThanOrEqual(R);
+  });
+
   it('a schedule that cannot be reached fails the waiting calls instead of hanging them', async () => {
     const limiter = new RateLimiter({
       ratePerSec: 5,

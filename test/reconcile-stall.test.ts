@@ -21,7 +21,8 @@ import { reconcileJob } from '../src/services/reconcile.ts';
 import { inFlightChecks } from '../src/services/schedule-runners.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { waitFor } from './helpers/cli.ts';
+import { runCli, waitFor } from './helpers/cli.ts';
+import { createRun } from '../src/db/runs.ts';
 
 /** A Slack-compatible receiver that records what it was sent. */
 async function startReceiver(): Promise<{ url: string; texts: string[]; close(): Promise<void> }> {
@@ -180,6 +181,46 @@ describe.skipIf(requiresServer(NEEDS))('a later reconcile finding the lock held 
         `reconcile: run ${held.id} (pid ${process.pid} on ${os.hostname()}) holds the lock with no progress since`,
       );
       expect(receiver.texts.slice(sent)).toHaveLength(1);
+    } finally {
+      release();
+    }
+    expect((await holder).status).toBe('completed');
+  }, 120_000);
+
+  it("a run resumed from a dead process is taken over: its pid, host and progress are the resumer's, so it is not judged stalled by the dead one's silence", async () => {
+    const today = T0.toISOString().slice(0, 10);
+    const selection = buildSelection({ date: today }, { now: T0, zone: 'UTC', lookbackDays: 30 });
+    // Left 'running' an hour ago by a process on another machine that died (no session holds the lock).
+    const dead = await createRun(
+      world.t.db.knex,
+      'reconcile',
+      { selection },
+      { dryRun: false, now: at(-60 * 60_000)(), owner: { pid: 1, host: 'gone-host' } },
+    );
+    const { holder, release } = startHolder({ date: today }, 0);
+    try {
+      await waitFor(async () => (await runningRun())?.checked === 4);
+      const resumed = await runningRun();
+      expect(resumed).toMatchObject({ id: dead.id, pid: process.pid, host: os.hostname() });
+      expect(new Date(resumed.heartbeat_at).getTime()).toBe(T0.getTime());
+      // 4 minutes after the takeover: not stalled, although the run started an hour ago.
+      expect((await later(4 * 60_000)).outcome).toEqual({ status: 'skipped', runs: [] });
+    } finally {
+      release();
+    }
+    expect((await holder).runs[0]).toMatchObject({ runId: dead.id, resumed: true, status: 'completed' });
+  }, 120_000);
+
+  it('the command prints the stalled holder in one line and exits 2', async () => {
+    // Stuck since two minutes before the test began (a fixed clock in the past); threshold 60 s.
+    const { holder, release } = startHolder({ date: T0.toISOString().slice(0, 10) }, -2 * 60_000);
+    try {
+      await waitFor(async () => (await runningRun())?.checked === 4);
+      const res = await runCli(['reconcile'], { ...world.env, RUN_STALL_AFTER_SECONDS: '60' });
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stdout).toMatch(
+        /^reconcile: another run is stalled: run \d+ \(rerun of [^,]+, pid \d+ on [^,]+, database session \d+ payrecon-reconcile\) holds the lock and has made no progress for \d+m \d+s, since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; nothing done\n$/,
+      );
     } finally {
       release();
     }

@@ -1,4 +1,5 @@
 import type { CaseStateCountRow } from '../db/cases.ts';
+import { COLUMN } from './columns.ts';
 import type { UnknownOrderRow } from '../db/unknown-orders.ts';
 import { Decimal } from '../money/decimal.ts';
 import { SUMMARY_REASONS, wholeDaysSince, type CaseSummaryRow } from '../recon/case-figures.ts';
@@ -18,7 +19,7 @@ export const CASES_SUMMARY: TableSpec = {
   name: 'summary_cases',
   title: 'Cases by currency and code',
   columns: [
-    { name: 'currency', kind: 'text', width: 9 },
+    COLUMN.currency,
     { name: 'code', kind: 'text', width: 18 },
     { name: 'open', kind: 'count' },
     { name: 'acknowledged', kind: 'count' },
@@ -57,7 +58,7 @@ export const CASE_ACTIVITY: TableSpec = {
   name: 'summary_case_activity',
   title: 'Case activity per currency: opened and resolved (by reason) during the day, still open by age',
   columns: [
-    { name: 'currency', kind: 'text', width: 9 },
+    COLUMN.currency,
     { name: 'opened', kind: 'count' },
     { name: 'reopened', kind: 'count' },
     // Labelled by the reason alone (the CSV header says resolved_…): the table stays readable in an e-mail.
@@ -89,12 +90,7 @@ export function caseActivityTable(rows: readonly CaseSummaryRow[]): Table {
 export const UNKNOWN_ORDERS_SUMMARY: TableSpec = {
   name: 'summary_unknown_orders',
   title: 'Orders only the provider knows (UNKNOWN_ORDER)',
-  columns: [
-    { name: 'currency', kind: 'text', width: 9 },
-    { name: 'direction', kind: 'text', width: 10 },
-    { name: 'orders', kind: 'count' },
-    { name: 'amount', kind: 'amount' },
-  ],
+  columns: [COLUMN.currency, COLUMN.direction, { name: 'orders', kind: 'count' }, COLUMN.amount],
   notes: [
     'Orders the provider confirmed (notification and fetch) on this day that no order of ours has: each is a row of mismatches.csv, and counts as a mismatch in the headline. amount: paid (payments) or sent (payouts).',
   ],

@@ -1,4 +1,5 @@
 import { moneyDifference } from './difference.ts';
+import { COLUMN, epochMs } from './columns.ts';
 import type { TableColumn, TableRow } from './table.ts';
 import { CASE_COLUMNS, type CaseColumns } from './case-cells.ts';
 
@@ -7,31 +8,31 @@ import { CASE_COLUMNS, type CaseColumns } from './case-cells.ts';
  * first (day, direction, ref, codes, difference, currency), then both sides' values, then the rest.
  */
 export const ITEM_TABLE_COLUMNS: readonly TableColumn[] = [
-  { name: 'business_date', kind: 'text', width: 12 },
-  { name: 'direction', kind: 'text', width: 10 },
-  { name: 'merchant_ref', kind: 'text' },
-  { name: 'mismatch_codes', kind: 'text', width: 22 },
+  COLUMN.business_date,
+  COLUMN.direction,
+  COLUMN.merchant_ref,
+  COLUMN.mismatch_codes,
   { name: 'difference', kind: 'amount' },
-  { name: 'currency', kind: 'text', width: 9 },
+  COLUMN.currency,
   { name: 'local_amount', kind: 'amount' },
   { name: 'provider_amount', kind: 'amount' },
   { name: 'local_paid_amount', kind: 'amount' },
   { name: 'provider_paid_amount', kind: 'amount' },
   { name: 'local_fee', kind: 'amount' },
   { name: 'provider_fee', kind: 'amount' },
-  { name: 'local_status', kind: 'text' },
-  { name: 'provider_status', kind: 'text' },
-  { name: 'verdict', kind: 'text', width: 11 },
+  COLUMN.local_status,
+  COLUMN.provider_status,
+  COLUMN.verdict,
   ...CASE_COLUMNS,
-  { name: 'method', kind: 'text' },
-  { name: 'transaction_ref', kind: 'text' },
+  COLUMN.method,
+  COLUMN.transaction_ref,
   { name: 'bank_code', kind: 'text', width: 10 },
   { name: 'utr', kind: 'text', width: 16 },
   { name: 'created_at', kind: 'datetime' },
   { name: 'finalized_at', kind: 'datetime' },
-  { name: 'checked_at', kind: 'datetime' },
-  { name: 'run_id', kind: 'text', width: 8 },
-  { name: 'reason', kind: 'text' },
+  COLUMN.checked_at,
+  COLUMN.run_id,
+  COLUMN.reason,
 ];
 
 /** The fields of a report order row the item table prints; the case columns are empty when left out. */
@@ -60,8 +61,6 @@ export interface ItemSource extends Partial<CaseColumns> {
   checked_at_ms: string | null;
 }
 
-const ms = (v: string | null): number | null => (v === null ? null : Number(v));
-
 export function itemTableRow(r: ItemSource, businessDate: string): TableRow {
   return [
     businessDate,
@@ -86,9 +85,9 @@ export function itemTableRow(r: ItemSource, businessDate: string): TableRow {
     r.transaction_ref,
     r.bank_code,
     r.utr,
-    ms(r.created_at_ms),
-    ms(r.finalized_at_ms),
-    ms(r.checked_at_ms),
+    epochMs(r.created_at_ms),
+    epochMs(r.finalized_at_ms),
+    epochMs(r.checked_at_ms),
     r.run_id,
     r.reason,
   ];

@@ -1,4 +1,5 @@
 import { Decimal } from '../money/decimal.ts';
+import { DecimalSum } from '../money/decimal-sum.ts';
 import type { ReportItemRow } from '../db/reports.ts';
 
 import { REPORT_VERDICTS, type ReportVerdict } from '../recon/types.ts';
@@ -40,7 +41,13 @@ function emptyTotals(): OrderTotals {
   };
 }
 
-const orZero = (v: string | null): Decimal => (v === null ? new Decimal(0) : new Decimal(v));
+/** The money sums of one currency and direction while the rows stream past (exact, no Decimal per row). */
+interface Sums {
+  gross: DecimalSum;
+  paid: DecimalSum;
+  fees: DecimalSum;
+  net: DecimalSum;
+}
 
 /**
  * Sums the day's items as they stream past (the same rows items.csv gets), so the summary
@@ -48,6 +55,7 @@ const orZero = (v: string | null): Decimal => (v === null ? new Decimal(0) : new
  */
 export class OrderTotalsAccumulator {
   private readonly byKey = new Map<string, OrderTotals>();
+  private readonly sums = new Map<OrderTotals, Sums>();
   readonly currencies = new Set<string>();
   readonly runIds = new Set<string>();
 
@@ -57,6 +65,7 @@ export class OrderTotalsAccumulator {
     if (!t) {
       t = emptyTotals();
       this.byKey.set(key, t);
+      this.sums.set(t, { gross: new DecimalSum(), paid: new DecimalSum(), fees: new DecimalSum(), net: new DecimalSum() });
       this.currencies.add(r.currency);
     }
     if (r.run_id !== null) this.runIds.add(r.run_id);
@@ -66,18 +75,27 @@ export class OrderTotalsAccumulator {
     t.providers[state in t.providers ? state : 'unknown'] += 1;
     if (r.provider_category !== 'success') return;
     t.settled += 1;
-    const amount = new Decimal(r.provider_amount ?? r.local_amount);
-    const fee = orZero(r.provider_fee);
-    t.gross = t.gross.plus(amount);
-    t.fees = t.fees.plus(fee);
-    if (r.direction === 'payment') {
-      const paid = r.provider_paid_amount === null ? amount : new Decimal(r.provider_paid_amount);
-      t.paid = t.paid.plus(paid);
-      t.net = t.net.plus(paid.minus(fee));
-    } else {
-      t.paid = t.paid.plus(amount);
-      t.net = t.net.minus(amount.plus(fee));
+    const s = this.sums.get(t)!;
+    const amount = r.provider_amount ?? r.local_amount;
+    s.gross.add(amount);
+    if (r.provider_fee !== null) {
+      s.fees.add(r.provider_fee);
+      s.net.add(r.provider_fee, -1);
     }
+    if (r.direction === 'payment') {
+      const paid = r.provider_paid_amount ?? amount;
+      s.paid.add(paid);
+      s.net.add(paid);
+    } else {
+      s.paid.add(amount);
+      s.net.add(amount, -1);
+    }
+  }
+
+  /** The totals with their money sums as Decimals. */
+  private settle(t: OrderTotals): OrderTotals {
+    const s = this.sums.get(t);
+    return s ? { ...t, gross: s.gross.toDecimal(), paid: s.paid.toDecimal(), fees: s.fees.toDecimal(), net: s.net.toDecimal() } : t;
   }
 
   /** Every currency and direction summed, for the headline. */
@@ -93,6 +111,7 @@ export class OrderTotalsAccumulator {
 
   /** Zero totals for a currency and direction without orders, so every row is present. */
   get(currency: string, direction: string): OrderTotals {
-    return this.byKey.get(`${currency}\u0000${direction}`) ?? emptyTotals();
+    const t = this.byKey.get(`${currency}\u0000${direction}`);
+    return t ? this.settle(t) : emptyTotals();
   }
 }

@@ -1,4 +1,5 @@
 import { Decimal, isCurrency } from '../money/decimal.ts';
+import { COLUMN } from './columns.ts';
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
 import type { Table, TableRow, TableSpec } from './table.ts';
 
@@ -17,7 +18,7 @@ export const ROLLFORWARD_SUMMARY: TableSpec = {
   name: 'summary_rollforward',
   title: 'Roll-forward per currency',
   columns: [
-    { name: 'currency', kind: 'text', width: 9 },
+    COLUMN.currency,
     { name: 'opening_at', kind: 'datetime', label: 'opening snapshot' },
     { name: 'opening', kind: 'amount' },
     { name: 'payments_in', kind: 'amount', label: 'payments in' },
@@ -43,9 +44,9 @@ export const TIMING_ITEMS: TableSpec = {
   name: 'timing_items',
   title: 'Timing items of the roll-forward',
   columns: [
-    { name: 'currency', kind: 'text', width: 9 },
-    { name: 'direction', kind: 'text', width: 10 },
-    { name: 'merchant_ref', kind: 'text' },
+    COLUMN.currency,
+    COLUMN.direction,
+    COLUMN.merchant_ref,
     { name: 'effect', kind: 'amount', label: 'balance effect' },
     { name: 'last_seen_open_at', kind: 'datetime', label: 'last seen open' },
     { name: 'first_seen_final_at', kind: 'datetime', label: 'first seen final' },

@@ -1,4 +1,5 @@
 import type { BalanceSnapshotRow, LateChangeRow, OpenItemRow, RateSnapshotRow } from '../db/reports.ts';
+import { COLUMN, epochMs } from './columns.ts';
 import { Decimal } from '../money/decimal.ts';
 import { ageInDays, agingBucket } from './open-items.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
@@ -11,25 +12,23 @@ import { CASE_COLUMNS, type CaseColumns } from './case-cells.ts';
 
 /** Open items of earlier days (see open-items.ts for what is open and how age is counted). */
 export const OPEN_ITEM_TABLE_COLUMNS: readonly TableColumn[] = [
-  { name: 'business_date', kind: 'text', width: 12 },
+  COLUMN.business_date,
   { name: 'age_days', kind: 'count', label: 'age (days)' },
   { name: 'aging_bucket', kind: 'text', label: 'aging bucket' },
-  { name: 'direction', kind: 'text', width: 10 },
-  { name: 'merchant_ref', kind: 'text' },
-  { name: 'transaction_ref', kind: 'text' },
-  { name: 'currency', kind: 'text', width: 9 },
-  { name: 'method', kind: 'text' },
-  { name: 'local_status', kind: 'text' },
-  { name: 'provider_status', kind: 'text' },
-  { name: 'amount', kind: 'amount' },
-  { name: 'verdict', kind: 'text', width: 11 },
-  { name: 'mismatch_codes', kind: 'text', width: 22 },
+  COLUMN.direction,
+  COLUMN.merchant_ref,
+  COLUMN.transaction_ref,
+  COLUMN.currency,
+  COLUMN.method,
+  COLUMN.local_status,
+  COLUMN.provider_status,
+  COLUMN.amount,
+  COLUMN.verdict,
+  COLUMN.mismatch_codes,
   ...CASE_COLUMNS,
   { name: 'last_checked_at', kind: 'datetime' },
-  { name: 'reason', kind: 'text' },
+  COLUMN.reason,
 ];
-
-const ms = (v: string | null): number | null => (v === null ? null : Number(v));
 
 export function openItemTableRow(r: OpenItemRow & Partial<CaseColumns>, reportDate: string): TableRow {
   const age = ageInDays(r.business_date, reportDate);
@@ -50,7 +49,7 @@ export function openItemTableRow(r: OpenItemRow & Partial<CaseColumns>, reportDa
     r.case_state ?? null,
     r.case_age_days ?? null,
     r.case_id ?? null,
-    ms(r.checked_at_ms),
+    epochMs(r.checked_at_ms),
     r.reason,
   ];
 }
@@ -63,19 +62,19 @@ export function openItemTableRow(r: OpenItemRow & Partial<CaseColumns>, reportDa
  * reported_verdict is empty when that version did not list the order (it was imported later).
  */
 export const LATE_CHANGE_TABLE_COLUMNS: readonly TableColumn[] = [
-  { name: 'business_date', kind: 'text', width: 12 },
+  COLUMN.business_date,
   { name: 'reported_version', kind: 'count', label: 'reported in version' },
-  { name: 'direction', kind: 'text', width: 10 },
-  { name: 'merchant_ref', kind: 'text' },
-  { name: 'transaction_ref', kind: 'text' },
-  { name: 'currency', kind: 'text', width: 9 },
-  { name: 'amount', kind: 'amount' },
+  COLUMN.direction,
+  COLUMN.merchant_ref,
+  COLUMN.transaction_ref,
+  COLUMN.currency,
+  COLUMN.amount,
   { name: 'reported_verdict', kind: 'text' },
   { name: 'reported_codes', kind: 'text', width: 22 },
-  { name: 'verdict', kind: 'text', width: 11 },
-  { name: 'mismatch_codes', kind: 'text', width: 22 },
-  { name: 'checked_at', kind: 'datetime' },
-  { name: 'reason', kind: 'text' },
+  COLUMN.verdict,
+  COLUMN.mismatch_codes,
+  COLUMN.checked_at,
+  COLUMN.reason,
 ];
 
 export function lateChangeTableRow(r: LateChangeRow): TableRow {
@@ -91,7 +90,7 @@ export function lateChangeTableRow(r: LateChangeRow): TableRow {
     r.reported_codes,
     r.verdict,
     r.mismatch_codes,
-    ms(r.checked_at_ms),
+    epochMs(r.checked_at_ms),
     r.reason,
   ];
 }
@@ -102,14 +101,14 @@ export function balancesTable(rows: readonly BalanceSnapshotRow[]): Table {
     name: 'balances',
     title: 'Balance snapshots',
     columns: [
-      { name: 'currency', kind: 'text', width: 9 },
+      COLUMN.currency,
       { name: 'taken_at', kind: 'datetime' },
       { name: 'available', kind: 'amount' },
       { name: 'pending', kind: 'amount' },
       { name: 'held', kind: 'amount' },
       { name: 'credit', kind: 'amount' },
       { name: 'total_excluding_credit', kind: 'amount', label: 'total (available + pending + held, credit excluded)', width: 24 },
-      { name: 'run_id', kind: 'text', width: 8 },
+      COLUMN.run_id,
     ],
     rows: rows.map((b) => [
       b.currency,
@@ -130,12 +129,12 @@ export function ratesTable(rows: readonly RateSnapshotRow[]): Table {
     name: 'rates',
     title: 'USDT rate snapshots',
     columns: [
-      { name: 'currency', kind: 'text', width: 9 },
+      COLUMN.currency,
       { name: 'taken_at', kind: 'datetime' },
       { name: 'deposit', kind: 'decimal' },
       { name: 'withdraw', kind: 'decimal' },
       { name: 'flags', kind: 'text' },
-      { name: 'run_id', kind: 'text', width: 8 },
+      COLUMN.run_id,
     ],
     rows: rows.map((r) => [r.currency, Number(r.taken_at_ms), r.deposit, r.withdraw, r.flags, r.run_id]),
   };

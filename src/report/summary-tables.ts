@@ -1,4 +1,5 @@
 import { Decimal } from '../money/decimal.ts';
+import { COLUMN } from './columns.ts';
 import type { RateSnapshotRow } from '../db/reports.ts';
 import { USDT_DECIMALS } from './format.ts';
 import { AGING_BUCKETS, type OpenItemTotals } from './open-items.ts';
@@ -20,8 +21,8 @@ export function lastRateByCurrency(rates: readonly RateSnapshotRow[]): Map<strin
 }
 
 const ORDER_COLUMNS: readonly TableColumn[] = [
-  { name: 'currency', kind: 'text', width: 9 },
-  { name: 'direction', kind: 'text', width: 10 },
+  COLUMN.currency,
+  COLUMN.direction,
   { name: 'orders', kind: 'count' },
   ...REPORT_VERDICTS.map((v) => ({ name: v, kind: 'count' as const })),
   ...PROVIDER_STATES.map((p) => ({ name: `provider_${p}`, kind: 'count' as const, label: `provider ${p}` })),
@@ -63,7 +64,7 @@ export const OPEN_ITEMS_SUMMARY: TableSpec = {
   name: 'summary_open_items',
   title: 'Open items of earlier days',
   columns: [
-    { name: 'currency', kind: 'text', width: 9 },
+    COLUMN.currency,
     { name: 'aging_bucket', kind: 'text', label: 'age (days)' },
     { name: 'orders', kind: 'count' },
     ...REPORT_VERDICTS.map((v) => ({ name: v, kind: 'count' as const })),
@@ -73,10 +74,7 @@ export const OPEN_ITEMS_SUMMARY: TableSpec = {
 export const LATE_CHANGES_SUMMARY: TableSpec = {
   name: 'summary_late_changes',
   title: 'Late changes to earlier days',
-  columns: [
-    { name: 'currency', kind: 'text', width: 9 },
-    { name: 'orders', kind: 'count' },
-  ],
+  columns: [COLUMN.currency, { name: 'orders', kind: 'count' }],
 };
 
 /** Orders by currency and direction, then a total row per currency (both directions). */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { UnknownOrderRow } from '../db/unknown-orders.ts';
 import type { Direction } from '../provider/types.ts';
-import { unknownOrderFinding } from '../webhook/missing.ts';
+import { unknownOrderFinding } from '../recon/webhook-findings.ts';
 import type { CellValue, TableColumn, TableRow } from './table.ts';
 import { unknownOrderCaseColumns } from './case-cells.ts';
 import { ITEM_TABLE_COLUMNS } from './item-table.ts';
