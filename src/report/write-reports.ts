@@ -20,7 +20,7 @@ import {
 import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
 import { unknownOrdersOpen, unknownOrdersReceived } from '../db/unknown-orders.ts';
 import { isCurrency } from '../money/decimal.ts';
-import type { Drift } from '../recon/summary.ts';
+import type { Drift } from '../recon/headline.ts';
 import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { CsvFile, type CsvFileResult } from './csv-file.ts';
 import { businessDay, dayIsPartial, type BusinessDay } from './date.ts';
