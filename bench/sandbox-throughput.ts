@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
 import { stringifyBody } from '../src/provider/json.ts';
 import { PATHS } from '../src/provider/types.ts';
-import { signedPost } from '../src/sandbox/signed-post.ts';
+import { signedPost } from '../test/helpers/signed-post.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const concurrency = Number(process.argv[3] ?? 64);

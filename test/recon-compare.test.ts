@@ -5,6 +5,7 @@ import type {
   CheckResult,
   LocalOrder,
   MismatchCode,
+  NotificationFacts,
   OrderUpdate,
   ProviderAnswer,
   ProviderOrder,
@@ -75,7 +76,13 @@ interface Case {
   reason?: string;
   /** Milliseconds after NOW, or null for no scheduled check. */
   next: number | null;
+  /** What the webhook receiver stored; omitted means the run passes none. */
+  notifications?: NotificationFacts;
 }
+
+/** Webhooks expected, nothing stored for the order, no margin beyond the provider's retry window. */
+const unnotified: NotificationFacts = { received: false, conflict: null, expected: true, marginMs: 0 };
+const finalPayment = payment({ ...localSuccess, paidAmount: '1000', fee: '15', finalizedAt: ago(11 * MIN) });
 
 const resolvedPayment: OrderUpdate = { status: 'Success', category: 'success', paidAmount: '1000', fee: '15', finalized: true };
 
@@ -636,6 +643,83 @@ const cases: Case[] = [
     codes: ['AMOUNT', 'CURRENCY', 'FEE', 'METHOD', 'PAID_AMOUNT', 'STALE'],
     next: 5 * MIN,
   },
+  // Webhook findings are judged in the core with the rest, so the verdict is computed once.
+  {
+    name: 'WEBHOOK_MISSING: final for 11 min (past the 10 min retry window), no notification stored, webhooks expected',
+    local: finalPayment,
+    answer: found(),
+    notifications: unnotified,
+    verdict: 'mismatch',
+    codes: ['WEBHOOK_MISSING'],
+    reason: 'no payment notification received within 10 min',
+    next: null,
+  },
+  {
+    name: 'no WEBHOOK_MISSING while the margin has not passed',
+    local: finalPayment,
+    answer: found(),
+    notifications: { ...unnotified, marginMs: 5 * MIN },
+    verdict: 'matched',
+    codes: [],
+    next: null,
+  },
+  {
+    name: 'no WEBHOOK_MISSING once a notification was stored',
+    local: finalPayment,
+    answer: found(),
+    notifications: { ...unnotified, received: true },
+    verdict: 'matched',
+    codes: [],
+    next: null,
+  },
+  {
+    name: 'no WEBHOOK_MISSING when the merchant runs no receiver (WEBHOOK_EXPECTED off)',
+    local: finalPayment,
+    answer: found(),
+    notifications: { ...unnotified, expected: false },
+    verdict: 'matched',
+    codes: [],
+    next: null,
+  },
+  {
+    name: 'no WEBHOOK_MISSING for an order this check finalizes: its window starts now',
+    local: payment(),
+    answer: found(),
+    notifications: unnotified,
+    verdict: 'resolved',
+    codes: [],
+    update: resolvedPayment,
+    next: null,
+  },
+  {
+    name: 'no WEBHOOK_MISSING for payouts: the provider notifies payments only',
+    local: payout({ ...localSuccess, fee: '15', utr: 'UTR123', finalizedAt: ago(HOUR) }),
+    answer: payoutFound(),
+    notifications: unnotified,
+    verdict: 'matched',
+    codes: [],
+    next: null,
+  },
+  {
+    name: 'WEBHOOK_CONFLICT: a notification the fetch contradicted is a mismatch even when the values agree',
+    local: finalPayment,
+    answer: found(),
+    notifications: { ...unnotified, received: true, conflict: 'notified Success 900.00; the fetch says Success 1000' },
+    verdict: 'mismatch',
+    codes: ['WEBHOOK_CONFLICT'],
+    reason: 'notified Success 900.00',
+    next: null,
+  },
+  {
+    name: 'a provider error stays an error, and keeps the webhook codes known without the provider',
+    local: finalPayment,
+    answer: { kind: 'error', message: 'HTTP 500' },
+    notifications: { ...unnotified, received: true, conflict: 'notified Failed' },
+    verdict: 'error',
+    codes: ['WEBHOOK_CONFLICT'],
+    reason: 'provider error: HTTP 500; notified Failed',
+    next: 5 * MIN,
+  },
 ];
 
 describe('compareOrder', () => {
@@ -648,7 +732,7 @@ describe('compareOrder', () => {
   });
 
   it.each(cases)('$name', (c) => {
-    const result: CheckResult = compareOrder(c.local, c.answer, c.policy ?? defaultPolicy(), NOW);
+    const result: CheckResult = compareOrder(c.local, c.answer, c.policy ?? defaultPolicy(), NOW, c.notifications);
     expect(result.verdict).toBe(c.verdict);
     expect(result.codes).toEqual(c.codes);
     expect(result.update).toEqual(c.update ?? null);

@@ -1,9 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReportItemRow } from '../src/db/reports.ts';
 import { Decimal } from '../src/money/decimal.ts';
 import { csvCells, csvHeader } from '../src/report/csv-cells.ts';
 import { timeFormatter } from '../src/report/format.ts';
-import { SUMMARY_FILES } from '../src/report/manifest.ts';
+import { EXTRA_FILES, REPORT_FILES, SUMMARY_FILES } from '../src/report/manifest.ts';
+import { filePurpose } from '../src/report/file-purposes.ts';
 import { OrderTotalsAccumulator } from '../src/report/order-totals.ts';
 import { rollForwardTable, timingItemsTable } from '../src/report/rollforward-tables.ts';
 import { SUMMARY_SPECS } from '../src/report/summary-specs.ts';
@@ -165,4 +168,12 @@ describe('summary_rollforward and timing_items', () => {
 
 it('names one CSV file per summary table, in reading order', () => {
   expect(SUMMARY_SPECS.map((s) => `${s.name}.csv`)).toEqual([...SUMMARY_FILES]);
+});
+
+it("says what every file of a version is for, in report.html's list and in the README", () => {
+  const readme = fs.readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  for (const name of [...REPORT_FILES, ...EXTRA_FILES, 'manifest.json']) {
+    expect(filePurpose(name), name).not.toBe('');
+    if (!name.startsWith('chart-')) expect(readme, name).toContain(`\`${name}\``);
+  }
 });

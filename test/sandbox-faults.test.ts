@@ -5,7 +5,7 @@ import { API_PREFIX, PATHS } from '../src/provider/types.ts';
 import { parseLossless, stringifyBody } from '../src/provider/json.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
-import { signedPost } from '../src/sandbox/signed-post.ts';
+import { signedPost } from './helpers/signed-post.ts';
 
 let sb: Sandbox;
 let control: SandboxControl;

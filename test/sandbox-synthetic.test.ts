@@ -6,7 +6,7 @@ import { DEFAULT_BANKS } from '../src/sandbox/bank-codes.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { computeFee } from '../src/sandbox/fees.ts';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
-import { signedPost } from '../src/sandbox/signed-post.ts';
+import { signedPost } from './helpers/signed-post.ts';
 import { syntheticIndexOf, syntheticOrder } from '../src/sandbox/synthetic.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

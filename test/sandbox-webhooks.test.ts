@@ -6,7 +6,7 @@ import { hmacSha256, verifySignature } from '../src/provider/signing.ts';
 import { PATHS } from '../src/provider/types.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
-import { signedPost } from '../src/sandbox/signed-post.ts';
+import { signedPost } from './helpers/signed-post.ts';
 
 interface Received {
   headers: http.IncomingHttpHeaders;

@@ -5,7 +5,7 @@ import { hmacSha256, md5Sorted, unixTimestamp } from '../src/provider/signing.ts
 import { API_PREFIX, PATHS } from '../src/provider/types.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.ts';
-import { signedPost } from '../src/sandbox/signed-post.ts';
+import { signedPost } from './helpers/signed-post.ts';
 
 const MERCHANT = { merchantId: 'demo-merchant', secret: 'demo-secret' };
 type Balance = { available: string; pending: string; held: string };

@@ -179,9 +179,8 @@ describe('status marks stalled and dry runs (pure, fixed clock; RUN_STALL_AFTER_
     lastRuns: [
       // No batch written for 7 m 12 s: stalled.
       running('reconcile', 7.2),
-      // Progress 4 minutes ago: running.
-      running('snapshot', 4),
-      // The daily's row waits on its reconcile and records no progress of its own: never judged here.
+      // Rows that record only their start and end (the snapshot's and the daily's wait on reconcile runs): never judged.
+      running('snapshot', 120),
       running('daily', 120),
       running('bank-codes', 0, { status: 'completed', dryRun: true, finishedAt: NOW, heartbeatAt: NOW }),
     ],
@@ -191,7 +190,7 @@ describe('status marks stalled and dry runs (pure, fixed clock; RUN_STALL_AFTER_
   });
   const byJob = Object.fromEntries(status.jobs.map((j) => [j.job, j.lastRun]));
 
-  it('a running run with no progress for longer than the threshold is stalled, with since when', () => {
+  it('a running reconcile with no progress for longer than the threshold is stalled, with since when', () => {
     expect(byJob.reconcile?.stalled).toEqual({ since: minutesAgo(7.2), forMs: 432_000 });
     expect(byJob.snapshot?.stalled).toBeNull();
     expect(byJob.daily?.stalled).toBeNull();

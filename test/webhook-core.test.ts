@@ -4,7 +4,7 @@ import { hmacSha256, md5Sorted } from '../src/provider/signing.ts';
 import { createStatusMapper } from '../src/provider/status.ts';
 import { defaultPolicy } from '../src/recon/policy.ts';
 import { contradictions, planOrderUpdate, type FetchedOrder } from '../src/webhook/judge.ts';
-import { conflictFinding, judgeMissing, PROVIDER_RETRY_WINDOW_MS } from '../src/webhook/missing.ts';
+import { conflictFinding, judgeMissing, PROVIDER_RETRY_WINDOW_MS } from '../src/recon/webhook-findings.ts';
 import { dedupeKey, parsePaymentNotification, parsePayoutNotification, PayloadError } from '../src/webhook/payload.ts';
 import { verifyWebhook } from '../src/webhook/verify.ts';
 

@@ -2,21 +2,9 @@ import { ENV_VARS, type EnvVarName } from './schema.ts';
 import type { Config } from './config.ts';
 import { secretForms } from './secret-forms.ts';
 
-import { REDACTED, redactUrl } from './redact-url.ts';
+import { REDACTED } from './redact-url.ts';
 
-export { REDACTED, redactUrl };
-
-/** The config as it may be printed or logged: secrets replaced, passwords in URLs removed. */
-export function redactConfig(config: Config): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(config)) {
-    const spec = ENV_VARS[name as EnvVarName];
-    if (spec?.secret && value !== undefined) out[name] = REDACTED;
-    else if (typeof value === 'string' && /^[a-z]+:\/\//i.test(value)) out[name] = redactUrl(value);
-    else out[name] = value;
-  }
-  return out;
-}
+export { REDACTED };
 
 /** Every secret value in the config, in every form it may come back in, for scrubbing free text (error messages, provider bodies). */
 export function secretValues(config: Config): string[] {

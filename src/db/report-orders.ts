@@ -145,11 +145,33 @@ const ROW_COLUMNS = (t: string) =>
     .map((c) => `${t}.${c}`)
     .join(', ');
 
+/** An order's cases as parallel arrays, oldest id first (null when it has none): the report's case columns. */
+export interface OrderCasesColumns {
+  case_ids: string[] | null;
+  case_states: string[] | null;
+  case_resolutions: Array<string | null> | null;
+  /** When each was (re)opened, epoch ms as text. */
+  case_opened_ms: string[] | null;
+}
+
+/**
+ * The cases of the row aliased `t` (direction, order_key): one probe of cases_order per order inside
+ * the report's own cursor, so no round trip per page holds up the cursor's prefetch.
+ */
+const CASES_OF = (t: string) => `LEFT JOIN LATERAL (
+    SELECT array_agg(c.id::text ORDER BY c.id) AS case_ids, array_agg(c.state ORDER BY c.id) AS case_states,
+           array_agg(c.resolution ORDER BY c.id) AS case_resolutions,
+           array_agg(${EPOCH_MS('c.opened_at')} ORDER BY c.id) AS case_opened_ms
+      FROM cases c WHERE c.direction = ${t}.direction AND c.order_id = ${t}.order_key
+  ) cs ON true`;
+const CASE_COLUMNS = 'cs.case_ids, cs.case_states, cs.case_resolutions, cs.case_opened_ms';
+
 /** Report order: direction, merchant_ref (byte order, whatever the database's locale), order id. */
-export const DAY_ITEMS_SQL = `SELECT ${ROW_COLUMNS('x')} FROM (${ORDERS_WITH_LATEST_CHECK}) x ORDER BY x.direction, x.merchant_ref COLLATE "C", x.order_key`;
+export const DAY_ITEMS_SQL = `SELECT ${ROW_COLUMNS('x')}, ${CASE_COLUMNS} FROM (${ORDERS_WITH_LATEST_CHECK}) x ${CASES_OF('x')}
+  ORDER BY x.direction, x.merchant_ref COLLATE "C", x.order_key`;
 
 /** An order of an earlier day still needing a person, with its business day in the report's zone. */
-export interface OpenItemRow extends ReportOrderRow {
+export interface OpenItemRow extends ReportOrderRow, Partial<OrderCasesColumns> {
   business_date: string;
 }
 
@@ -157,10 +179,10 @@ export interface OpenItemRow extends ReportOrderRow {
  * Orders created in [from, to) whose latest check is pending, mismatch or error, or that were
  * never checked: oldest business day first. Bindings: zone, then openWindowBindings.
  */
-export const OPEN_ITEMS_SQL = `SELECT ${ROW_COLUMNS('y')}, y.business_date FROM (
+export const OPEN_ITEMS_SQL = `SELECT ${ROW_COLUMNS('y')}, y.business_date, ${CASE_COLUMNS} FROM (
     SELECT x.*, (x.created_at AT TIME ZONE ?)::date::text AS business_date
       FROM (${ordersWithLatestCheck({ payment: mayBeOpen('payment_orders', 'payment'), payout: mayBeOpen('payout_orders', 'payout') })}) x
-  ) y
+  ) y ${CASES_OF('y')}
   WHERE y.verdict IN ('pending', 'mismatch', 'error', 'unchecked')
   ORDER BY y.business_date, y.direction, y.merchant_ref COLLATE "C", y.order_key`;
 

@@ -6,6 +6,7 @@ import {
   windowBindings,
   type LateChangeRow,
   type OpenItemRow,
+  type OrderCasesColumns,
   type ReportOrderRow,
   type Window,
 } from './report-orders.ts';
@@ -37,8 +38,8 @@ export interface RateSnapshotRow {
 
 const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::bigint::text`;
 
-/** One order of the day with its latest check, as items.csv prints it. */
-export type ReportItemRow = ReportOrderRow;
+/** One order of the day with its latest check and its cases, as items.csv prints it. */
+export type ReportItemRow = ReportOrderRow & Partial<OrderCasesColumns>;
 export type { Window, OpenItemRow, LateChangeRow };
 
 /** The day's orders, each with its latest check whenever it ran, in report order. */

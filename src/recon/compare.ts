@@ -10,11 +10,13 @@ import {
   type CheckContext,
 } from './checks.ts';
 import { nextCheckDelayMs } from './timing.ts';
+import { notificationFindings } from './webhook-findings.ts';
 import type {
   CheckResult,
   Finding,
   LocalOrder,
   MismatchCode,
+  NotificationFacts,
   OrderUpdate,
   ProviderAnswer,
   ProviderOrder,
@@ -34,8 +36,15 @@ import type {
  * - A mismatch on an order that is final after this check gets no scheduled re-check: a person
  *   handles it (explicit reruns still look at it). Orders still open keep their backoff.
  */
-export function compareOrder(local: LocalOrder, answer: ProviderAnswer, policy: ReconPolicy, now: Date): CheckResult {
-  if (answer.kind === 'error') return errorResult(local, answer.message, policy, now);
+export function compareOrder(
+  local: LocalOrder,
+  answer: ProviderAnswer,
+  policy: ReconPolicy,
+  now: Date,
+  notifications?: NotificationFacts,
+): CheckResult {
+  if (answer.kind === 'error')
+    return errorResult(local, answer.message, policy, now, notificationFindings(local, null, notifications, now));
 
   const findings: Finding[] = [];
   let update: OrderUpdate | null = null;
@@ -54,6 +63,7 @@ export function compareOrder(local: LocalOrder, answer: ProviderAnswer, policy: 
 
   const category = update?.category ?? local.category;
   findings.push(...checkStale(local, category, policy, now));
+  findings.push(...notificationFindings(local, update, notifications, now));
 
   const codes = [...new Set<MismatchCode>(findings.map((f) => f.code))].sort();
   const verdict: Verdict =
@@ -69,13 +79,16 @@ export function compareOrder(local: LocalOrder, answer: ProviderAnswer, policy: 
   };
 }
 
-/** Nothing learnt, nothing written; try again at the first (shortest) step since the failure is likely transient. */
-function errorResult(local: LocalOrder, message: string, policy: ReconPolicy, now: Date): CheckResult {
+/**
+ * Nothing learnt, nothing written; try again at the first (shortest) step since the failure is likely
+ * transient. What is known without the provider (a contradicted or missing notification) still counts.
+ */
+function errorResult(local: LocalOrder, message: string, policy: ReconPolicy, now: Date, findings: Finding[]): CheckResult {
   return {
     verdict: 'error',
-    findings: [],
-    codes: [],
-    reason: `provider error: ${message}`,
+    findings,
+    codes: [...new Set<MismatchCode>(findings.map((f) => f.code))].sort(),
+    reason: [`provider error: ${message}`, ...findings.map((f) => f.note ?? f.code)].join('; '),
     update: null,
     nextCheckAt: new Date(now.getTime() + nextCheckDelayMs(policy, local.direction, 0)),
   };

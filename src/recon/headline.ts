@@ -1,5 +1,6 @@
+import type { Currency } from '../money/decimal.ts';
+import type { Amount } from '../provider/types.ts';
 import { groupedAmount } from './format.ts';
-import type { Drift } from './summary.ts';
 import type { ReportVerdict } from './types.ts';
 
 /**
@@ -16,6 +17,12 @@ import type { ReportVerdict } from './types.ts';
  *   of the day they were notified: they count among the mismatches and are named, since no order
  *   count includes them, and a day with any is never "all matched".
  */
+/** A currency's roll-forward drift beyond tolerance, as the headline names it. */
+export interface Drift {
+  currency: Currency;
+  drift: Amount;
+}
+
 export interface HeadlineFacts {
   orders: number;
   verdicts: Record<ReportVerdict, number>;

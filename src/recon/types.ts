@@ -20,6 +20,18 @@ export interface LocalOrder {
   createdAt: Date;
   /** Checks completed before this one; picks the backoff step. */
   checkCount: number;
+  /** When payrecon first saw it final; absent or null while open. */
+  finalizedAt?: Date | null;
+}
+
+/** What the merchant's webhook receiver stored for an order, and whether notifications are expected at all. */
+export interface NotificationFacts {
+  received: boolean;
+  /** Note of a notification its confirming fetch contradicted, if any. */
+  conflict: string | null;
+  /** Only when the merchant runs the receiver (WEBHOOK_EXPECTED) does a missing notification mean anything. */
+  expected: boolean;
+  marginMs: number;
 }
 
 /** What the provider said about the order; fields are raw text so a wrong value is reported, not rejected. */

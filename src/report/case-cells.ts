@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
-import { casesBySubject, orderSubject, unknownOrderSubject, type StoredCase } from '../db/cases.ts';
+import { casesBySubject, unknownOrderSubject } from '../db/cases.ts';
+import type { OrderCasesColumns } from '../db/report-orders.ts';
 import type { Direction } from '../provider/types.ts';
-import { orderCaseCells } from '../recon/case-figures.ts';
+import { orderCaseCells, type CaseLike } from '../recon/case-figures.ts';
+import type { CaseReason, CaseState } from '../recon/cases.ts';
 import type { TableColumn } from './table.ts';
 
 /**
@@ -25,36 +27,48 @@ export const CASE_COLUMNS: readonly TableColumn[] = [
 
 const NO_CASE: CaseColumns = { case_id: null, case_state: null, case_age_days: null };
 
-/** A row's case subject: its order, or the transactionRef of an order only the provider knows. */
-export type CaseSubjectOf = { direction: string; order_id: string } | { direction: string; transaction_ref: string; unknown: true };
-
-function subjectOf(r: CaseSubjectOf): string {
-  return 'unknown' in r
-    ? unknownOrderSubject(r.direction as Direction, r.transaction_ref)
-    : orderSubject(r.direction as Direction, r.order_id);
+/** The case columns of an unknown order's row: its UNKNOWN_ORDER case, by transactionRef. */
+export interface UnknownOrderSubject {
+  direction: string;
+  transaction_ref: string;
 }
 
-export function caseColumns(cases: readonly StoredCase[], now: Date): CaseColumns {
+export function caseColumns(cases: readonly CaseLike[], now: Date): CaseColumns {
   if (cases.length === 0) return NO_CASE;
   const c = orderCaseCells(cases, now);
   return { case_id: c.caseIds, case_state: c.caseState, case_age_days: c.caseAgeDays };
 }
 
-/** The case columns of one page of rows, in the rows' order: one query per page. */
-export async function caseColumnsOfPage(db: Knex | Knex.Transaction, rows: readonly CaseSubjectOf[], now: Date): Promise<CaseColumns[]> {
-  const subjects = rows.map(subjectOf);
-  const bySubject = await casesBySubject(db, subjects);
-  return subjects.map((s) => caseColumns(bySubject.get(s) ?? [], now));
+/** The case columns of a report row from the arrays its query selected (src/db/report-orders.ts CASES_OF). */
+export function rowCaseColumns(r: Partial<OrderCasesColumns>, now: Date): CaseColumns {
+  const ids = r.case_ids ?? [];
+  return caseColumns(
+    ids.map((id, i) => ({
+      id,
+      state: r.case_states![i] as CaseState,
+      resolution: (r.case_resolutions![i] ?? null) as CaseReason | null,
+      openedAt: new Date(Number(r.case_opened_ms![i])),
+    })),
+    now,
+  );
 }
 
-/** Each page of report rows with its case columns: one query per page, the cursor's memory bound kept. */
-export async function* withCaseColumns<T extends CaseSubjectOf>(
-  db: Knex | Knex.Transaction,
+/** Each page of report rows with its case columns, computed from what the cursor selected. */
+export async function* withCaseColumns<T extends Partial<OrderCasesColumns>>(
   pages: AsyncIterable<T[]>,
   now: Date,
 ): AsyncGenerator<Array<T & CaseColumns>> {
-  for await (const page of pages) {
-    const cols = await caseColumnsOfPage(db, page, now);
-    yield page.map((r, i) => ({ ...r, ...cols[i] }));
-  }
+  // The rows are the cursor's own fresh objects: assigned in place, no copy per row of a large day.
+  for await (const page of pages) yield page.map((r) => Object.assign(r, rowCaseColumns(r, now)));
+}
+
+/** The case columns of the day's unknown orders (a few rows): one query for all of them. */
+export async function unknownOrderCaseColumns(
+  db: Knex | Knex.Transaction,
+  rows: readonly UnknownOrderSubject[],
+  now: Date,
+): Promise<CaseColumns[]> {
+  const subjects = rows.map((r) => unknownOrderSubject(r.direction as Direction, r.transaction_ref));
+  const bySubject = await casesBySubject(db, subjects);
+  return subjects.map((s) => caseColumns(bySubject.get(s) ?? [], now));
 }

@@ -86,7 +86,7 @@ export async function writeExtrasForVersion(
     openItems: {
       columns: OPEN_ITEM_TABLE_COLUMNS,
       pages: async function* () {
-        for await (const page of withCaseColumns(tx, streamOpenItems(tx, s.earlier, s.timezone, s.pageSize), s.now))
+        for await (const page of withCaseColumns(streamOpenItems(tx, s.earlier, s.timezone, s.pageSize), s.now))
           yield page.map((r) => openItemTableRow(r, s.date));
       },
     },

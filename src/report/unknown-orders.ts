@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { UnknownOrderRow } from '../db/unknown-orders.ts';
 import type { Direction } from '../provider/types.ts';
-import { unknownOrderFinding } from '../webhook/missing.ts';
+import { unknownOrderFinding } from '../recon/webhook-findings.ts';
 import type { CellValue, TableColumn, TableRow } from './table.ts';
-import { caseColumnsOfPage } from './case-cells.ts';
+import { unknownOrderCaseColumns } from './case-cells.ts';
 import { ITEM_TABLE_COLUMNS } from './item-table.ts';
 
 /**
@@ -58,10 +58,6 @@ export async function unknownOrderTableRows(
   businessDate: string,
   now: Date,
 ): Promise<TableRow[]> {
-  const cases = await caseColumnsOfPage(
-    db,
-    unknown.map((u) => ({ direction: u.direction, transaction_ref: u.transaction_ref, unknown: true as const })),
-    now,
-  );
+  const cases = await unknownOrderCaseColumns(db, unknown, now);
   return unknown.map((u, i) => rowByName(ITEM_TABLE_COLUMNS, { ...unknownOrderValues(u, businessDate), ...cases[i] }));
 }

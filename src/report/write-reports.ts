@@ -20,7 +20,7 @@ import {
 import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
 import { unknownOrdersReceived } from '../db/unknown-orders.ts';
 import { isCurrency } from '../money/decimal.ts';
-import type { Drift } from '../recon/summary.ts';
+import type { Drift } from '../recon/headline.ts';
 import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { CsvFile, type CsvFileResult } from './csv-file.ts';
 import { businessDay, dayIsPartial, type BusinessDay } from './date.ts';
@@ -280,7 +280,7 @@ async function writeFiles(
   const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
   const unknownOrders = await unknownOrdersReceived(tx, scope.window);
   try {
-    for await (const page of withCaseColumns(tx, streamReportItems(tx, scope.window, opts.pageSize), opts.now)) {
+    for await (const page of withCaseColumns(streamReportItems(tx, scope.window, opts.pageSize), opts.now)) {
       for (const r of page) {
         const row = itemTableRow(r, scope.date);
         const cells = csvCells(ITEM_TABLE_COLUMNS, row, formatTime);
@@ -311,7 +311,7 @@ async function writeFiles(
   const openResult = await writeStream(
     path.join(dir, 'open_items.csv'),
     OPEN_ITEM_TABLE_COLUMNS,
-    withCaseColumns(tx, streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize), opts.now),
+    withCaseColumns(streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize), opts.now),
     (r) => {
       openTotals.add(r, scope.date);
       if (r.run_id !== null) runIds.add(r.run_id);

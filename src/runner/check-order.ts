@@ -3,7 +3,7 @@ import type { ReconItemRow } from '../db/items.ts';
 import { stateOf, type CheckUpdate } from '../db/orders.ts';
 import { compareOrder } from '../recon/compare.ts';
 import { isFinalCategory } from '../provider/status.ts';
-import type { CheckResult, LocalOrder, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
+import type { CheckResult, LocalOrder, NotificationFacts, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
 
 /** The local order as the pure core sees it. */
 export function toLocalOrder(order: OrderRow): LocalOrder {
@@ -22,6 +22,7 @@ export function toLocalOrder(order: OrderRow): LocalOrder {
     category: order.statusCategory,
     createdAt: order.createdAt,
     checkCount: order.checkCount,
+    finalizedAt: order.finalizedAt,
   };
 }
 
@@ -36,8 +37,15 @@ export interface CheckToWrite {
  * fetch was sent) is recorded as open_seen_at when the provider says a not-final order is still
  * open: the start of its finality interval, which the settlement roll-forward needs.
  */
-export function checkOrder(order: OrderRow, answer: ProviderAnswer, policy: ReconPolicy, now: Date, askedAt?: Date): CheckToWrite {
-  const result = compareOrder(toLocalOrder(order), answer, policy, now);
+export function checkOrder(
+  order: OrderRow,
+  answer: ProviderAnswer,
+  policy: ReconPolicy,
+  now: Date,
+  askedAt?: Date,
+  notifications?: NotificationFacts,
+): CheckToWrite {
+  const result = compareOrder(toLocalOrder(order), answer, policy, now, notifications);
   const provider = answer.kind === 'found' ? answer.order : null;
   const item: Omit<ReconItemRow, 'runId'> = {
     direction: order.direction,

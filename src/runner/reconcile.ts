@@ -8,13 +8,12 @@ import { describeLockHolder, findLockHolder, stalledHolder, type StalledHolder }
 import type { Direction } from '../provider/types.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
 import { isFinalCategory } from '../provider/status.ts';
-import type { ReconPolicy } from '../recon/types.ts';
+import type { NotificationFacts, ReconPolicy } from '../recon/types.ts';
 import { FailureWindow } from './failure-window.ts';
 import { runOrderedPipeline } from './ordered-pipeline.ts';
 import { fetchAnswer, type OrderFetcher } from './fetch-answer.ts';
 import { checkOrder, refusedCheck, type CheckToWrite } from './check-order.ts';
 import type { Selection } from './selection.ts';
-import { withWebhookCodes } from './webhook-codes.ts';
 import { countDelta, writeBatch, type BatchToWrite } from './write-batch.ts';
 import { notificationStates } from '../db/webhook-events.ts';
 
@@ -226,6 +225,28 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
     for (const direction of directions) {
       if (stopped()) break;
       const after = (run.checkpoint[direction] as string | undefined) ?? null;
+      // What the webhook receiver stored for each order read, loaded once per page so the core judges
+      // the webhook codes with every other finding; dropped once the page is written.
+      const notified = new Map<string, NotificationFacts>();
+      const loadNotified = async (orders: readonly OrderRow[]) => {
+        const refs = orders.map((o) => o.transactionRef);
+        const states = await notificationStates(db.knex, direction, refs);
+        for (const ref of refs) {
+          const state = states.get(ref);
+          notified.set(ref, {
+            received: state?.received ?? false,
+            conflict: state?.conflict ?? null,
+            expected: deps.webhooks?.expect ?? false,
+            marginMs: deps.webhooks?.marginMs ?? 0,
+          });
+        }
+      };
+      async function* pagesWithNotifications(): AsyncGenerator<OrderRow[]> {
+        for await (const page of pagesOf(db, direction, filter, after, deps.batchSize)) {
+          await loadNotified(page);
+          yield page;
+        }
+      }
       const check = async (order: OrderRow): Promise<CheckToWrite | null> => {
         if (halt.stop) return null;
         const askedAt = deps.clock();
@@ -244,20 +265,10 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
             message: `the provider failed most recent fetches (last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'})`,
           };
         }
-        return checkOrder(order, outcome.answer, deps.policy, deps.clock(), askedAt);
+        return checkOrder(order, outcome.answer, deps.policy, deps.clock(), askedAt, notified.get(order.transactionRef));
       };
-      const withCodes = async (orders: OrderRow[], checks: CheckToWrite[]) => {
-        const states = await notificationStates(
-          db.knex,
-          direction,
-          orders.map((o) => o.transactionRef),
-        );
-        const rule = { expectWebhooks: deps.webhooks?.expect ?? false, marginMs: deps.webhooks?.marginMs ?? 0, now: deps.clock() };
-        return checks.map((c, i) => ({
-          order: orders[i],
-          checked: withWebhookCodes(orders[i], c, states.get(orders[i].transactionRef), rule),
-        }));
-      };
+      const entriesOf = (orders: readonly OrderRow[], checks: readonly CheckToWrite[]) =>
+        checks.map((checked, i) => ({ order: orders[i], checked }));
       const write = async (entries: BatchToWrite['entries'], checkpointId: string | null) => {
         const now = deps.clock();
         const written = await writeBatch(db, {
@@ -287,12 +298,12 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
       };
 
       await runOrderedPipeline<OrderRow, CheckToWrite | null>(
-        pagesOf(db, direction, filter, after, deps.batchSize),
+        pagesWithNotifications(),
         check,
         async (page, results) => {
           // A batch cut short by a stop is not written: its orders stay due for the next run.
           if (halt.stop || lockLost.aborted || results.some((r) => r === null)) return;
-          let lost = await write(await withCodes(page, results as CheckToWrite[]), page[page.length - 1].id);
+          let lost = await write(entriesOf(page, results as CheckToWrite[]), page[page.length - 1].id);
           // Orders changed by another writer (a confirmed webhook, the merchant) between this run's read and
           // its write were not overwritten: they are checked again as they are now.
           for (let attempt = 1; lost.length > 0 && attempt <= RECHECK_ATTEMPTS && !stopped(); attempt++) {
@@ -301,10 +312,12 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
               direction,
               lost.map((e) => e.order.id),
             );
+            await loadNotified(fresh);
             const again = await Promise.all(fresh.map(check));
             if (again.some((c) => c === null)) break;
-            lost = await write(await withCodes(fresh, again as CheckToWrite[]), null);
+            lost = await write(entriesOf(fresh, again as CheckToWrite[]), null);
           }
+          for (const o of page) notified.delete(o.transactionRef);
           if (lost.length > 0) {
             log.warn(
               { transactionRefs: lost.map((e) => e.order.transactionRef) },

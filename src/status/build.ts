@@ -4,7 +4,14 @@ import { SCHEDULED_JOBS, type Schedules } from '../schedule/schedules.ts';
 import type { OpenAlert } from './queries.ts';
 import { describeDuration } from '../recon/timing.ts';
 import { stallOf, type Stall } from '../db/run-stall.ts';
-import { DAILY_JOB } from '../schedule/runs-db.ts';
+import { RECONCILE_JOB } from '../runner/reconcile.ts';
+
+/**
+ * The jobs whose runs record progress as they go (reconcile: each batch written), so silence means
+ * stuck. The others' rows record only their start and end: the snapshot's and the daily's wait on
+ * reconcile runs (watched themselves) and may rightly take longer than the threshold.
+ */
+const RECORDS_PROGRESS: ReadonlySet<string> = new Set([RECONCILE_JOB]);
 
 export interface JobStatus {
   job: string;
@@ -72,8 +79,9 @@ export function buildStatus(input: {
           counts: r.counts,
           error: r.error,
           params: r.params,
-          // The daily's own row records no progress while its reconcile runs (that run is watched itself).
-          stalled: job === DAILY_JOB ? null : stallOf({ status: r.status, lastProgressAt: r.heartbeatAt }, input.now, input.stallAfterMs),
+          stalled: RECORDS_PROGRESS.has(job)
+            ? stallOf({ status: r.status, lastProgressAt: r.heartbeatAt }, input.now, input.stallAfterMs)
+            : null,
         }
       : null;
   };

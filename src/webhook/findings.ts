@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect.ts';
 import { confirmedWithoutOrder, conflictsReceived, finalPaymentsWithoutNotification } from '../db/webhook-events.ts';
-import { conflictFinding, judgeMissing, unknownOrderFinding, type WebhookFinding } from './missing.ts';
+import { conflictFinding, judgeMissing, unknownOrderFinding, type WebhookFinding } from '../recon/webhook-findings.ts';
 
 export interface WebhookFindingsQuery {
   /** Orders payrecon saw final, and notifications received, in [from, to). */

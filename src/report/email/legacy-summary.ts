@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { isCurrency } from '../../money/decimal.ts';
-import type { Drift } from '../../recon/summary.ts';
+import type { Drift } from '../../recon/headline.ts';
 import { reportHeadline as headlineOf } from '../../recon/headline.ts';
 import { REPORT_VERDICTS, type ReportVerdict } from '../../recon/types.ts';
 

@@ -1,5 +1,5 @@
 import type { Direction } from '../provider/types.ts';
-import type { MismatchCode } from '../recon/types.ts';
+import type { Finding, LocalOrder, MismatchCode, NotificationFacts, OrderUpdate } from './types.ts';
 
 /**
  * How long the provider keeps notifying: every minute, at most 10 attempts, so the last one leaves ~9 minutes
@@ -99,4 +99,35 @@ export function unknownOrderFinding(u: UnknownOrderSeen): WebhookFinding {
     provider: what || null,
     note: `the provider confirmed ${u.direction} ${u.transactionRef} (${what || 'no values'}, merchantRef ${u.merchantRef ?? 'none'}); no local order has this transactionRef`,
   };
+}
+
+/**
+ * The webhook findings of one check, judged with the rest of the order's findings: WEBHOOK_CONFLICT
+ * when a notification was contradicted, WEBHOOK_MISSING when a final payment's notification is overdue.
+ */
+export function notificationFindings(
+  local: LocalOrder,
+  update: OrderUpdate | null,
+  facts: NotificationFacts | undefined,
+  now: Date,
+): Finding[] {
+  if (!facts) return [];
+  const out: Finding[] = [];
+  if (facts.conflict) out.push({ code: 'WEBHOOK_CONFLICT', local: local.status, provider: null, note: facts.conflict });
+  const finalizedAt = local.finalizedAt ?? (update?.finalized ? now : null);
+  if (facts.expected && local.direction === 'payment' && finalizedAt) {
+    const missing = judgeMissing(
+      {
+        direction: 'payment',
+        merchantRef: local.merchantRef,
+        transactionRef: local.transactionRef,
+        status: update?.status ?? local.status,
+        finalizedAt,
+        notified: facts.received,
+      },
+      { now, marginMs: facts.marginMs },
+    );
+    if (missing) out.push({ code: 'WEBHOOK_MISSING', local: missing.local, provider: null, note: missing.note });
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
-import { hmacSha256, unixTimestamp, type SigningScheme } from '../provider/signing.ts';
-import { API_PREFIX } from '../provider/types.ts';
+import { hmacSha256, unixTimestamp, type SigningScheme } from '../../src/provider/signing.ts';
+import { API_PREFIX } from '../../src/provider/types.ts';
 
 export interface SignedPostOptions {
   baseUrl: string;
