@@ -182,4 +182,31 @@ describe('money the provider confirms that no report shows', () => {
     const summary = read('summary_unknown_orders.csv');
     expect(summary).toEqual([{ currency: 'INR', direction: 'payment', orders: '1', amount: '777.00' }]);
   });
+
+  it('on a later day of the lookback it is an open item of its day, with its case', async () => {
+    const { knex } = world.t.db;
+    const twoDaysAgo = new Date(Date.now() - 2 * DAY);
+    await knex('webhook_events').where({ transaction_ref: strangerRef }).update({ received_at: twoDaysAgo });
+    const now = new Date();
+    const date = now.toISOString().slice(0, 10);
+    const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-unknown-later-'));
+    const r = await writeReports(knex, { date, timezone: 'UTC', reportDir, now, currencies: ['INR'] });
+    const read = (name: string) =>
+      parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Record<string, string>[];
+    expect(read('mismatches.csv').some((m) => m.transaction_ref === strangerRef)).toBe(false);
+    const open = read('open_items.csv').filter((m) => m.transaction_ref === strangerRef);
+    const c = await knex('cases').where({ transaction_ref: strangerRef, code: 'UNKNOWN_ORDER' }).first();
+    expect(open).toEqual([
+      expect.objectContaining({
+        business_date: twoDaysAgo.toISOString().slice(0, 10),
+        age_days: '2',
+        mismatch_codes: 'UNKNOWN_ORDER',
+        verdict: 'mismatch',
+        amount: '777.00',
+        case_id: String(c.id),
+        case_state: 'open',
+      }),
+    ]);
+    expect(r.manifest.headline).toMatch(/open items? from earlier days/);
+  });
 });

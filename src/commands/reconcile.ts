@@ -7,6 +7,7 @@ import { renderTable } from '../cli-ui/table.ts';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';
 import type { Direction } from '../provider/types.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp } from './env-help.ts';
+import { codeCounts, verdictCounts } from '../recon/run-counts.ts';
 
 interface ReconcileCliOptions {
   date?: string;
@@ -82,14 +83,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 
 }
 
 export function describeRun(run: RunSummary): string {
-  const verdicts = ['matched', 'resolved', 'pending', 'mismatch', 'error'];
-  const codes = Object.keys(run.counts)
-    .filter((k) => k.startsWith('code:'))
-    .sort();
-  const rows: Array<[string, number]> = [
-    ...verdicts.map((v): [string, number] => [v, run.counts[`verdict:${v}`] ?? 0]),
-    ...codes.map((k): [string, number] => [k.slice(5), run.counts[k]]),
-  ];
+  const rows: Array<[string, number]> = [...verdictCounts(run.counts), ...codeCounts(run.counts)];
   const head = `reconcile run ${run.runId}${run.resumed ? ' (resumed)' : ''}: ${run.status}, ${run.checked} of ${run.selected} orders checked\n`;
   const tail = run.error ? `${run.error}\n` : '';
   const examples = run.examples.length

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Direction } from '../provider/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { unnestRows, type UnnestColumn } from './unnest.ts';
+import { countCheck, type RunCounts } from '../recon/run-counts.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -147,11 +148,8 @@ export async function latestVerdictCounts(db: Conn, from: Date, to: Date): Promi
        ORDER BY direction, order_id, checked_at DESC, id DESC) latest`,
     [from, to],
   );
-  const counts: Record<string, number> = {};
-  for (const r of res.rows as Array<{ verdict: string; codes: string[] }>) {
-    counts[`verdict:${r.verdict}`] = (counts[`verdict:${r.verdict}`] ?? 0) + 1;
-    for (const c of r.codes) counts[`code:${c}`] = (counts[`code:${c}`] ?? 0) + 1;
-  }
+  const counts: RunCounts = {};
+  for (const r of res.rows as Array<{ verdict: Verdict; codes: string[] }>) countCheck(counts, r.verdict, r.codes);
   return counts;
 }
 

@@ -33,26 +33,47 @@ const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::big
  * order), transaction_ref. Uses webhook_events_ref for the per-ref lookups.
  */
 export async function unknownOrdersReceived(db: Knex | Knex.Transaction, window: Window): Promise<UnknownOrderRow[]> {
-  const res = (await db.raw(
-    `SELECT * FROM (
-       SELECT DISTINCT ON (w.direction, w.transaction_ref)
-              w.direction, w.transaction_ref, w.merchant_ref, w.currency, w.method, w.status,
-              w.amount::text AS amount, w.paid_amount::text AS paid_amount, w.fee::text AS fee,
-              ${EPOCH_MS('first.received_at')} AS first_received_at_ms, ${EPOCH_MS('w.confirmed_at')} AS confirmed_at_ms
-         FROM webhook_events w
-         CROSS JOIN LATERAL (
-           SELECT min(e.received_at) AS received_at FROM webhook_events e
-            WHERE e.direction = w.direction AND e.transaction_ref = w.transaction_ref AND e.confirmation = 'confirmed'
-         ) first
-        WHERE w.confirmation = 'confirmed' AND w.transaction_ref IS NOT NULL
-          AND w.received_at >= ?::timestamptz AND w.received_at < ?::timestamptz
-          AND first.received_at >= ?::timestamptz
-          AND NOT (w.direction = 'payment' AND EXISTS (SELECT 1 FROM payment_orders p WHERE p.transaction_ref = w.transaction_ref))
-          AND NOT (w.direction = 'payout' AND EXISTS (SELECT 1 FROM payout_orders p WHERE p.transaction_ref = w.transaction_ref))
-        ORDER BY w.direction, w.transaction_ref, w.received_at DESC, w.id DESC
-     ) u
-     ORDER BY direction, merchant_ref COLLATE "C", transaction_ref COLLATE "C"`,
-    [window.from, window.to, window.from],
-  )) as { rows: UnknownOrderRow[] };
+  const res = (await db.raw(`SELECT * FROM (${UNKNOWN_SQL}) u ORDER BY direction, merchant_ref COLLATE "C", transaction_ref COLLATE "C"`, [
+    window.from,
+    window.to,
+    window.from,
+  ])) as { rows: UnknownOrderRow[] };
   return res.rows;
 }
+
+/** An unknown order of an earlier day, with that business day in the report's zone. */
+export interface OpenUnknownOrderRow extends UnknownOrderRow {
+  business_date: string;
+}
+
+/**
+ * The unknown orders of earlier days (first confirmed in `earlier`) still open: no local order has
+ * their transactionRef yet. Like a mismatched order, one stays open whatever its case says (the
+ * case columns show it resolved or written off). Oldest business day first.
+ */
+export async function unknownOrdersOpen(db: Knex | Knex.Transaction, earlier: Window, zone: string): Promise<OpenUnknownOrderRow[]> {
+  const res = (await db.raw(
+    `SELECT u.*, (to_timestamp(u.first_received_at_ms::bigint / 1000.0) AT TIME ZONE ?)::date::text AS business_date
+       FROM (${UNKNOWN_SQL}) u
+      ORDER BY business_date, direction, merchant_ref COLLATE "C", transaction_ref COLLATE "C"`,
+    [zone, earlier.from, earlier.to, earlier.from],
+  )) as { rows: OpenUnknownOrderRow[] };
+  return res.rows;
+}
+
+/** Bindings: from, to, from. */
+const UNKNOWN_SQL = `SELECT DISTINCT ON (w.direction, w.transaction_ref)
+      w.direction, w.transaction_ref, w.merchant_ref, w.currency, w.method, w.status,
+      w.amount::text AS amount, w.paid_amount::text AS paid_amount, w.fee::text AS fee,
+      ${EPOCH_MS('first.received_at')} AS first_received_at_ms, ${EPOCH_MS('w.confirmed_at')} AS confirmed_at_ms
+    FROM webhook_events w
+    CROSS JOIN LATERAL (
+      SELECT min(e.received_at) AS received_at FROM webhook_events e
+       WHERE e.direction = w.direction AND e.transaction_ref = w.transaction_ref AND e.confirmation = 'confirmed'
+    ) first
+   WHERE w.confirmation = 'confirmed' AND w.transaction_ref IS NOT NULL
+     AND w.received_at >= ?::timestamptz AND w.received_at < ?::timestamptz
+     AND first.received_at >= ?::timestamptz
+     AND NOT (w.direction = 'payment' AND EXISTS (SELECT 1 FROM payment_orders p WHERE p.transaction_ref = w.transaction_ref))
+     AND NOT (w.direction = 'payout' AND EXISTS (SELECT 1 FROM payout_orders p WHERE p.transaction_ref = w.transaction_ref))
+   ORDER BY w.direction, w.transaction_ref, w.received_at DESC, w.id DESC`;

@@ -23,6 +23,7 @@ import { latestVerdictCounts } from '../db/items.ts';
 import { caseStateCounts } from '../db/cases.ts';
 import { demoConsoleAccess } from './console-user.ts';
 import type { Currency } from '../money/decimal.ts';
+import { codeCounts, verdictCounts } from '../recon/run-counts.ts';
 
 export interface DemoOptions {
   payments: number;
@@ -197,10 +198,5 @@ async function caseCountRows(db: Db): Promise<Array<[string, number, number, num
 
 /** Verdicts, then the mismatch codes under them. */
 function verdictRows(totals: Record<string, number>): Array<[string, number]> {
-  const verdicts = ['matched', 'resolved', 'pending', 'mismatch', 'error'].map((v): [string, number] => [v, totals[`verdict:${v}`] ?? 0]);
-  const codes = Object.keys(totals)
-    .filter((k) => k.startsWith('code:'))
-    .sort()
-    .map((k): [string, number] => [`  ${k.slice(5)}`, totals[k]]);
-  return [...verdicts, ...codes];
+  return [...verdictCounts(totals), ...codeCounts(totals).map(([code, n]): [string, number] => [`  ${code}`, n])];
 }

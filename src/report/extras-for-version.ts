@@ -25,6 +25,8 @@ import {
 import type { Table } from './table.ts';
 import { ROLLFORWARD_SUMMARY } from './rollforward-tables.ts';
 import { withCaseColumns } from './case-cells.ts';
+import { withOpenUnknownOrders } from './unknown-orders.ts';
+import type { OpenUnknownOrderRow } from '../db/unknown-orders.ts';
 import { writeVersionExtras } from './version-extras.ts';
 
 /** What the CSV pass learnt that the workbook, the charts and report.html show again. */
@@ -38,6 +40,8 @@ export interface ReportFacts {
   rates: readonly RateSnapshotRow[];
   /** The workbook, its Items and Mismatches sheets written in the CSV pass. */
   daySheets: DayItemSheets;
+  /** Unknown orders of earlier days still open, carried after the open items. */
+  openUnknown: readonly OpenUnknownOrderRow[];
 }
 
 export interface ExtrasScope {
@@ -86,7 +90,12 @@ export async function writeExtrasForVersion(
     openItems: {
       columns: OPEN_ITEM_TABLE_COLUMNS,
       pages: async function* () {
-        for await (const page of withCaseColumns(streamOpenItems(tx, s.earlier, s.timezone, s.pageSize), s.now))
+        for await (const page of withOpenUnknownOrders(
+          tx,
+          withCaseColumns(streamOpenItems(tx, s.earlier, s.timezone, s.pageSize), s.now),
+          facts.openUnknown,
+          s.now,
+        ))
           yield page.map((r) => openItemTableRow(r, s.date));
       },
     },

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
-import type { UnknownOrderRow } from '../db/unknown-orders.ts';
+import type { OpenUnknownOrderRow, UnknownOrderRow } from '../db/unknown-orders.ts';
+import type { OpenItemRow } from '../db/reports.ts';
 import type { Direction } from '../provider/types.ts';
 import { unknownOrderFinding } from '../recon/webhook-findings.ts';
 import type { CellValue, TableColumn, TableRow } from './table.ts';
-import { unknownOrderCaseColumns } from './case-cells.ts';
+import { unknownOrderCaseColumns, type CaseColumns } from './case-cells.ts';
 import { ITEM_TABLE_COLUMNS } from './item-table.ts';
 
 /**
@@ -14,6 +15,8 @@ import { ITEM_TABLE_COLUMNS } from './item-table.ts';
  *   when the merchant learnt of the money.
  * - It sits in the mismatch list, after the merchant's own orders, with code UNKNOWN_ORDER: one
  *   list of what needs a person, filterable by code. It is not in items.csv (not a merchant order).
+ * - On later days of the lookback it is an open item (after the orders) while no local order has
+ *   its transactionRef, as a mismatched order stays one while it is mismatched.
  * - The local columns are empty (there is no local order); the difference is the whole provider
  *   amount (for a payment the amount paid when the provider gives one): money no order explains.
  */
@@ -60,4 +63,60 @@ export async function unknownOrderTableRows(
 ): Promise<TableRow[]> {
   const cases = await unknownOrderCaseColumns(db, unknown, now);
   return unknown.map((u, i) => rowByName(ITEM_TABLE_COLUMNS, { ...unknownOrderValues(u, businessDate), ...cases[i] }));
+}
+
+/**
+ * An unknown order of an earlier day still open (no local order has its transactionRef), as an
+ * open item: verdict mismatch, code UNKNOWN_ORDER, the amount the provider moved, no local status.
+ */
+function openItemOf(u: OpenUnknownOrderRow, cases: CaseColumns): OpenItemRow & CaseColumns {
+  const note = unknownOrderFinding({
+    direction: u.direction as Direction,
+    merchantRef: u.merchant_ref,
+    transactionRef: u.transaction_ref,
+    currency: u.currency,
+    amount: u.amount,
+    status: u.status,
+  }).note;
+  return {
+    business_date: u.business_date,
+    run_id: null,
+    checked_at_ms: u.confirmed_at_ms,
+    created_at_ms: u.first_received_at_ms,
+    direction: u.direction,
+    order_id: '',
+    merchant_ref: u.merchant_ref ?? '',
+    transaction_ref: u.transaction_ref,
+    currency: u.currency ?? '',
+    method: u.method ?? '',
+    local_status: '',
+    provider_status: u.status,
+    provider_category: null,
+    local_amount: (u.direction === 'payment' ? (u.paid_amount ?? u.amount) : u.amount) ?? '',
+    provider_amount: u.amount,
+    local_paid_amount: null,
+    provider_paid_amount: u.paid_amount,
+    local_fee: null,
+    provider_fee: u.fee,
+    utr: null,
+    bank_code: null,
+    finalized_at_ms: null,
+    verdict: 'mismatch',
+    mismatch_codes: 'UNKNOWN_ORDER',
+    reason: note,
+    ...cases,
+  };
+}
+
+/** The open items' pages, then the earlier days' unknown orders still open, each with its case. */
+export async function* withOpenUnknownOrders(
+  db: Knex | Knex.Transaction,
+  pages: AsyncIterable<Array<OpenItemRow & CaseColumns>>,
+  unknown: readonly OpenUnknownOrderRow[],
+  now: Date,
+): AsyncGenerator<Array<OpenItemRow & CaseColumns>> {
+  yield* pages;
+  if (unknown.length === 0) return;
+  const cases = await unknownOrderCaseColumns(db, unknown, now);
+  yield unknown.map((u, i) => openItemOf(u, cases[i]));
 }

@@ -18,7 +18,7 @@ import {
   type Window,
 } from '../db/reports.ts';
 import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
-import { unknownOrdersReceived } from '../db/unknown-orders.ts';
+import { unknownOrdersOpen, unknownOrdersReceived } from '../db/unknown-orders.ts';
 import { isCurrency } from '../money/decimal.ts';
 import type { Drift } from '../recon/headline.ts';
 import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
@@ -31,7 +31,7 @@ import { DayItemSheets } from './day-sheets.ts';
 import { writeExtrasForVersion, type ReportFacts } from './extras-for-version.ts';
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
-import { unknownOrderTableRows } from './unknown-orders.ts';
+import { unknownOrderTableRows, withOpenUnknownOrders } from './unknown-orders.ts';
 import { withCaseColumns } from './case-cells.ts';
 import { caseActivityTable, casesSummaryTable, unknownOrdersSummaryTable } from './case-tables.ts';
 import { caseStateCountsOccurred, caseTransitionCounts, unresolvedCaseAges } from '../db/cases.ts';
@@ -308,10 +308,16 @@ async function writeFiles(
   for (const id of totals.runIds) runIds.add(id);
 
   const openTotals = new OpenItemTotals();
+  const openUnknown = await unknownOrdersOpen(tx, scope.earlier, opts.timezone);
   const openResult = await writeStream(
     path.join(dir, 'open_items.csv'),
     OPEN_ITEM_TABLE_COLUMNS,
-    withCaseColumns(streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize), opts.now),
+    withOpenUnknownOrders(
+      tx,
+      withCaseColumns(streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize), opts.now),
+      openUnknown,
+      opts.now,
+    ),
     (r) => {
       openTotals.add(r, scope.date);
       if (r.run_id !== null) runIds.add(r.run_id);
@@ -404,7 +410,7 @@ async function writeFiles(
     },
     runIds: sortRunIds(runIds),
     headline,
-    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates, daySheets },
+    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates, daySheets, openUnknown },
   };
 }
 

@@ -16,6 +16,7 @@ import { checkOrder, refusedCheck, type CheckToWrite } from './check-order.ts';
 import type { Selection } from './selection.ts';
 import { countDelta, writeBatch, type BatchToWrite } from './write-batch.ts';
 import { notificationStates } from '../db/webhook-events.ts';
+import { verdictKey } from '../recon/run-counts.ts';
 
 export const RECONCILE_JOB = 'reconcile';
 
@@ -324,7 +325,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
               'orders kept changing under this run; left unchecked for the next one',
             );
           }
-          deps.onProgress?.({ runId: run.id, selected, checked, mismatches: counts['verdict:mismatch'] ?? 0 });
+          deps.onProgress?.({ runId: run.id, selected, checked, mismatches: counts[verdictKey('mismatch')] ?? 0 });
         },
         { concurrency: deps.concurrency, shouldStop: stopped },
       );

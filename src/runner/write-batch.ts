@@ -7,6 +7,7 @@ import { checkpointRun, type RunRow } from '../db/runs.ts';
 import type { Direction } from '../provider/types.ts';
 import type { CheckToWrite } from './check-order.ts';
 import { syncOrderCases, type OrderCheckForCases } from '../cases/sync-orders.ts';
+import { countCheck, type RunCounts } from '../recon/run-counts.ts';
 
 export interface BatchToWrite {
   run: RunRow;
@@ -113,12 +114,9 @@ async function checkpoint(trx: Knex.Transaction, batch: BatchToWrite, done: read
   await checkpointRun(trx, batch.run.id, position, countDelta(done), done.length, batch.now);
 }
 
-/** Counts as stored on the run: `verdict:<v>` and `code:<CODE>` keys. */
-export function countDelta(done: readonly CheckToWrite[]): Record<string, number> {
-  const delta: Record<string, number> = {};
-  for (const { result } of done) {
-    delta[`verdict:${result.verdict}`] = (delta[`verdict:${result.verdict}`] ?? 0) + 1;
-    for (const code of result.codes) delta[`code:${code}`] = (delta[`code:${code}`] ?? 0) + 1;
-  }
+/** What a batch adds to the run's counts. */
+export function countDelta(done: readonly CheckToWrite[]): RunCounts {
+  const delta: RunCounts = {};
+  for (const { result } of done) countCheck(delta, result.verdict, result.codes);
   return delta;
 }

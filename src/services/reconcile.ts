@@ -15,6 +15,7 @@ import { jobCompleted } from '../notify/resolve-alerts.ts';
 import type { MismatchCode } from '../recon/types.ts';
 import type { Db } from '../db/connect.ts';
 import { loadConfig } from '../config/config.ts';
+import { verdictKey } from '../recon/run-counts.ts';
 
 export interface ReconcileJobOptions extends SelectionRequest {
   dryRun?: boolean;
@@ -119,6 +120,6 @@ function exitCodeOf(outcome: ReconcileOutcome, failOnMismatch: boolean): number 
   // Nor a sweep held off by a holder past RUN_STALL_AFTER_SECONDS: nothing will be checked until it is dealt with.
   if (outcome.status === 'stalled') return EXIT.INCOMPLETE;
   if (outcome.status !== 'completed') return EXIT.INCOMPLETE;
-  const mismatches = outcome.runs.reduce((n, r) => n + (r.counts['verdict:mismatch'] ?? 0), 0);
+  const mismatches = outcome.runs.reduce((n, r) => n + (r.counts[verdictKey('mismatch')] ?? 0), 0);
   return failOnMismatch && mismatches > 0 ? EXIT.MISMATCHES : EXIT.OK;
 }

@@ -20,6 +20,7 @@ import { describeFailures, runStatusOf, unitFailure, type UnitFailure } from './
 import { toleranceFor, type SnapshotPolicy } from './policy.ts';
 import { snapshotRollForward, type SnapshotRollForward } from './rollforward.ts';
 import { syncDriftCase } from '../cases/sync-drift.ts';
+import { countCode } from '../recon/run-counts.ts';
 
 export const SNAPSHOT_JOB = 'snapshot';
 
@@ -271,8 +272,8 @@ function countsOf(r: SnapshotResult): Record<string, number> {
     balances: r.currencies.filter((c) => c.balance).length,
     rates: r.currencies.filter((c) => c.rate).length,
     failed: r.failures.length,
-    'code:BALANCE_DRIFT': r.drift.length,
   };
-  for (const f of r.rateFlags) for (const flag of f.flags) counts[`code:${flag}`] = (counts[`code:${flag}`] ?? 0) + 1;
+  countCode(counts, 'BALANCE_DRIFT', r.drift.length);
+  for (const f of r.rateFlags) for (const flag of f.flags) countCode(counts, flag);
   return counts;
 }

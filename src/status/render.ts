@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { renderTable } from '../cli-ui/table.ts';
 import type { JobStatus, StatusReport } from './build.ts';
 import { formatSpan } from '../db/lock-holder.ts';
+import { tallyCounts } from '../recon/run-counts.ts';
 
 /** The status as terminal tables, times in the business time zone. */
 export function renderStatus(s: StatusReport): string {
@@ -42,8 +43,6 @@ function counts(j: JobStatus): string {
   const r = j.lastRun;
   if (!r) return '-';
   const parts = r.selected > 0 ? [`${r.checked}/${r.selected}`] : [];
-  for (const [k, v] of Object.entries(r.counts).sort(([a], [b]) => a.localeCompare(b))) {
-    if (!k.startsWith('code:') && v) parts.push(`${k.replace(/^verdict:/, '')}=${v}`);
-  }
+  for (const [name, n] of tallyCounts(r.counts)) parts.push(`${name}=${n}`);
   return parts.join(' ') || '-';
 }

@@ -9,6 +9,7 @@ import { scrub, secretValues } from '../../config/redact.ts';
 import { html } from '../html.ts';
 import { page, stateBadge } from '../pages/layout.ts';
 import { at, count } from '../pages/format.ts';
+import { tallyCounts } from '../../recon/run-counts.ts';
 
 /** The same status `payrecon status` prints, as a page. */
 export function registerJobRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
@@ -115,9 +116,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: ConsoleDeps): void
 
 function countsText(j: JobStatus): string {
   if (!j.lastRun) return '';
-  return Object.entries(j.lastRun.counts)
-    .filter(([k, v]) => v && !k.startsWith('code:'))
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => `${k.replace(/^verdict:/, '')} ${count(v)}`)
+  return tallyCounts(j.lastRun.counts)
+    .map(([name, n]) => `${name} ${count(n)}`)
     .join(', ');
 }
