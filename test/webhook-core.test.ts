@@ -4,7 +4,7 @@ import { hmacSha256, md5Sorted } from '../src/provider/signing.ts';
 import { createStatusMapper } from '../src/provider/status.ts';
 import { defaultPolicy } from '../src/recon/policy.ts';
 import { contradictions, planOrderUpdate, type FetchedOrder } from '../src/webhook/judge.ts';
-import { conflictFinding, judgeMissing, PROVIDER_RETRY_WINDOW_MS } from '../src/recon/webhook-findings.ts';
+import { judgeMissing, PROVIDER_RETRY_WINDOW_MS } from '../src/recon/webhook-findings.ts';
 import { dedupeKey, parsePaymentNotification, parsePayoutNotification, PayloadError } from '../src/webhook/payload.ts';
 import { verifyWebhook } from '../src/webhook/verify.ts';
 
@@ -197,25 +197,5 @@ describe('judgeMissing', () => {
     const f = judgeMissing({ ...order, notified, finalizedAt: new Date(NOW + ageMs) }, { now: new Date(NOW), marginMs: margin });
     expect(f?.code ?? null).toBe(code);
     if (f) expect(f).toMatchObject({ merchantRef: 'm-1', transactionRef: 't-1', local: 'Success', provider: null });
-  });
-
-  it('conflict finding carries what was notified and the stored note', () => {
-    expect(
-      conflictFinding({
-        direction: 'payment',
-        merchantRef: 'm-1',
-        transactionRef: 't-1',
-        notified: 'Success 10',
-        note: 'paidAmount differs',
-      }),
-    ).toEqual({
-      direction: 'payment',
-      merchantRef: 'm-1',
-      transactionRef: 't-1',
-      code: 'WEBHOOK_CONFLICT',
-      local: null,
-      provider: 'Success 10',
-      note: 'paidAmount differs',
-    });
   });
 });

@@ -158,45 +158,6 @@ export async function applyConfirmedFinal(trx: Conn, direction: Direction, order
   return trx(ORDER_TABLES[direction]).where({ id: orderId }).whereIn('status_category', ['pending', 'unknown']).update(cols);
 }
 
-/** Payments payrecon saw final in [from, to) with no payment notification stored for their transactionRef. */
-export async function finalPaymentsWithoutNotification(db: Conn, from: Date, to: Date): Promise<OrderRow[]> {
-  const rows = await db('payment_orders as o')
-    .whereIn('o.status_category', ['success', 'failed'])
-    .where('o.finalized_at', '>=', from)
-    .where('o.finalized_at', '<', to)
-    .whereNotExists((q) =>
-      q.select(db.raw('1')).from('webhook_events as w').where('w.direction', 'payment').whereRaw('w.transaction_ref = o.transaction_ref'),
-    )
-    .select('o.*')
-    .orderBy('o.id', 'asc');
-  return rows.map((r: Record<string, unknown>) => toOrderRow('payment', r));
-}
-
-export interface ConflictRow extends WebhookEventRow {
-  /** From the local order when there is one, else what the notification said. */
-  localMerchantRef: string | null;
-}
-
-/** Notifications received in [from, to) that a fetch contradicted. */
-export async function conflictsReceived(db: Conn, from: Date, to: Date): Promise<ConflictRow[]> {
-  const rows = await db('webhook_events as w')
-    .leftJoin('payment_orders as p', function () {
-      this.on('p.transaction_ref', '=', 'w.transaction_ref').andOnVal('w.direction', '=', 'payment');
-    })
-    .leftJoin('payout_orders as q', function () {
-      this.on('q.transaction_ref', '=', 'w.transaction_ref').andOnVal('w.direction', '=', 'payout');
-    })
-    .where('w.confirmation', 'conflict')
-    .where('w.received_at', '>=', from)
-    .where('w.received_at', '<', to)
-    .select('w.*', db.raw('coalesce(p.merchant_ref, q.merchant_ref) as local_merchant_ref'))
-    .orderBy('w.id', 'asc');
-  return rows.map((r: Record<string, unknown>) => ({
-    ...toEventRow(r),
-    localMerchantRef: (r.local_merchant_ref as string | null) ?? null,
-  }));
-}
-
 /** Per transactionRef among refs: whether any notification was stored, and the note of a contradicted one. */
 export async function notificationStates(
   db: Conn,
@@ -217,26 +178,4 @@ export async function notificationStates(
     out.set(r.transaction_ref, state);
   }
   return out;
-}
-
-/** Notifications received in [from, to) that a fetch confirmed, for a transactionRef no local order of their direction has. */
-export async function confirmedWithoutOrder(db: Conn, from: Date, to: Date): Promise<WebhookEventRow[]> {
-  const rows = await db('webhook_events as w')
-    .where('w.confirmation', 'confirmed')
-    .whereNotNull('w.transaction_ref')
-    .where('w.received_at', '>=', from)
-    .where('w.received_at', '<', to)
-    .whereNot((q) =>
-      q
-        .where('w.direction', 'payment')
-        .whereExists((e) => e.select(db.raw('1')).from('payment_orders as p').whereRaw('p.transaction_ref = w.transaction_ref')),
-    )
-    .whereNot((q) =>
-      q
-        .where('w.direction', 'payout')
-        .whereExists((e) => e.select(db.raw('1')).from('payout_orders as p').whereRaw('p.transaction_ref = w.transaction_ref')),
-    )
-    .select('w.*')
-    .orderBy('w.id', 'asc');
-  return rows.map(toEventRow);
 }

@@ -56,28 +56,6 @@ export function judgeMissing(order: FinalOrderSeen, rule: MissingRule): WebhookF
   };
 }
 
-export interface ConflictSeen {
-  direction: Direction;
-  merchantRef: string | null;
-  transactionRef: string | null;
-  /** What the notification said, e.g. "Success 1000.00". */
-  notified: string;
-  note: string | null;
-}
-
-/** A notification that the matching fetch contradicted: the order was not touched, a person should look. */
-export function conflictFinding(c: ConflictSeen): WebhookFinding {
-  return {
-    direction: c.direction,
-    merchantRef: c.merchantRef,
-    transactionRef: c.transactionRef,
-    code: 'WEBHOOK_CONFLICT',
-    local: null,
-    provider: c.notified,
-    note: c.note ?? 'fetch contradicts the notification',
-  };
-}
-
 export interface UnknownOrderSeen {
   direction: Direction;
   merchantRef: string | null;
