@@ -150,10 +150,9 @@ describe('every job shares the budget through the database', () => {
   });
   afterAll(() => world?.close());
 
-  it.skipIf(process.env.TEST_DB_ENGINE === 'pglite')(
+  it.skipIf(requiresServer('the provider_budget row on Postgres'))(
     'a job with PROVIDER_RATE_LIMIT reserves its slots in provider_budget on Postgres',
     async () => {
-      if (world.t.engine !== 'postgres') return;
       const config = loadConfig({ ...world.env, PROVIDER_RATE_LIMIT: '50' });
       await withJob('budget-test', { config, logger: silentLogger, db: world.t.db }, async (deps) => {
         const client = await deps.provider();
