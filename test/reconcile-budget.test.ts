@@ -17,6 +17,9 @@ import { confirmWebhookEvent } from '../src/webhook/confirm.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import type { OrderFetcher } from '../src/runner/fetch-answer.ts';
 import type { BudgetPriority } from '../src/provider/rate-limit.ts';
+import { withJob } from '../src/runtime/with-job.ts';
+import { requiresServer } from './helpers/db.ts';
+import { loadConfig } from '../src/config/config.ts';
 
 const DAY = 86_400_000;
 
@@ -136,4 +139,29 @@ describe('priorities of the fetches', () => {
     await run(world, due(later), later, spy);
     expect(seen.map(([, p]) => p)).toEqual(['recheck', 'recheck', 'recheck']);
   });
+});
+
+describe('every job shares the budget through the database', () => {
+  let world: World;
+  let orders: SeededOrder[];
+  beforeAll(async () => {
+    world = await createWorld('budget_shared');
+    orders = await seedMerchant(world.t.db.knex, world.client, { payments: 2, payouts: 0, seed: 21 });
+  });
+  afterAll(() => world?.close());
+
+  it.skipIf(requiresServer('the provider_budget row on Postgres'))(
+    'a job with PROVIDER_RATE_LIMIT reserves its slots in provider_budget on Postgres',
+    async () => {
+      const config = loadConfig({ ...world.env, PROVIDER_RATE_LIMIT: '50' });
+      await withJob('budget-test', { config, logger: silentLogger, db: world.t.db }, async (deps) => {
+        const client = await deps.provider();
+        await client.fetchPayment(orders[0].transactionRef, { priority: 'urgent' });
+      });
+      const rows = await world.t.db.knex('provider_budget').select('account', 'next_free_ms');
+      expect(rows).toHaveLength(1);
+      expect(rows[0].account).toBe(config.PROVIDER_MERCHANT_ID);
+      expect(Number(rows[0].next_free_ms)).toBeGreaterThan(Date.now() - 60_000);
+    },
+  );
 });
