@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { pgliteOf } from '../src/db/connect.ts';
 import { listReportVersions } from '../src/db/reports.ts';
@@ -39,6 +39,18 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
   beforeAll(async () => {
     t = await createTestDatabase(`report_${engine}`, { engine });
     await runSql(t, SEED);
+  });
+  // Each test starts from the fixture day alone: no version written yet, none of the rows another
+  // test adds, and a report directory of its own, so the tests pass in any order.
+  beforeEach(async () => {
+    await runSql(
+      t,
+      `DELETE FROM report_version_orders;
+       DELETE FROM report_versions;
+       DELETE FROM recon_items WHERE run_id = 6 OR merchant_ref = 'M-UNCHECKED';
+       DELETE FROM job_runs WHERE id = 6;
+       DELETE FROM balance_snapshots WHERE available = 'NaN';`,
+    );
     reportDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-report-')), 'reports', 'nested');
   });
   afterAll(async () => {
@@ -93,6 +105,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
 
   it("reruns on unchanged data without a new version, and clears a killed run's temp dir", async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
+    expect(await writeReports(t.db.knex, options())).toMatchObject({ version: 1, unchanged: false });
     fs.mkdirSync(path.join(dateDir, '.tmp-killed'));
     fs.writeFileSync(path.join(dateDir, '.tmp-killed', 'items.csv'), 'half a fi');
     const before = REPORT_FILES.map((n) => sha256(path.join(dateDir, 'v1', n)));
@@ -106,6 +119,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
   });
 
   it('a rerun finding the same things (other runs, check times and reasons; resolved now matched) writes no version', async () => {
+    expect(await writeReports(t.db.knex, options())).toMatchObject({ version: 1, unchanged: false });
     await runSql(
       t,
       `INSERT INTO job_runs (id, job, started_at, status) VALUES (6, 'reconcile', '2024-05-02T09:00:00Z', 'completed');
@@ -124,6 +138,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
 
   it('writes v2 beside an untouched v1 when the data changed', async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
+    expect(await writeReports(t.db.knex, options())).toMatchObject({ version: 1, unchanged: false });
     const v1Before = fs.readdirSync(path.join(dateDir, 'v1')).map((n) => [n, sha256(path.join(dateDir, 'v1', n))]);
     // The never-checked order is checked now, in a later run: the day's report shows it.
     await runSql(
@@ -153,6 +168,10 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
 
   it('leaves no version behind when a run fails half-way', async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
+    // Three versions already written: the failed run must leave them and CURRENT as they were.
+    for (const version of [1, 2, 3]) {
+      expect(await writeReports(t.db.knex, options({ force: true }))).toMatchObject({ version, unchanged: false });
+    }
     // A balance nobody can add up: the roll-forward refuses it after items.csv was written.
     await runSql(
       t,
@@ -176,6 +195,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
 
   it('names the directory it cannot write', async () => {
     const file = path.join(path.dirname(reportDir), 'not-a-dir');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, 'x');
     const err = await writeReports(t.db.knex, options({ reportDir: file })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReportDirError);
