@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   caseHistory,
   driftSubject,
@@ -7,6 +7,7 @@ import {
   getCase,
   orderSubject,
   selectCases,
+  type StoredCase,
   transitionCase,
   unknownOrderSubject,
 } from '../src/db/cases.ts';
@@ -22,9 +23,22 @@ const at = (h: number) => new Date(T0.getTime() + h * 3_600_000);
 const fee: Finding = { code: 'FEE', local: '10.00', provider: '11.00', note: 'fee recorded 10.00, provider 11.00' };
 const paid: Finding = { code: 'PAID_AMOUNT', local: '100.00', provider: '90.00', note: 'underpaid' };
 
-describe.each(availableEngines)('cases repositories on %s', (engine) => {
-  let t: TestDatabase;
-  let order: OrderRow;
+/**
+ * One order and its cases in one database. Each `it` below builds its own scene (a fresh order with
+ * fresh refs) and replays the lifecycle steps that precede it, so none depends on what another `it`
+ * wrote or on the order the `it`s run in.
+ */
+interface Scene {
+  t: TestDatabase;
+  order: OrderRow;
+  sync: (findings: Finding[], when: Date, visibility?: OrderCheckForCases['visibility']) => Promise<unknown>;
+  feeCase: () => Promise<StoredCase>;
+}
+
+async function newScene(t: TestDatabase): Promise<Scene> {
+  const [order] = await insertOrders(t.db.knex, 'payment', [
+    { merchantRef: randomUUID(), transactionRef: randomUUID(), currency: 'NGN', method: 'TRANSFER', amount: '100.00', createdAt: T0 },
+  ]);
   const check = (findings: Finding[], visibility: OrderCheckForCases['visibility'] = 'found'): OrderCheckForCases => ({
     direction: 'payment',
     orderId: order.id,
@@ -35,131 +49,199 @@ describe.each(availableEngines)('cases repositories on %s', (engine) => {
     visibility,
     findings,
   });
-  const sync = (findings: Finding[], when: Date, visibility?: OrderCheckForCases['visibility']) =>
-    t.db.knex.transaction((trx) => syncOrderCases(trx, [check(findings, visibility)], when));
-  const feeCase = async () => (await findCase(t.db.knex, orderSubject('payment', order.id), 'FEE'))!;
+  return {
+    t,
+    order,
+    sync: (findings, when, visibility) => t.db.knex.transaction((trx) => syncOrderCases(trx, [check(findings, visibility)], when)),
+    feeCase: async () => (await findCase(t.db.knex, orderSubject('payment', order.id), 'FEE'))!,
+  };
+}
+
+/** a finding opens one case per (order, code), a repeat only counts a sighting */
+async function opens(s: Scene): Promise<void> {
+  const { order, sync, feeCase } = s;
+  expect(await sync([fee, paid], at(1))).toEqual({ opened: 2 });
+  expect(await sync([fee, paid], at(2))).toEqual({ seen: 2 });
+  const c = await feeCase();
+  expect(c).toMatchObject({ state: 'open', code: 'FEE', seenCount: 2, merchantRef: order.merchantRef, currency: 'NGN', occurredAt: T0 });
+  expect(c.finding).toMatchObject({ local: '10.00', provider: '11.00' });
+  expect(c.lastSeenAt).toEqual(at(2));
+}
+
+/** a provider error clears nothing; a consistent recheck clears with cleared-by-recheck by payrecon */
+async function clears(s: Scene): Promise<void> {
+  const { t, sync, feeCase } = s;
+  expect(await sync([], at(3), 'error')).toEqual({});
+  expect(await sync([paid], at(4))).toEqual({ seen: 1, moved: 1 });
+  const c = await feeCase();
+  expect(c).toMatchObject({ state: 'resolved', resolution: 'cleared-by-recheck' });
+  expect((await caseHistory(t.db.knex, c.id)).map((e) => [e.fromState, e.toState, e.reason, e.actor])).toEqual([
+    [null, 'open', null, 'payrecon'],
+    ['open', 'resolved', 'cleared-by-recheck', 'payrecon'],
+  ]);
+}
+
+/** reopens on recurrence, recorded; the age counts from the reopening */
+async function reopens(s: Scene): Promise<void> {
+  const { t, sync, feeCase } = s;
+  expect(await sync([fee, paid], at(5))).toEqual({ moved: 1, seen: 1 });
+  const c = await feeCase();
+  expect(c).toMatchObject({ state: 'open', resolution: null, openedAt: at(5), createdAt: at(1) });
+  const last = (await caseHistory(t.db.knex, c.id)).at(-1)!;
+  expect(last).toMatchObject({ fromState: 'resolved', toState: 'open', reason: 'recurred', actor: 'payrecon' });
+}
+
+/** people acknowledge and resolve; a written-off case stays resolved while its finding persists */
+async function peopleAct(s: Scene): Promise<void> {
+  const { t, sync, feeCase } = s;
+  const c = await feeCase();
+  const acked = await acknowledgeCase(t.db, c.id, { actor: 'asha', note: 'asking the provider', now: at(6) });
+  expect(acked.state).toBe('acknowledged');
+  await expect(acknowledgeCase(t.db, c.id, { actor: 'asha', now: at(6) })).rejects.toThrow('already acknowledged');
+  await expect(resolveCase(t.db, c.id, { actor: 'asha', reason: 'shrug', note: 'x', now: at(6) })).rejects.toThrow('reason must be one of');
+  const done = await resolveCase(t.db, c.id, { actor: 'asha', reason: 'written-off', note: 'below our threshold', now: at(7) });
+  expect(done).toMatchObject({ state: 'resolved', resolution: 'written-off' });
+  expect(await sync([fee, paid], at(8))).toEqual({ seen: 2 });
+  const after = await feeCase();
+  expect(after).toMatchObject({ state: 'resolved', resolution: 'written-off', lastSeenAt: at(8) });
+  expect((await caseHistory(t.db.knex, c.id)).at(-1)).toMatchObject({
+    toState: 'resolved',
+    reason: 'written-off',
+    note: 'below our threshold',
+    actor: 'asha',
+  });
+}
+
+/** a person action computed from an older version is refused and writes nothing */
+async function staleRefused(s: Scene): Promise<void> {
+  const { t, order } = s;
+  const c = (await findCase(t.db.knex, orderSubject('payment', order.id), 'PAID_AMOUNT'))!;
+  await expect(acknowledgeCase(t.db, c.id, { actor: 'bo', now: at(9), expectedVersion: c.version - 1 })).rejects.toThrow('changed since');
+  const stale = { ...c };
+  await acknowledgeCase(t.db, c.id, { actor: 'bo', now: at(9) });
+  const wrote = await t.db.knex.transaction((trx) =>
+    transitionCase(trx, stale, { from: 'open', to: 'resolved', reason: 'other', note: 'late', actor: 'cy' }, at(10)),
+  );
+  expect(wrote).toBe(false);
+  expect((await getCase(t.db.knex, c.id))!.state).toBe('acknowledged');
+  expect((await caseHistory(t.db.knex, c.id)).map((e) => e.actor)).toEqual(['payrecon', 'bo']);
+}
+
+/** drift cases per currency and window; unknown orders cleared once the merchant has the order */
+async function driftAndUnknown(s: Scene): Promise<void> {
+  const { t, order, sync } = s;
+  const window = {
+    subject: driftSubject('NGN', at(0), at(1)),
+    code: 'BALANCE_DRIFT',
+    currency: 'NGN',
+    windowStart: at(0),
+    windowEnd: at(1),
+    occurredAt: at(1),
+  };
+  expect((await observeCaseNow(t.db, window, { kind: 'finding' }, at(1), { note: 'drift 1250' })).outcome).toBe('opened');
+  const next = { ...window, subject: driftSubject('NGN', at(1), at(2)) };
+  expect((await observeCaseNow(t.db, next, { kind: 'consistent' }, at(2))).outcome).toBe('none');
+  expect((await observeCaseNow(t.db, window, { kind: 'consistent' }, at(3))).outcome).toBe('moved');
+
+  const unknown = {
+    subject: unknownOrderSubject('payment', order.transactionRef),
+    code: 'UNKNOWN_ORDER',
+    direction: 'payment' as const,
+    transactionRef: order.transactionRef,
+    currency: 'NGN',
+    occurredAt: at(0),
+  };
+  expect((await observeCaseNow(t.db, unknown, { kind: 'finding' }, at(0))).outcome).toBe('opened');
+  await sync([fee, paid], at(11));
+  expect(await findCase(t.db.knex, unknown.subject, 'UNKNOWN_ORDER')).toMatchObject({
+    state: 'resolved',
+    resolution: 'cleared-by-recheck',
+  });
+}
+
+/** Replays the lifecycle steps up to (not including) `step` on the scene. */
+async function replayBefore(s: Scene, step: (s: Scene) => Promise<void>): Promise<void> {
+  for (const earlier of lifecycle) {
+    if (earlier === step) return;
+    await earlier(s);
+  }
+}
+const lifecycle = [opens, clears, reopens, peopleAct, staleRefused, driftAndUnknown];
+
+describe.each(availableEngines)('cases repositories on %s', (engine) => {
+  let t: TestDatabase;
+  let s: Scene;
 
   beforeAll(async () => {
     t = await createTestDatabase(`cases_${engine}`, { engine });
-    [order] = await insertOrders(t.db.knex, 'payment', [
-      { merchantRef: randomUUID(), transactionRef: randomUUID(), currency: 'NGN', method: 'TRANSFER', amount: '100.00', createdAt: T0 },
-    ]);
+  });
+  beforeEach(async () => {
+    s = await newScene(t);
   });
   afterAll(() => t?.drop());
 
   it('a finding opens one case per (order, code), a repeat only counts a sighting', async () => {
-    expect(await sync([fee, paid], at(1))).toEqual({ opened: 2 });
-    expect(await sync([fee, paid], at(2))).toEqual({ seen: 2 });
-    const c = await feeCase();
-    expect(c).toMatchObject({ state: 'open', code: 'FEE', seenCount: 2, merchantRef: order.merchantRef, currency: 'NGN', occurredAt: T0 });
-    expect(c.finding).toMatchObject({ local: '10.00', provider: '11.00' });
-    expect(c.lastSeenAt).toEqual(at(2));
+    await opens(s);
   });
 
   it('a provider error clears nothing; a consistent recheck clears with cleared-by-recheck by payrecon', async () => {
-    expect(await sync([], at(3), 'error')).toEqual({});
-    expect(await sync([paid], at(4))).toEqual({ seen: 1, moved: 1 });
-    const c = await feeCase();
-    expect(c).toMatchObject({ state: 'resolved', resolution: 'cleared-by-recheck' });
-    expect((await caseHistory(t.db.knex, c.id)).map((e) => [e.fromState, e.toState, e.reason, e.actor])).toEqual([
-      [null, 'open', null, 'payrecon'],
-      ['open', 'resolved', 'cleared-by-recheck', 'payrecon'],
-    ]);
+    await replayBefore(s, clears);
+    await clears(s);
   });
 
   it('reopens on recurrence, recorded; the age counts from the reopening', async () => {
-    expect(await sync([fee, paid], at(5))).toEqual({ moved: 1, seen: 1 });
-    const c = await feeCase();
-    expect(c).toMatchObject({ state: 'open', resolution: null, openedAt: at(5), createdAt: at(1) });
-    const last = (await caseHistory(t.db.knex, c.id)).at(-1)!;
-    expect(last).toMatchObject({ fromState: 'resolved', toState: 'open', reason: 'recurred', actor: 'payrecon' });
+    await replayBefore(s, reopens);
+    await reopens(s);
   });
 
   it('people acknowledge and resolve; a written-off case stays resolved while its finding persists', async () => {
-    const c = await feeCase();
-    const acked = await acknowledgeCase(t.db, c.id, { actor: 'asha', note: 'asking the provider', now: at(6) });
-    expect(acked.state).toBe('acknowledged');
-    await expect(acknowledgeCase(t.db, c.id, { actor: 'asha', now: at(6) })).rejects.toThrow('already acknowledged');
-    await expect(resolveCase(t.db, c.id, { actor: 'asha', reason: 'shrug', note: 'x', now: at(6) })).rejects.toThrow(
-      'reason must be one of',
-    );
-    const done = await resolveCase(t.db, c.id, { actor: 'asha', reason: 'written-off', note: 'below our threshold', now: at(7) });
-    expect(done).toMatchObject({ state: 'resolved', resolution: 'written-off' });
-    expect(await sync([fee, paid], at(8))).toEqual({ seen: 2 });
-    const after = await feeCase();
-    expect(after).toMatchObject({ state: 'resolved', resolution: 'written-off', lastSeenAt: at(8) });
-    expect((await caseHistory(t.db.knex, c.id)).at(-1)).toMatchObject({
-      toState: 'resolved',
-      reason: 'written-off',
-      note: 'below our threshold',
-      actor: 'asha',
-    });
+    await replayBefore(s, peopleAct);
+    await peopleAct(s);
   });
 
   it('a person action computed from an older version is refused and writes nothing', async () => {
-    const c = (await findCase(t.db.knex, orderSubject('payment', order.id), 'PAID_AMOUNT'))!;
-    await expect(acknowledgeCase(t.db, c.id, { actor: 'bo', now: at(9), expectedVersion: c.version - 1 })).rejects.toThrow('changed since');
-    const stale = { ...c };
-    await acknowledgeCase(t.db, c.id, { actor: 'bo', now: at(9) });
-    const wrote = await t.db.knex.transaction((trx) =>
-      transitionCase(trx, stale, { from: 'open', to: 'resolved', reason: 'other', note: 'late', actor: 'cy' }, at(10)),
-    );
-    expect(wrote).toBe(false);
-    expect((await getCase(t.db.knex, c.id))!.state).toBe('acknowledged');
-    expect((await caseHistory(t.db.knex, c.id)).map((e) => e.actor)).toEqual(['payrecon', 'bo']);
+    await replayBefore(s, staleRefused);
+    await staleRefused(s);
   });
 
   it('drift cases per currency and window; unknown orders cleared once the merchant has the order', async () => {
-    const window = {
-      subject: driftSubject('NGN', at(0), at(1)),
-      code: 'BALANCE_DRIFT',
-      currency: 'NGN',
-      windowStart: at(0),
-      windowEnd: at(1),
-      occurredAt: at(1),
-    };
-    expect((await observeCaseNow(t.db, window, { kind: 'finding' }, at(1), { note: 'drift 1250' })).outcome).toBe('opened');
-    const next = { ...window, subject: driftSubject('NGN', at(1), at(2)) };
-    expect((await observeCaseNow(t.db, next, { kind: 'consistent' }, at(2))).outcome).toBe('none');
-    expect((await observeCaseNow(t.db, window, { kind: 'consistent' }, at(3))).outcome).toBe('moved');
-
-    const unknown = {
-      subject: unknownOrderSubject('payment', order.transactionRef),
-      code: 'UNKNOWN_ORDER',
-      direction: 'payment' as const,
-      transactionRef: order.transactionRef,
-      currency: 'NGN',
-      occurredAt: at(0),
-    };
-    expect((await observeCaseNow(t.db, unknown, { kind: 'finding' }, at(0))).outcome).toBe('opened');
-    await sync([fee, paid], at(11));
-    expect(await findCase(t.db.knex, unknown.subject, 'UNKNOWN_ORDER')).toMatchObject({
-      state: 'resolved',
-      resolution: 'cleared-by-recheck',
-    });
+    await replayBefore(s, driftAndUnknown);
+    await driftAndUnknown(s);
   });
 
+  // Lists every case in the database, so it gets a database of its own holding exactly one scene.
   it('lists by state, code, currency, day and age, and shows the order with its history', async () => {
-    const open = await selectCases(t.db.knex, { states: ['open', 'acknowledged'] });
-    expect(open.map((c) => c.code)).toEqual(['PAID_AMOUNT']);
-    expect((await selectCases(t.db.knex, { code: 'BALANCE_DRIFT' })).length).toBe(1);
-    expect((await selectCases(t.db.knex, { currency: 'INR' })).length).toBe(0);
-    expect((await selectCases(t.db.knex, { occurredFrom: at(-1), occurredTo: at(0.5) })).map((c) => c.code).sort()).toEqual([
-      'FEE',
-      'PAID_AMOUNT',
-      'UNKNOWN_ORDER',
-    ]);
-    expect((await selectCases(t.db.knex, { states: ['open', 'acknowledged'], openedBefore: at(0) })).length).toBe(0);
-    const listed = await listCases(t.db, { code: 'FEE' });
-    expect(listed[0].history.map((e) => e.toState)).toEqual(['open', 'resolved', 'open', 'acknowledged', 'resolved']);
-    const shown = await showCase(t.db, listed[0].id);
-    expect(shown.order).toMatchObject({ id: order.id, amount: '100.00' });
-    await expect(showCase(t.db, '999999')).rejects.toThrow('no case "999999"');
+    const own = await createTestDatabase(`cases_list_${engine}`, { engine });
+    try {
+      const scene = await newScene(own);
+      for (const step of lifecycle) await step(scene);
+      const { order } = scene;
+      const open = await selectCases(own.db.knex, { states: ['open', 'acknowledged'] });
+      expect(open.map((c) => c.code)).toEqual(['PAID_AMOUNT']);
+      expect((await selectCases(own.db.knex, { code: 'BALANCE_DRIFT' })).length).toBe(1);
+      expect((await selectCases(own.db.knex, { currency: 'INR' })).length).toBe(0);
+      expect((await selectCases(own.db.knex, { occurredFrom: at(-1), occurredTo: at(0.5) })).map((c) => c.code).sort()).toEqual([
+        'FEE',
+        'PAID_AMOUNT',
+        'UNKNOWN_ORDER',
+      ]);
+      expect((await selectCases(own.db.knex, { states: ['open', 'acknowledged'], openedBefore: at(0) })).length).toBe(0);
+      const listed = await listCases(own.db, { code: 'FEE' });
+      expect(listed[0].history.map((e) => e.toState)).toEqual(['open', 'resolved', 'open', 'acknowledged', 'resolved']);
+      const shown = await showCase(own.db, listed[0].id);
+      expect(shown.order).toMatchObject({ id: order.id, amount: '100.00' });
+      await expect(showCase(own.db, '999999')).rejects.toThrow('no case "999999"');
+    } finally {
+      await own.drop();
+    }
   });
 
   it('the audit trail is append-only in the database: UPDATE, DELETE and TRUNCATE are refused', async () => {
+    await opens(s);
     const k = t.db.knex;
     const before = await k('case_events').count<{ count: string }[]>('* as count');
+    // The guard is a row trigger: it only proves anything when there are rows to touch.
+    expect(Number(before[0].count)).toBeGreaterThan(0);
     await expect(k.raw(`UPDATE case_events SET actor = 'mallory'`)).rejects.toThrow('case_events is append-only: UPDATE refused');
     await expect(k.raw(`DELETE FROM case_events`)).rejects.toThrow('case_events is append-only: DELETE refused');
     await expect(k.raw(`TRUNCATE case_events CASCADE`)).rejects.toThrow('case_events is append-only: TRUNCATE refused');

@@ -104,11 +104,22 @@ describe.skipIf(requiresServer(NEEDS))('a later reconcile finding the lock held 
   const runningRun = () => world.t.db.knex('job_runs').where({ job: 'reconcile', status: 'running' }).first();
 
   it('below the threshold skips (exit 0); past it names the holder and its silence, exits 2, and alerts once; the holder moving on resolves it', async () => {
+    // Orders of its own, open and due, so the due sweep has work whatever the other tests checked first.
+    await seedMerchant(world.t.db.knex, world.client, { payments: 10, payouts: 0, seed: 15 });
+    await world.control.advanceClock(2_000);
     const { holder, release } = startHolder({}, 0);
+    // This run's alerts and messages only: the other tests raise their own.
+    let held!: { id: string; heartbeat_at: string };
+    const stalledAlerts = () =>
+      world.t.db
+        .knex('alerts')
+        .where({ kind: 'run_stalled', run_id: String(held.id) })
+        .orderBy('id');
+    const stalledTexts = () => receiver.texts.filter((t) => t.includes('no progress since') && t.includes(`run ${held.id} `));
     try {
       // It made progress (two batches written), then none.
       await waitFor(async () => (await world.t.db.knex('job_runs').where({ job: 'reconcile', status: 'running' }).first())?.checked === 4);
-      const held = await world.t.db.knex('job_runs').where({ job: 'reconcile', status: 'running' }).first();
+      held = await world.t.db.knex('job_runs').where({ job: 'reconcile', status: 'running' }).first();
       expect(held).toMatchObject({ pid: process.pid, host: os.hostname() });
       expect(new Date(held.heartbeat_at).getTime()).toBe(T0.getTime());
 
@@ -137,14 +148,14 @@ describe.skipIf(requiresServer(NEEDS))('a later reconcile finding the lock held 
       expect(alert.title).toBe(
         `reconcile: run ${held.id} (pid ${process.pid} on ${os.hostname()}) holds the lock with no progress since ${since}`,
       );
-      expect(receiver.texts.filter((t) => t.includes('no progress since'))).toHaveLength(1);
+      expect(stalledTexts()).toHaveLength(1);
 
       // A later run still finding it stuck says so again (longer now) but the alert is not repeated.
       const again = await later(9 * 60_000);
       expect(again.exitCode).toBe(2);
       expect(again.outcome.lockHolder).toContain('has made no progress for 9m 0s');
       expect((await stalledAlerts()).map((a) => a.status)).toEqual(['sent', 'suppressed']);
-      expect(receiver.texts.filter((t) => t.includes('no progress since'))).toHaveLength(1);
+      expect(stalledTexts()).toHaveLength(1);
     } finally {
       release();
     }

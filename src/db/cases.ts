@@ -239,9 +239,10 @@ async function insertCaseEvent(db: Conn, caseId: string, t: Transition, at: Date
 }
 
 export async function caseHistory(db: Conn, caseId: string): Promise<CaseEventRow[]> {
+  // Qualified: a bare `ORDER BY id` sorts by the text alias, putting event 10 before event 9.
   const res = await db.raw(
     `SELECT id::text AS id, case_id::text AS case_id, from_state, to_state, reason, note, actor, at
-       FROM case_events WHERE case_id = ?::bigint ORDER BY id`,
+       FROM case_events WHERE case_id = ?::bigint ORDER BY case_events.id`,
     [caseId],
   );
   return rowsOf(res).map((r) => ({
