@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MailSink, freePort } from './helpers/mail-sink.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { pgliteOf } from '../src/db/connect.ts';
@@ -37,6 +37,12 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     });
     if (t.engine === 'pglite') await pgliteOf(t.db).exec(`SET search_path TO ${t.db.schema};\n${SEED}`);
     else await t.db.knex.raw(SEED);
+  });
+  // Each test starts from a freshly written version 1 that was never e-mailed, a mail server that is
+  // not listening yet and has received nothing, and a new mailer, so the tests pass in any order.
+  beforeEach(async () => {
+    await t.db.knex.raw('DELETE FROM report_version_orders');
+    await t.db.knex.raw('DELETE FROM report_versions');
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-notify-'));
     // Exact tolerance, so the fixture's INR drift of 0.50 is a finding and shows in the subject.
     const r = await writeReports(t.db.knex, { date: DATE, timezone: 'Asia/Kolkata', reportDir, now, currencies: ['INR', 'NGN', 'IDR'] });
@@ -45,11 +51,29 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     mailer = createMailer(t.config);
     sink = new MailSink();
   });
-  afterAll(async () => {
+  afterEach(async () => {
     mailer?.close();
     await sink?.close().catch(() => undefined);
+  });
+  afterAll(async () => {
     await t?.drop();
   });
+
+  /** Two failed attempts: SMTP down, then a server refusing AUTH; the version is left pending. */
+  async function failTwice(): Promise<void> {
+    expect((await sendReportEmail(t.db, mailer, { versionId, now })).status).toBe('failed');
+    await sink.listen(port);
+    sink.refuseAuth = true;
+    expect((await retryPendingEmails(t.db, mailer, now)).map((r) => r.status)).toEqual(['failed']);
+    sink.refuseAuth = false;
+  }
+
+  /** Delivered once after two failed attempts (three attempts in all). */
+  async function sentOnce(): Promise<void> {
+    await failTwice();
+    expect((await retryPendingEmails(t.db, mailer, now)).map((r) => r.status)).toEqual(['sent']);
+    expect(sink.received).toHaveLength(1);
+  }
 
   it('SMTP down: the version stays pending with the error and a counted attempt', async () => {
     const r = await sendReportEmail(t.db, mailer, { versionId, now });
@@ -60,6 +84,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
   });
 
   it('a server refusing AUTH with the password in its reply: the stored error does not contain it', async () => {
+    expect((await sendReportEmail(t.db, mailer, { versionId, now })).status).toBe('failed'); // SMTP down: attempt 1
     await sink.listen(port);
     sink.refuseAuth = true;
     const [r] = await retryPendingEmails(t.db, mailer, now);
@@ -73,7 +98,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
   });
 
   it('SMTP up: the next run delivers it exactly once, with the headline, tables and every CSV byte for byte', async () => {
-    sink.refuseAuth = false;
+    await failTwice();
     const results = await retryPendingEmails(t.db, mailer, now);
     expect(results.map((r) => r.status)).toEqual(['sent']);
     expect(await retryPendingEmails(t.db, mailer, now)).toEqual([]);
@@ -127,6 +152,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
   });
 
   it('a sent version is not sent again; resend sends it once more under a new Message-ID', async () => {
+    await sentOnce();
     const again = await sendReportEmail(t.db, mailer, { businessDate: DATE, version: 1, now });
     expect(again).toMatchObject({ status: 'already_sent', emailedAt: now });
     expect(sink.received).toHaveLength(1);
@@ -141,6 +167,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
   });
 
   it('CSV files together above the threshold are not attached and the e-mail says where they are; the workbook still is', async () => {
+    await sentOnce();
     const r = await sendReportEmail(t.db, mailer, { versionId, resend: true, now, csvAttachLimitBytes: 1000 });
     expect(r.status).toBe('sent');
     const mail = sink.received.at(-1)!;

@@ -3,10 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
-import { reconcile } from '../src/runner/reconcile.ts';
-import { buildSelection } from '../src/runner/selection.ts';
-import { policyFromConfig } from '../src/runner/policy-from-config.ts';
-import { silentLogger } from '../src/log/logger.ts';
+import { reconcileWorld } from './helpers/reconcile-run.ts';
 
 const DAY = 86_400_000;
 
@@ -18,18 +15,7 @@ describe('re-check of final orders in the due sweep', () => {
   /** The due sweep as the 15-minute job runs it, `days` after the orders were created. */
   const sweepAt = (days: number, finalRecheckDays: number) => {
     const now = new Date(start + days * DAY);
-    return reconcile(
-      {
-        db: world.t.db,
-        fetcher: world.client,
-        policy: policyFromConfig(world.config),
-        clock: () => now,
-        logger: silentLogger,
-        concurrency: 4,
-        batchSize: 10,
-      },
-      { selection: buildSelection({}, { now, zone: 'UTC', lookbackDays: 30, finalRecheckDays }), dryRun: false },
-    );
+    return reconcileWorld(world, { clock: () => now, concurrency: 4, batchSize: 10, finalRecheckDays });
   };
 
   beforeAll(async () => {

@@ -11,10 +11,8 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
-import { reconcile } from '../src/runner/reconcile.ts';
-import { buildSelection, type SelectionRequest } from '../src/runner/selection.ts';
-import { policyFromConfig } from '../src/runner/policy-from-config.ts';
-import { silentLogger } from '../src/log/logger.ts';
+import type { SelectionRequest } from '../src/runner/selection.ts';
+import { reconcileWorld } from './helpers/reconcile-run.ts';
 import { writeReports, type WriteReportsResult } from '../src/report/write-reports.ts';
 import { buildReportEmail } from '../src/report/email/content.ts';
 import { acknowledgeCase, resolveCase } from '../src/cases/work.ts';
@@ -34,18 +32,7 @@ describe('reports showing case state', () => {
 
   const run = (request: SelectionRequest) => {
     const now = new Date();
-    return reconcile(
-      {
-        db: world.t.db,
-        fetcher: world.client,
-        policy: policyFromConfig(world.config),
-        clock: () => now,
-        logger: silentLogger,
-        concurrency: 2,
-        batchSize: 10,
-      },
-      { selection: buildSelection(request, { now, zone: 'UTC', lookbackDays: 30 }), dryRun: false },
-    );
+    return reconcileWorld(world, { request, clock: () => now, concurrency: 2, batchSize: 10 });
   };
   const report = (now = new Date()) => writeReports(world.t.db.knex, { date, timezone: 'UTC', reportDir, now, currencies: [] });
   const read = (r: WriteReportsResult, name: string) =>

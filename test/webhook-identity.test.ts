@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
-import { reconcile } from '../src/runner/reconcile.ts';
-import { buildSelection } from '../src/runner/selection.ts';
+import { reconcileWorld } from './helpers/reconcile-run.ts';
 import { policyFromConfig } from '../src/runner/policy-from-config.ts';
 import { toLocalOrder } from '../src/runner/check-order.ts';
 import { storeWebhookEvent } from '../src/db/webhook-events.ts';
@@ -15,7 +14,6 @@ import { confirmWebhookEvent } from '../src/webhook/confirm.ts';
 import { planOrderUpdate, type FetchedOrder } from '../src/webhook/judge.ts';
 import { compareOrder } from '../src/recon/compare.ts';
 import { resolvePolicy } from '../src/recon/policy.ts';
-import { silentLogger } from '../src/log/logger.ts';
 
 const NOW = new Date(Date.UTC(2026, 10, 21, 12, 0, 0));
 const local = (patch: Partial<OrderRow> = {}): OrderRow => ({
@@ -121,18 +119,7 @@ describe('webhook and reconcile on the same order (sandbox)', () => {
     });
 
     const now = new Date();
-    const outcome = await reconcile(
-      {
-        db: world.t.db,
-        fetcher: world.client,
-        policy: policyFromConfig(world.config),
-        clock: () => now,
-        logger: silentLogger,
-        concurrency: 2,
-        batchSize: 10,
-      },
-      { selection: buildSelection({ ref: o.transactionRef }, { now, zone: 'UTC', lookbackDays: 30 }), dryRun: false },
-    );
+    const outcome = await reconcileWorld(world, { request: { ref: o.transactionRef }, clock: () => now, concurrency: 2, batchSize: 10 });
     const [item] = await knex('recon_items').where({ run_id: outcome.runs.at(-1)!.runId });
     expect(item.codes).toEqual(['METHOD']);
     const afterReconcile = await knex('payment_orders').where({ transaction_ref: o.transactionRef }).first();

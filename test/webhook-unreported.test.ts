@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
 import { reconcile } from '../src/runner/reconcile.ts';
@@ -27,7 +27,8 @@ const DAY = 86_400_000;
 describe('money the provider confirms that no report shows', () => {
   let world: World;
   let orders: SeededOrder[];
-  let strangerRef: string;
+  // The unknown orders earlier tests confirmed: moved out of every window before each test.
+  const strangers: string[] = [];
 
   beforeAll(async () => {
     world = await createWorld('webhook_unreported');
@@ -35,6 +36,15 @@ describe('money the provider confirms that no report shows', () => {
     await world.control.advanceClock(2_000);
   });
   afterAll(() => world?.close());
+  // Each test confirms an unknown order of its own; the ones earlier tests confirmed are moved a
+  // year back, out of every day and lookback a test reports on, so the tests pass in any order.
+  beforeEach(async () => {
+    if (strangers.length === 0) return;
+    await world.t.db
+      .knex('webhook_events')
+      .whereIn('transaction_ref', strangers)
+      .update({ received_at: new Date(Date.now() - 400 * DAY) });
+  });
 
   const run = (request: SelectionRequest) => {
     const now = new Date();
@@ -73,7 +83,8 @@ describe('money the provider confirms that no report shows', () => {
     return { id: stored.id, outcome: await confirmWebhookEvent({ db: world.t.db, client: world.client }, stored.id) };
   };
 
-  it('a confirmed notification for a transactionRef the merchant has no order for: an UNKNOWN_ORDER finding and an alert', async () => {
+  /** A payment the provider has and the merchant never recorded, confirmed by a Success notification. */
+  const confirmStranger = async () => {
     const stranger = await world.client.initiatePayment({
       merchantRef: randomUUID(),
       currency: 'INR',
@@ -84,9 +95,15 @@ describe('money the provider confirms that no report shows', () => {
       email: 'nobody@example.com',
       redirectUrl: 'https://merchant.example/return',
     });
-    strangerRef = stranger.transactionRef;
+    strangers.push(stranger.transactionRef);
     await world.control.advanceClock(2_000);
     const { outcome } = await notify(stranger.transactionRef, 'Success');
+    return { strangerRef: stranger.transactionRef, outcome };
+  };
+
+  it('a confirmed notification for a transactionRef the merchant has no order for: an UNKNOWN_ORDER finding and an alert', async () => {
+    const alertsBefore = (await world.t.db.knex('alerts').where({ kind: 'unknown_order' })).map((a) => a.id);
+    const { strangerRef, outcome } = await confirmStranger();
     expect(outcome).toBe('confirmed');
 
     const now = new Date();
@@ -94,10 +111,11 @@ describe('money the provider confirms that no report shows', () => {
       from: new Date(now.getTime() - DAY).toISOString(),
       to: now.toISOString(),
     });
-    expect(unknown).toEqual([expect.objectContaining({ transaction_ref: stranger.transactionRef, amount: '777.00' })]);
-    const alerts = await world.t.db.knex('alerts').where({ kind: 'unknown_order' });
+    expect(unknown).toEqual([expect.objectContaining({ transaction_ref: strangerRef, amount: '777.00' })]);
+    // Exactly one new alert (other tests' unknown orders raised their own).
+    const alerts = (await world.t.db.knex('alerts').where({ kind: 'unknown_order' })).filter((a) => !alertsBefore.includes(a.id));
     expect(alerts).toHaveLength(1);
-    expect(alerts[0].title).toContain(stranger.transactionRef);
+    expect(alerts[0].title).toContain(strangerRef);
     expect(alerts[0].title).toContain('777.00 INR');
   });
 
@@ -133,6 +151,8 @@ describe('money the provider confirms that no report shows', () => {
   });
 
   it("the day's report shows the unknown order: a mismatch row in mismatches.csv, the workbook, report.html, counted in the summary, the e-mail and the headline", async () => {
+    const { strangerRef, outcome } = await confirmStranger();
+    expect(outcome).toBe('confirmed');
     // Its business day is the day the notification was received, in the report's zone (the provider sends no creation time).
     const now = new Date();
     const date = now.toISOString().slice(0, 10);
@@ -185,6 +205,8 @@ describe('money the provider confirms that no report shows', () => {
 
   it('on a later day of the lookback it is an open item of its day, with its case', async () => {
     const { knex } = world.t.db;
+    const { strangerRef, outcome } = await confirmStranger();
+    expect(outcome).toBe('confirmed');
     const twoDaysAgo = new Date(Date.now() - 2 * DAY);
     await knex('webhook_events').where({ transaction_ref: strangerRef }).update({ received_at: twoDaysAgo });
     const now = new Date();

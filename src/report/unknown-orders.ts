@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { OpenUnknownOrderRow, UnknownOrderRow } from '../db/unknown-orders.ts';
 import type { OpenItemRow } from '../db/reports.ts';
 import type { Direction } from '../provider/types.ts';
-import { unknownOrderFinding } from '../recon/webhook-findings.ts';
+import { unknownOrderFinding, type WebhookFinding } from '../recon/webhook-findings.ts';
 import type { CellValue, TableColumn, TableRow } from './table.ts';
 import { unknownOrderCaseColumns, type CaseColumns } from './case-cells.ts';
 import { ITEM_TABLE_COLUMNS } from './item-table.ts';
@@ -21,14 +21,7 @@ import { ITEM_TABLE_COLUMNS } from './item-table.ts';
  *   amount (for a payment the amount paid when the provider gives one): money no order explains.
  */
 export function unknownOrderValues(u: UnknownOrderRow, businessDate: string): Record<string, CellValue> {
-  const finding = unknownOrderFinding({
-    direction: u.direction as Direction,
-    merchantRef: u.merchant_ref,
-    transactionRef: u.transaction_ref,
-    currency: u.currency,
-    amount: u.amount,
-    status: u.status,
-  });
+  const finding = findingOf(u);
   const moved = u.direction === 'payment' ? (u.paid_amount ?? u.amount) : u.amount;
   return {
     business_date: businessDate,
@@ -70,14 +63,7 @@ export async function unknownOrderTableRows(
  * open item: verdict mismatch, code UNKNOWN_ORDER, the amount the provider moved, no local status.
  */
 function openItemOf(u: OpenUnknownOrderRow, cases: CaseColumns): OpenItemRow & CaseColumns {
-  const note = unknownOrderFinding({
-    direction: u.direction as Direction,
-    merchantRef: u.merchant_ref,
-    transactionRef: u.transaction_ref,
-    currency: u.currency,
-    amount: u.amount,
-    status: u.status,
-  }).note;
+  const note = findingOf(u).note;
   return {
     business_date: u.business_date,
     run_id: null,
@@ -119,4 +105,16 @@ export async function* withOpenUnknownOrders(
   if (unknown.length === 0) return;
   const cases = await unknownOrderCaseColumns(db, unknown, now);
   yield unknown.map((u, i) => openItemOf(u, cases[i]));
+}
+
+/** The UNKNOWN_ORDER finding of a stored unknown order, as every report row of it states it. */
+function findingOf(u: UnknownOrderRow): WebhookFinding {
+  return unknownOrderFinding({
+    direction: u.direction as Direction,
+    merchantRef: u.merchant_ref,
+    transactionRef: u.transaction_ref,
+    currency: u.currency,
+    amount: u.amount,
+    status: u.status,
+  });
 }

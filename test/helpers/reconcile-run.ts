@@ -12,6 +12,9 @@ export interface RunOptions {
   clock: () => Date;
   dryRun?: boolean;
   batchSize?: number;
+  concurrency?: number;
+  /** The due sweep's low-rate re-check of final orders, in days (off when unset). */
+  finalRecheckDays?: number;
   /** Another client than the world's (a faulty one, for example). */
   fetcher?: ProviderClient;
 }
@@ -26,11 +29,16 @@ export async function reconcileWorld(world: World, opts: RunOptions) {
       policy: policyFromConfig(config, await loadActiveBankCodes(t.db.knex)),
       clock: opts.clock,
       logger: silentLogger,
-      concurrency: 8,
+      concurrency: opts.concurrency ?? 8,
       batchSize: opts.batchSize ?? 50,
     },
     {
-      selection: buildSelection(opts.request ?? {}, { now: opts.clock(), zone: 'UTC', lookbackDays: 30 }),
+      selection: buildSelection(opts.request ?? {}, {
+        now: opts.clock(),
+        zone: 'UTC',
+        lookbackDays: 30,
+        finalRecheckDays: opts.finalRecheckDays,
+      }),
       dryRun: opts.dryRun ?? false,
     },
   );
