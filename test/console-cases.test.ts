@@ -7,50 +7,71 @@ import { getCase, caseHistory } from '../src/db/cases.ts';
 
 let t: TestDatabase;
 let app: FastifyInstance;
-const clock = new FixedClock(new Date('2026-11-22T10:00:00Z'));
 let feeCase: string;
 let amountCase: string;
 
-async function open(subject: string, code: string, currency: string, occurredAt: Date, finding: Record<string, string>): Promise<string> {
-  const r = await observeCaseNow(
-    t.db,
-    {
-      subject,
-      code,
-      direction: 'payment',
-      orderId: subject.split(':')[1],
-      merchantRef: `ref-${subject}`,
-      transactionRef: `tx-${subject}`,
-      currency,
-      occurredAt,
-    },
-    { kind: 'finding' },
-    clock.now(),
-    finding,
-  );
-  return r.case!.id;
+interface ConsoleWithCases {
+  t: TestDatabase;
+  app: FastifyInstance;
+  feeCase: string;
+  amountCase: string;
+  close(): Promise<void>;
 }
 
-beforeAll(async () => {
-  t = await createTestDatabase('console_cases');
-  await addUsers(t, clock, { vera: 'viewer', fiona: 'finance' });
-  feeCase = await open('payment:901', 'FEE', 'INR', new Date('2026-11-21T08:00:00Z'), {
+/** A database, its own clock and console, two users and two open cases (FEE in INR, AMOUNT in NGN a day later). */
+async function consoleWithTwoCases(): Promise<ConsoleWithCases> {
+  const clock = new FixedClock(new Date('2026-11-22T10:00:00Z'));
+  const db = await createTestDatabase('console_cases');
+  const open = async (subject: string, code: string, currency: string, occurredAt: Date, finding: Record<string, string>) => {
+    const r = await observeCaseNow(
+      db.db,
+      {
+        subject,
+        code,
+        direction: 'payment',
+        orderId: subject.split(':')[1],
+        merchantRef: `ref-${subject}`,
+        transactionRef: `tx-${subject}`,
+        currency,
+        occurredAt,
+      },
+      { kind: 'finding' },
+      clock.now(),
+      finding,
+    );
+    return r.case!.id;
+  };
+  await addUsers(db, clock, { vera: 'viewer', fiona: 'finance' });
+  const fee = await open('payment:901', 'FEE', 'INR', new Date('2026-11-21T08:00:00Z'), {
     local: '12.5',
     provider: '13',
     note: 'fee differs',
   });
   clock.advance(2 * 86_400_000);
-  amountCase = await open('payment:902', 'AMOUNT', 'NGN', new Date('2026-11-22T08:00:00Z'), {
+  const amount = await open('payment:902', 'AMOUNT', 'NGN', new Date('2026-11-22T08:00:00Z'), {
     local: '1234567.5',
     provider: '1234567.25',
     note: 'amount differs',
   });
-  app = await buildTestConsole(t, clock);
+  const server = await buildTestConsole(db, clock);
+  return {
+    t: db,
+    app: server,
+    feeCase: fee,
+    amountCase: amount,
+    close: async () => {
+      await server.close();
+      await db.drop();
+    },
+  };
+}
+
+let shared: ConsoleWithCases | undefined;
+beforeAll(async () => {
+  shared = await consoleWithTwoCases();
+  ({ t, app, feeCase, amountCase } = shared);
 });
-afterAll(async () => {
-  await app?.close();
-  await t?.drop();
-});
+afterAll(() => shared?.close());
 
 describe('cases queue', () => {
   it('needs a session: pages redirect, actions are 401', async () => {
@@ -89,33 +110,39 @@ describe('cases queue', () => {
     expect(bad.body).toContain('currency: expected one of');
   });
 
+  // Resolves its FEE case, which the other its expect open: it works on a console and database of its own.
   it('finance acknowledges and resolves with reason and note, written to the case history as the console user', async () => {
-    const fiona = new Agent(app, '10.1.0.3');
-    await fiona.login('fiona');
-    const page = await fiona.get(`/cases/${feeCase}`);
-    const version = /name="version" value="(\d+)"/.exec(page.body)![1];
-    expect((await fiona.post(`/cases/${feeCase}/acknowledge`, { note: 'looking at it', version })).statusCode).toBe(303);
-    expect((await getCase(t.db.knex, feeCase))!.state).toBe('acknowledged');
-    // A form computed from the older version is refused: the case moved since.
-    const stale = await fiona.post(`/cases/${feeCase}/resolve`, { reason: 'adjusted', note: 'x', version });
-    expect(stale.statusCode).toBe(409);
-    const fresh = /name="version" value="(\d+)"/.exec((await fiona.get(`/cases/${feeCase}`)).body)![1];
-    const noNote = await fiona.post(`/cases/${feeCase}/resolve`, { reason: 'adjusted', note: '', version: fresh });
-    expect(noNote.statusCode).toBe(409);
-    expect(noNote.body).toContain('note:');
-    const badReason = await fiona.post(`/cases/${feeCase}/resolve`, { reason: 'because', note: 'x', version: fresh });
-    expect(badReason.statusCode).toBe(409);
-    expect(
-      (await fiona.post(`/cases/${feeCase}/resolve`, { reason: 'adjusted', note: 'fee booked as 13.00', version: fresh })).statusCode,
-    ).toBe(303);
-    const c = (await getCase(t.db.knex, feeCase))!;
-    expect(c).toMatchObject({ state: 'resolved', resolution: 'adjusted' });
-    const history = await caseHistory(t.db.knex, feeCase);
-    expect(history.slice(-2)).toMatchObject([
-      { toState: 'acknowledged', actor: 'console:fiona', note: 'looking at it' },
-      { toState: 'resolved', reason: 'adjusted', actor: 'console:fiona', note: 'fee booked as 13.00' },
-    ]);
-    expect((await fiona.get(`/cases/${feeCase}`)).body).toContain('fee booked as 13.00');
+    const own = await consoleWithTwoCases();
+    try {
+      const fiona = new Agent(own.app, '10.1.0.3');
+      await fiona.login('fiona');
+      const page = await fiona.get(`/cases/${own.feeCase}`);
+      const version = /name="version" value="(\d+)"/.exec(page.body)![1];
+      expect((await fiona.post(`/cases/${own.feeCase}/acknowledge`, { note: 'looking at it', version })).statusCode).toBe(303);
+      expect((await getCase(own.t.db.knex, own.feeCase))!.state).toBe('acknowledged');
+      // A form computed from the older version is refused: the case moved since.
+      const stale = await fiona.post(`/cases/${own.feeCase}/resolve`, { reason: 'adjusted', note: 'x', version });
+      expect(stale.statusCode).toBe(409);
+      const fresh = /name="version" value="(\d+)"/.exec((await fiona.get(`/cases/${own.feeCase}`)).body)![1];
+      const noNote = await fiona.post(`/cases/${own.feeCase}/resolve`, { reason: 'adjusted', note: '', version: fresh });
+      expect(noNote.statusCode).toBe(409);
+      expect(noNote.body).toContain('note:');
+      const badReason = await fiona.post(`/cases/${own.feeCase}/resolve`, { reason: 'because', note: 'x', version: fresh });
+      expect(badReason.statusCode).toBe(409);
+      expect(
+        (await fiona.post(`/cases/${own.feeCase}/resolve`, { reason: 'adjusted', note: 'fee booked as 13.00', version: fresh })).statusCode,
+      ).toBe(303);
+      const c = (await getCase(own.t.db.knex, own.feeCase))!;
+      expect(c).toMatchObject({ state: 'resolved', resolution: 'adjusted' });
+      const history = await caseHistory(own.t.db.knex, own.feeCase);
+      expect(history.slice(-2)).toMatchObject([
+        { toState: 'acknowledged', actor: 'console:fiona', note: 'looking at it' },
+        { toState: 'resolved', reason: 'adjusted', actor: 'console:fiona', note: 'fee booked as 13.00' },
+      ]);
+      expect((await fiona.get(`/cases/${own.feeCase}`)).body).toContain('fee booked as 13.00');
+    } finally {
+      await own.close();
+    }
   });
 
   it('refuses an action without the CSRF token and leaves the case as it was', async () => {
