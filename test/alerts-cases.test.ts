@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { alertsByFingerprint } from '../src/db/alerts.ts';
 import { insertOrders, type OrderRow } from '../src/db/orders.ts';
@@ -109,9 +109,14 @@ describe('alerts belong to their cause', () => {
   };
   const caseOf = async (i: number, code: string) => (await findCase(t.db.knex, orderSubject('payment', orders[i].id), code))!;
 
+  // Alerts are matched by fingerprint across the whole table, so every `it` gets a database of its own
+  // (and its own two orders): none sees another's alerts or cases, whatever order they run in.
   beforeAll(async () => {
     receiver = new Receiver();
     await receiver.listen();
+  });
+  beforeEach(async () => {
+    receiver.texts.length = 0;
     t = await createTestDatabase('alerts_cases', { env: { ALERT_WEBHOOK_URL: receiver.url } });
     channels = alertChannelsFromConfig(t.config);
     orders = await insertOrders(
@@ -126,15 +131,11 @@ describe('alerts belong to their cause', () => {
       })),
     );
   });
-  afterAll(async () => {
-    await receiver?.close();
-    await t?.drop();
-  });
-  beforeEach(() => {
-    receiver.texts.length = 0;
-  });
+  afterEach(() => t?.drop());
+  afterAll(() => receiver?.close());
 
-  it('an alert names its cases; repeats stop once a person acknowledged them', async () => {
+  /** Both orders found in mismatch, alerted once, then both cases acknowledged (so no repeat goes out). */
+  const alertThenAcknowledge = async () => {
     await raiseFor(await checkRun([['FEE'], ['AMOUNT']], at(0)), at(0));
     expect(receiver.texts).toEqual(['payrecon: reconcile: 2 orders in mismatch (AMOUNT 1, FEE 1)']);
     const [alert] = await alertsByFingerprint(t.db.knex, alertFingerprint('mismatches', ['reconcile']));
@@ -147,9 +148,14 @@ describe('alerts belong to their cause', () => {
     // A day later the findings stand: without the acknowledgements the same alert would go out again.
     await raiseFor(await checkRun([['FEE'], ['AMOUNT']], at(30)), at(30));
     expect(receiver.texts).toEqual([]);
+  };
+
+  it('an alert names its cases; repeats stop once a person acknowledged them', async () => {
+    await alertThenAcknowledge();
   });
 
   it('when every case behind it is resolved, the alert is resolved and one resolved message goes out', async () => {
+    await alertThenAcknowledge();
     const fee = await caseOf(0, 'FEE');
     await resolveCase(t.db, fee.id, { actor: 'asha', reason: 'adjusted', note: 'booked', now: at(31) });
     expect(await resolveClearedAlerts(t.db, at(31))).toEqual([]); // the AMOUNT case is still acknowledged

@@ -222,45 +222,52 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
     expect(await k('payment_orders').where({ id: o.id }).first()).toEqual(before);
   });
 
+  // findResumableRun and lastRuns read every run in the database (other its create runs too), so this
+  // one gets a database of its own.
   it('runs: create, checkpoint with count deltas, resume, finish, last per job', async () => {
-    const k = t.db.knex;
-    const run = await createRun(k, 'reconcile', { mode: 'due' }, { dryRun: false, now: hours(0) });
-    expect(run).toMatchObject({
-      job: 'reconcile',
-      status: 'running',
-      params: { mode: 'due' },
-      checkpoint: {},
-      counts: {},
-      checked: 0,
-      dryRun: false,
-    });
-    await k.transaction((trx) => checkpointRun(trx, run.id, { payment: '10' }, { matched: 3, mismatch: 1 }, 4, hours(1)));
-    await checkpointRun(k, run.id, { payout: '7' }, { matched: 2, error: 1 }, 3, hours(2));
-    expect(await findResumableRun(k, 'reconcile')).toMatchObject({
-      id: run.id,
-      checkpoint: { payment: '10', payout: '7' },
-      counts: { matched: 5, mismatch: 1, error: 1 },
-      checked: 7,
-      heartbeatAt: hours(2),
-    });
-    await heartbeat(k, run.id, hours(3));
-    await finishRun(k, run.id, 'completed', undefined, null, hours(4));
-    expect(await findResumableRun(k, 'reconcile')).toBeNull();
-    expect(await findRun(k, run.id)).toMatchObject({
-      status: 'completed',
-      finishedAt: hours(4),
-      counts: { matched: 5, mismatch: 1, error: 1 },
-    });
+    const own = await createTestDatabase(`repos_runs_${engine}`, { engine });
+    try {
+      const k = own.db.knex;
+      const run = await createRun(k, 'reconcile', { mode: 'due' }, { dryRun: false, now: hours(0) });
+      expect(run).toMatchObject({
+        job: 'reconcile',
+        status: 'running',
+        params: { mode: 'due' },
+        checkpoint: {},
+        counts: {},
+        checked: 0,
+        dryRun: false,
+      });
+      await k.transaction((trx) => checkpointRun(trx, run.id, { payment: '10' }, { matched: 3, mismatch: 1 }, 4, hours(1)));
+      await checkpointRun(k, run.id, { payout: '7' }, { matched: 2, error: 1 }, 3, hours(2));
+      expect(await findResumableRun(k, 'reconcile')).toMatchObject({
+        id: run.id,
+        checkpoint: { payment: '10', payout: '7' },
+        counts: { matched: 5, mismatch: 1, error: 1 },
+        checked: 7,
+        heartbeatAt: hours(2),
+      });
+      await heartbeat(k, run.id, hours(3));
+      await finishRun(k, run.id, 'completed', undefined, null, hours(4));
+      expect(await findResumableRun(k, 'reconcile')).toBeNull();
+      expect(await findRun(k, run.id)).toMatchObject({
+        status: 'completed',
+        finishedAt: hours(4),
+        counts: { matched: 5, mismatch: 1, error: 1 },
+      });
 
-    const later = await createRun(k, 'reconcile', {}, { dryRun: true, now: hours(5) });
-    await finishRun(k, later.id, 'failed', { matched: 0 }, 'boom', hours(6));
-    const snap = await createRun(k, 'snapshot', {}, { dryRun: false, now: hours(1) });
-    const last = await lastRuns(k);
-    expect(last.map((r) => [r.job, r.id, r.status])).toEqual([
-      ['reconcile', later.id, 'failed'],
-      ['snapshot', snap.id, 'running'],
-    ]);
-    expect(last[0]).toMatchObject({ error: 'boom', counts: { matched: 0 }, dryRun: true });
+      const later = await createRun(k, 'reconcile', {}, { dryRun: true, now: hours(5) });
+      await finishRun(k, later.id, 'failed', { matched: 0 }, 'boom', hours(6));
+      const snap = await createRun(k, 'snapshot', {}, { dryRun: false, now: hours(1) });
+      const last = await lastRuns(k);
+      expect(last.map((r) => [r.job, r.id, r.status])).toEqual([
+        ['reconcile', later.id, 'failed'],
+        ['snapshot', snap.id, 'running'],
+      ]);
+      expect(last[0]).toMatchObject({ error: 'boom', counts: { matched: 0 }, dryRun: true });
+    } finally {
+      await own.drop();
+    }
   });
 
   it('items: bulk insert, codes and details round-trip, re-insert is skipped', async () => {
