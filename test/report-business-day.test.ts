@@ -112,7 +112,8 @@ describe('business-day reports on Postgres with the sandbox', () => {
   });
 
   it('a day with no orders says "no orders" in the summary and the e-mail subject, never "all matched"', async () => {
-    const day = '2026-03-03';
+    // Before every day the other tests seed, so no open item of an earlier day can join the headline.
+    const day = '2026-01-05';
     const r = await report(day, morningAfter(day), { email: true });
     expect(readCsv(r.report.directory, 'items.csv')).toEqual([]);
     expect(headlineOf(r.report.directory)).toBe('no orders');
@@ -194,11 +195,13 @@ describe('business-day reports on Postgres with the sandbox', () => {
   it("lists late changes to earlier days until that day's report is written again", async () => {
     const day = '2026-03-25';
     const later = '2026-03-27';
+    // An order of the day before, never checked: an open item of an earlier day in every report here.
+    await seedDay('2026-03-24', 1, 0);
     const [reversed, kept] = await seedDay(day, 2, 0);
     await settle();
     await reconcile({ date: day });
     const v1 = await report(day, morningAfter(day));
-    // (The open items of the previous test's days follow after the semicolon.)
+    // (The open items of earlier days follow after the semicolon.)
     expect(v1.report.manifest.headline).toMatch(/^2 orders, all matched;/);
 
     // Days later the provider reverses one success; a rerun of the day finds it (the other is matched now).
