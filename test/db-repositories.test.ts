@@ -10,7 +10,7 @@ import {
   type OrderFilter,
   type OrderRow,
 } from '../src/db/orders.ts';
-import { checkpointRun, createRun, findResumableRun, finishRun, heartbeat, lastRuns, findRun } from '../src/db/runs.ts';
+import { checkpointRun, createRun, findResumableRun, finishRun, lastRuns, findRun } from '../src/db/runs.ts';
 import { insertItems, selectItemsByRun, type ReconItemRow } from '../src/db/items.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import type { Direction } from '../src/provider/types.ts';
@@ -247,7 +247,6 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
         checked: 7,
         heartbeatAt: hours(2),
       });
-      await heartbeat(k, run.id, hours(3));
       await finishRun(k, run.id, 'completed', undefined, null, hours(4));
       expect(await findResumableRun(k, 'reconcile')).toBeNull();
       expect(await findRun(k, run.id)).toMatchObject({

@@ -143,7 +143,7 @@ export async function unresolvedAlertsOf(db: Knex, fingerprints: readonly string
   if (fingerprints.length === 0) return [];
   const res = (await db.raw(
     `SELECT id::text AS id, fingerprint, kind, title, status, case_ids::text[] AS case_ids FROM alerts
-      WHERE resolved_at IS NULL AND fingerprint = ANY (?::text[]) ORDER BY id`,
+      WHERE resolved_at IS NULL AND fingerprint = ANY (?::text[]) ORDER BY alerts.id`,
     [fingerprints as unknown as Knex.RawBinding],
   )) as { rows: Array<Record<string, unknown>> };
   return res.rows.map(toUnresolved);

@@ -119,7 +119,7 @@ export async function findCase(db: Conn, subject: string, code: string, opts: { 
  */
 export async function casesOfSubjects(db: Conn, subjects: readonly string[], opts: { forUpdate?: boolean } = {}): Promise<StoredCase[]> {
   if (subjects.length === 0) return [];
-  const LOCK = opts.forUpdate ? 'ORDER BY id FOR UPDATE' : 'ORDER BY subject, code';
+  const LOCK = opts.forUpdate ? 'ORDER BY cases.id FOR UPDATE' : 'ORDER BY subject, code';
   const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ANY (?::text[]) ${LOCK}`, [
     [...new Set(subjects)] as unknown as Knex.RawBinding,
   ]);

@@ -142,10 +142,6 @@ export async function setRunSelected(db: Conn, runId: string, selected: number):
   await db('job_runs').where({ id: runId }).update({ selected });
 }
 
-export async function heartbeat(db: Conn, runId: string, now: Date = new Date()): Promise<void> {
-  await db('job_runs').where({ id: runId }).update({ heartbeat_at: now });
-}
-
 /** Final status; counts, when given, replace the stored ones. */
 export async function finishRun(
   db: Conn,
