@@ -29,7 +29,7 @@ export async function lockStaleAlerts(db: Knex, staleBefore: Date): Promise<Stal
   const res = (await db.raw(
     `SELECT id::text AS id, kind, title, status, created_at FROM alerts
       WHERE status = 'undeliverable' OR (status = 'pending' AND created_at < ?)
-      ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
+      ORDER BY created_at, alerts.id FOR UPDATE SKIP LOCKED`,
     [staleBefore],
   )) as { rows: StaleAlert[] };
   return res.rows;

@@ -111,7 +111,7 @@ export async function markAlertFailed(db: Knex, id: string, error: string, nextA
 }
 
 export async function alertsByFingerprint(db: Knex, fingerprint: string): Promise<AlertRecord[]> {
-  const res = (await db.raw(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ? ORDER BY created_at, id`, [fingerprint])) as {
+  const res = (await db.raw(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ? ORDER BY created_at, alerts.id`, [fingerprint])) as {
     rows: AlertRecord[];
   };
   return res.rows;

@@ -300,7 +300,7 @@ export async function selectCases(db: Conn, f: CaseFilter): Promise<StoredCase[]
   args.push(f.limit ?? 10_000);
   // Built from the constant conditions above only; every value is a bound parameter.
   const WHERE = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const res = await db.raw(`SELECT ${COLUMNS} FROM cases ${WHERE} ORDER BY opened_at, id LIMIT ?`, args);
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases ${WHERE} ORDER BY opened_at, cases.id LIMIT ?`, args);
   return rowsOf(res).map(toCase);
 }
 
@@ -425,7 +425,7 @@ export async function caseTransitionCounts(
 export async function unresolvedCaseAges(db: Conn, asOf: Date): Promise<Array<{ currency: string; state: CaseState; openedAt: Date }>> {
   const res = await db.raw(
     `SELECT coalesce(currency, '') AS currency, state, opened_at FROM cases
-      WHERE state IN ('open', 'acknowledged') AND opened_at <= ? ORDER BY opened_at, id`,
+      WHERE state IN ('open', 'acknowledged') AND opened_at <= ? ORDER BY opened_at, cases.id`,
     [asOf],
   );
   return rowsOf(res).map((r) => ({ currency: r.currency as string, state: r.state as CaseState, openedAt: r.opened_at as Date }));

@@ -25,7 +25,7 @@ export async function recordAction(db: Conn, a: ConsoleAction): Promise<void> {
 
 export async function recentActions(db: Conn, limit = 100): Promise<Array<Required<ConsoleAction> & { id: string }>> {
   const res = (await db.raw(
-    `SELECT id::text AS id, at, actor, action, target, address, detail FROM console_actions ORDER BY at DESC, id DESC LIMIT ?`,
+    `SELECT id::text AS id, at, actor, action, target, address, detail FROM console_actions ORDER BY at DESC, console_actions.id DESC LIMIT ?`,
     [limit],
   )) as { rows: Array<Required<ConsoleAction> & { id: string }> };
   return res.rows;

@@ -20,7 +20,7 @@ export async function openAlerts(db: Knex, now: Date, limit = 50): Promise<OpenA
   const res = (await db.raw(
     `SELECT id::text AS id, kind, title, status, created_at, attempts, last_error FROM alerts
       WHERE resolved_at IS NULL AND status IN ('pending', 'sent', 'undeliverable') AND kind <> 'resolved' AND created_at <= ?
-      ORDER BY created_at DESC, id DESC LIMIT ?`,
+      ORDER BY created_at DESC, alerts.id DESC LIMIT ?`,
     [now, limit],
   )) as {
     rows: Array<{
