@@ -11,10 +11,15 @@ describe('webhook findings in the reconciliation', () => {
   let world: World;
   let orders: SeededOrder[];
   const HOUR = 3_600_000;
+  // The orders' business day is fixed when they are seeded: a rerun an hour later is still of that day,
+  // even when the hour crosses midnight (it failed at 23:00 UTC when the day came from the run's clock).
+  let day: string;
 
   beforeAll(async () => {
     world = await createWorld('recon_webhooks');
-    orders = await seedMerchant(world.t.db.knex, world.client, { payments: 6, payouts: 0, seed: 5 });
+    const seededAt = new Date();
+    day = seededAt.toISOString().slice(0, 10);
+    orders = await seedMerchant(world.t.db.knex, world.client, { payments: 6, payouts: 0, seed: 5, createdAt: () => seededAt });
     await world.control.advanceClock(2_000);
   });
   afterAll(() => world?.close());
@@ -31,7 +36,7 @@ describe('webhook findings in the reconciliation', () => {
         batchSize: 100,
         webhooks: { expect, marginMs: 5 * 60_000 },
       },
-      { selection: buildSelection({ date: now.toISOString().slice(0, 10) }, { now, zone: 'UTC', lookbackDays: 30 }), dryRun: false },
+      { selection: buildSelection({ date: day }, { now, zone: 'UTC', lookbackDays: 30 }), dryRun: false },
     );
 
   const codesOf = async (runId: string) => {
