@@ -11,6 +11,7 @@
  *
  * BENCH_DATABASE_URL: a Postgres to use (a throw-away schema is created in it and dropped);
  * unset: a new database on postgres://postgres@127.0.0.1:5432, dropped afterwards.
+ * --keep: keep the seeded schema (or database) and print its name, to profile the report on it again.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -26,7 +27,9 @@ import { migrate } from '../src/db/migrate.ts';
 import type { ExtraFileName } from '../src/report/manifest.ts';
 import { writeReports } from '../src/report/write-reports.ts';
 
-const { values } = parseArgs({ options: { orders: { type: 'string', default: '100000' }, cli: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { orders: { type: 'string', default: '100000' }, cli: { type: 'string' }, keep: { type: 'boolean', default: false } },
+});
 const ROOT = path.resolve(import.meta.dirname, '..');
 const cliEntry =
   values.cli === undefined
@@ -154,7 +157,9 @@ try {
 } finally {
   await db.close();
   fs.rmSync(reportDir, { recursive: true, force: true });
-  if (server) {
+  if (values.keep) {
+    console.log(JSON.stringify({ kept: server ? { url: server, schema } : { url, schema } }));
+  } else if (server) {
     const c = new pg.Client({ connectionString: server });
     await c.connect();
     await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => c.end());

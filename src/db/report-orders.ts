@@ -47,7 +47,7 @@ const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::big
 
 /**
  * Orders created in [from, to) of both directions, with their latest check (newest checked_at,
- * then id) through the recon_items_order index. The local columns are the check's (what was
+ * then id) through the recon_items_latest index. The local columns are the check's (what was
  * compared), or the order's own when it was never checked. Also exposes order_key (bigint sort
  * key), created_at and codes (text[]) for the queries built on it. `narrow` restricts each
  * direction's orders further (a constant fragment, per direction). Bindings: from, to, then the
@@ -156,13 +156,15 @@ export interface OrderCasesColumns {
 
 /**
  * The cases of the row aliased `t` (direction, order_key): one probe of cases_order per order inside
- * the report's own cursor, so no round trip per page holds up the cursor's prefetch.
+ * the report's own cursor, so no round trip per page holds up the cursor's prefetch. Grouped, so an
+ * order with no case (most of a day) gives no row and no aggregate is built for it.
  */
 const CASES_OF = (t: string) => `LEFT JOIN LATERAL (
     SELECT array_agg(c.id::text ORDER BY c.id) AS case_ids, array_agg(c.state ORDER BY c.id) AS case_states,
            array_agg(c.resolution ORDER BY c.id) AS case_resolutions,
            array_agg(${EPOCH_MS('c.opened_at')} ORDER BY c.id) AS case_opened_ms
       FROM cases c WHERE c.direction = ${t}.direction AND c.order_id = ${t}.order_key
+     GROUP BY c.direction, c.order_id
   ) cs ON true`;
 const CASE_COLUMNS = 'cs.case_ids, cs.case_states, cs.case_resolutions, cs.case_opened_ms';
 

@@ -1,4 +1,5 @@
 import { Decimal } from './decimal.ts';
+import { scaledDigits, scanDecimal, smallScaledValue } from './decimal-text.ts';
 
 /**
  * An exact running sum of decimal text, without a Decimal object per value: a day's totals over
@@ -13,19 +14,16 @@ export class DecimalSum {
   private scale = 0;
 
   add(text: string, sign: 1 | -1 = 1): void {
-    const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
-    if (!m) throw new Error(`not a decimal: ${JSON.stringify(text)}`);
-    const fraction = m[3] ?? '';
-    if (fraction.length > this.scale) this.rescale(fraction.length);
-    const digits = m[2] + fraction.padEnd(this.scale, '0');
-    const negative = (m[1] === '-') !== (sign === -1);
-    if (digits.length <= 15) {
-      const v = Number(digits);
-      this.small += negative ? -v : v;
+    const d = scanDecimal(text);
+    if (d === null || (d.point < text.length && d.fractionDigits === 0)) throw new Error(`not a decimal: ${JSON.stringify(text)}`);
+    if (d.fractionDigits > this.scale) this.rescale(d.fractionDigits);
+    const v = smallScaledValue(text, d, this.scale);
+    if (v !== null) {
+      this.small += sign === -1 ? -v : v;
       if (this.small > 2 ** 52 || this.small < -(2 ** 52)) this.flush();
     } else {
-      const v = BigInt(digits);
-      this.total += negative ? -v : v;
+      const value = BigInt(scaledDigits(text, d, this.scale));
+      this.total += d.negative !== (sign === -1) ? -value : value;
     }
   }
 

@@ -57,9 +57,14 @@ export function rowCaseColumns(r: Partial<OrderCasesColumns>, now: Date): CaseCo
 export async function* withCaseColumns<T extends Partial<OrderCasesColumns>>(
   pages: AsyncIterable<T[]>,
   now: Date,
-): AsyncGenerator<Array<T & CaseColumns>> {
-  // The rows are the cursor's own fresh objects: assigned in place, no copy per row of a large day.
-  for await (const page of pages) yield page.map((r) => Object.assign(r, rowCaseColumns(r, now)));
+): AsyncGenerator<Array<T & Partial<CaseColumns>>> {
+  // The rows are the cursor's own fresh objects: assigned in place, no copy per row of a large day,
+  // and only for an order with cases (the tables read a missing case column as empty), so most rows
+  // keep the shape the driver gave them instead of growing three properties each.
+  for await (const page of pages) {
+    for (const r of page) if (r.case_ids) Object.assign(r, rowCaseColumns(r, now));
+    yield page;
+  }
 }
 
 /** The case columns of the day's unknown orders (a few rows): one query for all of them. */

@@ -97,10 +97,10 @@ function openItemOf(u: OpenUnknownOrderRow, cases: CaseColumns): OpenItemRow & C
 /** The open items' pages, then the earlier days' unknown orders still open, each with its case. */
 export async function* withOpenUnknownOrders(
   db: Knex | Knex.Transaction,
-  pages: AsyncIterable<Array<OpenItemRow & CaseColumns>>,
+  pages: AsyncIterable<Array<OpenItemRow & Partial<CaseColumns>>>,
   unknown: readonly OpenUnknownOrderRow[],
   now: Date,
-): AsyncGenerator<Array<OpenItemRow & CaseColumns>> {
+): AsyncGenerator<Array<OpenItemRow & Partial<CaseColumns>>> {
   yield* pages;
   if (unknown.length === 0) return;
   const cases = await unknownOrderCaseColumns(db, unknown, now);

@@ -1,3 +1,5 @@
+import { scaledDigits, scanDecimal, smallScaledValue } from '../../money/decimal-text.ts';
+
 /**
  * Exact running sums of decimal text as scaled integers: a totals row over a million cells
  * without a Decimal object per cell. Values of up to 15 digits are added as JS integers (exact
@@ -15,18 +17,16 @@ export class ScaledSum {
   }
 
   add(text: string): void {
-    const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
-    if (!m) throw new Error(`not a decimal: ${JSON.stringify(text)}`);
-    const fraction = (m[3] ?? '').replace(/0+$/, '');
-    if (fraction.length > this.scale) throw new Error(`${text} has more than ${this.scale} decimals`);
-    const digits = m[2] + fraction.padEnd(this.scale, '0');
-    if (digits.length <= 15) {
-      const v = Number(digits);
-      this.small += m[1] === '-' ? -v : v;
+    const d = scanDecimal(text);
+    if (d === null || (d.point < text.length && d.fractionDigits === 0)) throw new Error(`not a decimal: ${JSON.stringify(text)}`);
+    if (d.significantFractionDigits > this.scale) throw new Error(`${text} has more than ${this.scale} decimals`);
+    const v = smallScaledValue(text, d, this.scale);
+    if (v !== null) {
+      this.small += v;
       if (this.small > 2 ** 52 || this.small < -(2 ** 52)) this.flush();
     } else {
-      const value = BigInt(digits);
-      this.total += m[1] === '-' ? -value : value;
+      const value = BigInt(scaledDigits(text, d, this.scale));
+      this.total += d.negative ? -value : value;
     }
   }
 
