@@ -43,12 +43,12 @@ export type ReportItemRow = ReportOrderRow & Partial<OrderCasesColumns>;
 export type { Window, OpenItemRow, LateChangeRow };
 
 /** The day's orders, each with its latest check whenever it ran, in report order. */
-export function streamReportItems(tx: Knex.Transaction, window: Window, pageSize = 1000): AsyncGenerator<ReportItemRow[]> {
+export function streamReportItems(tx: Knex.Transaction, window: Window, pageSize?: number): AsyncGenerator<ReportItemRow[]> {
   return streamRows<ReportItemRow>(tx, 'payrecon_report_items', windowBindings(window), pageSize);
 }
 
 /** Orders created in `earlier` (the lookback days before the report's day) still open at report time. */
-export function streamOpenItems(tx: Knex.Transaction, earlier: Window, zone: string, pageSize = 1000): AsyncGenerator<OpenItemRow[]> {
+export function streamOpenItems(tx: Knex.Transaction, earlier: Window, zone: string, pageSize?: number): AsyncGenerator<OpenItemRow[]> {
   return streamRows<OpenItemRow>(tx, 'payrecon_open_items', [zone, ...openWindowBindings(earlier)], pageSize);
 }
 
@@ -61,7 +61,7 @@ export function streamLateChanges(
   days: { first: string; end: string },
   earlier: Window,
   zone: string,
-  pageSize = 1000,
+  pageSize?: number,
 ): AsyncGenerator<LateChangeRow[]> {
   return streamRows<LateChangeRow>(tx, 'payrecon_late_changes', [days.first, days.end, zone, ...openWindowBindings(earlier)], pageSize);
 }

@@ -9,7 +9,7 @@ declare module 'zip-stream' {
   }
 
   class ZipStream extends Readable {
-    constructor(options?: { zlib?: { level?: number }; forceZip64?: boolean });
+    constructor(options?: { zlib?: { level?: number; chunkSize?: number }; forceZip64?: boolean; highWaterMark?: number });
     /** One entry at a time: the next may start once the callback ran. */
     entry(source: Readable | Buffer, data: EntryData, callback: (err: Error | null) => void): this;
     finalize(): void;
