@@ -250,8 +250,8 @@ export async function recordVersionOrders(tx: Knex.Transaction, versionId: strin
 
 /**
  * Rows per cursor page: a page costs a round trip and its knex and driver overhead, so larger pages
- * cost less CPU per row; two pages are in memory at once (one formatted, the next fetched). At a
- * million rows 2,000 measured fastest of 250, 1,000, 2,000, 4,000 and 10,000 (BENCHMARKS.md).
+ * cost less CPU per row; up to 1 + PAGES_AHEAD pages are in memory at once. At a million rows 2,000
+ * beat 1,000 in paired runs, by 1.5 and 3.5 s (BENCHMARKS.md, issue 15).
  */
 export const REPORT_PAGE_ROWS = 2000;
 /** Pages asked for ahead of the one being formatted. */
@@ -288,8 +288,8 @@ export async function* streamRows<T>(
     return page;
   };
   // Pages are asked for ahead of the caller: while it formats one, Postgres works on the next and
-  // the one after is queued on the connection, so Postgres never waits for the caller (1M rows: the
-  // caller waited 9.5 s for pages with one page ahead).
+  // the one after is queued on the connection, so a page that takes Postgres longer than usual is
+  // less likely to hold the caller up (at 1M rows, with one page ahead, it waited 9.5 s for pages).
   const ahead = Array.from({ length: PAGES_AHEAD }, fetchPage);
   let last = false;
   try {
