@@ -46,7 +46,7 @@ export async function renderDayCharts(data: DayChartData): Promise<RenderedChart
   const out: RenderedChart[] = [];
   for (const s of specs) {
     const svg = await renderSvg(s.spec);
-    out.push({ name: s.name, title: s.title, svg, png: renderPng(svg) });
+    out.push({ name: s.name, title: s.title, svg, png: await renderPng(svg) });
   }
   return out;
 }

@@ -1,8 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Resvg } from '@resvg/resvg-js';
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
 
 /**
  * Charts without a browser: Vega-Lite compiled to Vega, rendered headless to SVG by vega's own
@@ -17,7 +15,24 @@ export const CHART_FONT = 'DejaVu Sans';
 const fontDir = path.join(path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'].map((f) => path.join(fontDir, f));
 
+/**
+ * The libraries, loaded on first use: a report draws its charts after its rows are written, and
+ * loaded at start they held about 25 MB through the whole stream of a large day (peak RSS).
+ */
+let libraries: Promise<{
+  vega: typeof import('vega');
+  compile: typeof import('vega-lite').compile;
+  Resvg: typeof import('@resvg/resvg-js').Resvg;
+}> | null = null;
+const chartLibraries = () =>
+  (libraries ??= Promise.all([import('vega'), import('vega-lite'), import('@resvg/resvg-js')]).then(([vega, vegaLite, resvg]) => ({
+    vega,
+    compile: vegaLite.compile,
+    Resvg: resvg.Resvg,
+  })));
+
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const { vega, compile } = await chartLibraries();
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   try {
     return await view.toSVG();
@@ -27,7 +42,8 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
 }
 
 /** PNG at twice the SVG's size (sharp on high-density screens). */
-export function renderPng(svg: string): Buffer {
+export async function renderPng(svg: string): Promise<Buffer> {
+  const { Resvg } = await chartLibraries();
   const resvg = new Resvg(svg, {
     fitTo: { mode: 'zoom', value: 2 },
     background: 'white',
