@@ -25,6 +25,7 @@ import { openDatabase } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { loadSyntheticOrders } from './lib/load-synthetic.ts';
+import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 
 const { values } = parseArgs({
   options: {
@@ -71,6 +72,7 @@ const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
   ...MERCHANT,
   DATABASE_URL: dbUrl,
   LOG_LEVEL: 'warn',
+  ...CHECK_AT_ONCE,
   ...extra,
 });
 

@@ -27,6 +27,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { createProviderClient } from '../src/provider/from-config.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { loadSyntheticOrders } from './lib/load-synthetic.ts';
+import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 
 const { values } = parseArgs({
   options: {
@@ -89,6 +90,7 @@ const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
     LOG_LEVEL: 'warn',
     REPORT_DIR: reportDir,
     REPORT_TIMEZONE: 'UTC',
+    ...CHECK_AT_ONCE,
     ...extra,
   };
   if (dbUrl) env.DATABASE_URL = dbUrl;

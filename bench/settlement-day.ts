@@ -10,15 +10,19 @@
  * are notified a few seconds after finality (5 % of notifications need the one-minute retry). payrecon's
  * side uses the real schedule code: the due sweep every SCHEDULE_RECONCILE period fetches the orders whose
  * next check is due (`nextCheckDelayMs` of the policy), the snapshot job's open-order check every
- * SCHEDULE_SNAPSHOT period fetches every open order, a notification costs its confirming fetch. The same
- * rules as the job's, without the job's I/O, so a whole day and many settings take a second.
+ * SCHEDULE_SNAPSHOT period fetches the open orders of SNAPSHOT_OPEN_CHECK (due within DUE_WITHIN_MS, or
+ * all), a never-checked order is due once its policy's firstCheckMs old, a notification costs its
+ * confirming fetch. The same rules as the job's, without the job's I/O, so a whole day and many
+ * settings take a second.
  */
 import { parseArgs } from 'node:util';
-import { defaultPolicy } from '../src/recon/policy.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { policyFromConfig } from '../src/runner/policy-from-config.ts';
 import { nextCheckDelayMs } from '../src/recon/timing.ts';
 import type { ReconPolicy } from '../src/recon/types.ts';
 import type { Direction } from '../src/provider/types.ts';
 import { rng } from '../src/sandbox/prng.ts';
+import { DUE_WITHIN_MS } from '../src/snapshot/open-orders.ts';
 
 const { values } = parseArgs({ options: { orders: { type: 'string', default: '20000' }, seed: { type: 'string', default: '1' } } });
 const N = Number(values.orders);
@@ -42,8 +46,10 @@ interface Setting {
   policy: ReconPolicy;
   sweepMs: number;
   snapshotMs: number | null;
-  /** A new order is not due before this age, per direction (the notification usually comes first). */
-  firstCheckMs?: Partial<Record<Direction, number>>;
+  /** SNAPSHOT_OPEN_CHECK: which open orders each snapshot fetches. */
+  snapshotCheck: 'due' | 'all' | 'off';
+  /** False: the merchant runs no webhook receiver, so pay-ins are seen final only by checks. */
+  notifications?: boolean;
 }
 
 interface Order {
@@ -74,12 +80,12 @@ function day(seed: number): Order[] {
 function follow(o: Order, s: Setting, end: number): { requests: number; seenAt: number | null } {
   let requests = 0;
   let checkCount = 0;
-  const first = s.firstCheckMs?.[o.direction];
-  let nextCheckAt: number | null = first ? o.createdAt + first : null; // otherwise new orders are due at once
+  let nextCheckAt = o.createdAt + s.policy.firstCheckMs[o.direction];
   const nextTick = (t: number, period: number) => Math.floor(t / period) * period + period;
   let sweep = nextTick(o.createdAt, s.sweepMs);
-  let snapshot = s.snapshotMs ? nextTick(o.createdAt, s.snapshotMs) : Infinity;
-  const notified = o.notifiedAt ?? Infinity;
+  let snapshot = s.snapshotMs && s.snapshotCheck !== 'off' ? nextTick(o.createdAt, s.snapshotMs) : Infinity;
+  const notifiedAt = s.notifications === false ? null : o.notifiedAt;
+  const notified = notifiedAt ?? Infinity;
   for (;;) {
     const t = Math.min(sweep, snapshot, notified);
     if (t > end) return { requests, seenAt: null };
@@ -90,11 +96,12 @@ function follow(o: Order, s: Setting, end: number): { requests: number; seenAt: 
     const isSnapshot = t === snapshot;
     if (isSnapshot) snapshot += s.snapshotMs!;
     else sweep += s.sweepMs;
-    if (!isSnapshot && nextCheckAt !== null && nextCheckAt > t) continue;
+    if (!isSnapshot && nextCheckAt > t) continue;
+    if (isSnapshot && s.snapshotCheck === 'due' && nextCheckAt > t + DUE_WITHIN_MS) continue;
     requests++;
     if (o.finalAt !== null && o.finalAt <= t) {
       // Seen final by a check; a notification still arriving costs its confirming fetch.
-      return { requests: requests + (o.notifiedAt !== null ? 1 : 0), seenAt: t };
+      return { requests: requests + (notifiedAt !== null ? 1 : 0), seenAt: t };
     }
     nextCheckAt = t + nextCheckDelayMs(s.policy, o.direction, checkCount);
     checkCount++;
@@ -110,51 +117,56 @@ function quantile(xs: number[], q: number): number {
   return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * q))] : NaN;
 }
 
-const withBackoff = (payment: number[], payout: number[]): ReconPolicy => ({
-  ...defaultPolicy(),
-  backoffMs: { payment: payment as [number, ...number[]], payout: payout as [number, ...number[]] },
-});
-const d = defaultPolicy();
-const fmt = (steps: readonly number[]) => steps.map((ms) => (ms >= HOUR ? `${ms / HOUR}h` : `${ms / MIN}m`)).join(',');
+/**
+ * A setting as configuration: the policy is what `payrecon reconcile` builds from these variables on top
+ * of the defaults (WEBHOOK_EXPECTED=true: the merchant runs the receiver, as the simulated day has it).
+ */
+function setting(name: string, vars: Record<string, string>, opts: { notifications?: boolean } = {}): Setting {
+  const config = loadConfig({ WEBHOOK_EXPECTED: opts.notifications === false ? 'false' : 'true', ...vars });
+  const period = (cron: string) =>
+    cron === '*/5 * * * *' ? 5 * MIN : cron === '*/15 * * * *' ? 15 * MIN : cron === '0 * * * *' ? HOUR : NaN;
+  const env = Object.entries({ ...(opts.notifications === false ? { WEBHOOK_EXPECTED: 'false' } : {}), ...vars })
+    .map(([k, v]) => `${k}=${v.includes(' ') ? `"${v}"` : v}`)
+    .join(' ');
+  return {
+    name,
+    env: env || '(none)',
+    policy: policyFromConfig(config),
+    sweepMs: period(config.SCHEDULE_RECONCILE as string),
+    snapshotMs: period(config.SCHEDULE_SNAPSHOT as string),
+    snapshotCheck: config.SNAPSHOT_OPEN_CHECK,
+    notifications: opts.notifications,
+  };
+}
+const d = setting('defaults', {}).policy;
+const fmt = (steps: readonly number[]) => steps.map((ms) => (ms === 0 ? '0' : ms >= HOUR ? `${ms / HOUR}h` : `${ms / MIN}m`)).join(',');
+const BEFORE = {
+  RECON_FIRST_CHECK_PAYMENT: '0',
+  RECON_FIRST_CHECK_PAYOUT: '0',
+  RECON_BACKOFF_PAYMENT: '5m,15m,1h,6h,24h',
+  RECON_BACKOFF_PAYOUT: '15m,1h,6h,24h',
+  SNAPSHOT_OPEN_CHECK: 'all',
+};
 const SETTINGS: Setting[] = [
-  { name: 'defaults', env: '(none)', policy: d, sweepMs: 15 * MIN, snapshotMs: HOUR },
-  {
-    name: 'snapshot open-order check off',
-    env: 'SCHEDULE_SNAPSHOT=off',
-    policy: d,
-    sweepMs: 15 * MIN,
-    snapshotMs: null,
-  },
-  {
-    name: 'eager: sweep every 5 min, re-check every 5 min',
-    env: `SCHEDULE_RECONCILE="*/5 * * * *" RECON_BACKOFF_PAYMENT=5m RECON_BACKOFF_PAYOUT=5m`,
-    policy: withBackoff([5 * MIN], [5 * MIN]),
-    sweepMs: 5 * MIN,
-    snapshotMs: HOUR,
-  },
-  {
-    name: 'frugal: slower re-checks',
-    env: `RECON_BACKOFF_PAYMENT=30m,2h,12h,24h RECON_BACKOFF_PAYOUT=30m,2h,12h,24h`,
-    policy: withBackoff([30 * MIN, 2 * HOUR, 12 * HOUR, 24 * HOUR], [30 * MIN, 2 * HOUR, 12 * HOUR, 24 * HOUR]),
-    sweepMs: 15 * MIN,
-    snapshotMs: HOUR,
-  },
-  {
-    name: 'very frugal: sweep hourly',
-    env: `SCHEDULE_RECONCILE="0 * * * *" RECON_BACKOFF_PAYMENT=1h,6h,24h RECON_BACKOFF_PAYOUT=1h,6h,24h`,
-    policy: withBackoff([HOUR, 6 * HOUR, 24 * HOUR], [HOUR, 6 * HOUR, 24 * HOUR]),
-    sweepMs: HOUR,
-    snapshotMs: HOUR,
-  },
-  {
-    // Not a setting today: the order table's first check is at the first sweep after creation.
-    name: 'first check of a pay-in at 30 min, of a payout at 10 min, no snapshot open-order check',
-    env: '(not available: no first-check delay setting yet)',
-    policy: d,
-    sweepMs: 15 * MIN,
-    snapshotMs: null,
-    firstCheckMs: { payment: 30 * MIN, payout: 10 * MIN },
-  },
+  setting('defaults (with the webhook receiver)', {}),
+  setting('before this tuning: first check at the next sweep, faster re-checks, every open order at each snapshot', BEFORE),
+  setting('every open order at each snapshot (fewest timing items)', { SNAPSHOT_OPEN_CHECK: 'all' }),
+  setting('no open-order check at snapshots', { SNAPSHOT_OPEN_CHECK: 'off' }),
+  setting('payouts seen sooner', { RECON_FIRST_CHECK_PAYOUT: '10m', RECON_BACKOFF_PAYOUT: '15m,1h,6h,24h' }),
+  setting('eager: sweep and re-check every 5 min, first checks at once', {
+    SCHEDULE_RECONCILE: '*/5 * * * *',
+    RECON_BACKOFF_PAYMENT: '5m',
+    RECON_BACKOFF_PAYOUT: '5m',
+    RECON_FIRST_CHECK_PAYMENT: '0',
+    RECON_FIRST_CHECK_PAYOUT: '0',
+  }),
+  setting('frugal: payouts first at 1 h, slower re-checks', {
+    RECON_FIRST_CHECK_PAYOUT: '1h',
+    RECON_BACKOFF_PAYMENT: '1h,6h,24h',
+    RECON_BACKOFF_PAYOUT: '1h,6h,24h',
+  }),
+  setting('defaults without the webhook receiver (WEBHOOK_EXPECTED=false: pay-ins checked at once)', {}, { notifications: false }),
+  setting('without the receiver, pay-ins re-checked sooner', { RECON_BACKOFF_PAYMENT: '5m,15m,1h,6h,24h' }, { notifications: false }),
 ];
 
 const orders = day(Number(values.seed));
@@ -186,6 +198,6 @@ for (const s of SETTINGS) {
 const paymentSteps = fmt(d.backoffMs.payment);
 const payoutSteps = fmt(d.backoffMs.payout);
 process.stdout.write(
-  `Settlement day: ${N.toLocaleString('en-US')} orders over 24 h, followed for 3 days (default re-checks: pay-ins ${paymentSteps}, payouts ${payoutSteps})\n\n` +
+  `Settlement day: ${N.toLocaleString('en-US')} orders over 24 h, followed for 3 days (defaults with the receiver: first check of a pay-in ${fmt([d.firstCheckMs.payment])}, of a payout ${fmt([d.firstCheckMs.payout])}; re-checks: pay-ins ${paymentSteps}, payouts ${payoutSteps}; SNAPSHOT_OPEN_CHECK=due)\n\n` +
     `| setting | environment | requests per finalized order | median detection delay | p90 detection delay | requests per order (all, incl. never final) |\n| --- | --- | --- | --- | --- | --- |\n${rows.join('\n')}\n`,
 );

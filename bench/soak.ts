@@ -31,6 +31,7 @@ import { buildSelection } from '../src/runner/selection.ts';
 import { policyFromConfig } from '../src/runner/policy-from-config.ts';
 import { loadActiveBankCodes } from '../src/db/bank-codes.ts';
 import { createLogger } from '../src/log/logger.ts';
+import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/payrecon.mjs');
@@ -92,7 +93,7 @@ try {
   log(`sandbox ${baseUrl}: ${N} orders seeded (seed ${SEED}); faults: 0.5% HTTP 500, 0.5% malformed JSON`);
 
   await admin(`CREATE DATABASE ${dbName}`);
-  const config = loadConfig({ DATABASE_URL: dbUrl, PROVIDER_BASE_URL: baseUrl, ...MERCHANT, LOG_LEVEL: 'warn' });
+  const config = loadConfig({ DATABASE_URL: dbUrl, PROVIDER_BASE_URL: baseUrl, ...MERCHANT, LOG_LEVEL: 'warn', ...CHECK_AT_ONCE });
   db = await openDatabase(config, { applicationName: 'payrecon-soak' });
   await migrate(db);
   const loadStart = performance.now();

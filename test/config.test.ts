@@ -115,7 +115,22 @@ describe('re-check schedules (RECON_BACKOFF_PAYMENT, RECON_BACKOFF_PAYOUT)', () 
     expect(config.RECON_BACKOFF_PAYMENT).toEqual([30_000, 300_000, 7_200_000]);
     expect(policyFromConfig(config).backoffMs).toEqual({ payment: [30_000, 300_000, 7_200_000], payout: [86_400_000] });
   });
-  it('default to the built-in schedule', () => {
-    expect(policyFromConfig(loadConfig({})).backoffMs).toEqual(defaultPolicy().backoffMs);
+  it('default to the schedule tuned on the simulated settlement day, slower than the built-in one', () => {
+    expect(policyFromConfig(loadConfig({})).backoffMs).toEqual({
+      payment: [30 * 60_000, 2 * 3_600_000, 6 * 3_600_000, 24 * 3_600_000],
+      payout: [45 * 60_000, 2 * 3_600_000, 6 * 3_600_000, 24 * 3_600_000],
+    });
+    expect(defaultPolicy().backoffMs.payment[0]).toBe(5 * 60_000);
+  });
+});
+
+describe('first checks (RECON_FIRST_CHECK_PAYMENT, RECON_FIRST_CHECK_PAYOUT)', () => {
+  it('are one delay each, 0 meaning at once', () => {
+    const config = loadConfig({ RECON_FIRST_CHECK_PAYMENT: '90m', RECON_FIRST_CHECK_PAYOUT: '0' });
+    expect(policyFromConfig(config).firstCheckMs).toEqual({ payment: 90 * 60_000, payout: 0 });
+  });
+  it('default: payouts after 20 minutes; pay-ins after an hour with the webhook receiver, else at once', () => {
+    expect(policyFromConfig(loadConfig({ WEBHOOK_EXPECTED: 'true' })).firstCheckMs).toEqual({ payment: 3_600_000, payout: 20 * 60_000 });
+    expect(policyFromConfig(loadConfig({})).firstCheckMs).toEqual({ payment: 0, payout: 20 * 60_000 });
   });
 });

@@ -10,6 +10,7 @@ describe('defaultPolicy', () => {
       tolerances: {},
       staleAfterMs: { payment: { pending: 24 * HOUR, unknown: 24 * HOUR }, payout: { pending: 72 * HOUR, unknown: 24 * HOUR } },
       backoffMs: { payment: [5 * MIN, 15 * MIN, HOUR, 6 * HOUR, 24 * HOUR], payout: [15 * MIN, HOUR, 6 * HOUR, 24 * HOUR] },
+      firstCheckMs: { payment: 0, payout: 0 },
     });
   });
 
@@ -42,6 +43,7 @@ describe('resolvePolicy', () => {
     { name: 'tolerance in exponent form', overrides: { tolerances: { NGN: '1e-2' } }, message: 'tolerances.NGN' },
     { name: 'empty backoff', overrides: { backoffMs: { payout: [] } }, message: 'backoffMs.payout' },
     { name: 'zero backoff step', overrides: { backoffMs: { payment: [MIN, 0] } }, message: 'backoffMs.payment' },
+    { name: 'negative first check', overrides: { firstCheckMs: { payout: -1 } }, message: 'firstCheckMs.payout' },
     { name: 'fractional stale limit', overrides: { staleAfterMs: { payment: { unknown: 1.5 } } }, message: 'staleAfterMs.payment.unknown' },
     {
       name: 'fee rule with a number-like string',

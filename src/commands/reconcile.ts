@@ -64,7 +64,7 @@ Exit: 0 completed (or, for the due sweep, skipped: another run holds the lock), 
       2 could not complete (credentials refused, provider unavailable, the lock still held after --wait, or held
         by a run with no progress for longer than RUN_STALL_AFTER_SECONDS: a run_stalled alert is raised),
       3 bad arguments or configuration.
-${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RUN_STALL_AFTER_SECONDS', 'RECON_LOOKBACK_DAYS', 'RECON_FINAL_RECHECK_DAYS', 'RECON_BACKOFF_PAYMENT', 'RECON_BACKOFF_PAYOUT', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
+${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RUN_STALL_AFTER_SECONDS', 'RECON_LOOKBACK_DAYS', 'RECON_FINAL_RECHECK_DAYS', 'RECON_BACKOFF_PAYMENT', 'RECON_BACKOFF_PAYOUT', 'RECON_FIRST_CHECK_PAYMENT', 'RECON_FIRST_CHECK_PAYOUT', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: ReconcileCliOptions) => {
       const { exitCode, outcome } = await reconcileJob({

@@ -23,7 +23,7 @@ Examples:
 Exit: 0 every currency stored (findings included), or skipped: another run holds the lock;
       2 some or all currencies could not be fetched (the run lists which), credentials refused;
       3 bad configuration.
-${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CURRENCIES', 'RECON_TOLERANCE', 'RATE_STALE_AFTER_MIN', 'RATE_JUMP_PERCENT'])}`,
+${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CURRENCIES', 'RECON_TOLERANCE', 'RATE_STALE_AFTER_MIN', 'RATE_JUMP_PERCENT', 'SNAPSHOT_OPEN_CHECK'])}`,
     )
     .action(async (opts: { json?: boolean }) => {
       const { exitCode, result } = await snapshotJob();

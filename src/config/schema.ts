@@ -91,6 +91,22 @@ const durationList = z
     return out;
   });
 
+/** "1h", "20m" or "0": one delay (s, m, h or d), 0 meaning none; empty: the setting's documented default (null). */
+const delay = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    const unit: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+    if (v === '') return null;
+    if (v === '0') return 0;
+    const m = /^(\d+)([smhd])$/.exec(v);
+    if (!m) {
+      ctx.addIssue({ code: 'custom', message: `expected a delay such as "1h", "20m" or "0" (s, m, h or d; got "${v}")` });
+      return z.NEVER;
+    }
+    return Number(m[1]) * unit[m[2]];
+  });
+
 /** "Paid=success,Expired=failed": extra provider status strings and their category. */
 const statusMap = z
   .string()
@@ -204,15 +220,27 @@ export const ENV_VARS = {
   },
   RECON_BACKOFF_PAYMENT: {
     schema: durationList,
-    default: '5m,15m,1h,6h,24h',
+    default: '30m,2h,6h,24h',
     secret: false,
     doc: 'delays before each re-check of an open pay-in (the last repeats); shorter: seen final sooner, more provider requests',
   },
   RECON_BACKOFF_PAYOUT: {
     schema: durationList,
-    default: '15m,1h,6h,24h',
+    default: '45m,2h,6h,24h',
     secret: false,
     doc: 'delays before each re-check of an open payout (the last repeats)',
+  },
+  RECON_FIRST_CHECK_PAYMENT: {
+    schema: delay,
+    default: '',
+    secret: false,
+    doc: 'the due sweep fetches a never-checked pay-in once it is this old; 0 = at once; default 1h with WEBHOOK_EXPECTED=true (the notification and its confirming fetch nearly always come first), else 0',
+  },
+  RECON_FIRST_CHECK_PAYOUT: {
+    schema: delay,
+    default: '20m',
+    secret: false,
+    doc: 'the due sweep fetches a never-checked payout once it is this old; 0 = at once',
   },
   RECON_BATCH_SIZE: { schema: intIn(1, 10_000), default: '500', secret: false, doc: 'orders read and results written per batch' },
   RUN_STALL_AFTER_SECONDS: {
@@ -298,6 +326,12 @@ export const ENV_VARS = {
     default: '*/15 * * * *',
     secret: false,
     doc: '`payrecon schedule`: reconcile of due orders (cron in REPORT_TIMEZONE, or off)',
+  },
+  SNAPSHOT_OPEN_CHECK: {
+    schema: z.enum(['due', 'all', 'off']),
+    default: 'due',
+    secret: false,
+    doc: 'open orders the snapshot fetches around its balance readings: due = those due within 15 minutes, all = every open order (fewer timing items, one request per open order per snapshot), off = none',
   },
   SCHEDULE_SNAPSHOT: {
     schema: cronSetting,

@@ -54,11 +54,28 @@ export interface NewOrder {
   nextCheckAt?: Date | null;
 }
 
+/** How old a never-checked order must be to be due, per direction (the policy's firstCheckMs); absent: due at once. */
+export type FirstCheckMs = Readonly<Record<Direction, number>>;
+
+/** Open orders due by `at`: their re-check time reached, or never checked and old enough. */
+function dueBy(q: Knex.QueryBuilder, direction: Direction, at: Date, firstCheckMs: FirstCheckMs | undefined): void {
+  const delay = firstCheckMs?.[direction] ?? 0;
+  q.where((w) =>
+    w
+      .where((never) => {
+        never.whereNull('next_check_at');
+        if (delay > 0) never.where('created_at', '<=', new Date(at.getTime() - delay));
+      })
+      .orWhere('next_check_at', '<=', at),
+  );
+}
+
 export type OrderFilter = (
-  | { mode: 'due'; asOf: Date; lookbackFrom: Date; finalRecheckBefore?: Date }
+  | { mode: 'due'; asOf: Date; lookbackFrom: Date; finalRecheckBefore?: Date; firstCheckMs?: FirstCheckMs }
   | { mode: 'range'; from: Date; to: Date }
   | { mode: 'ref'; ref: string }
-  | { mode: 'open'; lookbackFrom: Date }
+  /** dueBy: only the open orders due by then (a never-checked one: see firstCheck); absent: every open order. */
+  | { mode: 'open'; lookbackFrom: Date; dueBy?: Date; firstCheckMs?: FirstCheckMs }
 ) & { currency?: Currency };
 
 /**
@@ -192,11 +209,10 @@ function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.Que
       q.where((due) => {
         due.where((recent) =>
           recent.where('created_at', '>=', filter.lookbackFrom).where((d) => {
-            d.where((open) =>
-              open
-                .whereIn('status_category', ['pending', 'unknown'])
-                .where((w) => w.whereNull('next_check_at').orWhere('next_check_at', '<=', asOf)),
-            );
+            d.where((open) => {
+              open.whereIn('status_category', ['pending', 'unknown']);
+              dueBy(open, direction, asOf, filter.firstCheckMs);
+            });
             // The low-rate re-check of final orders: a provider may reverse a success or correct a fee later.
             // Counted from the last time the provider was asked: a check, or the fetch confirming a
             // notification (it sets finalized_at), whichever is later, so a just-confirmed order is not fetched again.
@@ -219,6 +235,7 @@ function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.Que
       break;
     case 'open':
       q.whereIn('status_category', ['pending', 'unknown']).where('created_at', '>=', filter.lookbackFrom);
+      if (filter.dueBy) dueBy(q, direction, filter.dueBy, filter.firstCheckMs);
       break;
     case 'ref':
       q.where((w) => w.where('merchant_ref', canonicalRef(filter.ref)).orWhere('transaction_ref', canonicalRef(filter.ref)));

@@ -5,7 +5,11 @@ import type { FeeRule, ReconPolicy, StaleLimits } from './types.ts';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** Exact amounts; payouts settle through banks, so they get longer to turn final and slower re-checks. */
+/**
+ * Exact amounts; payouts settle through banks, so they get longer to turn final and slower re-checks;
+ * new orders are due at once. The deployed defaults (tuned for fewer provider requests per order)
+ * are the configuration's: src/config/schema.ts, RECON_BACKOFF_* and RECON_FIRST_CHECK_*.
+ */
 export function defaultPolicy(): ReconPolicy {
   return {
     tolerances: {},
@@ -17,6 +21,7 @@ export function defaultPolicy(): ReconPolicy {
       payment: [5 * MINUTE, 15 * MINUTE, HOUR, 6 * HOUR, 24 * HOUR],
       payout: [15 * MINUTE, HOUR, 6 * HOUR, 24 * HOUR],
     },
+    firstCheckMs: { payment: 0, payout: 0 },
   };
 }
 
@@ -27,6 +32,7 @@ export interface PolicyOverrides {
   feeSchedule?: ReconPolicy['feeSchedule'];
   staleAfterMs?: Partial<Record<Direction, Partial<StaleLimits>>>;
   backoffMs?: Partial<Record<Direction, readonly number[]>>;
+  firstCheckMs?: Partial<Record<Direction, number>>;
   knownBankCodes?: ReconPolicy['knownBankCodes'];
 }
 
@@ -76,6 +82,13 @@ export function resolvePolicy(overrides: PolicyOverrides = {}): ReconPolicy {
         throw new RangeError(`backoffMs.${direction}: expected one or more positive whole numbers of milliseconds`);
       }
       policy.backoffMs[direction] = [...backoff] as [number, ...number[]];
+    }
+
+    const firstCheck = overrides.firstCheckMs?.[direction];
+    if (firstCheck !== undefined) {
+      if (!Number.isSafeInteger(firstCheck) || firstCheck < 0)
+        throw new RangeError(`firstCheckMs.${direction}: expected a whole number of milliseconds, 0 or more`);
+      policy.firstCheckMs[direction] = firstCheck;
     }
   }
 

@@ -110,6 +110,11 @@ export interface ReconPolicy {
   feeSchedule?: Partial<Record<Currency, Partial<Record<Direction, FeeRule>>>>;
   staleAfterMs: Record<Direction, StaleLimits>;
   backoffMs: Record<Direction, Backoff>;
+  /**
+   * How old a never-checked order must be before the due sweep fetches it (0: at once). A pay-in's
+   * notification and its confirming fetch usually come first, and a payout is rarely final sooner.
+   */
+  firstCheckMs: Record<Direction, number>;
   /** false = code not in the provider's list; undefined = no list for that currency, so nothing to say. */
   knownBankCodes?: (currency: Currency, code: string) => boolean | undefined;
 }

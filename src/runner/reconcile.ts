@@ -147,7 +147,7 @@ export async function reconcile(
   return { status: runs[runs.length - 1].status, runs };
 }
 
-function filterFor(selection: Selection): OrderFilter {
+function filterFor(selection: Selection, policy: ReconPolicy): OrderFilter {
   const currency = selection.currency ? { currency: selection.currency } : {};
   switch (selection.mode) {
     case 'due':
@@ -156,6 +156,7 @@ function filterFor(selection: Selection): OrderFilter {
         asOf: new Date(selection.asOf),
         lookbackFrom: new Date(selection.lookbackFrom),
         ...(selection.finalRecheckBefore ? { finalRecheckBefore: new Date(selection.finalRecheckBefore) } : {}),
+        firstCheckMs: policy.firstCheckMs,
         ...currency,
       };
     case 'range':
@@ -163,7 +164,12 @@ function filterFor(selection: Selection): OrderFilter {
     case 'ref':
       return { mode: 'ref', ref: selection.ref, ...currency };
     case 'open':
-      return { mode: 'open', lookbackFrom: new Date(selection.lookbackFrom), ...currency };
+      return {
+        mode: 'open',
+        lookbackFrom: new Date(selection.lookbackFrom),
+        ...(selection.dueBy ? { dueBy: new Date(selection.dueBy), firstCheckMs: policy.firstCheckMs } : {}),
+        ...currency,
+      };
   }
 }
 
@@ -202,7 +208,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
   const lockLost = lock.lost;
   const log = logger.child({ runId: run.id });
   const selection = (run.params as { selection: Selection }).selection;
-  const filter = filterFor(selection);
+  const filter = filterFor(selection, deps.policy);
   const directions = DIRECTIONS.filter((d) => !selection.kind || selection.kind === d);
   const counts: Record<string, number> = { ...run.counts };
   let checked = run.checked;

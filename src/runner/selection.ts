@@ -15,8 +15,11 @@ export type Selection =
     }
   | { mode: 'range'; from: string; to: string; label: string; kind?: Direction; currency?: Currency }
   | { mode: 'ref'; ref: string; kind?: Direction; currency?: Currency }
-  /** Every not-final order of the lookback window, due or not: the snapshot job's check around its balance readings. */
-  | { mode: 'open'; lookbackFrom: string; kind?: Direction; currency?: Currency };
+  /**
+   * The not-final orders of the lookback window: the snapshot job's check around its balance readings.
+   * dueBy: only those due by then (SNAPSHOT_OPEN_CHECK=due); absent: every one, due or not.
+   */
+  | { mode: 'open'; lookbackFrom: string; dueBy?: string; kind?: Direction; currency?: Currency };
 
 export interface SelectionRequest {
   date?: string;

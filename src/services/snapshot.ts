@@ -29,19 +29,23 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
     const client = await deps.provider();
     const clock = options.clock ?? (() => new Date());
     // The open orders are checked around the balance readings, so few orders straddle them.
-    const checkOpenOrders = openOrderChecker(
-      {
-        db,
-        fetcher: client,
-        policy: policyFromConfig(config, await loadActiveBankCodes(db.knex)),
-        clock,
-        logger,
-        concurrency: config.RECON_CONCURRENCY,
-        batchSize: config.RECON_BATCH_SIZE,
-        webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
-      },
-      { lookbackDays: config.RECON_LOOKBACK_DAYS },
-    );
+    const mode = config.SNAPSHOT_OPEN_CHECK;
+    const checkOpenOrders =
+      mode === 'off'
+        ? undefined
+        : openOrderChecker(
+            {
+              db,
+              fetcher: client,
+              policy: policyFromConfig(config, await loadActiveBankCodes(db.knex)),
+              clock,
+              logger,
+              concurrency: config.RECON_CONCURRENCY,
+              batchSize: config.RECON_BATCH_SIZE,
+              webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
+            },
+            { lookbackDays: config.RECON_LOOKBACK_DAYS, mode },
+          );
     const result = await takeSnapshots(
       { db, client, policy: snapshotPolicyFromConfig(config), clock, logger, checkOpenOrders },
       config.RECON_CURRENCIES,

@@ -5,17 +5,30 @@ import type { Selection } from '../runner/selection.ts';
 export const OPEN_CHECK_WAIT_MS = 2 * 60_000;
 
 /**
- * The snapshot job's check of every open order of the lookback window, once just before the balances
+ * SNAPSHOT_OPEN_CHECK=due: the open orders due within this long, which the due sweep (every 15
+ * minutes by default) would fetch soon anyway, so bracketing them costs few extra requests.
+ */
+export const DUE_WITHIN_MS = 15 * 60_000;
+
+/** Which open orders the snapshot fetches around its readings (SNAPSHOT_OPEN_CHECK). */
+export type OpenCheckMode = 'due' | 'all';
+
+/**
+ * The snapshot job's check of the open orders of the lookback window, once just before the balances
  * are read and once right after: a normal reconcile run (items, order updates, job_runs row) of
  * selection 'open', so each order's finality interval is narrowed to the moments around the readings.
+ * Mode 'all' fetches every open order each time; 'due' only those due within DUE_WITHIN_MS, so an
+ * order not due that turns final meanwhile straddles the reading and becomes a timing item.
  */
 export function openOrderChecker(
   deps: ReconcileDeps,
-  opts: { lookbackDays: number; waitMs?: number },
+  opts: { lookbackDays: number; mode?: OpenCheckMode; waitMs?: number },
 ): (phase: 'before' | 'after') => Promise<void> {
   return async (phase) => {
-    const lookbackFrom = new Date(deps.clock().getTime() - opts.lookbackDays * 86_400_000).toISOString();
-    const selection: Selection = { mode: 'open', lookbackFrom };
+    const now = deps.clock().getTime();
+    const lookbackFrom = new Date(now - opts.lookbackDays * 86_400_000).toISOString();
+    const dueBy = (opts.mode ?? 'all') === 'due' ? { dueBy: new Date(now + DUE_WITHIN_MS).toISOString() } : {};
+    const selection: Selection = { mode: 'open', lookbackFrom, ...dueBy };
     const outcome = await reconcile(deps, { selection, dryRun: false, waitMs: opts.waitMs ?? OPEN_CHECK_WAIT_MS });
     if (outcome.status !== 'completed') {
       deps.logger.warn(

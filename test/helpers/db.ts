@@ -79,6 +79,17 @@ export function requiresServer(reason: string): boolean {
 /** The engines that can run here: both with a server, PGlite alone without. */
 export const availableEngines: Engine[] = hasServer ? ['postgres', 'pglite'] : ['pglite'];
 
+/**
+ * Tests check orders created a moment before, so a test database's configuration checks them at once
+ * and brackets every open order at a snapshot, unless a test sets these itself: the production delays
+ * (RECON_FIRST_CHECK_*, SNAPSHOT_OPEN_CHECK=due) have tests of their own (reconcile-first-check.test.ts).
+ */
+export const CHECK_AT_ONCE_ENV: Readonly<Record<string, string>> = {
+  RECON_FIRST_CHECK_PAYMENT: '0',
+  RECON_FIRST_CHECK_PAYOUT: '0',
+  SNAPSHOT_OPEN_CHECK: 'all',
+};
+
 export async function createTestDatabase(name = 'db', options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const engine = options.engine ?? (hasServer ? 'postgres' : 'pglite');
   if (engine === 'postgres' && !hasServer) throw new Error(`no Postgres at ${TEST_DATABASE_URL}`);
@@ -96,11 +107,11 @@ export async function createTestDatabase(name = 'db', options: TestDatabaseOptio
     const u = new URL(TEST_DATABASE_URL);
     u.pathname = `/${dbName}`;
     url = u.toString();
-    config = loadConfig({ ...options.env, DATABASE_URL: url });
+    config = loadConfig({ ...CHECK_AT_ONCE_ENV, ...options.env, DATABASE_URL: url });
     cleanup = () => admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   } else {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${dbName}-`));
-    config = loadConfig({ ...options.env, DATABASE_URL: '', PGLITE_DIR: dir });
+    config = loadConfig({ ...CHECK_AT_ONCE_ENV, ...options.env, DATABASE_URL: '', PGLITE_DIR: dir });
     cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
   }
 

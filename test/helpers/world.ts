@@ -2,7 +2,7 @@
  * A merchant world for integration tests: a throw-away database, the sandbox over real HTTP with
  * fast, deterministic lifecycles, a client pointed at it, and orders seeded through initiate.
  */
-import { createTestDatabase, type TestDatabase, type TestDatabaseOptions } from './db.ts';
+import { CHECK_AT_ONCE_ENV, createTestDatabase, type TestDatabase, type TestDatabaseOptions } from './db.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
 import { SandboxControl } from '../../src/sandbox/control-client.ts';
 import { createProviderClient } from '../../src/provider/from-config.ts';
@@ -44,6 +44,7 @@ export async function createWorld(
     ...(t.url ? { DATABASE_URL: t.url } : { PGLITE_DIR: t.config.PGLITE_DIR }),
     PROVIDER_BASE_URL: sandbox.url,
     LOG_LEVEL: 'warn',
+    ...CHECK_AT_ONCE_ENV,
     ...opts.db?.env,
     ...opts.env,
   };
