@@ -1,7 +1,11 @@
 /**
  * End-to-end benchmark of `payrecon reconcile` and `payrecon report` against the sandbox (issue 7).
  *
- *   npm run bench -- [--orders N=100000] [--latency-ms L=0] [--concurrency C=64] [--skip-baseline] [--skip-report]
+ *   npm run bench -- [--orders N=100000] [--latency-ms L=0] [--concurrency C=64] [--skip-baseline] [--skip-report] [--cli dist|tsx]
+ *
+ * --cli: the sandbox, job and report processes run the compiled build (`dist`, the default: what production and
+ * the Docker image run; `npm run build` first) or the TypeScript sources through tsx (`tsx`, as bin/payrecon.mjs
+ * does from a checkout, which adds tsx's compile at start-up and its loader thread).
  *
  * BENCH_DATABASE_URL: a Postgres server; a fresh database payrecon_bench_<random> is created there
  * and dropped at the end. Unset: PGlite in a temporary directory.
@@ -37,6 +41,7 @@ const { values } = parseArgs({
     'skip-baseline': { type: 'boolean', default: false },
     'skip-report': { type: 'boolean', default: false },
     seed: { type: 'string', default: '7' },
+    cli: { type: 'string', default: 'dist' },
   },
 });
 const N = wholeNumber('--orders', values.orders!, 1);
@@ -45,7 +50,13 @@ const C = wholeNumber('--concurrency', values.concurrency!, 1);
 const SEED = wholeNumber('--seed', values.seed!, 0);
 const MERCHANT = { PROVIDER_MERCHANT_ID: 'bench-merchant', PROVIDER_SECRET: 'bench-secret-0123456789' };
 const ROOT = path.resolve(import.meta.dirname, '..');
-const CLI = path.join(ROOT, 'bin', 'payrecon.mjs');
+const CLI_ENTRIES: Record<string, string> = {
+  dist: path.join(ROOT, 'dist', 'src', 'main.js'),
+  tsx: path.join(ROOT, 'bin', 'payrecon.mjs'),
+};
+const CLI = CLI_ENTRIES[values.cli!];
+if (!CLI) throw new Error(`--cli: expected dist or tsx (got ${values.cli})`);
+if (!fs.existsSync(CLI)) throw new Error(`${path.relative(ROOT, CLI)} is missing: run npm run build first, or pass --cli tsx`);
 const RSS_PRELOAD = path.join(ROOT, 'bench', 'rss-at-exit.mjs');
 // Extra node flags for the measured children, e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
 // Declared before the top-level code that uses it (a const further down would still be uninitialised).
@@ -291,7 +302,8 @@ try {
   const command = `${server ? 'BENCH_DATABASE_URL=<postgres> ' : ''}npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
   const machine =
     `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()} (nproc), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ` +
-    `database ${server ? 'Postgres (' + (await serverVersion()) + ')' : 'PGlite'}; load average before job ${loadBeforeJob}, after job ${loadAfterJob}`;
+    `database ${server ? 'Postgres (' + (await serverVersion()) + ')' : 'PGlite'}, processes from ${path.relative(ROOT, CLI)} (--cli ${values.cli}); ` +
+    `load average before job ${loadBeforeJob}, after job ${loadAfterJob}`;
   const entry =
     `\n### ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${N.toLocaleString('en-US')} orders, ${L} ms latency, concurrency ${C}\n\n` +
     `\`${command}\`\n\n${machine}\n\n${table}\n${cpuLine}; run counts: ${JSON.stringify(run.counts)}\n`;
