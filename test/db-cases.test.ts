@@ -5,6 +5,8 @@ import {
   driftSubject,
   findCase,
   getCase,
+  insertCases,
+  markCasesSeen,
   orderSubject,
   selectCases,
   type StoredCase,
@@ -234,6 +236,88 @@ describe.each(availableEngines)('cases repositories on %s', (engine) => {
     } finally {
       await own.drop();
     }
+  });
+
+  it('a batch of orders: new cases and sightings are written once per batch, moves one by one', async () => {
+    const scenes = [s, await newScene(t), await newScene(t), await newScene(t)];
+    const [seenScene, clearedScene] = scenes.slice(2);
+    const checkOf = (sc: Scene, findings: Finding[]): OrderCheckForCases => ({
+      direction: 'payment',
+      orderId: sc.order.id,
+      merchantRef: sc.order.merchantRef,
+      transactionRef: sc.order.transactionRef,
+      currency: sc.order.currency,
+      createdAt: sc.order.createdAt,
+      visibility: 'found',
+      findings,
+    });
+    await seenScene.sync([fee], at(1));
+    await clearedScene.sync([paid], at(1));
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql.trim().split(/\s+/).slice(0, 3).join(' '));
+    t.db.knex.on('query', onQuery);
+    const counts = await t.db.knex
+      .transaction((trx) =>
+        syncOrderCases(
+          trx,
+          [checkOf(scenes[0], [fee, paid]), checkOf(scenes[1], [fee]), checkOf(seenScene, [fee]), checkOf(clearedScene, [])],
+          at(2),
+        ),
+      )
+      .finally(() => t.db.knex.off('query', onQuery));
+    expect(counts).toEqual({ opened: 3, seen: 1, moved: 1 });
+    // Read and lock, open three cases with their audit rows, one sighting, then the one move and its audit row.
+    expect(statements.filter((q) => !/^(BEGIN|COMMIT)/i.test(q))).toEqual([
+      'SELECT id::text AS',
+      'INSERT INTO cases',
+      'INSERT INTO case_events',
+      'UPDATE cases AS',
+      'UPDATE cases SET',
+      'INSERT INTO case_events',
+    ]);
+    for (const [sc, code] of [
+      [scenes[0], 'FEE'],
+      [scenes[0], 'PAID_AMOUNT'],
+      [scenes[1], 'FEE'],
+    ] as const) {
+      const c = (await findCase(t.db.knex, orderSubject('payment', sc.order.id), code))!;
+      expect(c).toMatchObject({ state: 'open', seenCount: 1, merchantRef: sc.order.merchantRef, occurredAt: T0, lastSeenAt: at(2) });
+      expect((await caseHistory(t.db.knex, c.id)).map((e) => [e.fromState, e.toState, e.actor, e.at])).toEqual([
+        [null, 'open', 'payrecon', at(2)],
+      ]);
+    }
+    expect(await seenScene.feeCase()).toMatchObject({ state: 'open', seenCount: 2, lastSeenAt: at(2) });
+    expect(await findCase(t.db.knex, orderSubject('payment', clearedScene.order.id), 'PAID_AMOUNT')).toMatchObject({
+      state: 'resolved',
+      resolution: 'cleared-by-recheck',
+    });
+  });
+
+  it('a batch write leaves a case another process opened or moved meanwhile as it is, for a second decision', async () => {
+    const other = await newScene(t);
+    await other.sync([fee], at(1));
+    const stored = await other.feeCase();
+    const fresh = orderSubject('payment', s.order.id);
+    const subjectOf = (subject: string) => ({ subject, code: 'FEE', direction: 'payment' as const, currency: 'NGN', occurredAt: T0 });
+    const opening = { from: null, to: 'open' as const, reason: null, note: 'finding opened', actor: 'payrecon' };
+    const opened = await t.db.knex.transaction((trx) =>
+      insertCases(
+        trx,
+        [
+          { subject: subjectOf(stored.subject), finding: { note: 'again' }, transition: opening },
+          { subject: subjectOf(fresh), finding: { note: 'new' }, transition: opening },
+        ],
+        at(2),
+      ),
+    );
+    expect(opened.map((c) => c.subject)).toEqual([fresh]);
+    expect((await caseHistory(t.db.knex, stored.id)).length).toBe(1);
+    expect(await other.feeCase()).toEqual(stored);
+
+    const stale = { ...stored, version: stored.version - 1 };
+    const updated = await markCasesSeen(t.db.knex, [{ case: stale, finding: { note: 'stale' } }], at(3));
+    expect(updated.size).toBe(0);
+    expect(await other.feeCase()).toEqual(stored);
   });
 
   it('the audit trail is append-only in the database: UPDATE, DELETE and TRUNCATE are refused', async () => {

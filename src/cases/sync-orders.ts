@@ -1,7 +1,18 @@
 import type { Knex } from 'knex';
-import { casesOfSubjects, orderSubject, unknownOrderSubject, type CaseFinding, type CaseSubject, type StoredCase } from '../db/cases.ts';
+import {
+  casesOfSubjects,
+  insertCases,
+  markCasesSeen,
+  orderSubject,
+  unknownOrderSubject,
+  type CaseFinding,
+  type CaseSighting,
+  type CaseSubject,
+  type CaseToOpen,
+  type StoredCase,
+} from '../db/cases.ts';
 import type { Direction } from '../provider/types.ts';
-import { orderCheckEvents, type CheckVisibility } from '../recon/cases.ts';
+import { decideCase, orderCheckEvents, type CaseEvent, type CheckVisibility } from '../recon/cases.ts';
 import type { Finding } from '../recon/types.ts';
 import { observeCase, type ObserveOutcome } from './observe.ts';
 
@@ -26,19 +37,33 @@ export type CaseCounts = Partial<Record<ObserveOutcome, number>>;
  * reopening a resolved one; each unresolved case whose code the check could see and did not find is
  * cleared. A check of an order the provider once reported as unknown to the merchant clears that
  * UNKNOWN_ORDER case: the merchant has the order on record now.
+ *
+ * The core decides each case from the cases read (and locked) for the batch. The two common
+ * decisions, opening a case and seeing its finding again, are written for the whole batch at once
+ * (a mismatch-heavy day opens dozens of cases per batch); moves are rare and written one by one.
+ * A case another process opened or moved meanwhile is read again and decided again, as observeCase does.
  */
 export async function syncOrderCases(trx: Knex.Transaction, checks: readonly OrderCheckForCases[], at: Date): Promise<CaseCounts> {
   const counts: CaseCounts = {};
   if (checks.length === 0) return counts;
   const subjects = checks.flatMap((c) => [orderSubject(c.direction, c.orderId), unknownOrderSubject(c.direction, c.transactionRef)]);
   const existing = new Map<string, StoredCase>();
-  for (const k of await casesOfSubjects(trx, subjects, { forUpdate: true })) existing.set(`${k.subject}\u0000${k.code}`, k);
+  const bySubject = new Map<string, StoredCase[]>();
+  for (const k of await casesOfSubjects(trx, subjects, { forUpdate: true })) {
+    existing.set(caseKey(k.subject, k.code), k);
+    const ofSubject = bySubject.get(k.subject);
+    if (ofSubject) ofSubject.push(k);
+    else bySubject.set(k.subject, [k]);
+  }
   const count = (o: ObserveOutcome) => (counts[o] = (counts[o] ?? 0) + 1);
 
+  const toOpen: Array<CaseToOpen & { event: CaseEvent }> = [];
+  const toSee: Array<CaseSighting & { target: CaseSubject }> = [];
+  // known: the case as read for the batch; undefined after a lost race, so observeCase reads it again.
+  const oneByOne: Array<{ target: CaseSubject; event: CaseEvent; finding: CaseFinding; known: StoredCase | null | undefined }> = [];
   for (const check of checks) {
     const subject = orderSubject(check.direction, check.orderId);
-    const ofOrder = [...existing.values()].filter((k) => k.subject === subject);
-    const unresolved = ofOrder.filter((k) => k.state !== 'resolved').map((k) => k.code);
+    const unresolved = (bySubject.get(subject) ?? []).filter((k) => k.state !== 'resolved').map((k) => k.code);
     const byCode = findingsByCode(check.findings);
     for (const { code, event } of orderCheckEvents([...byCode.keys()], unresolved, check.visibility)) {
       const target: CaseSubject = {
@@ -51,17 +76,35 @@ export async function syncOrderCases(trx: Knex.Transaction, checks: readonly Ord
         currency: check.currency,
         occurredAt: check.createdAt,
       };
-      const r = await observeCase(trx, target, event, at, byCode.get(code) ?? {}, existing.get(`${subject}\u0000${code}`) ?? null);
-      count(r.outcome);
+      const finding = byCode.get(code) ?? {};
+      const known = existing.get(caseKey(subject, code)) ?? null;
+      const decision = decideCase(known, event);
+      if (decision.kind === 'none') count('none');
+      else if (decision.kind === 'open') toOpen.push({ subject: target, finding, transition: decision.transition, event });
+      else if (decision.kind === 'seen') toSee.push({ case: known!, finding, target });
+      else oneByOne.push({ target, event, finding, known });
     }
-    const unknown = existing.get(`${unknownOrderSubject(check.direction, check.transactionRef)}\u0000UNKNOWN_ORDER`);
+    const unknown = existing.get(caseKey(unknownOrderSubject(check.direction, check.transactionRef), 'UNKNOWN_ORDER'));
     if (unknown && unknown.state !== 'resolved') {
-      const r = await observeCase(trx, { ...unknown, occurredAt: unknown.occurredAt }, { kind: 'consistent' }, at, {}, unknown);
-      count(r.outcome);
+      oneByOne.push({ target: { ...unknown, occurredAt: unknown.occurredAt }, event: { kind: 'consistent' }, finding: {}, known: unknown });
     }
   }
+
+  const opened = new Set((await insertCases(trx, toOpen, at)).map((k) => caseKey(k.subject, k.code)));
+  const seen = await markCasesSeen(trx, toSee, at);
+  for (const o of toOpen) {
+    if (opened.has(caseKey(o.subject.subject, o.subject.code))) count('opened');
+    else oneByOne.push({ target: o.subject, event: o.event, finding: o.finding, known: undefined });
+  }
+  for (const s of toSee) {
+    if (seen.has(s.case.id)) count('seen');
+    else oneByOne.push({ target: s.target, event: { kind: 'finding' }, finding: s.finding, known: undefined });
+  }
+  for (const o of oneByOne) count((await observeCase(trx, o.target, o.event, at, o.finding, o.known)).outcome);
   return counts;
 }
+
+const caseKey = (subject: string, code: string): string => `${subject}\u0000${code}`;
 
 /** One finding per code; a code found twice (paid amount vs amount and vs recorded) keeps both sentences. */
 function findingsByCode(findings: readonly Finding[]): Map<string, CaseFinding> {

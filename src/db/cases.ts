@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Direction } from '../provider/types.ts';
 import type { CaseReason, CaseState, Transition } from '../recon/cases.ts';
+import { unnestRows, type UnnestColumn } from './unnest.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -126,6 +127,31 @@ export async function casesOfSubjects(db: Conn, subjects: readonly string[], opt
   return rowsOf(res).map(toCase);
 }
 
+/** A case to open in a batch: what it is about, its first finding, and the opening transition. */
+export interface CaseToOpen {
+  subject: CaseSubject;
+  finding: CaseFinding;
+  transition: Transition;
+}
+
+const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
+const OPEN_COLUMNS: readonly UnnestColumn<CaseToOpen>[] = [
+  { name: 'subject', type: 'text', value: (x) => x.subject.subject },
+  { name: 'code', type: 'text', value: (x) => x.subject.code },
+  { name: 'direction', type: 'text', value: (x) => x.subject.direction ?? null },
+  { name: 'order_id', type: 'bigint', value: (x) => x.subject.orderId ?? null },
+  { name: 'merchant_ref', type: 'text', value: (x) => x.subject.merchantRef ?? null },
+  { name: 'transaction_ref', type: 'text', value: (x) => x.subject.transactionRef ?? null },
+  { name: 'currency', type: 'text', value: (x) => x.subject.currency ?? null },
+  { name: 'window_start', type: 'timestamptz', value: (x) => iso(x.subject.windowStart) },
+  { name: 'window_end', type: 'timestamptz', value: (x) => iso(x.subject.windowEnd) },
+  { name: 'occurred_at', type: 'timestamptz', value: (x) => iso(x.subject.occurredAt) },
+  { name: 'state', type: 'text', value: (x) => x.transition.to },
+  // jsonb per row travels as text and is cast in the SELECT (as recon_items' details do).
+  { name: 'finding', type: 'text', value: (x) => JSON.stringify(x.finding) },
+];
+
 /**
  * Opens a case with its first audit row. Null when the case already exists (another process opened
  * it first): the caller reads it and decides again.
@@ -137,36 +163,38 @@ export async function insertCase(
   t: Transition,
   at: Date,
 ): Promise<StoredCase | null> {
+  const [opened] = await insertCases(trx, [{ subject: s, finding, transition: t }], at);
+  return opened ?? null;
+}
+
+/**
+ * Opens a batch of cases, each with its first audit row, in two statements whatever the batch size.
+ * A case that already exists (opened by another process meanwhile) is left as it is and is missing
+ * from the result: the caller reads it and decides again. Returns the cases opened.
+ */
+export async function insertCases(trx: Knex.Transaction, cases: readonly CaseToOpen[], at: Date): Promise<StoredCase[]> {
+  if (cases.length === 0) return [];
+  const v = unnestRows(cases, OPEN_COLUMNS);
   const res = await trx.raw(
     `INSERT INTO cases (subject, code, direction, order_id, merchant_ref, transaction_ref, currency, window_start, window_end, occurred_at,
                         state, resolution, created_at, opened_at, state_changed_at, last_seen_at, finding)
-     VALUES (?, ?, ?, ?::bigint, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?::jsonb)
+     SELECT subject, code, direction, order_id, merchant_ref, transaction_ref, currency, window_start, window_end, occurred_at,
+            state, NULL, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz, finding::jsonb
+       FROM ${v.sql}
      ON CONFLICT (subject, code) DO NOTHING
      RETURNING ${COLUMNS}`,
-    [
-      s.subject,
-      s.code,
-      s.direction ?? null,
-      s.orderId ?? null,
-      s.merchantRef ?? null,
-      s.transactionRef ?? null,
-      s.currency ?? null,
-      s.windowStart ?? null,
-      s.windowEnd ?? null,
-      s.occurredAt,
-      t.to,
-      at,
-      at,
-      at,
-      at,
-      JSON.stringify(finding),
-    ] as Knex.RawBinding[],
+    [at, at, at, at, ...v.bindings],
   );
-  const row = rowsOf(res)[0];
-  if (!row) return null;
-  const stored = toCase(row);
-  await insertCaseEvent(trx, stored.id, t, at);
-  return stored;
+  const opened = rowsOf(res)
+    .map(toCase)
+    .sort((a, b) => Number(a.id) - Number(b.id));
+  const transitionOf = new Map(cases.map((c) => [`${c.subject.subject}\u0000${c.subject.code}`, c.transition]));
+  await insertCaseEvents(
+    trx,
+    opened.map((c) => ({ caseId: c.id, transition: transitionOf.get(`${c.subject}\u0000${c.code}`)! })),
+    at,
+  );
+  return opened;
 }
 
 /**
@@ -217,25 +245,62 @@ export async function markCaseSeen(
   finding: CaseFinding,
   at: Date,
 ): Promise<boolean> {
+  return (await markCasesSeen(db, [{ case: c, finding }], at)).size > 0;
+}
+
+/** A sighting of a case's finding, conditional on the state and version it was decided from. */
+export interface CaseSighting {
+  case: Pick<StoredCase, 'id' | 'state' | 'version'>;
+  finding: CaseFinding;
+}
+
+const SEEN_COLUMNS: readonly UnnestColumn<CaseSighting>[] = [
+  { name: 'id', type: 'bigint', value: (x) => x.case.id },
+  { name: 'state', type: 'text', value: (x) => x.case.state },
+  { name: 'version', type: 'integer', value: (x) => x.case.version },
+  { name: 'finding', type: 'text', value: (x) => JSON.stringify(x.finding) },
+];
+
+/**
+ * markCaseSeen for a batch, in one statement. Returns the ids of the cases updated; a case that
+ * moved since it was read (another state or version) is left as it is, for the caller to decide again.
+ */
+export async function markCasesSeen(db: Conn, sightings: readonly CaseSighting[], at: Date): Promise<Set<string>> {
+  if (sightings.length === 0) return new Set();
+  const v = unnestRows(sightings, SEEN_COLUMNS);
   const res = await db.raw(
-    `UPDATE cases SET last_seen_at = greatest(last_seen_at, ?::timestamptz), seen_count = seen_count + 1, finding = ?::jsonb
-      WHERE id = ?::bigint AND state = ? AND version = ? RETURNING id`,
-    [at, JSON.stringify(finding), c.id, c.state, c.version],
+    `UPDATE cases AS c SET last_seen_at = greatest(c.last_seen_at, ?::timestamptz), seen_count = c.seen_count + 1, finding = v.finding::jsonb
+       FROM ${v.sql}
+      WHERE c.id = v.id AND c.state = v.state AND c.version = v.version
+      RETURNING c.id::text AS id`,
+    [at, ...v.bindings],
   );
-  return rowsOf(res).length > 0;
+  return new Set(rowsOf(res).map((r) => r.id as string));
 }
 
 /** The audit row; the table refuses UPDATE, DELETE and TRUNCATE (sql/012_cases.sql). */
 async function insertCaseEvent(db: Conn, caseId: string, t: Transition, at: Date): Promise<void> {
-  await db.raw(`INSERT INTO case_events (case_id, from_state, to_state, reason, note, actor, at) VALUES (?::bigint, ?, ?, ?, ?, ?, ?)`, [
-    caseId,
-    t.from,
-    t.to,
-    t.reason,
-    t.note,
-    t.actor,
-    at,
-  ]);
+  await insertCaseEvents(db, [{ caseId, transition: t }], at);
+}
+
+const EVENT_COLUMNS: readonly UnnestColumn<{ caseId: string; transition: Transition }>[] = [
+  { name: 'case_id', type: 'bigint', value: (x) => x.caseId },
+  { name: 'from_state', type: 'text', value: (x) => x.transition.from },
+  { name: 'to_state', type: 'text', value: (x) => x.transition.to },
+  { name: 'reason', type: 'text', value: (x) => x.transition.reason },
+  { name: 'note', type: 'text', value: (x) => x.transition.note },
+  { name: 'actor', type: 'text', value: (x) => x.transition.actor },
+];
+
+/** Audit rows for a batch: a function scan of unnest yields the rows in the order given, so their ids follow it. */
+async function insertCaseEvents(db: Conn, events: ReadonlyArray<{ caseId: string; transition: Transition }>, at: Date): Promise<void> {
+  if (events.length === 0) return;
+  const v = unnestRows(events, EVENT_COLUMNS);
+  await db.raw(
+    `INSERT INTO case_events (case_id, from_state, to_state, reason, note, actor, at)
+     SELECT case_id, from_state, to_state, reason, note, actor, ?::timestamptz FROM ${v.sql}`,
+    [at, ...v.bindings],
+  );
 }
 
 export async function caseHistory(db: Conn, caseId: string): Promise<CaseEventRow[]> {
