@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { describe as describeReport } from '../src/commands/report.ts';
+import { listedFiles, REPORT_FILES, type ReportManifest } from '../src/report/manifest.ts';
 import { reportJob } from '../src/services/report.ts';
 import { ReportInputError } from '../src/report/date.ts';
 
@@ -27,28 +28,32 @@ describe('payrecon report', () => {
       LOG_LEVEL: 'silent',
     });
 
-  it('prints the version directory and row counts, then reports unchanged', async () => {
+  it('prints the version directory, the workbook and report.html first, then each CSV with its rows, then reports unchanged', async () => {
     const r = await reportJob({ date: '2024-05-01' }, { config: config() });
     expect(r.exitCode).toBe(0);
+    const workbookRows = r.report.manifest.files['reconciliation.xlsx']?.rows;
+    expect(workbookRows).toBeGreaterThan(0);
     expect(describeReport(r.report)).toBe(
       `report 2024-05-01: wrote v1\nno orders\n${path.join(reportDir, '2024-05-01', 'v1')}\n` +
         [
-          ['items.csv', 0],
-          ['mismatches.csv', 0],
-          ['summary_orders.csv', 9],
-          ['summary_rollforward.csv', 3],
-          ['timing_items.csv', 0],
-          ['summary_unknown_orders.csv', 0],
-          ['summary_open_items.csv', 0],
-          ['summary_late_changes.csv', 0],
-          ['summary_cases.csv', 0],
-          ['summary_case_activity.csv', 3],
-          ['open_items.csv', 0],
-          ['late_changes.csv', 0],
-          ['balances.csv', 0],
-          ['rates.csv', 0],
+          ['reconciliation.xlsx', `${workbookRows} rows over all sheets`],
+          ['report.html', ''],
+          ['items.csv', '0 rows'],
+          ['mismatches.csv', '0 rows'],
+          ['summary_orders.csv', '9 rows'],
+          ['summary_rollforward.csv', '3 rows'],
+          ['timing_items.csv', '0 rows'],
+          ['summary_unknown_orders.csv', '0 rows'],
+          ['summary_open_items.csv', '0 rows'],
+          ['summary_late_changes.csv', '0 rows'],
+          ['summary_cases.csv', '0 rows'],
+          ['summary_case_activity.csv', '3 rows'],
+          ['open_items.csv', '0 rows'],
+          ['late_changes.csv', '0 rows'],
+          ['balances.csv', '0 rows'],
+          ['rates.csv', '0 rows'],
         ]
-          .map(([name, rows]) => `  ${String(name).padEnd(26)}  ${rows} rows\n`)
+          .map(([name, note]) => `  ${name.padEnd(26)}  ${note}`.trimEnd() + '\n')
           .join(''),
     );
     expect(r.report.record?.version).toBe(1);
@@ -62,5 +67,24 @@ describe('payrecon report', () => {
     const err = await reportJob({ date: '../../etc' }, { config: bad }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReportInputError);
     expect((err as ReportInputError).exitCode).toBe(3);
+  });
+
+  it.each([
+    {
+      name: 'a version with the workbook and report.html lists them first',
+      extras: { 'reconciliation.xlsx': { rows: 1, bytes: 9, sha256: 'x' }, 'report.html': { rows: null, bytes: 9, sha256: 'y' } },
+      first: [
+        { name: 'reconciliation.xlsx', note: '1 row over all sheets' },
+        { name: 'report.html', note: '' },
+      ],
+    },
+    { name: 'a version written before them lists the CSVs only', extras: {}, first: [] },
+  ])('listedFiles: $name', ({ extras, first }) => {
+    const csv = Object.fromEntries(REPORT_FILES.map((n, i) => [n, { rows: i * 1000, bytes: 1, sha256: 's', business_sha256: 'b' }]));
+    const files = { ...csv, ...extras } as unknown as ReportManifest['files'];
+    expect(listedFiles(files)).toEqual([
+      ...first,
+      ...REPORT_FILES.map((name, i) => ({ name, note: `${(i * 1000).toLocaleString('en-US')} rows` })),
+    ]);
   });
 });

@@ -176,12 +176,17 @@ describe("a version's workbook, charts and report.html", () => {
           figs.map((f) => {
             const svg = f.querySelector('svg');
             const box = svg?.getBoundingClientRect();
-            return { name: f.getAttribute('data-chart'), marks: svg?.querySelectorAll('path').length ?? 0, width: box?.width ?? 0 };
+            // Data marks only (each bar is a path in a `g.mark-rect.role-mark` group), not axes or grid lines.
+            return {
+              name: f.getAttribute('data-chart'),
+              bars: svg?.querySelectorAll('g.mark-rect.role-mark path').length ?? 0,
+              width: box?.width ?? 0,
+            };
           }),
         );
         expect(charts.map((c) => c.name)).toEqual(['mismatches-by-code', 'roll-forward', 'open-items-aging']);
         for (const c of charts) {
-          expect(c.marks, c.name!).toBeGreaterThan(0);
+          expect(c.bars, c.name!).toBeGreaterThan(0);
           expect(c.width, c.name!).toBeGreaterThan(100);
         }
         expect(await page.textContent('h1')).toBe('Reconciliation 2024-05-01, version 1');

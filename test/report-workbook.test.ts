@@ -86,7 +86,18 @@ describe('workbook cells', () => {
     const s = new ScaledSum(2);
     for (const v of ['0.1', '0.2', '-0.05', '123456789012345.67']) s.add(v);
     expect(s.toString()).toBe('123456789012345.92');
-    expect(() => s.add('0.001')).toThrow(/more than 2 decimals/);
+  });
+
+  it.each([
+    { name: 'a value finer than the scale widens it', values: ['0.1', '0.005'], out: '0.105' },
+    { name: 'the widened sum keeps adding exactly', values: ['1.25', '-0.004', '2.5', '0.0001'], out: '3.7461' },
+    { name: 'the earlier running part is carried over', values: ['99999999999999.99', '0.001'], out: '99999999999999.991' },
+    { name: 'a long value after widening', values: ['0.001', '123456789012345.67'], out: '123456789012345.671' },
+    { name: 'trailing zeros do not widen', values: ['1.5000'], out: '1.50' },
+  ])('ScaledSum: $name', ({ values, out }) => {
+    const s = new ScaledSum(2);
+    for (const v of values) s.add(v);
+    expect(s.toString()).toBe(out);
   });
 });
 
@@ -145,6 +156,32 @@ describe('reconciliation.xlsx', () => {
     expect(inr.getCell(7).value).toBe(-922751.97);
     expect(inr.getCell(6).font).toMatchObject({ bold: true });
     expect(ngn.getCell(6).value).toBe('123456789013345.67');
+  });
+
+  it('shows an amount finer than the minor unit with all its decimals, as a number, and totals it exactly', async () => {
+    const file = path.join(dir, 'fine.xlsx');
+    const wb = new WorkbookFile(file, { zone: 'Asia/Kolkata', created: new Date('2026-11-22T00:00:00Z') });
+    wb.tablesSheet('Summary', [{ ...SUMMARY, rows: [['INR', 1, '0.005']] }]);
+    const sheet = wb.sheet('Items', COLUMNS);
+    sheet.add([T, 'f-1', '044', null, 'INR', '0.005', '-0.004', '']);
+    sheet.add([T, 'f-2', '044', null, 'INR', '250.50', '0.50', '']);
+    sheet.close();
+    await wb.close();
+    const book = await read(file);
+    const ws = book.getWorksheet('Items')!;
+    const cases = [
+      { name: 'half a minor unit', cell: ws.getRow(2).getCell(6), value: 0.005, numFmt: '#,##0.000' },
+      { name: 'a negative below half a minor unit', cell: ws.getRow(2).getCell(7), value: -0.004, numFmt: '#,##0.000' },
+      { name: 'an ordinary amount', cell: ws.getRow(3).getCell(6), value: 250.5, numFmt: '#,##0.00' },
+      { name: 'the total of the amounts', cell: ws.getRow(5).getCell(6), value: 250.505, numFmt: '#,##0.000' },
+      { name: 'the total of the differences', cell: ws.getRow(5).getCell(7), value: 0.496, numFmt: '#,##0.000' },
+      { name: 'a summary amount', cell: book.getWorksheet('Summary')!.getRow(3).getCell(3), value: 0.005, numFmt: '#,##0.000' },
+    ];
+    for (const c of cases) {
+      expect(c.cell.type, c.name).toBe(ExcelJS.ValueType.Number);
+      expect(c.cell.value, c.name).toBe(c.value);
+      expect(c.cell.numFmt, c.name).toBe(c.numFmt);
+    }
   });
 
   it('says in its first row when the sheet cannot hold every row, and points to the CSV', async () => {

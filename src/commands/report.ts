@@ -1,7 +1,7 @@
 import { printOut } from '../log/terminal.ts';
 import type { Command } from 'commander';
 import { reportJob } from '../services/report.ts';
-import { REPORT_FILES } from '../report/manifest.ts';
+import { listedFiles } from '../report/manifest.ts';
 import type { WriteReportsResult } from '../report/write-reports.ts';
 import type { ReportEmailResult } from '../report/email/send.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
@@ -32,8 +32,9 @@ export function describe(r: WriteReportsResult): string {
   const head = r.unchanged
     ? `report ${r.manifest.business_date}: unchanged, current version is v${r.version}`
     : `report ${r.manifest.business_date}: wrote v${r.version}`;
-  const width = Math.max(...REPORT_FILES.map((n) => n.length));
-  const lines = REPORT_FILES.map((n) => `  ${n.padEnd(width)}  ${r.manifest.files[n].rows} rows`);
+  const files = listedFiles(r.manifest.files);
+  const width = Math.max(...files.map((f) => f.name.length));
+  const lines = files.map((f) => `  ${f.name.padEnd(width)}  ${f.note}`.trimEnd());
   return `${head}\n${r.manifest.headline ?? ''}\n${r.directory}\n${lines.join('\n')}\n`;
 }
 

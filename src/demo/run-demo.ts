@@ -16,7 +16,7 @@ import { reconcileJob } from '../services/reconcile.ts';
 import { snapshotJob } from '../services/snapshot.ts';
 import { reportJob } from '../services/report.ts';
 import type { RunSummary } from '../runner/reconcile.ts';
-import { REPORT_FILES } from '../report/manifest.ts';
+import { listedFiles, REPORT_FILES } from '../report/manifest.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { groupedAmount } from '../recon/format.ts';
 import { latestVerdictCounts } from '../db/items.ts';
@@ -178,7 +178,7 @@ async function night(
   const dir = path.relative(process.cwd(), report.report.directory) || report.report.directory;
   const files = REPORT_FILES.map((f) => path.join(dir, f));
   say(`reports for ${today} (${report.report.unchanged ? 'unchanged' : `version ${report.report.version}`}):`);
-  for (const f of REPORT_FILES) say(`  ${path.join(dir, f)}  (${report.report.manifest.files[f].rows} rows)`);
+  for (const f of listedFiles(report.report.manifest.files)) say(`  ${path.join(dir, f.name)}${f.note ? `  (${f.note})` : ''}`);
   say(`  ${path.join(dir, 'manifest.json')}`);
   say('');
   say(renderTable(['cases', 'open', 'acknowledged', 'resolved'], await caseCountRows(db)));

@@ -1,4 +1,4 @@
-import { CURRENCY_DECIMALS, Decimal, formatAmount, isCurrency, normalizeDecimal } from '../money/decimal.ts';
+import { CURRENCY_DECIMALS, Decimal, isCurrency, normalizeDecimal } from '../money/decimal.ts';
 import { zoneOffset } from './zone-offset.ts';
 import { scanDecimal } from '../money/decimal-text.ts';
 
@@ -6,27 +6,36 @@ import { scanDecimal } from '../money/decimal-text.ts';
 export const USDT_DECIMALS = 6;
 
 /**
- * An amount cell: the currency's fixed decimals, a plain number (never neutralised,
- * so "-12.50" stays numeric). A currency payrecon does not know keeps its own digits.
+ * An amount cell: at least the currency's decimals, a plain number (never neutralised, so
+ * "-12.50" stays numeric). Never rounded: an amount finer than the currency's minor unit keeps
+ * its digits ("0.005" INR stays "0.005"), as a finding about it quotes them. A currency payrecon
+ * does not know keeps its own digits.
  */
 export function amountCell(value: string | Decimal | null | undefined, currency: string): string {
   if (value === null || value === undefined) return '';
   if (!isCurrency(currency)) return normalizeDecimal(value);
+  const decimals = CURRENCY_DECIMALS[currency];
   if (typeof value === 'string') {
-    const fast = padDecimals(value, CURRENCY_DECIMALS[currency]);
+    const fast = padDecimals(value, decimals, true);
     if (fast !== null) return fast;
   }
-  return formatAmount(value, currency);
+  // Text in another shape ("1e-3", " 5"), or a Decimal: its exact digits, then the same padding.
+  return padDecimals(normalizeDecimal(value), decimals, true)!;
 }
 
 /**
  * "250.5" -> "250.50" by string padding, exact and ~10x cheaper than a Decimal per cell on a
- * million-row file; null when rounding would be needed (more significant decimals than allowed).
- * Text already in that form ("250.50", most of a day's amounts) is returned as it is.
+ * million-row file. More significant decimals than `decimals`: kept as they are with
+ * `keepExtra` ("0.005" -> "0.005"), else null (the caller decides how to round). Text already
+ * in its output form ("250.50", most of a day's amounts) is returned as it is.
  */
-export function padDecimals(text: string, decimals: number): string | null {
+export function padDecimals(text: string, decimals: number, keepExtra = false): string | null {
   const d = scanDecimal(text);
-  if (d === null || d.significantFractionDigits > decimals) return null;
+  if (d === null) return null;
+  if (d.significantFractionDigits > decimals) {
+    if (!keepExtra) return null;
+    decimals = d.significantFractionDigits;
+  }
   let first = d.intStart;
   while (first < d.point - 1 && text.charCodeAt(first) === ZERO) first++;
   let nonZero = d.significantFractionDigits > 0;

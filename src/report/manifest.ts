@@ -82,6 +82,24 @@ export interface ReportManifest {
   files: Record<ReportFile, CsvFileResult> & Partial<Record<ExtraFileName, ExtraFileResult>>;
 }
 
+/** The files accountants open, listed before the CSVs wherever a version's files are printed. */
+const OPENED_FIRST = ['reconciliation.xlsx', 'report.html'] as const;
+
+/**
+ * A version's files as `payrecon report` and the demo list them: the workbook and report.html
+ * first (those a version written before them lacks are left out), then the CSVs in manifest
+ * order; each with what to say about it ("3,151 rows over all sheets", "13 rows", "" for the page).
+ */
+export function listedFiles(files: ReportManifest['files']): Array<{ name: string; note: string }> {
+  const rows = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'row' : 'rows'}`;
+  const first = OPENED_FIRST.flatMap((name) => {
+    const f = files[name];
+    if (f === undefined) return [];
+    return [{ name, note: f.rows === null ? '' : `${rows(f.rows)} over all sheets` }];
+  });
+  return [...first, ...REPORT_FILES.map((name) => ({ name, note: rows(files[name].rows) }))];
+}
+
 export function contentHash(files: Record<ReportFile, CsvFileResult>): string {
   const h = createHash('sha256');
   for (const name of REPORT_FILES) h.update(`${name} ${files[name].sha256}\n`);

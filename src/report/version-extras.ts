@@ -62,7 +62,7 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
     workbook.tablesSheet('Summary', input.summary, [
       input.headline,
       `Business day ${input.date} in ${input.timezone}, version ${input.version}${input.partial ? ' (written before the day was over)' : ''}.`,
-      'Amounts are numbers with thousands separators; an amount shaded orange is text, because it has more than 15 significant digits, which a spreadsheet number cannot hold exactly.',
+      "Amounts are numbers with thousands separators and their currency's decimals, or all of their own when an amount is finer than the currency's minor unit (never rounded); an amount shaded orange is text, because it has more than 15 significant digits, which a spreadsheet number cannot hold exactly.",
     ]);
     await streamSheet(workbook, 'Open items', input.openItems);
     await streamSheet(workbook, 'Late changes', input.lateChanges);

@@ -1,4 +1,5 @@
 import { CURRENCY_DECIMALS, isCurrency } from '../../money/decimal.ts';
+import { scanDecimal } from '../../money/decimal-text.ts';
 import { zoneOffset } from '../zone-offset.ts';
 
 /**
@@ -36,6 +37,17 @@ export function holdsExactly(text: string): boolean {
 /** The currency's decimals; an unknown currency gets 2, the common case. */
 export function currencyDecimals(currency: string | null): number {
   return currency !== null && isCurrency(currency) ? CURRENCY_DECIMALS[currency] : 2;
+}
+
+/**
+ * The decimals an amount's number format shows: the currency's, or the amount's own significant
+ * decimals when it has more (a value finer than the minor unit), so a cell never displays a
+ * rounded amount.
+ */
+export function amountDecimals(text: string, currency: string | null): number {
+  const decimals = currencyDecimals(currency);
+  const d = scanDecimal(text);
+  return d === null || d.significantFractionDigits <= decimals ? decimals : d.significantFractionDigits;
 }
 
 /** `#,##0.00` for 2 decimals, `#,##0` for none: thousands separators, fixed decimals. */

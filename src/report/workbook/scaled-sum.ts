@@ -4,22 +4,24 @@ import { scaledDigits, scanDecimal, smallScaledValue } from '../../money/decimal
  * Exact running sums of decimal text as scaled integers: a totals row over a million cells
  * without a Decimal object per cell. Values of up to 15 digits are added as JS integers (exact
  * below 2^53) and moved into a BigInt before the running part could lose a digit; longer ones go
- * to the BigInt directly. Inputs with more decimals than `scale` are refused, never rounded.
+ * to the BigInt directly. An input with more decimals than `scale` (an amount finer than the
+ * currency's minor unit) widens the scale for the whole sum: never rounded.
  */
 export class ScaledSum {
   private total = 0n;
   /** Running part, always an exact integer: |small| < 2^52 before each add of a value < 10^15. */
   private small = 0;
-  private readonly factor: bigint;
+  private factor: bigint;
 
-  constructor(readonly scale: number) {
+  /** `scale`: the decimals the sum is written with at least. */
+  constructor(private scale: number) {
     this.factor = 10n ** BigInt(scale);
   }
 
   add(text: string): void {
     const d = scanDecimal(text);
     if (d === null || (d.point < text.length && d.fractionDigits === 0)) throw new Error(`not a decimal: ${JSON.stringify(text)}`);
-    if (d.significantFractionDigits > this.scale) throw new Error(`${text} has more than ${this.scale} decimals`);
+    if (d.significantFractionDigits > this.scale) this.widen(d.significantFractionDigits);
     const v = smallScaledValue(text, d, this.scale);
     if (v !== null) {
       this.small += v;
@@ -28,6 +30,14 @@ export class ScaledSum {
       const value = BigInt(scaledDigits(text, d, this.scale));
       this.total += d.negative ? -value : value;
     }
+  }
+
+  private widen(scale: number): void {
+    this.flush();
+    const by = 10n ** BigInt(scale - this.scale);
+    this.total *= by;
+    this.factor *= by;
+    this.scale = scale;
   }
 
   private flush(): void {

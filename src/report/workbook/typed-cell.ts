@@ -1,11 +1,12 @@
 import type { CellValue, ColumnKind } from '../table.ts';
-import { currencyDecimals, holdsExactly, wallClockSerial } from './cells.ts';
+import { amountDecimals, currencyDecimals, holdsExactly, wallClockSerial } from './cells.ts';
 import { amountStyle, COUNT_STYLE, DATETIME_STYLE, EXACT_TEXT_STYLE, TEXT_STYLE, type CellStyle, type StyleSheet } from './styles.ts';
 import { inlineString } from './xml.ts';
 
 /**
  * Raw table values as SpreadsheetML cells: text stays text ("044" keeps its zero), amounts
- * become numbers with the currency's format unless that would round them (then exact text,
+ * become numbers with the currency's format (more decimals when the amount has more: "0.005"
+ * INR shows as 0.005, never 0.01) unless the number itself would round them (then exact text,
  * marked), times become date-times in the zone. Each method returns what follows `<c` and the
  * cell reference: the style, the type and the value.
  */
@@ -50,7 +51,11 @@ export class CellEncoder {
           return `${this.exact}${inlineString(text)}</c>`;
         }
         // Decimal text is a valid xsd:double as it is: no float round trip.
-        return kind === 'amount' ? `${this.amountPrefix(currency)}${text}</v></c>` : `><v>${text}</v></c>`;
+        if (kind === 'decimal') return `><v>${text}</v></c>`;
+        const decimals = amountDecimals(text, currency);
+        return decimals === currencyDecimals(currency)
+          ? `${this.amountPrefix(currency)}${text}</v></c>`
+          : ` s="${this.styles.id(amountStyle(decimals))}"><v>${text}</v></c>`;
       }
     }
   }
@@ -87,7 +92,7 @@ export class CellEncoder {
           return `${style(EXACT_TEXT_STYLE)} t="inlineStr">${inlineString(text)}</c>`;
         }
         return kind === 'amount'
-          ? `${style(amountStyle(currencyDecimals(currency)))}><v>${text}</v></c>`
+          ? `${style(amountStyle(amountDecimals(text, currency)))}><v>${text}</v></c>`
           : `${style({})}><v>${text}</v></c>`;
       }
     }
