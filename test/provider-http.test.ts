@@ -226,6 +226,30 @@ describe('response size cap', () => {
 });
 
 describe('odd answers', () => {
+  it('reads a body alike whether its length is declared or it comes chunked: a byte-order mark is kept, not skipped', async () => {
+    const withMark = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(BALANCE)]);
+    const declared: Handler = (_q, res) => res.setHeader('content-type', 'application/json').end(withMark);
+    const chunked: Handler = (_q, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.write(withMark.subarray(0, 7));
+      res.end(withMark.subarray(7));
+    };
+    const answers: string[] = [];
+    for (const h of [declared, chunked]) {
+      handlers = [h];
+      hits = 0;
+      const err = await client({ maxRetries: 0 })
+        .balance('NGN')
+        .catch((e) => e);
+      expect(err).toBeInstanceOf(ProviderResponseError);
+      answers.push(err.message);
+    }
+    expect(answers[0]).toMatch(/^balance: body is not valid JSON/);
+    expect(answers[1]).toBe(answers[0]);
+    handlers = [ok];
+    expect(await client().balance('NGN')).toMatchObject({ available: '100.5' });
+  });
+
   it('explains a non-JSON 404 as a likely wrong base URL', async () => {
     handlers = [status(404, { 'content-type': 'text/plain' }, 'Cannot POST /v1/api/account/balance')];
     const err = await client()

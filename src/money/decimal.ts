@@ -1,4 +1,5 @@
 import { Decimal as DecimalJs } from 'decimal.js';
+import { scanDecimal } from './decimal-text.ts';
 
 /** Decimal arithmetic for money: 40 significant digits, no binary floating point anywhere. */
 export const Decimal = DecimalJs.clone({ precision: 40, rounding: DecimalJs.ROUND_HALF_UP, toExpNeg: -40, toExpPos: 40 });
@@ -36,6 +37,9 @@ export function amountBoundsFor(currency: unknown): AmountBounds {
 
 /** Digits before and after the point of canonical decimal text ("-0.50" → 1 and 2). */
 export function digitsOf(text: string): { integerDigits: number; scale: number } {
+  // Read by character code: every provider answer and every comparison asks this of each amount.
+  const d = scanDecimal(text);
+  if (d !== null) return { integerDigits: d.point - d.intStart, scale: d.fractionDigits };
   const [int, frac = ''] = text.replace(/^-/, '').split('.');
   return { integerDigits: int.length, scale: frac.length };
 }
@@ -62,5 +66,24 @@ export function formatAmount(value: string | Decimal, currency: Currency): strin
 
 /** Canonical text for storage and comparison: no trailing zeros, no exponent. */
 export function normalizeDecimal(value: string | Decimal): string {
+  if (typeof value === 'string') {
+    const plain = canonicalPlainDecimal(value);
+    if (plain !== null) return plain;
+  }
   return toDecimal(value).toFixed();
+}
+
+/**
+ * normalizeDecimal of plain decimal text ("250.50" -> "250.5", "-0.00" -> "0") without building a
+ * Decimal: each provider answer carries three amounts, and the Decimal and its text were a visible
+ * part of a fetch's CPU. Exactly Decimal's toFixed() for the texts it accepts (a test compares them);
+ * null for any other form (exponents, leading zeros, signs other than "-"), which Decimal reads.
+ */
+function canonicalPlainDecimal(text: string): string | null {
+  if (!DECIMAL_TEXT.test(text)) return null;
+  const d = scanDecimal(text)!;
+  const end = d.significantFractionDigits === 0 ? d.point : d.point + 1 + d.significantFractionDigits;
+  const out = end === text.length ? text : text.slice(0, end);
+  // "-0" and "-0.00" are zero, which Decimal writes without a sign.
+  return out === '-0' ? '0' : out;
 }

@@ -229,7 +229,9 @@ export class ProviderClient {
       .catch((err: unknown) => {
         throw this.asProviderError(operation, err);
       });
-    this.logger.debug({ operation, ms: Math.round(performance.now() - started) }, 'provider call done');
+    // Every fetch passes here: no log object is built unless the level would print it.
+    if (this.logger.isLevelEnabled('debug'))
+      this.logger.debug({ operation, ms: Math.round(performance.now() - started) }, 'provider call done');
     return result;
   }
 
@@ -252,7 +254,7 @@ export class ProviderClient {
       Timestamp: timestamp,
       'Content-Type': 'application/json',
     };
-    this.logger.trace({ operation, attempt }, 'provider request');
+    if (this.logger.isLevelEnabled('trace')) this.logger.trace({ operation, attempt }, 'provider request');
     const res = await this.transport.post(operation, `${API_PREFIX}${PATHS[operation]}`, headers, bodyText);
     if (res.status !== 429) this.throttle.onAnswered();
     return { data: this.interpret(operation, res, transactionRef), ctx: { operation, httpStatus: res.status, secrets: this.secrets } };
