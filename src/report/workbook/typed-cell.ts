@@ -18,7 +18,7 @@ export class CellEncoder {
   private readonly count: string;
   private readonly datetime: string;
   private readonly exact: string;
-  private readonly amounts = new Map<string | null, string>();
+  private readonly amounts = new Map<string | null, { decimals: number; prefix: string }>();
 
   constructor(
     private readonly styles: StyleSheet,
@@ -52,21 +52,27 @@ export class CellEncoder {
         }
         // Decimal text is a valid xsd:double as it is: no float round trip.
         if (kind === 'decimal') return `><v>${text}</v></c>`;
+        const format = this.amountFormat(currency);
+        // Nearly every amount has no more decimals written than its currency: no scan, no look-up.
+        const point = text.indexOf('.');
+        if (point === -1 || text.length - point - 1 <= format.decimals) return `${format.prefix}${text}</v></c>`;
         const decimals = amountDecimals(text, currency);
-        return decimals === currencyDecimals(currency)
-          ? `${this.amountPrefix(currency)}${text}</v></c>`
+        return decimals === format.decimals
+          ? `${format.prefix}${text}</v></c>`
           : ` s="${this.styles.id(amountStyle(decimals))}"><v>${text}</v></c>`;
       }
     }
   }
 
-  private amountPrefix(currency: string | null): string {
-    let prefix = this.amounts.get(currency);
-    if (prefix === undefined) {
-      prefix = ` s="${this.styles.id(amountStyle(currencyDecimals(currency)))}"><v>`;
-      this.amounts.set(currency, prefix);
+  /** The currency's decimals and the start of its amount cells, worked out once per currency. */
+  private amountFormat(currency: string | null): { decimals: number; prefix: string } {
+    let format = this.amounts.get(currency);
+    if (format === undefined) {
+      const decimals = currencyDecimals(currency);
+      format = { decimals, prefix: ` s="${this.styles.id(amountStyle(decimals))}"><v>` };
+      this.amounts.set(currency, format);
     }
-    return prefix;
+    return format;
   }
 
   /** The same cell in bold (totals rows): the kind's look plus bold. */
