@@ -3,7 +3,6 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { withJob } from '../runtime/with-job.ts';
 import { untilAborted } from '../runtime/until-aborted.ts';
 import { dayJobs } from '../services/day-jobs.ts';
-import { serveConsole } from '../console/serve.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 
@@ -36,6 +35,8 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'CONSOLE
     .action(async (opts: { port?: number }) => {
       // A rerun's two steps run in this process with its pool: reconcile --date, then report --date (not e-mailed).
       await withJob('console', { stoppable: true }, async ({ config, db, logger, signal }) => {
+        // Loaded here: the web server (fastify and its plugins) is about 20 MB no other command needs.
+        const { serveConsole } = await import('../console/serve.ts');
         const running = await serveConsole({ db, config, logger, port: opts.port, ...dayJobs({ config, logger, db }) });
         printOut(`payrecon console listening on ${running.url}\n`);
         await untilAborted(signal);

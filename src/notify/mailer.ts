@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config/config.ts';
 import { secretValues } from '../config/redact.ts';
 import { DeliveryError, describeError } from './errors.ts';
@@ -55,20 +55,29 @@ export function createMailer(config: Config, opts: MailerOptions = {}): Mailer {
   if (!config.SMTP_URL) throw new Error('SMTP_URL is not set: e-mail delivery needs an SMTP server');
   const secrets = [...secretValues(config), ...(opts.secrets ?? [])];
   const timeout = opts.timeoutMs ?? config.NOTIFY_TIMEOUT_MS;
-  // A batch job must not hang on a dead mail server: every phase has a short limit.
-  const transport = nodemailer.createTransport(config.SMTP_URL, {
-    connectionTimeout: timeout,
-    greetingTimeout: timeout,
-    socketTimeout: timeout,
-    dnsTimeout: timeout,
-  } as never);
+  const smtpUrl = config.SMTP_URL;
+  // Loaded and connected on the first message: most runs send none, and nodemailer is about 15 MB.
+  let transport: Transporter | undefined;
+  const transportNow = async (): Promise<Transporter> => {
+    const nodemailer = (await import('nodemailer')).default;
+    // A batch job must not hang on a dead mail server: every phase has a short limit.
+    transport ??= nodemailer.createTransport(smtpUrl, {
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+      dnsTimeout: timeout,
+    } as never);
+    return transport;
+  };
   return {
     from: config.REPORT_EMAIL_FROM,
     reportTo: config.REPORT_EMAIL_TO ?? [],
     alertTo: config.ALERT_EMAIL_TO ?? [],
     async send(message) {
       try {
-        const info = await transport.sendMail({
+        const info = await (
+          await transportNow()
+        ).sendMail({
           from: message.from,
           to: [...message.to],
           subject: message.subject,
@@ -91,6 +100,6 @@ export function createMailer(config: Config, opts: MailerOptions = {}): Mailer {
         throw new DeliveryError('smtp', describeError(err, secrets));
       }
     },
-    close: () => transport.close(),
+    close: () => transport?.close(),
   };
 }

@@ -1,16 +1,18 @@
-import { hash, verify } from '@node-rs/argon2';
+// Loaded on first use: only the console and `payrecon users` hash passwords, and the native module
+// is about 12 MB of every other command's memory.
+const argon2 = () => import('@node-rs/argon2');
 
 /**
  * argon2id with the library's defaults (19 MiB, 2 passes: OWASP's minimum for argon2id), a random
  * salt per hash; the PHC string keeps salt and parameters, so raising them later still verifies old hashes.
  */
-export function hashPassword(password: string): Promise<string> {
-  return hash(password);
+export async function hashPassword(password: string): Promise<string> {
+  return (await argon2()).hash(password);
 }
 
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
   try {
-    return await verify(passwordHash, password);
+    return await (await argon2()).verify(passwordHash, password);
   } catch {
     return false;
   }
@@ -19,7 +21,7 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
 let dummy: Promise<string> | undefined;
 /** A hash to verify against when the user does not exist, so an unknown name takes as long as a wrong password. */
 export function dummyHash(): Promise<string> {
-  dummy ??= hash('payrecon-console-no-such-user');
+  dummy ??= hashPassword('payrecon-console-no-such-user');
   return dummy;
 }
 
