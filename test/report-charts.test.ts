@@ -11,6 +11,7 @@ const DATA: DayChartData = {
     { day: '2026-11-22', code: 'PAID_AMOUNT', orders: 49 },
     { day: '2026-11-22', code: 'UTR_MISSING', orders: 12 },
   ],
+  reportedDays: chartDays('2026-11-22'),
   rollForward: [
     {
       currency: 'INR',
@@ -66,8 +67,31 @@ describe('charts', () => {
     expect(a[2].svg).toContain('age in days');
   });
 
+  it('shades the days no report was written for, instead of drawing them as days without mismatches', async () => {
+    const days = chartDays('2026-11-22');
+    const reported = days.filter((d) => d !== '2026-11-20' && d !== '2026-11-21');
+    const [withGaps] = await renderDayCharts({ ...DATA, reportedDays: reported });
+    const [complete] = await renderDayCharts(DATA);
+    const rules = (svg: string) => (svg.match(/<g class="mark-rule role-mark[^"]*"[^>]*>(.*?)<\/g>/s)?.[1].match(/<line/g) ?? []).length;
+    expect(rules(withGaps.svg)).toBe(2);
+    expect(rules(complete.svg)).toBe(0);
+    expect(withGaps.svg).toContain('grey: no report was written for the day');
+    expect(complete.svg).not.toContain('grey:');
+    const [nothing] = await renderDayCharts({ ...DATA, codeCounts: [], reportedDays: ['2026-11-22'] });
+    expect(nothing.svg).toContain('no mismatches in the days reported');
+    expect(nothing.svg).toContain('grey: no report was written for the day');
+    expect(rules(nothing.svg)).toBe(29);
+  });
+
   it('says so when there is nothing to draw', async () => {
-    const charts = await renderDayCharts({ date: '2026-11-22', codeCounts: [], rollForward: [], agingBuckets: ['0-1', '1-3'], aging: [] });
+    const charts = await renderDayCharts({
+      date: '2026-11-22',
+      codeCounts: [],
+      reportedDays: chartDays('2026-11-22'),
+      rollForward: [],
+      agingBuckets: ['0-1', '1-3'],
+      aging: [],
+    });
     expect(charts[0].svg).toContain('no mismatches in these days');
     expect(charts[1].svg).toContain('no balance snapshots this day');
     expect(charts[2].svg).toContain('no open items');

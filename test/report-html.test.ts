@@ -22,6 +22,7 @@ async function input(): Promise<ReportHtmlInput> {
     charts: await renderDayCharts({
       date: '2026-11-22',
       codeCounts: [{ day: '2026-11-22', code: 'STALE', orders: 57 }],
+      reportedDays: ['2026-11-22'],
       rollForward: [
         {
           currency: 'NGN',

@@ -27,3 +27,16 @@ export async function reportedCodeCounts(db: Knex, days: { first: string; end: s
   )) as { rows: DayCodeCount[] };
   return res.rows;
 }
+
+/**
+ * The business days of [first, end) with a recorded report version: the trend chart tells them
+ * from days nobody reported, which would otherwise look like days without a mismatch.
+ */
+export async function reportedDays(db: Knex, days: { first: string; end: string }): Promise<string[]> {
+  const res = (await db.raw(
+    `SELECT DISTINCT business_date::text AS day FROM report_versions
+      WHERE orders_recorded AND business_date >= ?::date AND business_date < ?::date ORDER BY 1`,
+    [days.first, days.end],
+  )) as { rows: Array<{ day: string }> };
+  return res.rows.map((r) => r.day);
+}

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { reportedCodeCounts } from '../db/report-charts.ts';
+import { reportedCodeCounts, reportedDays } from '../db/report-charts.ts';
 import {
   listReportVersions,
   streamLateChanges,
@@ -72,6 +72,7 @@ export async function writeExtrasForVersion(
   const rollForward = facts.summaryTables.find((t) => t.name === ROLLFORWARD_SUMMARY.name);
   const days = chartDays(s.date);
   const earlierCodeCounts = await reportedCodeCounts(tx, { first: days[0], end: s.date });
+  const earlierReportedDays = await reportedDays(tx, { first: days[0], end: s.date });
   const versions = (await listReportVersions(tx, s.date)).map((v) => ({
     version: v.version,
     createdAt: s.formatTime(v.created_at.getTime()),
@@ -109,6 +110,7 @@ export async function writeExtrasForVersion(
     balances: balancesTable(facts.balances),
     rates: ratesTable(facts.rates),
     earlierCodeCounts,
+    earlierReportedDays,
     chart: {
       rollForward: facts.currencies.flatMap((c) => {
         const r = facts.rollForwards.get(c);

@@ -38,6 +38,8 @@ export interface VersionExtrasInput {
   rates: Table;
   /** Mismatched orders of the 29 business days before the day (the day's own are counted here). */
   earlierCodeCounts: readonly CodeCount[];
+  /** The earlier days of the chart with a recorded version; the others are drawn as "no report". */
+  earlierReportedDays: readonly string[];
   chart: Pick<DayChartData, 'rollForward' | 'aging' | 'agingBuckets'>;
   /** Every earlier version of the day (this one is added). */
   versions: readonly VersionLine[];
@@ -84,7 +86,8 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
     ...input.earlierCodeCounts,
     ...[...mismatches.codes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, orders]) => ({ day: input.date, code, orders })),
   ];
-  const charts = await renderDayCharts({ date: input.date, codeCounts, ...input.chart });
+  const reported = [...input.earlierReportedDays, input.date];
+  const charts = await renderDayCharts({ date: input.date, codeCounts, reportedDays: reported, ...input.chart });
   for (const c of charts) {
     const name = `chart-${c.name}.png` as ExtraFileName;
     await writeFileSynced(path.join(input.dir, name), c.png);

@@ -16,6 +16,8 @@ export interface DayChartData {
   /** The report's business day, YYYY-MM-DD. */
   date: string;
   codeCounts: readonly CodeCount[];
+  /** Days of the chart with a report version (the report's own day included); the others had none. */
+  reportedDays: readonly string[];
   rollForward: readonly RollForwardBars[];
   /** Aging buckets in order (open_items.csv's), and the open items counted into them. */
   agingBuckets: readonly string[];
@@ -39,7 +41,11 @@ export function chartDays(date: string, count = CHART_DAYS): string[] {
 /** The report's charts, each as SVG (for report.html) and PNG (for the e-mail). */
 export async function renderDayCharts(data: DayChartData): Promise<RenderedChart[]> {
   const specs = [
-    { name: 'mismatches-by-code', title: 'Mismatches by code', spec: mismatchesByCodeChart(chartDays(data.date), data.codeCounts) },
+    {
+      name: 'mismatches-by-code',
+      title: 'Mismatches by code',
+      spec: mismatchesByCodeChart(chartDays(data.date), data.codeCounts, data.reportedDays),
+    },
     { name: 'roll-forward', title: 'Roll-forward per currency', spec: rollForwardChart(data.rollForward) },
     { name: 'open-items-aging', title: 'Open items by age', spec: openItemsAgingChart(data.agingBuckets, data.aging) },
   ];

@@ -41,25 +41,52 @@ const CONFIG = {
   title: { fontSize: 14, anchor: 'start' as const, subtitleColor: '#555' },
 };
 
-/** Mismatched orders by code over the business days given (every day on the axis, empty ones too). */
-export function mismatchesByCodeChart(days: readonly string[], counts: readonly CodeCount[]): TopLevelSpec {
+/**
+ * Mismatched orders by code over the business days given (every day on the axis, empty ones too).
+ * A day with no report version is shaded grey and named in the tooltip: drawn like a day without
+ * mismatches it would claim what nobody checked.
+ */
+export function mismatchesByCodeChart(
+  days: readonly string[],
+  counts: readonly CodeCount[],
+  reportedDays: readonly string[],
+): TopLevelSpec {
   const total = counts.reduce((s, c) => s + c.orders, 0);
+  const reported = new Set(reportedDays);
+  const unreported = days.filter((d) => !reported.has(d));
+  // A second line, so the note does not widen the picture.
+  const grey = unreported.length > 0 ? ['grey: no report was written for the day'] : [];
+  const x = { field: 'day', type: 'ordinal' as const, title: 'business day', scale: { domain: [...days] }, axis: { labelAngle: -60 } };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
       text: `Mismatches by code, last ${days.length} business days`,
-      subtitle: total === 0 ? 'no mismatches in these days' : 'orders per business day (an order with two codes counts under each)',
+      subtitle: [
+        total === 0
+          ? `no mismatches in ${unreported.length > 0 ? 'the days reported' : 'these days'}`
+          : 'orders per business day (an order with two codes counts under each)',
+        ...grey,
+      ],
     },
     width: 560,
     height: 220,
-    data: { values: counts.map((c) => ({ ...c })) },
-    mark: { type: 'bar' },
-    encoding: {
-      x: { field: 'day', type: 'ordinal', title: 'business day', scale: { domain: [...days] }, axis: { labelAngle: -60 } },
-      y: { field: 'orders', type: 'quantitative', aggregate: 'sum', title: 'orders', axis: { format: ',d', tickMinStep: 1 } },
-      color: { field: 'code', type: 'nominal', title: 'code', scale: { scheme: 'tableau10' } },
-      tooltip: [{ field: 'day' }, { field: 'code' }, { field: 'orders', aggregate: 'sum', format: ',d' }],
-    },
+    layer: [
+      {
+        data: { values: unreported.map((day) => ({ day, report: 'none written' })) },
+        mark: { type: 'rule', color: '#e3e6ec', strokeWidth: 12 },
+        encoding: { x, tooltip: [{ field: 'day' }, { field: 'report' }] },
+      },
+      {
+        data: { values: counts.map((c) => ({ ...c })) },
+        mark: { type: 'bar' },
+        encoding: {
+          x,
+          y: { field: 'orders', type: 'quantitative', aggregate: 'sum', title: 'orders', axis: { format: ',d', tickMinStep: 1 } },
+          color: { field: 'code', type: 'nominal', title: 'code', scale: { scheme: 'tableau10' } },
+          tooltip: [{ field: 'day' }, { field: 'code' }, { field: 'orders', aggregate: 'sum', format: ',d' }],
+        },
+      },
+    ],
     config: CONFIG,
   };
 }
