@@ -293,6 +293,23 @@ describe.each(availableEngines)('cases repositories on %s', (engine) => {
     });
   });
 
+  it('refuses a batch that checks one order twice (its sighting would be counted twice and recorded once)', async () => {
+    const check: OrderCheckForCases = {
+      direction: 'payment',
+      orderId: s.order.id,
+      merchantRef: s.order.merchantRef,
+      transactionRef: s.order.transactionRef,
+      currency: s.order.currency,
+      createdAt: s.order.createdAt,
+      visibility: 'found',
+      findings: [fee],
+    };
+    await expect(t.db.knex.transaction((trx) => syncOrderCases(trx, [check, check], at(1)))).rejects.toThrow(
+      'syncOrderCases: an order is checked twice in one batch',
+    );
+    expect(await findCase(t.db.knex, orderSubject('payment', s.order.id), 'FEE')).toBeNull();
+  });
+
   it('a batch write leaves a case another process opened or moved meanwhile as it is, for a second decision', async () => {
     const other = await newScene(t);
     await other.sync([fee], at(1));

@@ -46,6 +46,10 @@ export type CaseCounts = Partial<Record<ObserveOutcome, number>>;
 export async function syncOrderCases(trx: Knex.Transaction, checks: readonly OrderCheckForCases[], at: Date): Promise<CaseCounts> {
   const counts: CaseCounts = {};
   if (checks.length === 0) return counts;
+  // The batch writes below count on one check per order (a case seen twice would be counted twice, updated once).
+  if (new Set(checks.map((c) => orderSubject(c.direction, c.orderId))).size !== checks.length) {
+    throw new TypeError('syncOrderCases: an order is checked twice in one batch');
+  }
   const subjects = checks.flatMap((c) => [orderSubject(c.direction, c.orderId), unknownOrderSubject(c.direction, c.transactionRef)]);
   const existing = new Map<string, StoredCase>();
   const bySubject = new Map<string, StoredCase[]>();

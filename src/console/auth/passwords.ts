@@ -11,8 +11,10 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  // Outside the try: a module that cannot load is a broken install, not a wrong password.
+  const { verify } = await argon2();
   try {
-    return await (await argon2()).verify(passwordHash, password);
+    return await verify(passwordHash, password);
   } catch {
     return false;
   }
