@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import {
+  caseKey,
   casesOfSubjects,
   insertCases,
   markCasesSeen,
@@ -107,8 +108,6 @@ export async function syncOrderCases(trx: Knex.Transaction, checks: readonly Ord
   for (const o of oneByOne) count((await observeCase(trx, o.target, o.event, at, o.finding, o.known)).outcome);
   return counts;
 }
-
-const caseKey = (subject: string, code: string): string => `${subject}\u0000${code}`;
 
 /** One finding per code; a code found twice (paid amount vs amount and vs recorded) keeps both sentences. */
 function findingsByCode(findings: readonly Finding[]): Map<string, CaseFinding> {

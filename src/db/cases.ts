@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Direction } from '../provider/types.ts';
 import type { CaseReason, CaseState, Transition } from '../recon/cases.ts';
-import { unnestRows, type UnnestColumn } from './unnest.ts';
+import { timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -92,6 +92,9 @@ function toCase(r: Record<string, unknown>): StoredCase {
 
 const rowsOf = (res: unknown) => (res as { rows: Array<Record<string, unknown>> }).rows;
 
+/** A case's key (subject and code) as one map key. */
+export const caseKey = (subject: string, code: string): string => `${subject}\u0000${code}`;
+
 /** The subject of an order's cases. */
 export const orderSubject = (direction: Direction, orderId: string): string => `${direction}:${orderId}`;
 /** The subject of an order the provider knows and the merchant does not. */
@@ -134,8 +137,6 @@ export interface CaseToOpen {
   transition: Transition;
 }
 
-const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
-
 const OPEN_COLUMNS: readonly UnnestColumn<CaseToOpen>[] = [
   { name: 'subject', type: 'text', value: (x) => x.subject.subject },
   { name: 'code', type: 'text', value: (x) => x.subject.code },
@@ -144,9 +145,9 @@ const OPEN_COLUMNS: readonly UnnestColumn<CaseToOpen>[] = [
   { name: 'merchant_ref', type: 'text', value: (x) => x.subject.merchantRef ?? null },
   { name: 'transaction_ref', type: 'text', value: (x) => x.subject.transactionRef ?? null },
   { name: 'currency', type: 'text', value: (x) => x.subject.currency ?? null },
-  { name: 'window_start', type: 'timestamptz', value: (x) => iso(x.subject.windowStart) },
-  { name: 'window_end', type: 'timestamptz', value: (x) => iso(x.subject.windowEnd) },
-  { name: 'occurred_at', type: 'timestamptz', value: (x) => iso(x.subject.occurredAt) },
+  { name: 'window_start', type: 'timestamptz', value: (x) => timestampOrNull(x.subject.windowStart) },
+  { name: 'window_end', type: 'timestamptz', value: (x) => timestampOrNull(x.subject.windowEnd) },
+  { name: 'occurred_at', type: 'timestamptz', value: (x) => timestampOrNull(x.subject.occurredAt) },
   { name: 'state', type: 'text', value: (x) => x.transition.to },
   // jsonb per row travels as text and is cast in the SELECT (as recon_items' details do).
   { name: 'finding', type: 'text', value: (x) => JSON.stringify(x.finding) },
@@ -188,10 +189,10 @@ export async function insertCases(trx: Knex.Transaction, cases: readonly CaseToO
   const opened = rowsOf(res)
     .map(toCase)
     .sort((a, b) => Number(a.id) - Number(b.id));
-  const transitionOf = new Map(cases.map((c) => [`${c.subject.subject}\u0000${c.subject.code}`, c.transition]));
+  const transitionOf = new Map(cases.map((c) => [caseKey(c.subject.subject, c.subject.code), c.transition]));
   await insertCaseEvents(
     trx,
-    opened.map((c) => ({ caseId: c.id, transition: transitionOf.get(`${c.subject}\u0000${c.code}`)! })),
+    opened.map((c) => ({ caseId: c.id, transition: transitionOf.get(caseKey(c.subject, c.code))! })),
     at,
   );
   return opened;

@@ -3,7 +3,7 @@ import type { Currency } from '../money/decimal.ts';
 import type { Direction, StatusCategory } from '../provider/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { isValueRefusal } from './refusal.ts';
-import { unnestRows, type UnnestColumn } from './unnest.ts';
+import { timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
 import { canonicalRef } from '../recon/refs.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -284,22 +284,20 @@ export async function countOrders(db: Conn, direction: Direction, filter: OrderF
   return Number(row.n);
 }
 
-const ts = (d: Date | null | undefined) => (d ? d.toISOString() : null);
-
 /** A batch of checks as unnest arrays (unnest.ts): the new values, then the state each was computed from (was_*). */
 function checkUpdateColumns(direction: Direction): UnnestColumn<CheckUpdate>[] {
   const payment = direction === 'payment';
   const extraType = payment ? 'numeric' : 'text';
   return [
     { name: 'id', type: 'bigint', value: (u) => u.id },
-    { name: 'checked_at', type: 'timestamptz', value: (u) => ts(u.checkedAt) },
-    { name: 'next_check_at', type: 'timestamptz', value: (u) => ts(u.nextCheckAt) },
+    { name: 'checked_at', type: 'timestamptz', value: (u) => timestampOrNull(u.checkedAt) },
+    { name: 'next_check_at', type: 'timestamptz', value: (u) => timestampOrNull(u.nextCheckAt) },
     { name: 'status', type: 'text', value: (u) => u.status ?? null },
     { name: 'status_category', type: 'text', value: (u) => u.statusCategory ?? null },
     { name: 'fee', type: 'numeric', value: (u) => decimalOrNull(u.fee, 'fee') },
     { name: 'extra', type: extraType, value: payment ? (u) => decimalOrNull(u.paidAmount, 'paidAmount') : (u) => u.utr ?? null },
-    { name: 'finalized_at', type: 'timestamptz', value: (u) => ts(u.finalizedAt) },
-    { name: 'updated_at', type: 'timestamptz', value: (u) => ts(u.updatedAt) },
+    { name: 'finalized_at', type: 'timestamptz', value: (u) => timestampOrNull(u.finalizedAt) },
+    { name: 'updated_at', type: 'timestamptz', value: (u) => timestampOrNull(u.updatedAt) },
     { name: 'was_merchant_ref', type: 'text', value: (u) => u.expected.merchantRef },
     { name: 'was_currency', type: 'text', value: (u) => u.expected.currency },
     { name: 'was_method', type: 'text', value: (u) => u.expected.method },
@@ -313,7 +311,7 @@ function checkUpdateColumns(direction: Direction): UnnestColumn<CheckUpdate>[] {
       value: payment ? (u) => decimalOrNull(u.expected.paidAmount, 'expected.paidAmount') : (u) => u.expected.utr,
     },
     { name: 'was_check_count', type: 'int', value: (u) => u.expected.checkCount },
-    { name: 'open_seen_at', type: 'timestamptz', value: (u) => ts(u.openSeenAt) },
+    { name: 'open_seen_at', type: 'timestamptz', value: (u) => timestampOrNull(u.openSeenAt) },
   ];
 }
 

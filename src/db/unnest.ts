@@ -19,3 +19,6 @@ export function unnestRows<T>(rows: readonly T[], columns: readonly UnnestColumn
     bindings: columns.map((c) => rows.map(c.value)) as unknown as Knex.RawBinding[],
   };
 }
+
+/** A timestamptz column's value in a batch: ISO text (exact to the millisecond, any zone), or NULL. */
+export const timestampOrNull = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
