@@ -80,8 +80,11 @@ export function normalizeDecimal(value: string | Decimal): string {
  * null for any other form (exponents, leading zeros, signs other than "-"), which Decimal reads.
  */
 function canonicalPlainDecimal(text: string): string | null {
-  if (!DECIMAL_TEXT.test(text)) return null;
-  const d = scanDecimal(text)!;
+  // One scan decides DECIMAL_TEXT's form too: no leading zero before other digits, no bare point ("12.").
+  const d = scanDecimal(text);
+  if (d === null || (d.point - d.intStart > 1 && text.charCodeAt(d.intStart) === 48) || (d.point < text.length && d.fractionDigits === 0)) {
+    return null;
+  }
   const end = d.significantFractionDigits === 0 ? d.point : d.point + 1 + d.significantFractionDigits;
   const out = end === text.length ? text : text.slice(0, end);
   // "-0" and "-0.00" are zero, which Decimal writes without a sign.
