@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderClient, type ProviderClientOptions } from '../src/provider/client.ts';
 import { CredentialsError, ProviderResponseError, ProviderUnavailableError } from '../src/provider/errors.ts';
+import { Transport } from '../src/provider/http.ts';
 import { hmacSha256 } from '../src/provider/signing.ts';
 
 /**
@@ -161,6 +162,23 @@ describe('network failures', () => {
       .balance('NGN')
       .catch((e) => e);
     expect(err2.message).toContain('timeout');
+  });
+
+  it('times out a request still waiting for a free connection, and never sends it', async () => {
+    handlers = [() => {}];
+    const transport = new Transport({ baseUrl, connections: 1, timeoutMs: 200, maxBodyBytes: 1000 });
+    try {
+      const post = () => transport.post('balance', '/v1/api/account/balance', {}, '{}').catch((e) => e);
+      const errors = await Promise.all([post(), post()]);
+      for (const err of errors) expect(err.message).toBe('balance: no complete answer within 200 ms (timeout)');
+      // The first held the only socket; the second's deadline passed in the queue. The next request
+      // is answered, so the pool moved on, and the stalled server saw the first request alone.
+      handlers = [() => {}, ok];
+      expect(await transport.post('balance', '/v1/api/account/balance', {}, '{}')).toMatchObject({ status: 200 });
+      expect(hits).toBe(2);
+    } finally {
+      await transport.close();
+    }
   });
 
   it('reports a refused connection without hanging', async () => {

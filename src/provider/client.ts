@@ -10,7 +10,8 @@ import {
   ProviderResponseError,
   ProviderUnavailableError,
 } from './errors.ts';
-import { Transport, type RawResponse } from './http.ts';
+import type { RawResponse } from './bounded-response.ts';
+import { Transport } from './http.ts';
 import { stringifyBody } from './json.ts';
 import {
   isNotFoundEnvelope,

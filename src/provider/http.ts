@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { BoundedResponse, type RawResponse } from './bounded-response.ts';
 import { ProviderResponseError, ProviderUnavailableError } from './errors.ts';
 import type { Operation } from './types.ts';
 
@@ -10,13 +11,6 @@ export interface TransportOptions {
   /** Whole-request deadline: connect, headers and body together. */
   timeoutMs: number;
   maxBodyBytes: number;
-}
-
-export interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  contentType: string | undefined;
 }
 
 /** Errors raised before the request could have been written: safe to re-send anything. */
@@ -33,81 +27,24 @@ export class Transport {
     this.pool = new Pool(url.origin, {
       connections: options.connections,
       pipelining: 1,
-      // Backstops for the AbortController deadline below.
+      // Backstops for the whole-request deadline of BoundedResponse.
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       connectTimeout: options.timeoutMs,
     });
   }
 
-  async post(operation: Operation, path: string, headers: Record<string, string>, body: string): Promise<RawResponse> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.options.timeoutMs);
-    try {
-      const res = await this.pool.request({
-        method: 'POST',
-        path: `${this.pathPrefix}${path}`,
-        headers,
-        body: Buffer.from(body, 'utf8'),
-        signal: controller.signal,
-      });
-      const contentType = headerValue(res.headers['content-type']);
-      const text = await this.readBounded(operation, res.statusCode, res.headers, res.body);
-      return { status: res.statusCode, headers: res.headers, text, contentType };
-    } catch (err) {
-      if (err instanceof ProviderResponseError) throw err;
-      throw this.networkError(operation, err, timedOut);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Reads at most maxBodyBytes; a larger body is abandoned (socket destroyed), never buffered. */
-  private async readBounded(
-    operation: Operation,
-    status: number,
-    headers: Record<string, string | string[] | undefined>,
-    body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown; arrayBuffer(): Promise<ArrayBuffer> },
-  ): Promise<string> {
-    const max = this.options.maxBodyBytes;
-    const declared = Number(headerValue(headers['content-length']));
-    if (Number.isFinite(declared) && declared > max) {
-      body.destroy();
-      throw new ProviderResponseError(
-        operation,
-        `response body of ${declared} bytes (Content-Length) exceeds the ${max}-byte limit; not read`,
-        {
-          httpStatus: status,
-          received: `${declared} bytes`,
-        },
-      );
-    }
-    // A declared length within the limit bounds the body already (undici reads no more than it), so
-    // it is read whole, without an async iterator's promises per chunk: every fetch takes this path.
-    // Decoded as below, so both paths give the same text (a byte-order mark is kept, not skipped).
-    if (Number.isFinite(declared)) return Buffer.from(await body.arrayBuffer()).toString('utf8');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > max) {
-        body.destroy();
-        throw new ProviderResponseError(
-          operation,
-          `response body exceeds the ${max}-byte limit (more than ${size - chunk.length} bytes received); abandoned`,
-          {
-            httpStatus: status,
-            received: `>${max} bytes`,
-          },
-        );
+  post(operation: Operation, path: string, headers: Record<string, string>, body: string): Promise<RawResponse> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: unknown, timedOut: boolean) =>
+        reject(err instanceof ProviderResponseError ? err : this.networkError(operation, err, timedOut));
+      const handler = new BoundedResponse(operation, this.options.maxBodyBytes, this.options.timeoutMs, resolve, onError);
+      try {
+        this.pool.dispatch({ method: 'POST', path: `${this.pathPrefix}${path}`, headers, body: Buffer.from(body, 'utf8') }, handler);
+      } catch (err) {
+        handler.fail(err);
       }
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks, size).toString('utf8');
+    });
   }
 
   private networkError(operation: Operation, err: unknown, timedOut: boolean): ProviderUnavailableError {
@@ -131,10 +68,6 @@ export class Transport {
   close(): Promise<void> {
     return this.pool.close();
   }
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** Node and undici put the useful code on the error or on its cause (AggregateError for dual-stack connects). */
