@@ -70,6 +70,7 @@ describe('runOrderedPipeline', () => {
         await new Promise((r) => setTimeout(r, (20 - x) % 7)); // later items often finish first
         return x * 10;
       },
+      (_x, fetched) => fetched,
       async (page, results) => {
         committed.push(results);
         expect(results).toEqual(page.map((x) => x * 10));
@@ -89,6 +90,7 @@ describe('runOrderedPipeline', () => {
         await new Promise((r) => setTimeout(r, 2));
         active--;
       },
+      () => undefined,
       async () => undefined,
       { concurrency: 4 },
     );
@@ -101,6 +103,7 @@ describe('runOrderedPipeline', () => {
     await runOrderedPipeline(
       pages(10, 2),
       async (x) => x,
+      (_x, fetched) => fetched,
       async (page) => {
         committed.push(page[0]);
         if (committed.length === 2) stop = true;
@@ -108,5 +111,38 @@ describe('runOrderedPipeline', () => {
       { concurrency: 2, ahead: 1, shouldStop: () => stop },
     );
     expect(committed).toEqual([0, 2]);
+  });
+
+  it("gives an item's slot back before finishing it: the next item's work starts first", async () => {
+    const events: string[] = [];
+    await runOrderedPipeline(
+      pages(1, 3),
+      async (x) => {
+        events.push(`work ${x}`);
+        await new Promise((r) => setTimeout(r, 1));
+        return x;
+      },
+      (x, fetched) => {
+        events.push(`finish ${x}`);
+        return fetched * 2;
+      },
+      async (_page, results) => void events.push(`commit ${results.join(',')}`),
+      { concurrency: 1 },
+    );
+    expect(events).toEqual(['work 0', 'work 1', 'finish 0', 'work 2', 'finish 1', 'finish 2', 'commit 0,2,4']);
+  });
+
+  it('a finish that throws fails the page, like a failed work', async () => {
+    const run = runOrderedPipeline(
+      pages(2, 2),
+      async (x) => x,
+      (x) => {
+        if (x === 1) throw new Error('bad answer');
+        return x;
+      },
+      async () => undefined,
+      { concurrency: 2 },
+    );
+    await expect(run).rejects.toThrow('bad answer');
   });
 });

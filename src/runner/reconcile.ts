@@ -8,7 +8,7 @@ import { describeLockHolder, findLockHolder, stalledHolder, type StalledHolder }
 import type { Direction } from '../provider/types.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
 import { isFinalCategory } from '../provider/status.ts';
-import type { NotificationFacts, ReconPolicy } from '../recon/types.ts';
+import type { NotificationFacts, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
 import { FailureWindow } from './failure-window.ts';
 import { runOrderedPipeline } from './ordered-pipeline.ts';
 import { fetchAnswer, type OrderFetcher } from './fetch-answer.ts';
@@ -199,6 +199,9 @@ function budgetPriority(selection: Selection, order: OrderRow): BudgetPriority {
   return isFinalCategory(order.statusCategory) ? 'recheck' : 'sweep';
 }
 
+/** A provider answer and when it was asked for, waiting for its comparison. */
+type Fetched = { answer: ProviderAnswer; askedAt: Date };
+
 type Stop = { status: 'credentials' | 'provider_unavailable'; message: string } | null;
 
 const LOCK_LOST = 'lost the job lock (the database connection was closed); the run is left for the next start to resume';
@@ -254,7 +257,8 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
           yield page;
         }
       }
-      const check = async (order: OrderRow): Promise<CheckToWrite | null> => {
+      // Stage one holds a concurrency slot: the fetch, and what must stop the run at once.
+      const fetchOne = async (order: OrderRow): Promise<Fetched | null> => {
         if (halt.stop) return null;
         const askedAt = deps.clock();
         const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef, budgetPriority(selection, order));
@@ -272,8 +276,12 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
             message: `the provider failed most recent fetches (last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'})`,
           };
         }
-        return checkOrder(order, outcome.answer, deps.policy, deps.clock(), askedAt, notified.get(order.transactionRef));
+        return { answer: outcome.answer, askedAt };
       };
+      // Stage two, once the slot is free: the comparison and the rows to write.
+      const finish = (order: OrderRow, fetched: Fetched | null): CheckToWrite | null =>
+        fetched && checkOrder(order, fetched.answer, deps.policy, deps.clock(), fetched.askedAt, notified.get(order.transactionRef));
+      const check = async (order: OrderRow): Promise<CheckToWrite | null> => finish(order, await fetchOne(order));
       const entriesOf = (orders: readonly OrderRow[], checks: readonly CheckToWrite[]) =>
         checks.map((checked, i) => ({ order: orders[i], checked }));
       const write = async (entries: BatchToWrite['entries'], checkpointId: string | null) => {
@@ -304,9 +312,10 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
         }
       };
 
-      await runOrderedPipeline<OrderRow, CheckToWrite | null>(
+      await runOrderedPipeline<OrderRow, Fetched | null, CheckToWrite | null>(
         pagesWithNotifications(),
-        check,
+        fetchOne,
+        finish,
         async (page, results) => {
           // A batch cut short by a stop is not written: its orders stay due for the next run.
           if (halt.stop || lockLost.aborted || results.some((r) => r === null)) return;
