@@ -74,9 +74,31 @@ describe('RateLimiter over one shared schedule, fake clock', () => {
     await Promise.all(all);
     expect(starts).toHaveLength(600);
     expect(maxPerSecond(starts)).toBeLessThanOrEqual(R);
-    // 600 requests at 0.98 R take 12.2 s: the pools together used the whole (headroom-reduced) rate.
+    // 600 requests at R / 1.025 take 12.3 s: the pools together used the whole rate the jitter allowance leaves.
     const seconds = (Math.max(...starts) - began) / 1000;
     expect(600 / seconds).toBeGreaterThan(0.97 * R);
+  });
+
+  it.each([
+    { name: 'a 25 ms pause at the provider bunches what arrived meanwhile', jitterMs: undefined, expectedMax: 50, over: false },
+    { name: 'the same pause without the allowance', jitterMs: 0, expectedMax: 52, over: true },
+  ])('requests reaching the provider late: $name', async ({ jitterMs, expectedMax, over }) => {
+    const time = new FakeTime();
+    const store = new MemorySlotStore(time.now);
+    const R = 50;
+    const pools = [0, 1, 2].map(
+      () => new RateLimiter({ ratePerSec: R, account: 'acct', store, now: time.now, sleep: time.sleep, jitterMs }),
+    );
+    const starts: number[] = [];
+    const all = pools.flatMap((pool) => Array.from({ length: 200 }, () => pool.acquire('sweep').then(() => starts.push(time.t))));
+    await time.run();
+    await Promise.all(all);
+    // The provider pauses for 25 ms (a GC): every request sent meanwhile is stamped when the pause ends.
+    const sorted = [...starts].sort((a, b) => a - b);
+    const pause = sorted[250];
+    const arrivals = sorted.map((t) => (t >= pause && t < pause + 25 ? pause + 25 : t));
+    expect(maxPerSecond(arrivals)).toBe(expectedMax);
+    expect(maxPerSecond(arrivals) > R).toBe(over);
   });
 
   it('another account has its own schedule', async () => {
@@ -93,7 +115,7 @@ describe('RateLimiter over one shared schedule, fake clock', () => {
 
   it('within a pool: urgent before sweep before recheck, each in call order', async () => {
     const time = new FakeTime();
-    const limiter = new RateLimiter({ ratePerSec: 10, account: 'acct', now: time.now, sleep: time.sleep, headroom: 0 });
+    const limiter = new RateLimiter({ ratePerSec: 10, account: 'acct', now: time.now, sleep: time.sleep, jitterMs: 0 });
     const order: string[] = [];
     const ask = (p: BudgetPriority, name: string) => limiter.acquire(p).then(() => order.push(name));
     // All six are queued before the first reservation answers: slots go by priority, then call order.
