@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Direction } from '../provider/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
-import { unnestRows, type UnnestColumn } from './unnest.ts';
+import { timestampText, unnestRows, type UnnestColumn } from './unnest.ts';
 import { countCheck, type RunCounts } from '../recon/run-counts.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -90,7 +90,7 @@ const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [
   { name: 'transaction_ref', type: 'text', value: (x) => x.transactionRef },
   { name: 'currency', type: 'text', value: (x) => x.currency },
   { name: 'method', type: 'text', value: (x) => x.method },
-  { name: 'checked_at', type: 'timestamptz', value: (x) => x.checkedAt.toISOString() },
+  { name: 'checked_at', type: 'timestamptz', value: (x) => timestampText(x.checkedAt) },
   { name: 'local_status', type: 'text', value: (x) => x.localStatus },
   { name: 'local_category', type: 'text', value: (x) => x.localCategory },
   { name: 'local_amount', type: 'numeric', value: (x) => decimal(x.localAmount, 'localAmount') },

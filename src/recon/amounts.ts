@@ -1,4 +1,4 @@
-import { CURRENCY_DECIMALS, Decimal, isDecimalText, type Currency } from '../money/decimal.ts';
+import { CURRENCY_DECIMALS, Decimal, isDecimalText, normalizeDecimal, type Currency } from '../money/decimal.ts';
 import type { ReconPolicy } from './types.ts';
 
 /** Decimal for plain decimal text, null for anything else (empty, exponent, hex, junk). */
@@ -17,6 +17,11 @@ export function toleranceFor(policy: ReconPolicy, currency: Currency): Decimal {
  * still equal. An unreadable side counts as different: a value nobody can read is not "agreed".
  */
 export function differsBeyond(a: string | null | undefined, b: string | null | undefined, tolerance: Decimal): boolean {
+  // Nearly every amount agrees: two plain texts of one value ("250.50", "250.5") have one canonical form,
+  // found by a scan of each instead of two Decimals and a subtraction.
+  if (typeof a === 'string' && typeof b === 'string' && isDecimalText(a) && isDecimalText(b) && !tolerance.isNegative()) {
+    if (normalizeDecimal(a) === normalizeDecimal(b)) return false;
+  }
   const x = readAmount(a);
   const y = readAmount(b);
   if (x === null || y === null) return true;
