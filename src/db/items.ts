@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Direction } from '../provider/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
-import { timestampText, unnestRows, type UnnestColumn } from './unnest.ts';
+import { arrayLiteral, timestampText, unnestRows, type UnnestColumn } from './unnest.ts';
 import { countCheck, type RunCounts } from '../recon/run-counts.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -72,12 +72,6 @@ function toItem(r: Record<string, unknown>): StoredReconItem {
   };
 }
 
-/** A text[] value as a Postgres array literal, every element quoted (exact for any string). */
-function textArrayLiteral(values: readonly string[]): string {
-  if (values.length === 0) return '{}'; // most items: no codes, no regex
-  return `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
-}
-
 // One statement per chunk; unnest takes 24 array parameters whatever the chunk size.
 const UNNEST_CHUNK = 5000;
 
@@ -105,7 +99,7 @@ const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [
   { name: 'provider_utr', type: 'text', value: (x) => x.providerUtr },
   { name: 'verdict', type: 'text', value: (x) => x.verdict },
   // text[] per row cannot ride in a 2-D array (ragged): each row's codes travel as an array literal.
-  { name: 'codes', type: 'text', value: (x) => textArrayLiteral(x.codes) },
+  { name: 'codes', type: 'text', value: (x) => arrayLiteral(x.codes, (code) => code) },
   { name: 'details', type: 'text', value: (x) => JSON.stringify(x.details ?? []) },
   { name: 'reason', type: 'text', value: (x) => x.reason },
 ];
