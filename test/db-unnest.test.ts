@@ -36,6 +36,16 @@ describe('arrayLiteral', () => {
     ['quote and backslash escaped', ['say "hi"', 'a\\b'], '{"say \\"hi\\"","a\\\\b"}'],
     ['the word NULL stays text', ['NULL'], '{"NULL"}'],
   ])('%s', (_name, values, literal) => expect(arrayLiteral(values, (v) => v)).toBe(literal));
+
+  it('refuses a row without the value (undefined) or with another kind of value, naming the column and row', () => {
+    const rows: Array<{ fee?: unknown }> = [{ fee: '1.00' }, {}];
+    expect(() => arrayLiteral(rows, (r) => r.fee as UnnestValue, 'fee')).toThrow(
+      'fee of row 1: expected text, a number or null, got undefined',
+    );
+    expect(() => arrayLiteral([new Date(0)], (d) => d as unknown as UnnestValue, 'checked_at')).toThrow(
+      /checked_at of row 0: .* got object/,
+    );
+  });
 });
 
 describe('timestampText', () => {

@@ -99,7 +99,7 @@ const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [
   { name: 'provider_utr', type: 'text', value: (x) => x.providerUtr },
   { name: 'verdict', type: 'text', value: (x) => x.verdict },
   // text[] per row cannot ride in a 2-D array (ragged): each row's codes travel as an array literal.
-  { name: 'codes', type: 'text', value: (x) => arrayLiteral(x.codes, (code) => code) },
+  { name: 'codes', type: 'text', value: (x) => arrayLiteral(x.codes, (code) => code, 'codes') },
   { name: 'details', type: 'text', value: (x) => JSON.stringify(x.details ?? []) },
   { name: 'reason', type: 'text', value: (x) => x.reason },
 ];

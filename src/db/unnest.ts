@@ -21,7 +21,7 @@ export interface UnnestColumn<T> {
 export function unnestRows<T>(rows: readonly T[], columns: readonly UnnestColumn<T>[]): { sql: string; bindings: Knex.RawBinding[] } {
   return {
     sql: `unnest(${columns.map((c) => `?::${c.type}[]`).join(', ')}) AS v(${columns.map((c) => c.name).join(', ')})`,
-    bindings: columns.map((c) => arrayLiteral(rows, c.value)),
+    bindings: columns.map((c) => arrayLiteral(rows, c.value, c.name)),
   };
 }
 
@@ -30,17 +30,25 @@ const NEEDS_ESCAPE = /["\\]/;
 /**
  * A one-dimensional Postgres array literal of each row's value: NULL bare, every other element in
  * double quotes with `"` and `\` escaped, so any text (commas, braces, "NULL", spaces) reads back as itself.
+ * A value that is not text, a number or null (undefined: a field the row lacks) is refused, as knex
+ * refuses an undefined binding, instead of going in as NULL or as some text.
  */
-export function arrayLiteral<T>(rows: readonly T[], value: (row: T) => UnnestValue): string {
+export function arrayLiteral<T>(rows: readonly T[], value: (row: T) => UnnestValue, column = 'value'): string {
   let out = '{';
   for (let i = 0; i < rows.length; i++) {
     if (i > 0) out += ',';
-    const v = value(rows[i]);
-    if (v === null || v === undefined) {
+    const v: unknown = value(rows[i]);
+    let text: string;
+    if (v === null) {
       out += 'NULL';
       continue;
+    } else if (typeof v === 'string') {
+      text = v;
+    } else if (typeof v === 'number') {
+      text = String(v);
+    } else {
+      throw new TypeError(`${column} of row ${i}: expected text, a number or null, got ${v === undefined ? 'undefined' : typeof v}`);
     }
-    const text = typeof v === 'string' ? v : String(v);
     out += NEEDS_ESCAPE.test(text) ? `"${text.replace(/["\\]/g, '\\$&')}"` : `"${text}"`;
   }
   return `${out}}`;
