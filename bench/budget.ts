@@ -34,6 +34,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
+import { cliEntry } from './lib/cli-entry.ts';
 
 const { values } = parseArgs({
   options: {
@@ -53,13 +54,7 @@ const SEED = 11;
 const N = 50_000;
 const MERCHANT = { PROVIDER_MERCHANT_ID: 'bench-merchant', PROVIDER_SECRET: 'bench-secret-0123456789' };
 const ROOT = path.resolve(import.meta.dirname, '..');
-const CLI_ENTRIES: Record<string, string> = {
-  dist: path.join(ROOT, 'dist', 'src', 'main.js'),
-  tsx: path.join(ROOT, 'bin', 'payrecon.mjs'),
-};
-const CLI = CLI_ENTRIES[values.cli!];
-if (!CLI) throw new Error(`--cli: expected dist or tsx (got ${values.cli})`);
-if (!fs.existsSync(CLI)) throw new Error(`${path.relative(ROOT, CLI)} is missing: run npm run build first, or pass --cli tsx`);
+const CLI = cliEntry(ROOT, values.cli);
 const SANDBOX_NICE = Number(values['sandbox-nice']);
 if (!Number.isInteger(SANDBOX_NICE) || SANDBOX_NICE < -20 || SANDBOX_NICE > 19) {
   throw new Error(`--sandbox-nice: expected a whole number from -20 to 19 (got ${values['sandbox-nice']})`);

@@ -32,6 +32,7 @@ import { createProviderClient } from '../src/provider/from-config.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
+import { cliEntry } from './lib/cli-entry.ts';
 
 const { values } = parseArgs({
   options: {
@@ -50,13 +51,7 @@ const C = wholeNumber('--concurrency', values.concurrency!, 1);
 const SEED = wholeNumber('--seed', values.seed!, 0);
 const MERCHANT = { PROVIDER_MERCHANT_ID: 'bench-merchant', PROVIDER_SECRET: 'bench-secret-0123456789' };
 const ROOT = path.resolve(import.meta.dirname, '..');
-const CLI_ENTRIES: Record<string, string> = {
-  dist: path.join(ROOT, 'dist', 'src', 'main.js'),
-  tsx: path.join(ROOT, 'bin', 'payrecon.mjs'),
-};
-const CLI = CLI_ENTRIES[values.cli!];
-if (!CLI) throw new Error(`--cli: expected dist or tsx (got ${values.cli})`);
-if (!fs.existsSync(CLI)) throw new Error(`${path.relative(ROOT, CLI)} is missing: run npm run build first, or pass --cli tsx`);
+const CLI = cliEntry(ROOT, values.cli);
 const RSS_PRELOAD = path.join(ROOT, 'bench', 'rss-at-exit.mjs');
 // Extra node flags for the measured children, e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
 // Declared before the top-level code that uses it (a const further down would still be uninitialised).
