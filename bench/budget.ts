@@ -7,9 +7,9 @@
  * --cli: the sandbox and the job run the compiled build (`dist`, the default, as production does; `npm run build`
  * first) or the sources through tsx. The two workers always run through tsx: they are the harness's.
  * --sandbox-nice: the sandbox stands in for a provider on machines of its own, but here it shares 2 cores with
- * the three payrecon processes and Postgres: waiting for a core, it stamped requests that had arrived 15-30 ms
- * earlier all at once, a window over R of its own making. It runs at this scheduling priority (default -10,
- * needs root; 0 for the same priority as the rest); the table says which applied.
+ * the three payrecon processes and Postgres: waiting for a core (or in a GC pause), it stamped requests that had
+ * arrived 15-30 ms earlier all at once, a window over R of its own making. It runs at this scheduling priority
+ * (default -10, needs root; 0 for the same priority as the rest); the table says which applied.
  *
  * 1. Rate-capped: the sandbox answers 429 above R requests per sliding second; three processes share
  *    PROVIDER_RATE_LIMIT=R through the database: `payrecon reconcile` (the due sweep, C = 64), a worker
