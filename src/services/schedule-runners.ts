@@ -35,7 +35,9 @@ export function jobRunners(deps: RunnerDeps): Record<ScheduledJobName, JobRunner
   const runners: Record<ScheduledJobName, JobRunner> = {
     reconcile: async ({ logger, signal }) => {
       const { exitCode, outcome } = await reconcileJob({ progress: false, stopSignal: signal }, { config, logger, db, metrics });
-      return { status: outcome.status, exitCode, detail: { runIds: outcome.runs.map((r) => r.runId) } };
+      const counts: Record<string, number> = { checked: outcome.runs.reduce((n, r) => n + r.checked, 0) };
+      for (const r of outcome.runs) for (const [k, v] of Object.entries(r.counts)) counts[k] = (counts[k] ?? 0) + v;
+      return { status: outcome.status, exitCode, counts, detail: { runIds: outcome.runs.map((r) => r.runId) } };
     },
     snapshot: async ({ logger }) => {
       const { exitCode, result } = await snapshotJob({}, { config, logger, db, metrics });

@@ -14,6 +14,7 @@ import { inFlightChecks, jobRunners } from './schedule-runners.ts';
 import { planCatchUp, CATCH_UP_LOOKBACK_DAYS } from '../schedule/catch-up.ts';
 import { completedDailyDates, lastStartedByJob, reportDatesSince } from '../schedule/runs-db.ts';
 import { startMinuteTrigger } from '../schedule/trigger.ts';
+import { catchUpLine } from '../schedule/lines.ts';
 import { PayreconMetrics } from '../metrics/metrics.ts';
 import { serveOps } from '../metrics/serve-ops.ts';
 import type { OpsServer } from '../metrics/ops-server.ts';
@@ -69,6 +70,7 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
         runners: jobRunners({ config, db, metrics }),
         inFlightChecks: inFlightChecks({ config, db }),
         logger,
+        zone: config.REPORT_TIMEZONE,
       });
       let caughtUp: ScheduledJobName[] = [];
       logger.info(
@@ -91,7 +93,8 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
           dailyDone: await completedDailyDates(db.knex, since),
           reportDates: await reportDatesSince(db.knex, since),
         });
-        if (plan.length) logger.info({ plan }, 'catching up runs missed while no scheduler ran');
+        for (const c of plan) logger.info({ catchUp: c }, catchUpLine(c, config.REPORT_TIMEZONE));
+        if (!plan.length) logger.info('catch-up: nothing missed');
         caughtUp = scheduler.catchUp(plan);
       }
       const stopTrigger = startMinuteTrigger((minute) => scheduler.tick(minute));
