@@ -4,14 +4,14 @@
 //   commands   src/commands
 //   services   src/services (one module per job), src/demo
 //   runtime    src/runtime (withJob, exit codes, alerting)
-//   pipelines  src/runner, src/snapshot, src/banks, src/webhook, src/report, src/status, src/schedule, src/cli-ui, src/sandbox, src/cases, src/console
+//   pipelines  src/runner, src/snapshot, src/banks, src/webhook, src/report, src/status, src/schedule, src/cli-ui, src/sandbox, src/cases, src/console, src/metrics, src/doctor
 //   core/io    src/recon (pure core), src/db, src/provider, src/notify
 //   base       src/config, src/money, src/log
 const ENTRIES = '^(src/cli[.]ts|jobs/)';
 const COMMANDS = '^src/commands/';
 const SERVICES = '^src/(services|demo)/';
 const RUNTIME = '^src/runtime/';
-const PIPELINES = '^src/(runner|snapshot|banks|webhook|report|status|schedule|cli-ui|sandbox|console|cases)/';
+const PIPELINES = '^src/(runner|snapshot|banks|webhook|report|status|schedule|cli-ui|sandbox|console|cases|metrics|doctor)/';
 const CORE_IO = '^src/(recon|db|provider|notify)/';
 const BASE = '^src/(config|money|log)/';
 

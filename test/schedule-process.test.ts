@@ -55,7 +55,9 @@ describe.skipIf(requiresServer(NEEDS))('payrecon schedule as a process', () => {
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l));
-      expect(lines.some((l) => l.msg === 'catching up runs missed while no scheduler ran')).toBe(true);
+      expect(
+        lines.some((l) => /^catch-up: reconcile missed since \d{4}-\d\d-\d\d \d\d:\d\d:00 [+-]\d\d:\d\d; running it now$/.test(l.msg)),
+      ).toBe(true);
       expect(lines.some((l) => l.msg === 'scheduler stopped')).toBe(true);
     } finally {
       await world.control.setLatency(0);

@@ -8,7 +8,14 @@ const port = (value: string): number => {
   return Number(value);
 };
 
-const WEBHOOK_ENV = ['WEBHOOK_PORT', 'WEBHOOK_TIMESTAMP_WINDOW_SEC', 'WEBHOOK_MAX_BODY_BYTES', 'WEBHOOK_CONFIRM_CONCURRENCY'] as const;
+const WEBHOOK_ENV = [
+  'WEBHOOK_PORT',
+  'WEBHOOK_TIMESTAMP_WINDOW_SEC',
+  'WEBHOOK_MAX_BODY_BYTES',
+  'WEBHOOK_CONFIRM_CONCURRENCY',
+  'WEBHOOK_METRICS_PORT',
+  'METRICS_HOST',
+] as const;
 
 export function registerWebhook(program: Command): void {
   const webhook = program
@@ -38,6 +45,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, ...WEBHOOK_ENV])}`,
         port: opts.port,
         host: opts.host,
         onListening: (s) => printOut(`payrecon webhook receiver listening on ${s.url}/webhooks/payment and ${s.url}/webhooks/payout\n`),
+        onOpsListening: (s) => printOut(`payrecon webhook health and metrics on ${s.url}/metrics\n`),
       });
     });
   webhook

@@ -357,6 +357,33 @@ export const ENV_VARS = {
     secret: false,
     doc: '`payrecon schedule`: on SIGTERM/SIGINT, how long running jobs get to finish or checkpoint',
   },
+  SCHEDULE_HTTP_PORT: {
+    schema: intIn(0, 65535),
+    secret: false,
+    doc: '`payrecon schedule`: port of GET /healthz, /readyz and /metrics (unset: not served)',
+  },
+  SCHEDULE_HTTP_HOST: {
+    schema: text,
+    default: '127.0.0.1',
+    secret: false,
+    doc: '`payrecon schedule`: address the health and metrics port binds to',
+  },
+  WEBHOOK_METRICS_PORT: {
+    schema: intIn(0, 65535),
+    secret: false,
+    doc: '`payrecon webhook serve`: port of /healthz, /readyz and /metrics, never the public webhook port (unset: not served)',
+  },
+  CONSOLE_METRICS_PORT: {
+    schema: intIn(0, 65535),
+    secret: false,
+    doc: '`payrecon console`: port of /healthz, /readyz and /metrics, never the console port (unset: not served)',
+  },
+  METRICS_HOST: {
+    schema: text,
+    default: '127.0.0.1',
+    secret: false,
+    doc: 'address WEBHOOK_METRICS_PORT and CONSOLE_METRICS_PORT bind to',
+  },
   PAYRECON_ACTOR: {
     schema: z
       .string()

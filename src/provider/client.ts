@@ -74,6 +74,8 @@ export interface ProviderClientOptions {
   /** Injectable for tests of the retry path. */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  /** Told of every HTTP attempt: its answer's status ("200", "429", "timeout", "network") and duration (metrics). */
+  onRequest?: (operation: Operation, status: string, seconds: number) => void;
 }
 
 export type WithCategory<T> = T & { category: StatusCategory };
@@ -256,9 +258,24 @@ export class ProviderClient {
       'Content-Type': 'application/json',
     };
     if (this.logger.isLevelEnabled('trace')) this.logger.trace({ operation, attempt }, 'provider request');
-    const res = await this.transport.post(operation, `${API_PREFIX}${PATHS[operation]}`, headers, bodyText);
+    const res = await this.post(operation, headers, bodyText);
     if (res.status !== 429) this.throttle.onAnswered();
     return { data: this.interpret(operation, res, transactionRef), ctx: { operation, httpStatus: res.status, secrets: this.secrets } };
+  }
+
+  /** One HTTP attempt, reported to onRequest whatever came of it. */
+  private async post(operation: Operation, headers: Record<string, string>, bodyText: string): Promise<RawResponse> {
+    const report = this.options.onRequest;
+    const sent = performance.now();
+    try {
+      const res = await this.transport.post(operation, `${API_PREFIX}${PATHS[operation]}`, headers, bodyText);
+      report?.(operation, String(res.status), (performance.now() - sent) / 1000);
+      return res;
+    } catch (err) {
+      const timedOut = err instanceof ProviderUnavailableError && /timeout/i.test(String(err.detail.cause ?? ''));
+      report?.(operation, timedOut ? 'timeout' : 'network', (performance.now() - sent) / 1000);
+      throw err;
+    }
   }
 
   /** HTTP status first, then the envelope: which answers are errors, and of which kind. */

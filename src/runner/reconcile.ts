@@ -8,7 +8,7 @@ import { describeLockHolder, findLockHolder, stalledHolder, type StalledHolder }
 import type { Direction } from '../provider/types.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
 import { isFinalCategory } from '../provider/status.ts';
-import type { NotificationFacts, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
+import type { NotificationFacts, ProviderAnswer, ReconPolicy, Verdict } from '../recon/types.ts';
 import { FailureWindow } from './failure-window.ts';
 import { runOrderedPipeline } from './ordered-pipeline.ts';
 import { fetchAnswer, type OrderFetcher } from './fetch-answer.ts';
@@ -31,6 +31,8 @@ export interface ReconcileDeps {
   /** Set (e.g. by SIGTERM) to stop taking new orders; written batches stay, the run stays resumable. */
   stopSignal?: AbortSignal;
   onProgress?: (progress: ReconcileProgress) => void;
+  /** Told of each order whose check was written (metrics). */
+  onChecked?: (direction: Direction, verdict: Verdict) => void;
   /** WEBHOOK_EXPECTED and WEBHOOK_MISSING_MARGIN_MIN: whether a missing notification is a finding. */
   webhooks?: { expect: boolean; marginMs: number };
   /** How often an explicit selection retries a held lock (default 1 s). */
@@ -301,6 +303,7 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
         checked += done.length;
         for (const [k, v] of Object.entries(countDelta(done))) counts[k] = (counts[k] ?? 0) + v;
         for (const c of done) {
+          deps.onChecked?.(direction, c.result.verdict);
           if (c.result.verdict === 'mismatch' && examples.length < EXAMPLES_KEPT) {
             examples.push({
               merchantRef: c.item.merchantRef,

@@ -11,6 +11,7 @@ import { alertForFailedRun } from '../notify/alert-builders.ts';
 import type { ProviderClient, ProviderClientOptions } from '../provider/client.ts';
 import { createProviderClient } from '../provider/from-config.ts';
 import { slotStoreFor } from '../db/provider-budget.ts';
+import type { PayreconMetrics } from '../metrics/metrics.ts';
 import { raiseAndDeliver } from './alerting.ts';
 import { isUsageError, JobFailedError, oneLine } from './job-failure.ts';
 
@@ -20,6 +21,8 @@ export interface JobContextOptions {
   logger?: Logger;
   /** An already open database (the demo and the scheduler share one); the job leaves it open. */
   db?: Db;
+  /** The long-running process's metrics (schedule, webhook serve, console); one-shot commands have none. */
+  metrics?: PayreconMetrics;
 }
 
 export interface WithJobOptions extends JobContextOptions {
@@ -43,6 +46,8 @@ export interface JobDeps {
   signal: AbortSignal;
   /** The provider client, built on first use and closed when the job ends. */
   provider(): Promise<ProviderClient>;
+  /** The process's metrics, when it exposes any. */
+  metrics?: PayreconMetrics;
   /** Leave the database open at the end (the scheduler, exiting while a job still holds connections). */
   leaveOpen(): void;
 }
@@ -76,8 +81,15 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
       logger,
       db,
       signal: stop.signal,
+      metrics: opts.metrics,
       // The account's rate limit is shared with every other process on this database.
-      provider: () => (client ??= createProviderClient(config, { logger, slotStore: slotStoreFor(db!), ...opts.provider })),
+      provider: () =>
+        (client ??= createProviderClient(config, {
+          logger,
+          slotStore: slotStoreFor(db!),
+          onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds)),
+          ...opts.provider,
+        })),
       leaveOpen: () => void (leaveOpen = true),
     };
     return await fn(deps);

@@ -104,7 +104,11 @@ export async function reconcileThenReport(deps: Omit<DailyDeps, 'email'>, date: 
         error: `another reconcile held the lock for over ${deps.lockWaitMs} ms${rec.lockHolder ? `: ${rec.lockHolder}` : ''}`,
       };
     }
-    log.info({ retryInMs: deps.lockRetryMs }, 'another reconcile holds the lock; waiting to run the day');
+    // Usually this scheduler's own sweep or snapshot: a wait, not a fault.
+    log.info(
+      { retryInMs: deps.lockRetryMs, lockHolder: rec.lockHolder },
+      `daily ${date}: waiting for the reconcile lock${rec.lockHolder ? ` (held by ${rec.lockHolder})` : ''}; retrying in ${Math.round(deps.lockRetryMs / 1000)} s`,
+    );
     await sleep(deps.lockRetryMs, deps.signal);
   }
   if (

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { floorMinute } from './cron.ts';
 import type { CatchUp } from './catch-up.ts';
 import type { Schedules, ScheduledJobName } from './schedules.ts';
+import { finishedLine, startedLine } from './lines.ts';
 
 export interface JobRunContext {
   /** The cron occurrence this run stands for (a catch-up run: the one that was missed). */
@@ -20,6 +21,8 @@ export interface JobRunReport {
   /** The job's own outcome: completed, skipped (another process holds its lock), interrupted, failed, ... */
   status: string;
   exitCode: number;
+  /** Figures for the finished line (checked, mismatch, ...). */
+  counts?: Record<string, number>;
   detail?: Record<string, unknown>;
 }
 
@@ -37,6 +40,10 @@ export interface SchedulerOptions {
    * check, so a run hung in this process is alerted as one in another process is by the next run.
    */
   inFlightChecks?: Readonly<Partial<Record<ScheduledJobName, InFlightCheck>>>;
+  /** REPORT_TIMEZONE, for the times in the lines (default UTC). */
+  zone?: string;
+  /** For the next time in a finished line (tests fix it). */
+  now?: () => Date;
 }
 
 /**
@@ -126,16 +133,25 @@ export class Scheduler {
 
   private async runOne(job: ScheduledJobName, ctx: JobRunContext): Promise<void> {
     const started = Date.now();
-    ctx.logger.info({ scheduledFor: ctx.scheduledFor, reason: ctx.reason, date: ctx.date }, 'job started');
+    const zone = this.options.zone ?? 'UTC';
+    const next = () => this.options.schedules[job]?.next((this.options.now ?? (() => new Date()))()) ?? null;
+    ctx.logger.info(
+      { scheduledFor: ctx.scheduledFor, reason: ctx.reason, date: ctx.date },
+      startedLine(job, ctx.reason, ctx.scheduledFor, zone, ctx.date),
+    );
     try {
       const report = await this.options.runners[job](ctx);
-      const fields = { status: report.status, exitCode: report.exitCode, ms: Date.now() - started, ...report.detail };
-      if (report.status === 'skipped') ctx.logger.info(fields, 'another process holds the job lock; skipped');
-      else if (report.exitCode === 0) ctx.logger.info(fields, 'job finished');
-      else ctx.logger.error(fields, 'job finished without completing');
+      const ms = Date.now() - started;
+      const fields = { status: report.status, exitCode: report.exitCode, ms, ...report.counts, ...report.detail };
+      // Another process holding the job's lock is normal with several schedulers: said, never an error.
+      const outcome = report.status === 'skipped' ? 'skipped (another process holds its lock)' : report.status;
+      const line = finishedLine(job, outcome, report.counts ?? {}, ms, next(), zone);
+      if (report.exitCode === 0 || report.status === 'skipped') ctx.logger.info(fields, line);
+      else ctx.logger.error(fields, line);
     } catch (err) {
       // One failed run must not take the scheduler down: the next occurrence tries again.
-      ctx.logger.error({ err, ms: Date.now() - started }, 'job failed');
+      const ms = Date.now() - started;
+      ctx.logger.error({ err, ms }, finishedLine(job, `failed (${(err as Error).message.split('\n')[0]})`, {}, ms, next(), zone));
     }
   }
 }

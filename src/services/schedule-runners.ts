@@ -12,6 +12,8 @@ import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { alertForStalledRun } from '../notify/alert-builders.ts';
 import { RECONCILE_JOB } from '../runner/reconcile.ts';
 import type { ScheduledJobName } from '../schedule/schedules.ts';
+import type { PayreconMetrics } from '../metrics/metrics.ts';
+import { jobOutcome } from '../metrics/job-outcome.ts';
 
 export interface RunnerDeps {
   config: Config;
@@ -21,24 +23,28 @@ export interface RunnerDeps {
   /** The daily's wait for the reconcile lock (defaults: retry every 30 s for up to 2 h). */
   lockRetryMs?: number;
   lockWaitMs?: number;
+  metrics?: PayreconMetrics;
 }
 
 /** The real jobs behind each schedule, each given the run's child logger and the shared pool. */
 export function jobRunners(deps: RunnerDeps): Record<ScheduledJobName, JobRunner> {
   const { config, db } = deps;
   const now = deps.now ?? (() => new Date());
+  const { metrics } = deps;
   const email = Boolean(config.SMTP_URL && config.REPORT_EMAIL_TO?.length);
-  return {
+  const runners: Record<ScheduledJobName, JobRunner> = {
     reconcile: async ({ logger, signal }) => {
-      const { exitCode, outcome } = await reconcileJob({ progress: false, stopSignal: signal }, { config, logger, db });
-      return { status: outcome.status, exitCode, detail: { runIds: outcome.runs.map((r) => r.runId) } };
+      const { exitCode, outcome } = await reconcileJob({ progress: false, stopSignal: signal }, { config, logger, db, metrics });
+      const counts: Record<string, number> = { checked: outcome.runs.reduce((n, r) => n + r.checked, 0) };
+      for (const r of outcome.runs) for (const [k, v] of Object.entries(r.counts)) counts[k] = (counts[k] ?? 0) + v;
+      return { status: outcome.status, exitCode, counts, detail: { runIds: outcome.runs.map((r) => r.runId) } };
     },
     snapshot: async ({ logger }) => {
-      const { exitCode, result } = await snapshotJob({}, { config, logger, db });
+      const { exitCode, result } = await snapshotJob({}, { config, logger, db, metrics });
       return { status: result.status, exitCode, detail: { runId: result.runId } };
     },
     'bank-codes': async ({ logger }) => {
-      const { exitCode, result } = await bankSyncJob({}, { config, logger, db });
+      const { exitCode, result } = await bankSyncJob({}, { config, logger, db, metrics });
       return { status: result.status, exitCode, detail: { runId: result.runId } };
     },
     daily: async ({ logger, signal, scheduledFor, date }) => {
@@ -51,7 +57,7 @@ export function jobRunners(deps: RunnerDeps): Record<ScheduledJobName, JobRunner
           email,
           lockRetryMs: deps.lockRetryMs ?? 30_000,
           lockWaitMs: deps.lockWaitMs ?? 2 * 3_600_000,
-          ...dayJobs({ config, logger, db }, { email, now }),
+          ...dayJobs({ config, logger, db, metrics }, { email, now }),
         },
         date ?? dailyDateFor(scheduledFor, config.REPORT_TIMEZONE),
       );
@@ -69,6 +75,27 @@ export function jobRunners(deps: RunnerDeps): Record<ScheduledJobName, JobRunner
       };
     },
   };
+  return metrics ? countedRunners(runners, metrics) : runners;
+}
+
+/** Each run counted by its outcome (the daily's own reconcile and report are counted by dayJobs). */
+function countedRunners(runners: Record<ScheduledJobName, JobRunner>, metrics: PayreconMetrics): Record<ScheduledJobName, JobRunner> {
+  const counted =
+    (job: ScheduledJobName, run: JobRunner): JobRunner =>
+    async (ctx) => {
+      try {
+        const report = await run(ctx);
+        metrics.jobFinished(job, jobOutcome(report.status, report.exitCode));
+        return report;
+      } catch (err) {
+        metrics.jobFinished(job, 'failure');
+        throw err;
+      }
+    };
+  return Object.fromEntries(Object.entries(runners).map(([job, run]) => [job, counted(job as ScheduledJobName, run)])) as Record<
+    ScheduledJobName,
+    JobRunner
+  >;
 }
 
 /**

@@ -14,6 +14,10 @@ import { inFlightChecks, jobRunners } from './schedule-runners.ts';
 import { planCatchUp, CATCH_UP_LOOKBACK_DAYS } from '../schedule/catch-up.ts';
 import { completedDailyDates, lastStartedByJob, reportDatesSince } from '../schedule/runs-db.ts';
 import { startMinuteTrigger } from '../schedule/trigger.ts';
+import { catchUpLine } from '../schedule/lines.ts';
+import { PayreconMetrics } from '../metrics/metrics.ts';
+import { serveOps } from '../metrics/serve-ops.ts';
+import type { OpsServer } from '../metrics/ops-server.ts';
 
 export interface ScheduleJobOptions {
   /** Resolves (with a reason) when the scheduler should stop; default: the first SIGTERM or SIGINT. */
@@ -22,6 +26,8 @@ export interface ScheduleJobOptions {
   noCatchUp?: boolean;
   /** Apply pending migrations first, under the migration advisory lock (the Docker image's default). */
   migrate?: boolean;
+  /** Called once the health and metrics port listens (SCHEDULE_HTTP_PORT set); tests learn the port. */
+  onOpsListening?: (server: OpsServer) => void;
 }
 
 export interface ScheduleJobResult {
@@ -48,11 +54,23 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
         const { applied } = await migrate(db);
         logger.info({ applied }, applied.length ? 'migrations applied' : 'schema up to date');
       }
+      const metrics = context.metrics ?? new PayreconMetrics();
+      let state: 'starting' | 'running' | 'stopping' = 'starting';
+      const ops = await serveOps({
+        db,
+        metrics,
+        logger,
+        host: config.SCHEDULE_HTTP_HOST,
+        port: config.SCHEDULE_HTTP_PORT,
+        processNotReady: () => (state === 'running' ? null : `scheduler ${state}`),
+        onListening: options.onOpsListening,
+      });
       const scheduler = new Scheduler({
         schedules,
-        runners: jobRunners({ config, db }),
+        runners: jobRunners({ config, db, metrics }),
         inFlightChecks: inFlightChecks({ config, db }),
         logger,
+        zone: config.REPORT_TIMEZONE,
       });
       let caughtUp: ScheduledJobName[] = [];
       logger.info(
@@ -75,17 +93,21 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
           dailyDone: await completedDailyDates(db.knex, since),
           reportDates: await reportDatesSince(db.knex, since),
         });
-        if (plan.length) logger.info({ plan }, 'catching up runs missed while no scheduler ran');
+        for (const c of plan) logger.info({ catchUp: c }, catchUpLine(c, config.REPORT_TIMEZONE));
+        if (!plan.length) logger.info('catch-up: nothing missed');
         caughtUp = scheduler.catchUp(plan);
       }
       const stopTrigger = startMinuteTrigger((minute) => scheduler.tick(minute));
+      state = 'running';
       const reason = String(await untilAborted(signal));
+      state = 'stopping';
       await stopTrigger();
       logger.info(
         { reason, running: scheduler.running(), timeoutMs: config.SCHEDULE_SHUTDOWN_TIMEOUT_MS },
         'stopping: no new runs; waiting for running jobs',
       );
       const { finished, running } = await scheduler.stop(config.SCHEDULE_SHUTDOWN_TIMEOUT_MS);
+      await ops?.close();
       if (finished) logger.info('scheduler stopped');
       else {
         logger.error({ running }, 'shutdown timeout: exiting with jobs still running (their runs resume at the next start)');

@@ -11,6 +11,9 @@ import { createConfirmQueue } from '../webhook/queue.ts';
 import { startWebhookServer, type WebhookServer } from '../webhook/server.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 import { policyFromConfig } from '../runner/policy-from-config.ts';
+import { PayreconMetrics } from '../metrics/metrics.ts';
+import { serveOps } from '../metrics/serve-ops.ts';
+import type { OpsServer } from '../metrics/ops-server.ts';
 
 /** Events left pending (crash, provider outage) are swept this often while serving. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -23,10 +26,14 @@ export interface ServeOptions {
   onListening?: (server: WebhookServer) => void;
   /** Stops the server (tests); the CLI stops on SIGINT/SIGTERM. */
   stop?: AbortSignal;
+  /** Called once the health and metrics port listens (WEBHOOK_METRICS_PORT set). */
+  onOpsListening?: (server: OpsServer) => void;
 }
 
 export async function serveWebhooksJob(options: ServeOptions = {}, context: JobContextOptions = {}): Promise<number> {
-  return withJob('webhook', { ...context, provider: options.provider, signal: options.stop, stoppable: true }, async (deps) => {
+  const metrics = context.metrics ?? new PayreconMetrics();
+  const opts = { ...context, metrics, provider: options.provider, signal: options.stop, stoppable: true };
+  return withJob('webhook', opts, async (deps) => {
     const { config, logger, db } = deps;
     const client = await deps.provider();
     const confirmDeps = {
@@ -49,8 +56,20 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
       windowSec: config.WEBHOOK_TIMESTAMP_WINDOW_SEC,
       maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
       confirm: queue.enqueue,
+      onOutcome: (outcome) => metrics.webhookNotification(outcome),
     });
     const server = await startWebhookServer(handler, { port: options.port ?? config.WEBHOOK_PORT, host: options.host });
+    const ops = await serveOps({
+      db,
+      metrics,
+      logger,
+      host: config.METRICS_HOST,
+      port: config.WEBHOOK_METRICS_PORT,
+      onListening: options.onOpsListening,
+    }).catch(async (err: unknown) => {
+      await server.close();
+      throw err;
+    });
     const sweep = () =>
       confirmPendingWebhooks(confirmDeps).then(
         (counts) => logger.info({ counts }, 'pending webhook confirmations swept'),
@@ -69,6 +88,7 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
       return EXIT.OK;
     } finally {
       await server.close();
+      await ops?.close();
       await queue.idle();
     }
   });

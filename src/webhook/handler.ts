@@ -29,6 +29,8 @@ export interface WebhookHandlerDeps {
   confirm?: (eventId: string) => void;
   /** Path prefix when mounted under another route (default none). */
   basePath?: string;
+  /** Told what came of each request on a webhook path (metrics): stored, duplicate, refused or not_stored. */
+  onOutcome?: (outcome: 'stored' | 'duplicate' | 'refused' | 'not_stored') => void;
 }
 
 const PARSERS: Readonly<Record<Direction, (raw: string) => Notification>> = {
@@ -55,6 +57,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
       await handle(req, res);
     } catch (err) {
       deps.logger.error({ err: (err as Error).message }, 'webhook request failed');
+      deps.onOutcome?.('not_stored');
       if (!res.headersSent) reply(res, 500, 'not stored');
       else res.destroy();
     }
@@ -66,6 +69,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
     const log = deps.logger.child({ path, remote: req.socket.remoteAddress });
     const refuse = (status: number, reason: string): void => {
       log.warn({ status, reason }, 'webhook refused');
+      deps.onOutcome?.('refused');
       reply(res, status, reason);
     };
     if (!direction) return refuse(404, 'not a webhook path');
@@ -120,9 +124,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
         { err: (err as Error).message, transactionRef: n.transactionRef },
         'webhook not stored; answering 500 so the provider retries',
       );
+      deps.onOutcome?.('not_stored');
       return reply(res, 500, 'not stored');
     }
     reply(res, 200, 'SUCCESS');
+    deps.onOutcome?.(stored.inserted ? 'stored' : 'duplicate');
     log.info(
       { eventId: stored.id, direction, transactionRef: n.transactionRef, status: n.status, duplicate: !stored.inserted },
       'webhook stored',

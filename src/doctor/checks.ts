@@ -1,0 +1,186 @@
+// `payrecon doctor`: each piece payrecon needs, checked for real (connect, authenticate, write),
+// never changing anything but one temporary file in the report directory.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config/config.ts';
+import { secretValues } from '../config/redact.ts';
+import { openDatabase } from '../db/connect.ts';
+import { describeDatabase } from '../db/describe.ts';
+import { pendingMigrations } from '../db/migrate.ts';
+import { createProviderClient } from '../provider/from-config.ts';
+
+export type CheckStatus = 'ok' | 'failed' | 'skipped';
+
+export interface CheckResult {
+  name: string;
+  status: CheckStatus;
+  /** What was found (ok), or what went wrong (failed), or why it was not checked (skipped). */
+  detail: string;
+  /** With failed: what to do about it. */
+  fix?: string;
+}
+
+/** Clock skew beyond this makes the provider refuse signed requests (Timestamp window) or webhooks look stale. */
+const MAX_SKEW_SEC = 60;
+
+const scrub = (text: string, config: Config) =>
+  secretValues(config).reduce((t, s) => (s.length >= 3 ? t.split(s).join('***') : t), text.split('\n')[0]);
+
+export async function checkDatabase(config: Config): Promise<CheckResult> {
+  const name = 'database';
+  const which = describeDatabase(config);
+  let db;
+  try {
+    db = await openDatabase(config, { applicationName: 'payrecon-doctor', poolMax: 2 });
+  } catch (err) {
+    return {
+      name,
+      status: 'failed',
+      detail: `${which}: ${scrub((err as Error).message, config)}`,
+      fix: 'check DATABASE_URL (host, port, user, password) and that the server is up',
+    };
+  }
+  try {
+    const pending = await pendingMigrations(db);
+    if (pending.length) {
+      return {
+        name,
+        status: 'failed',
+        detail: `${which}: ${pending.length} migration(s) pending (${pending[0]}, ...)`,
+        fix: 'run `payrecon migrate`',
+      };
+    }
+    return { name, status: 'ok', detail: `${which}: reachable, migrated` };
+  } catch (err) {
+    return {
+      name,
+      status: 'failed',
+      detail: `${which}: ${scrub((err as Error).message, config)}`,
+      fix: 'check the database user may read its schema (DATABASE_SCHEMA)',
+    };
+  } finally {
+    await db.close();
+  }
+}
+
+export async function checkProvider(config: Config): Promise<CheckResult> {
+  const name = 'provider';
+  if (!config.PROVIDER_BASE_URL)
+    return {
+      name,
+      status: 'failed',
+      detail: 'PROVIDER_BASE_URL is not set',
+      fix: 'set PROVIDER_BASE_URL (and PROVIDER_MERCHANT_ID, PROVIDER_SECRET)',
+    };
+  const currency = config.RECON_CURRENCIES[0];
+  const client = await createProviderClient(config, { maxRetries: 0 });
+  try {
+    await client.balance(currency);
+  } catch (err) {
+    return {
+      name,
+      status: 'failed',
+      detail: `balance ${currency}: ${scrub((err as Error).message, config)}`,
+      fix: 'check PROVIDER_BASE_URL, PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE',
+    };
+  } finally {
+    await client.close();
+  }
+  const skew = await clockSkewSec(config.PROVIDER_BASE_URL);
+  if (skew !== null && Math.abs(skew) > MAX_SKEW_SEC) {
+    return {
+      name,
+      status: 'failed',
+      detail: `credentials accepted, but this clock is ${Math.round(skew)} s off the provider's`,
+      fix: "synchronise this machine's clock (NTP)",
+    };
+  }
+  return {
+    name,
+    status: 'ok',
+    detail: `credentials accepted (balance ${currency})${skew === null ? '' : `, clock skew ${Math.round(skew)} s`}`,
+  };
+}
+
+/** This machine's clock minus the provider's, from the Date header of any answer; null when it sends none. */
+async function clockSkewSec(baseUrl: string): Promise<number | null> {
+  try {
+    const res = await fetch(baseUrl, { method: 'GET', signal: AbortSignal.timeout(5_000) });
+    await res.body?.cancel();
+    const date = res.headers.get('date');
+    return date ? (Date.now() - Date.parse(date)) / 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function checkSmtp(config: Config): Promise<CheckResult> {
+  const name = 'smtp';
+  if (!config.SMTP_URL) return { name, status: 'skipped', detail: 'skipped (not configured: SMTP_URL)' };
+  const nodemailer = (await import('nodemailer')).default;
+  const timeout = config.NOTIFY_TIMEOUT_MS;
+  const transport = nodemailer.createTransport(config.SMTP_URL, {
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout,
+  } as never);
+  try {
+    await transport.verify();
+    return { name, status: 'ok', detail: `connected and authenticated to ${new URL(config.SMTP_URL).host} (no mail sent)` };
+  } catch (err) {
+    return {
+      name,
+      status: 'failed',
+      detail: scrub((err as Error).message, config),
+      fix: 'check SMTP_URL (host, port, user and password; smtps: for implicit TLS)',
+    };
+  } finally {
+    transport.close();
+  }
+}
+
+export async function checkAlertWebhook(config: Config): Promise<CheckResult> {
+  const name = 'alert webhook';
+  if (!config.ALERT_WEBHOOK_URL) return { name, status: 'skipped', detail: 'skipped (not configured: ALERT_WEBHOOK_URL)' };
+  const host = new URL(config.ALERT_WEBHOOK_URL).host;
+  try {
+    // A GET posts nothing: any answer short of a server error shows the endpoint is there.
+    const res = await fetch(config.ALERT_WEBHOOK_URL, { method: 'GET', signal: AbortSignal.timeout(config.NOTIFY_TIMEOUT_MS) });
+    await res.body?.cancel();
+    if (res.status >= 500)
+      return {
+        name,
+        status: 'failed',
+        detail: `${host} answered HTTP ${res.status}`,
+        fix: 'check ALERT_WEBHOOK_URL and the receiving service',
+      };
+    return { name, status: 'ok', detail: `${host} reachable (HTTP ${res.status})` };
+  } catch (err) {
+    const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
+    return {
+      name,
+      status: 'failed',
+      detail: `${host}: ${scrub(cause, config)}`,
+      fix: 'check ALERT_WEBHOOK_URL and that this machine may reach it',
+    };
+  }
+}
+
+export async function checkReportDir(config: Config): Promise<CheckResult> {
+  const name = 'report directory';
+  const dir = path.resolve(config.REPORT_DIR);
+  const probe = path.join(dir, `.payrecon-doctor-${process.pid}`);
+  try {
+    await fs.promises.mkdir(dir, { recursive: true });
+    await fs.promises.writeFile(probe, 'payrecon doctor\n', { flag: 'wx' });
+    await fs.promises.rm(probe);
+    return { name, status: 'ok', detail: `${dir} writable` };
+  } catch (err) {
+    return {
+      name,
+      status: 'failed',
+      detail: `${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      fix: 'set REPORT_DIR to a directory this user may write, or fix its permissions',
+    };
+  }
+}

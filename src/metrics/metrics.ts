@@ -1,0 +1,149 @@
+// The Prometheus families of payrecon, one registry per process, handed down as an object (never a global).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Knex } from 'knex';
+import { readOpsGauges } from '../db/ops-gauges.ts';
+import { VERDICTS } from '../recon/types.ts';
+import { PATHS } from '../provider/types.ts';
+import { JOB_OUTCOMES, type JobOutcome } from './job-outcome.ts';
+
+/** Jobs known up front, so their series exist (at zero) before the first run. */
+export const METRIC_JOBS = ['reconcile', 'snapshot', 'bank-codes', 'report', 'daily'] as const;
+const DIRECTIONS = ['payment', 'payout'] as const;
+const WEBHOOK_OUTCOMES = ['stored', 'duplicate', 'refused', 'not_stored'] as const;
+export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
+
+export interface GaugeRefreshOptions {
+  /** Statement timeout of the scrape's queries, and the whole refresh's bound. */
+  timeoutMs: number;
+}
+
+export class PayreconMetrics {
+  readonly registry = new Registry();
+  private readonly jobRuns = new Counter({
+    name: 'payrecon_job_runs_total',
+    help: 'Job runs by job and outcome (success, failure, skipped, interrupted)',
+    labelNames: ['job', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly lastSuccess = new Gauge({
+    name: 'payrecon_job_last_success_timestamp_seconds',
+    help: 'Unix time of the latest completed run of each job (from job_runs, any process)',
+    labelNames: ['job'],
+    registers: [this.registry],
+  });
+  private readonly ordersChecked = new Counter({
+    name: 'payrecon_orders_checked_total',
+    help: 'Orders checked against the provider, by direction and verdict',
+    labelNames: ['direction', 'verdict'],
+    registers: [this.registry],
+  });
+  private readonly providerRequests = new Counter({
+    name: 'payrecon_provider_requests_total',
+    help: 'HTTP requests to the provider by operation and answer status (HTTP code, or timeout / network)',
+    labelNames: ['operation', 'status'],
+    registers: [this.registry],
+  });
+  private readonly providerDuration = new Histogram({
+    name: 'payrecon_provider_request_duration_seconds',
+    help: 'Duration of one HTTP request to the provider (one attempt)',
+    labelNames: ['operation'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  private readonly openCases = new Gauge({
+    name: 'payrecon_open_cases',
+    help: 'Cases in state open, by mismatch code and currency (read from the database at scrape)',
+    labelNames: ['code', 'currency'],
+    registers: [this.registry],
+  });
+  private readonly drift = new Gauge({
+    name: 'payrecon_balance_drift',
+    help: "Latest roll-forward drift per currency checked (closing - expected, in the currency's units)",
+    labelNames: ['currency'],
+    registers: [this.registry],
+  });
+  private readonly emailsPending = new Gauge({
+    name: 'payrecon_report_emails_pending',
+    help: 'Report versions whose e-mail is still pending (read from the database at scrape)',
+    registers: [this.registry],
+  });
+  private readonly webhooks = new Counter({
+    name: 'payrecon_webhook_notifications_total',
+    help: 'Notifications received by the webhook receiver, by outcome',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly scrapeErrors = new Counter({
+    name: 'payrecon_metrics_database_errors_total',
+    help: 'Scrapes whose database gauges could not be refreshed (they kept their last values)',
+    registers: [this.registry],
+  });
+  private readonly inProcessSuccess = new Map<string, number>();
+  /** Why the last refresh failed, or null; readiness reports it. */
+  lastRefreshError: string | null = null;
+
+  constructor(opts: { defaultMetrics?: boolean } = {}) {
+    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    for (const job of METRIC_JOBS) for (const outcome of JOB_OUTCOMES) this.jobRuns.inc({ job, outcome }, 0);
+    for (const direction of DIRECTIONS) for (const verdict of VERDICTS) this.ordersChecked.inc({ direction, verdict }, 0);
+    for (const outcome of WEBHOOK_OUTCOMES) this.webhooks.inc({ outcome }, 0);
+    for (const operation of Object.keys(PATHS)) this.providerDuration.zero({ operation });
+    this.emailsPending.set(0);
+  }
+
+  jobFinished(job: string, outcome: JobOutcome, at: Date = new Date()): void {
+    this.jobRuns.inc({ job, outcome });
+    if (outcome === 'success') {
+      this.inProcessSuccess.set(job, at.getTime() / 1000);
+      this.lastSuccess.set({ job }, Math.max(at.getTime() / 1000, this.inProcessSuccess.get(job) ?? 0));
+    }
+  }
+
+  orderChecked(direction: string, verdict: string): void {
+    this.ordersChecked.inc({ direction, verdict });
+  }
+
+  providerRequest(operation: string, status: string, seconds: number): void {
+    this.providerRequests.inc({ operation, status });
+    this.providerDuration.observe({ operation }, seconds);
+  }
+
+  webhookNotification(outcome: WebhookOutcome): void {
+    this.webhooks.inc({ outcome });
+  }
+
+  /**
+   * Reads the database gauges. Never throws: on failure (database down, timeout) the gauges keep
+   * their last values, the error is counted and kept for /readyz.
+   */
+  async refreshFromDatabase(db: Knex, opts: GaugeRefreshOptions): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const bound = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`database gauges not read within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+      });
+      const rows = await Promise.race([readOpsGauges(db, opts.timeoutMs), bound]);
+      this.openCases.reset();
+      for (const c of rows.openCases) this.openCases.set({ code: c.code, currency: c.currency }, c.count);
+      this.drift.reset();
+      // Prometheus samples are floats: the drift is shown, never summed back into money.
+      for (const d of rows.drift) this.drift.set({ currency: d.currency }, Number(d.drift));
+      this.emailsPending.set(rows.emailsPending);
+      for (const s of rows.lastSuccess) {
+        const seconds = Math.max(s.at.getTime() / 1000, this.inProcessSuccess.get(s.job) ?? 0);
+        this.lastSuccess.set({ job: s.job }, seconds);
+      }
+      this.lastRefreshError = null;
+    } catch (err) {
+      this.scrapeErrors.inc();
+      this.lastRefreshError = (err as Error).message.split('\n')[0];
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The exposition text and its content type. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
