@@ -73,6 +73,7 @@ describe('alerts belong to their cause', () => {
           localUtr: null,
           providerStatus: 'Success',
           providerCategory: 'success',
+          providerCurrency: o.currency,
           providerAmount: o.amount,
           providerPaidAmount: null,
           providerFee: null,

@@ -294,6 +294,7 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
       localUtr: null,
       providerStatus: 'Success',
       providerCategory: 'success',
+      providerCurrency: o.currency,
       providerAmount: '12345678901234.56',
       providerPaidAmount: '0.1',
       providerFee: '0',

@@ -44,6 +44,7 @@ describe('payrecon report', () => {
           ['summary_rollforward.csv', '3 rows'],
           ['timing_items.csv', '0 rows'],
           ['summary_unknown_orders.csv', '0 rows'],
+          ['summary_identity_mismatches.csv', '0 rows'],
           ['summary_open_items.csv', '0 rows'],
           ['summary_late_changes.csv', '0 rows'],
           ['summary_cases.csv', '0 rows'],
@@ -53,7 +54,7 @@ describe('payrecon report', () => {
           ['balances.csv', '0 rows'],
           ['rates.csv', '0 rows'],
         ]
-          .map(([name, note]) => `  ${name.padEnd(26)}  ${note}`.trimEnd() + '\n')
+          .map(([name, note]) => `  ${name.padEnd(31)}  ${note}`.trimEnd() + '\n')
           .join(''),
     );
     expect(r.report.record?.version).toBe(1);

@@ -87,6 +87,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
       'summary_rollforward.csv': 3,
       'timing_items.csv': 1,
       'summary_unknown_orders.csv': 0,
+      'summary_identity_mismatches.csv': 0,
       'summary_open_items.csv': 3,
       'summary_late_changes.csv': 0,
       'summary_cases.csv': 2,

@@ -111,7 +111,8 @@ describe('money the provider confirms that no report shows', () => {
       from: new Date(now.getTime() - DAY).toISOString(),
       to: now.toISOString(),
     });
-    expect(unknown).toEqual([expect.objectContaining({ transaction_ref: strangerRef, amount: '777.00' })]);
+    // The confirming fetch's amount, as the client reads it (canonical decimal text); files print it as 777.00.
+    expect(unknown).toEqual([expect.objectContaining({ transaction_ref: strangerRef, amount: '777' })]);
     // Exactly one new alert (other tests' unknown orders raised their own).
     const alerts = (await world.t.db.knex('alerts').where({ kind: 'unknown_order' })).filter((a) => !alertsBefore.includes(a.id));
     expect(alerts).toHaveLength(1);
@@ -201,6 +202,64 @@ describe('money the provider confirms that no report shows', () => {
     }
     const summary = read('summary_unknown_orders.csv');
     expect(summary).toEqual([{ currency: 'INR', direction: 'payment', orders: '1', amount: '777.00' }]);
+  });
+
+  it('a payout notification carrying only transactionRef and status: its UNKNOWN_ORDER rows carry what the confirming fetch returned', async () => {
+    // Issue 25, item 5: the rows used to take the notification's blanks (`,payout,1,0`) while the alert said 5,000.00 NGN.
+    const [bank] = await world.client.bankCodes('NGN');
+    const merchantRef = randomUUID();
+    const payout = await world.client.initiatePayout({
+      merchantRef,
+      currency: 'NGN',
+      method: 'BANK',
+      bankCode: bank.bankCode,
+      amount: '5000.00',
+      name: 'Nobody Known',
+      account: '0123456789',
+      phone: '+2348012345678',
+      email: 'nobody@example.com',
+    });
+    strangers.push(payout.transactionRef);
+    await world.control.setOrder(payout.transactionRef, { status: 'Success', fee: '25' });
+    const stored = await storeWebhookEvent(world.t.db.knex, {
+      direction: 'payout',
+      dedupeKey: `${payout.transactionRef}-bare-Success`,
+      transactionRef: payout.transactionRef,
+      merchantRef: null,
+      currency: null,
+      method: null,
+      amount: null,
+      paidAmount: null,
+      fee: null,
+      status: 'Success',
+      rawBody: JSON.stringify({ transactionRef: payout.transactionRef, status: 'Success' }),
+      headers: {},
+      receivedAt: new Date(),
+    });
+    expect(await confirmWebhookEvent({ db: world.t.db, client: world.client }, stored.id)).toBe('confirmed');
+    const alert = await world.t.db.knex('alerts').where({ kind: 'unknown_order' }).whereLike('title', `%${payout.transactionRef}%`).first();
+    expect(alert.title).toContain('5000.00 NGN'); // the alert already said it
+
+    const now = new Date();
+    const date = now.toISOString().slice(0, 10);
+    const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-unknown-bare-'));
+    const r = await writeReports(world.t.db.knex, { date, timezone: 'UTC', reportDir, now, currencies: ['NGN'] });
+    const read = (name: string) =>
+      parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Record<string, string>[];
+    expect(read('mismatches.csv').filter((m) => m.transaction_ref === payout.transactionRef)).toEqual([
+      expect.objectContaining({
+        direction: 'payout',
+        merchant_ref: merchantRef,
+        mismatch_codes: 'UNKNOWN_ORDER',
+        currency: 'NGN',
+        method: 'BANK',
+        provider_amount: '5000.00',
+        provider_fee: '25.00',
+        provider_status: 'Success',
+        difference: '5000.00',
+      }),
+    ]);
+    expect(read('summary_unknown_orders.csv')).toEqual([{ currency: 'NGN', direction: 'payout', orders: '1', amount: '5000.00' }]);
   });
 
   it('on a later day of the lookback it is an open item of its day, with its case', async () => {

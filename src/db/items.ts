@@ -26,6 +26,8 @@ export interface ReconItemRow {
   localUtr: string | null;
   providerStatus: string | null;
   providerCategory: string | null;
+  /** The currency the provider holds the order in: its amounts are in this one (a CURRENCY finding: not the order's). */
+  providerCurrency: string | null;
   providerAmount: string | null;
   providerPaidAmount: string | null;
   providerFee: string | null;
@@ -61,6 +63,7 @@ function toItem(r: Record<string, unknown>): StoredReconItem {
     localUtr: r.local_utr as string | null,
     providerStatus: r.provider_status as string | null,
     providerCategory: r.provider_category as string | null,
+    providerCurrency: r.provider_currency as string | null,
     providerAmount: r.provider_amount as string | null,
     providerPaidAmount: r.provider_paid_amount as string | null,
     providerFee: r.provider_fee as string | null,
@@ -72,7 +75,7 @@ function toItem(r: Record<string, unknown>): StoredReconItem {
   };
 }
 
-// One statement per chunk; unnest takes 24 array parameters whatever the chunk size.
+// One statement per chunk; unnest takes 25 array parameters whatever the chunk size.
 const UNNEST_CHUNK = 5000;
 
 /** recon_items' columns as unnest arrays; codes and details travel as text and are cast in the SELECT. */
@@ -93,6 +96,7 @@ const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [
   { name: 'local_utr', type: 'text', value: (x) => x.localUtr },
   { name: 'provider_status', type: 'text', value: (x) => x.providerStatus },
   { name: 'provider_category', type: 'text', value: (x) => x.providerCategory },
+  { name: 'provider_currency', type: 'text', value: (x) => x.providerCurrency },
   { name: 'provider_amount', type: 'numeric', value: (x) => decimalOrNull(x.providerAmount, 'providerAmount') },
   { name: 'provider_paid_amount', type: 'numeric', value: (x) => decimalOrNull(x.providerPaidAmount, 'providerPaidAmount') },
   { name: 'provider_fee', type: 'numeric', value: (x) => decimalOrNull(x.providerFee, 'providerFee') },

@@ -27,6 +27,8 @@ export interface ReportOrderRow {
   local_status: string;
   provider_status: string | null;
   provider_category: string | null;
+  /** The currency the provider holds the order in (null: no answer, or checked before it was stored). */
+  provider_currency: string | null;
   local_amount: string;
   provider_amount: string | null;
   local_paid_amount: string | null;
@@ -63,7 +65,7 @@ function ordersWithLatestCheck(narrow: { payment: string; payout: string } = { p
     c.run_id::text AS run_id, ${EPOCH_MS('c.checked_at')} AS checked_at_ms, ${EPOCH_MS('o.created_at')} AS created_at_ms,
     o.created_at, o.direction, o.id::text AS order_id, o.id AS order_key,
     o.merchant_ref, o.transaction_ref, o.currency, o.method,
-    coalesce(c.local_status, o.status) AS local_status, c.provider_status, c.provider_category,
+    coalesce(c.local_status, o.status) AS local_status, c.provider_status, c.provider_category, c.provider_currency,
     (CASE WHEN c.item_id IS NULL THEN o.amount ELSE c.local_amount END)::text AS local_amount,
     c.provider_amount::text AS provider_amount,
     (CASE WHEN c.item_id IS NULL THEN o.paid_amount ELSE c.local_paid_amount END)::text AS local_paid_amount,
@@ -84,7 +86,7 @@ function ordersWithLatestCheck(narrow: { payment: string; payout: string } = { p
       FROM payout_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz ${narrow.payout}
   ${sorted ? `) u ORDER BY ${REPORT_ORDER('u')}` : ''}) o
   LEFT JOIN LATERAL (
-    SELECT i.id AS item_id, i.run_id, i.checked_at, i.local_status, i.provider_status, i.provider_category,
+    SELECT i.id AS item_id, i.run_id, i.checked_at, i.local_status, i.provider_status, i.provider_category, i.provider_currency,
            i.local_amount, i.provider_amount, i.local_paid_amount, i.provider_paid_amount, i.local_fee, i.provider_fee,
            i.local_utr, i.provider_utr, i.verdict, i.codes, i.reason
       FROM recon_items i
@@ -134,6 +136,7 @@ const ROW_COLUMNS = (t: string) =>
     'local_status',
     'provider_status',
     'provider_category',
+    'provider_currency',
     'local_amount',
     'provider_amount',
     'local_paid_amount',

@@ -12,7 +12,7 @@ export interface UnknownOrderRow {
   merchant_ref: string | null;
   currency: string | null;
   method: string | null;
-  /** The status of the latest confirmed notification of the day. */
+  /** The status the fetch confirming the latest confirmed notification of the day returned. */
   status: string | null;
   amount: string | null;
   paid_amount: string | null;
@@ -62,9 +62,16 @@ export async function unknownOrdersOpen(db: Knex | Knex.Transaction, earlier: Wi
 }
 
 /** Bindings: from, to, from. */
+/**
+ * Each value as the confirming fetch returned it (a notification may carry only transactionRef and
+ * status); the notification's own for an event settled before the fetch's values were stored.
+ */
 const UNKNOWN_SQL = `SELECT DISTINCT ON (w.direction, w.transaction_ref)
-      w.direction, w.transaction_ref, w.merchant_ref, w.currency, w.method, w.status,
-      w.amount::text AS amount, w.paid_amount::text AS paid_amount, w.fee::text AS fee,
+      w.direction, w.transaction_ref, coalesce(w.fetched_merchant_ref, w.merchant_ref) AS merchant_ref,
+      coalesce(w.fetched_currency, w.currency) AS currency, coalesce(w.fetched_method, w.method) AS method,
+      coalesce(w.fetched_status, w.status) AS status,
+      coalesce(w.fetched_amount, w.amount)::text AS amount, coalesce(w.fetched_paid_amount, w.paid_amount)::text AS paid_amount,
+      coalesce(w.fetched_fee, w.fee)::text AS fee,
       ${EPOCH_MS('first.received_at')} AS first_received_at_ms, ${EPOCH_MS('w.confirmed_at')} AS confirmed_at_ms
     FROM webhook_events w
     CROSS JOIN LATERAL (

@@ -104,14 +104,40 @@ export async function listPendingEventIds(db: Conn, limit: number, afterId: stri
   return (await q).map((r: { id: unknown }) => String(r.id));
 }
 
+/** What the confirming fetch answered: every field, where the notification may carry only some. */
+export interface FetchedFields {
+  merchantRef: string;
+  currency: string;
+  method: string;
+  amount: string;
+  paidAmount?: string;
+  fee: string;
+  status: string;
+}
+
+/**
+ * Settles an event; with `fetched`, also stores what the confirming fetch said (the report's
+ * UNKNOWN_ORDER rows show those values, see unknown-orders.ts).
+ */
 export async function settleEvent(
   trx: Conn,
   id: string,
   confirmation: Exclude<Confirmation, 'pending'>,
   note: string | null,
   at: Date,
+  fetched?: FetchedFields,
 ): Promise<void> {
-  await trx('webhook_events').where({ id }).update({ confirmation, confirmation_note: note, confirmed_at: at });
+  const cols: Record<string, unknown> = { confirmation, confirmation_note: note, confirmed_at: at };
+  if (fetched) {
+    cols.fetched_merchant_ref = canonicalRef(fetched.merchantRef);
+    cols.fetched_currency = fetched.currency;
+    cols.fetched_method = fetched.method;
+    cols.fetched_amount = decimalOrNull(fetched.amount, 'amount');
+    cols.fetched_paid_amount = decimalOrNull(fetched.paidAmount ?? null, 'paidAmount');
+    cols.fetched_fee = decimalOrNull(fetched.fee, 'fee');
+    cols.fetched_status = fetched.status;
+  }
+  await trx('webhook_events').where({ id }).update(cols);
 }
 
 /** A transient failure: the event stays pending (retried later), the note says what went wrong last. */

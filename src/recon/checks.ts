@@ -5,7 +5,7 @@ import { differsBeyond, readAmount, show, toleranceFor } from './amounts.ts';
 import { scheduledFee } from './fees.ts';
 import { sameRef } from './refs.ts';
 import { describeDuration, staleLimit } from './timing.ts';
-import type { Finding, LocalOrder, ProviderOrder, ReconPolicy } from './types.ts';
+import type { Finding, LocalOrder, MismatchCode, ProviderOrder, ReconPolicy } from './types.ts';
 
 /** One order and the provider's copy of it, with the tolerance for its currency already resolved. */
 export interface CheckContext {
@@ -74,6 +74,14 @@ export const checkAmount: Check = ({ local, provider, tolerance }) =>
  * else's record (e.g. shipping goods for another payer's payment) is worse than waiting for a person.
  */
 export const IDENTITY_CHECKS: readonly Check[] = [checkCurrency, checkMethod, checkMerchantRef, checkAmount];
+
+/**
+ * The identity codes that say the provider's money is not this order's: another order
+ * (MERCHANT_REF), another method, or money in another currency. A report adds such an order's
+ * provider money to no currency's totals. AMOUNT, the other identity check, is this order's money
+ * in its own currency, of another size: it stays in.
+ */
+export const NOT_THIS_ORDER_CODES: readonly MismatchCode[] = ['CURRENCY', 'METHOD', 'MERCHANT_REF'];
 
 /**
  * The one identity rule of both paths that may finalize an order (reconcile and the webhook

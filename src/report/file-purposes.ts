@@ -12,6 +12,8 @@ export const FILE_PURPOSES: Readonly<Record<string, string>> = {
     "the roll-forward's timing items: orders that may have become final on either side of a snapshot, and the side each was counted on",
   'summary_unknown_orders.csv':
     'orders the provider confirmed that we have no record of (UNKNOWN_ORDER), counted per currency and direction, with the money they moved',
+  'summary_identity_mismatches.csv':
+    "orders whose provider record is another order, another method or in another currency (CURRENCY, METHOD, MERCHANT_REF), per provider currency, direction and order currency, with the provider's money: in no currency's totals of summary_orders.csv",
   'summary_open_items.csv': 'open items of earlier days counted per currency and aging bucket',
   'summary_late_changes.csv': 'late changes to earlier days counted per currency',
   'summary_cases.csv':

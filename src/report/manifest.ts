@@ -7,6 +7,7 @@ export const SUMMARY_FILES = [
   'summary_rollforward.csv',
   'timing_items.csv',
   'summary_unknown_orders.csv',
+  'summary_identity_mismatches.csv',
   'summary_open_items.csv',
   'summary_late_changes.csv',
   'summary_cases.csv',

@@ -1,6 +1,7 @@
 import { Decimal } from '../money/decimal.ts';
 import { DecimalSum } from '../money/decimal-sum.ts';
 import type { ReportItemRow } from '../db/reports.ts';
+import { IdentityMismatchTotals, isNotThisOrder } from './identity-mismatches.ts';
 
 import { REPORT_VERDICTS, type ReportVerdict } from '../recon/types.ts';
 
@@ -18,6 +19,8 @@ export interface OrderTotals {
   providers: Record<ProviderState, number>;
   /** Orders the provider reports as success: the only ones whose money moved. */
   settled: number;
+  /** Orders whose provider record is not this order's money (CURRENCY, METHOD, MERCHANT_REF): counted, in no money sum. */
+  identity: number;
   /** Σ provider amount (the merchant's amount where the provider gave none), settled orders. */
   gross: Decimal;
   /** Σ provider paid amount of settled payments (their amount where none was given); payouts: = gross. */
@@ -34,6 +37,7 @@ function emptyTotals(): OrderTotals {
     verdicts: { matched: 0, resolved: 0, pending: 0, mismatch: 0, error: 0, unchecked: 0 },
     providers: { success: 0, pending: 0, failed: 0, unknown: 0, none: 0 },
     settled: 0,
+    identity: 0,
     gross: new Decimal(0),
     paid: new Decimal(0),
     fees: new Decimal(0),
@@ -58,6 +62,8 @@ export class OrderTotalsAccumulator {
   private readonly sums = new Map<OrderTotals, Sums>();
   readonly currencies = new Set<string>();
   readonly runIds = new Set<string>();
+  /** The money of the orders left out of every currency's sums, shown apart (summary_identity_mismatches). */
+  readonly apart = new IdentityMismatchTotals();
 
   add(r: ReportItemRow): void {
     const key = `${r.currency}\u0000${r.direction}`;
@@ -73,6 +79,12 @@ export class OrderTotalsAccumulator {
     if (r.verdict in t.verdicts) t.verdicts[r.verdict as keyof OrderTotals['verdicts']] += 1;
     const state = (r.provider_category ?? 'none') as ProviderState;
     t.providers[state in t.providers ? state : 'unknown'] += 1;
+    // Another order's money, or money in another currency: summing it here would put it in this currency's totals.
+    if (isNotThisOrder(r)) {
+      t.identity += 1;
+      this.apart.add(r);
+      return;
+    }
     if (r.provider_category !== 'success') return;
     t.settled += 1;
     const s = this.sums.get(t)!;

@@ -32,6 +32,8 @@ const ORDER_COLUMNS: readonly TableColumn[] = [
   { name: 'net', kind: 'amount' },
   { name: 'usdt_rate', kind: 'decimal', label: 'USDT rate' },
   { name: 'net_usdt', kind: 'decimal', label: 'net USDT', decimals: USDT_DECIMALS },
+  // Last, so the columns before it keep their places for scripts that read them by position.
+  { name: 'identity_mismatches', kind: 'count', label: 'identity mismatches' },
 ];
 
 function orderValues(currency: string, direction: string, t: OrderTotals): TableRow {
@@ -53,9 +55,10 @@ export const ORDERS_SUMMARY: TableSpec = {
   title: 'Orders by currency and direction',
   columns: ORDER_COLUMNS,
   notes: [
-    'Counts by verdict and by what the provider says (none: no answer from the provider). Money columns sum the orders the provider reports as success.',
+    'Counts by verdict and by what the provider says (none: no answer from the provider). Money columns sum the orders the provider reports as success, but for identity mismatches.',
     'gross = Σ amount; paid = Σ paid amount (payouts: the amount sent); fees = Σ provider fee.',
     'net = the effect on the provider balance: payments paid − fees (an inflow, +), payouts −(amount + fees) (an outflow, −); the total row adds both.',
+    'identity mismatches: orders whose provider record is another order, another method or in another currency (CURRENCY, METHOD, MERCHANT_REF); counted above, their money in no money column: see summary_identity_mismatches.',
     'USDT rate: the day’s last rate snapshot (deposit for payments, withdraw for payouts), currency units per 1 USDT.',
   ],
 };
@@ -90,19 +93,21 @@ export function ordersTable(
       const rate = rates.get(c);
       const rateText = rate ? (d === 'payment' ? rate.deposit : rate.withdraw) : null;
       const usable = rateText !== null && !new Decimal(rateText).isZero();
-      rows.push([...orderValues(c, d, both[i]), rateText, usable ? both[i].net.dividedBy(rateText!).toFixed(USDT_DECIMALS) : null]);
+      const netUsdt = usable ? both[i].net.dividedBy(rateText!).toFixed(USDT_DECIMALS) : null;
+      rows.push([...orderValues(c, d, both[i]), rateText, netUsdt, both[i].identity]);
     });
     const sum = both.reduce((a, b) => ({
       orders: a.orders + b.orders,
       verdicts: Object.fromEntries(REPORT_VERDICTS.map((v) => [v, a.verdicts[v] + b.verdicts[v]])) as OrderTotals['verdicts'],
       providers: Object.fromEntries(PROVIDER_STATES.map((p) => [p, a.providers[p] + b.providers[p]])) as OrderTotals['providers'],
       settled: a.settled + b.settled,
+      identity: a.identity + b.identity,
       gross: a.gross.plus(b.gross),
       paid: a.paid.plus(b.paid),
       fees: a.fees.plus(b.fees),
       net: a.net.plus(b.net),
     }));
-    rows.push([...orderValues(c, 'total', sum), null, null]);
+    rows.push([...orderValues(c, 'total', sum), null, null, sum.identity]);
   }
   const unrated = currencies.filter((c) => !rates.has(c));
   return {

@@ -78,6 +78,7 @@ function openItemOf(u: OpenUnknownOrderRow, cases: CaseColumns): OpenItemRow & C
     local_status: '',
     provider_status: u.status,
     provider_category: null,
+    provider_currency: u.currency,
     local_amount: (u.direction === 'payment' ? (u.paid_amount ?? u.amount) : u.amount) ?? '',
     provider_amount: u.amount,
     local_paid_amount: null,

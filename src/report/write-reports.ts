@@ -383,6 +383,7 @@ async function writeFiles(
     rollForwardTable(currencies, rollForwards),
     timingItemsTable(currencies, rollForwards),
     unknownOrdersSummaryTable(unknownOrders),
+    totals.apart.table(),
     openItemsSummaryTable(openTotals),
     lateChangesSummaryTable(lateByCurrency),
     casesSummaryTable(await caseStateCountsOccurred(tx, scope.earlier.from, scope.window.to), opts.now),

@@ -63,6 +63,7 @@ export function checkOrder(
     localUtr: order.utr,
     providerStatus: provider?.status ?? null,
     providerCategory: provider?.category ?? null,
+    providerCurrency: provider?.currency ?? null,
     providerAmount: provider?.amount ?? null,
     providerPaidAmount: provider?.paidAmount ?? null,
     providerFee: provider?.fee ?? null,

@@ -102,7 +102,7 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
     if (!(await lockPendingEvent(trx, id))) return 'skipped';
     const at = now();
     if (diffs.length) {
-      await settleEvent(trx, id, 'conflict', `fetch contradicts notification: ${diffs.join('; ')}`, at);
+      await settleEvent(trx, id, 'conflict', `fetch contradicts notification: ${diffs.join('; ')}`, at, fetched);
       logger.warn({ eventId: id, transactionRef: ref, diffs }, 'webhook conflict: fetch contradicts notification');
       return 'conflict' as const;
     }
@@ -114,7 +114,8 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
     }
     if (!plan.apply && plan.follow === 'recheck' && local) await requestRecheck(trx, event.direction, local.id, at);
     await syncWebhookCases(trx, event.direction, local, { ...fetched, transactionRef: ref }, event.receivedAt, at);
-    await settleEvent(trx, id, 'confirmed', note, at);
+    // The fetch's values with it: a notification may carry only some fields, and reports show these.
+    await settleEvent(trx, id, 'confirmed', note, at, fetched);
     logger.debug({ eventId: id, transactionRef: ref, note }, 'webhook confirmed');
     return { outcome: 'confirmed' as const, follow: plan.apply ? undefined : plan.follow, local, at };
   });
