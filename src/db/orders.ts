@@ -318,7 +318,12 @@ function checkUpdateColumns(direction: Direction): UnnestColumn<CheckUpdate>[] {
     { name: 'open_seen_at', type: 'timestamptz', value: (u) => timestampOrNull(u.openSeenAt) },
     { name: 'provider_fee', type: 'numeric', value: (u) => decimalOrNull(u.providerFee, 'providerFee') },
   ];
-  if (payment) columns.push({ name: 'provider_paid_amount', type: 'numeric', value: (u) => decimalOrNull(u.providerPaidAmount, 'providerPaidAmount') });
+  if (payment)
+    columns.push({
+      name: 'provider_paid_amount',
+      type: 'numeric',
+      value: (u) => decimalOrNull(u.providerPaidAmount, 'providerPaidAmount'),
+    });
   return columns;
 }
 

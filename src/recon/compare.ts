@@ -113,7 +113,8 @@ function updateFrom(local: LocalOrder, provider: ProviderOrder): OrderUpdate | n
   if (isFinalCategory(provider.category)) {
     const update: OrderUpdate = { status: provider.status, category: provider.category, finalized: true };
     if (local.fee === null) update.fee = provider.fee;
-    if (local.direction === 'payment' && local.paidAmount === null && provider.paidAmount !== undefined) update.paidAmount = provider.paidAmount;
+    if (local.direction === 'payment' && local.paidAmount === null && provider.paidAmount !== undefined)
+      update.paidAmount = provider.paidAmount;
     const utr = provider.utr?.trim();
     if (local.direction === 'payout' && utr && !local.utr?.trim()) update.utr = utr;
     return update;
