@@ -43,7 +43,8 @@ describe('re-check of final orders in the due sweep', () => {
     expect(later.runs[0]).toMatchObject({ status: 'completed', selected: 18, checked: 18 });
     const items = await world.t.db.knex('recon_items').where({ run_id: later.runs[0].runId }).select('transaction_ref', 'verdict', 'codes');
     const byRef = new Map(items.map((i: { transaction_ref: string; verdict: string; codes: string[] }) => [i.transaction_ref, i]));
-    expect(byRef.get(reversed.transactionRef)).toMatchObject({ verdict: 'mismatch', codes: ['STATUS'] });
+    // The reversal still reports what was paid and charged: money on a failed payment is a finding of its own.
+    expect(byRef.get(reversed.transactionRef)).toMatchObject({ verdict: 'mismatch', codes: ['FEE', 'PAID_AMOUNT', 'STATUS'] });
     expect(byRef.get(corrected.transactionRef)).toMatchObject({ verdict: 'mismatch', codes: expect.arrayContaining(['FEE']) });
     expect(items.filter((i: { verdict: string }) => i.verdict === 'matched')).toHaveLength(16);
 

@@ -217,7 +217,8 @@ describe('business-day reports on Postgres with the sandbox', () => {
         reported_verdict: 'resolved',
         reported_codes: '',
         verdict: 'mismatch',
-        mismatch_codes: 'STATUS',
+        // The reversal still reports the paid amount and fee: money on a failed payment (issue 25 item 7).
+        mismatch_codes: 'FEE PAID_AMOUNT STATUS',
       }),
     ]);
     expect(late.some((l) => l.transaction_ref === kept.transactionRef)).toBe(false);

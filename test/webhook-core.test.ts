@@ -177,6 +177,23 @@ describe('planOrderUpdate', () => {
     expect(plan.apply).toBeNull();
     expect(plan.note).toMatch(note);
   });
+  it('keeps a fee and paidAmount the merchant recorded that disagree, keeps the provider figures beside them and asks for a re-check', () => {
+    const plan = planOrderUpdate(local({ fee: '300.00', paidAmount: '24000.00' }), fetched, at, defaultPolicy());
+    expect(plan.apply).toMatchObject({ status: 'Success', providerFee: '370.00', providerPaidAmount: '25000.00', recheck: true });
+    expect(plan.apply).not.toHaveProperty('fee');
+    expect(plan.apply).not.toHaveProperty('paidAmount');
+    expect(plan.note).toMatch(
+      /recorded fee 300.00 \(provider 370.00\), paidAmount 24000.00 \(provider 25000.00\) kept, re-check requested/,
+    );
+  });
+  it('takes what the merchant did not record and says so; a recorded UTR that disagrees is kept', () => {
+    expect(planOrderUpdate(local(), fetched, at, defaultPolicy()).note).toMatch(
+      /fee 370.00, paidAmount 25000.00 taken from the provider \(none recorded\)/,
+    );
+    const plan = planOrderUpdate(local({ direction: 'payout', utr: 'MINE1' }), { ...fetched, utr: 'UTR1' }, at, defaultPolicy());
+    expect(plan.apply).not.toHaveProperty('utr');
+    expect(plan.apply).toMatchObject({ recheck: true });
+  });
   it('payouts carry utr, never paidAmount', () => {
     const plan = planOrderUpdate(local({ direction: 'payout' }), { ...fetched, utr: 'UTR1' }, at, defaultPolicy());
     expect(plan.apply).toMatchObject({ utr: 'UTR1' });

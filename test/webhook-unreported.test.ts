@@ -143,7 +143,8 @@ describe('money the provider confirms that no report shows', () => {
     const due = await run({});
     const items = await knex('recon_items').where({ run_id: due.runs.at(-1)!.runId, transaction_ref: o.transactionRef });
     expect(items).toHaveLength(1);
-    expect(items[0]).toMatchObject({ verdict: 'mismatch', codes: ['STATUS'], provider_status: 'Reversed' });
+    // Reversed still reporting paid and fee: PAID_AMOUNT and FEE beside STATUS (issue 25 item 7).
+    expect(items[0]).toMatchObject({ verdict: 'mismatch', codes: ['FEE', 'PAID_AMOUNT', 'STATUS'], provider_status: 'Reversed' });
     const after = await knex('payment_orders').where({ transaction_ref: o.transactionRef }).first();
     expect(after).toMatchObject({ status: 'Success', status_category: 'success', next_check_at: null }); // never moves backwards
     // Asked once, checked once.

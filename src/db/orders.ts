@@ -119,6 +119,10 @@ export interface CheckUpdate {
   /** Payouts only. */
   utr?: string;
   finalizedAt?: Date;
+  /** The provider's own fee and (payments) paidAmount from this check, kept beside the merchant's (see sql/023). */
+  providerFee?: string;
+  /** Payments only. */
+  providerPaidAmount?: string;
   /** When the check that saw the order open was sent; only ever moves forward. */
   openSeenAt?: Date;
   updatedAt?: Date;
@@ -288,7 +292,7 @@ export async function countOrders(db: Conn, direction: Direction, filter: OrderF
 function checkUpdateColumns(direction: Direction): UnnestColumn<CheckUpdate>[] {
   const payment = direction === 'payment';
   const extraType = payment ? 'numeric' : 'text';
-  return [
+  const columns: UnnestColumn<CheckUpdate>[] = [
     { name: 'id', type: 'bigint', value: (u) => u.id },
     { name: 'checked_at', type: 'timestamptz', value: (u) => timestampOrNull(u.checkedAt) },
     { name: 'next_check_at', type: 'timestamptz', value: (u) => timestampOrNull(u.nextCheckAt) },
@@ -312,7 +316,15 @@ function checkUpdateColumns(direction: Direction): UnnestColumn<CheckUpdate>[] {
     },
     { name: 'was_check_count', type: 'int', value: (u) => u.expected.checkCount },
     { name: 'open_seen_at', type: 'timestamptz', value: (u) => timestampOrNull(u.openSeenAt) },
+    { name: 'provider_fee', type: 'numeric', value: (u) => decimalOrNull(u.providerFee, 'providerFee') },
   ];
+  if (payment)
+    columns.push({
+      name: 'provider_paid_amount',
+      type: 'numeric',
+      value: (u) => decimalOrNull(u.providerPaidAmount, 'providerPaidAmount'),
+    });
+  return columns;
 }
 
 /**
@@ -330,7 +342,7 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
   if (direction === 'payment' && updates.some((u) => u.utr !== undefined)) {
     throw new TypeError('applyCheckResults: utr is a payout field');
   }
-  if (direction === 'payout' && updates.some((u) => u.paidAmount !== undefined)) {
+  if (direction === 'payout' && updates.some((u) => u.paidAmount !== undefined || u.providerPaidAmount !== undefined)) {
     throw new TypeError('applyCheckResults: paidAmount is a payment field');
   }
   const extra = direction === 'payment' ? 'paid_amount' : 'utr';
@@ -347,6 +359,7 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
        ${extra} = COALESCE(v.extra, o.${extra}),
        finalized_at = COALESCE(v.finalized_at, o.finalized_at),
        open_seen_at = GREATEST(o.open_seen_at, v.open_seen_at),
+       provider_fee = COALESCE(v.provider_fee, o.provider_fee),${direction === 'payment' ? '\n       provider_paid_amount = COALESCE(v.provider_paid_amount, o.provider_paid_amount),' : ''}
        updated_at = COALESCE(v.updated_at, o.updated_at)
      FROM ${v.sql}
      WHERE o.id = v.id
@@ -383,7 +396,9 @@ export async function findRefusedValue(
     ['statusCategory', 'status_category', update.statusCategory],
     ['fee', 'fee', update.fee],
     direction === 'payment' ? ['paidAmount', 'paid_amount', update.paidAmount] : ['utr', 'utr', update.utr],
+    ['providerFee', 'provider_fee', update.providerFee],
   ];
+  if (direction === 'payment') candidates.push(['providerPaidAmount', 'provider_paid_amount', update.providerPaidAmount]);
   for (const [field, column, value] of candidates) {
     if (value === undefined) continue;
     try {

@@ -3,7 +3,7 @@ import type { Currency } from '../money/decimal.ts';
 
 type Conn = Knex | Knex.Transaction;
 
-/** What the merchant's own orders say moved a balance: SUM()s as decimal text, null when no order matched. */
+/** What the orders say moved a balance (the provider's fee and paid amount where known): SUM()s as decimal text, null when no order matched. */
 export interface SettlementSums {
   payments: { paidAmount: string | null; fee: string | null; count: number };
   payouts: { amount: string | null; fee: string | null; count: number };
@@ -35,6 +35,12 @@ const OVERLAPS = `currency = ? AND status_category = 'success' AND finalized_at 
 // began. Bindings: opening reading's end, closing reading's start.
 const INSIDE = `coalesce(open_seen_at, created_at) >= ?::timestamptz AND finalized_at <= ?::timestamptz`;
 
+// The balance moved by what the provider collected and charged (its answer, kept in provider_*), not by a
+// merchant's record that disagrees with it (a FEE or PAID_AMOUNT finding); an order no answer has filled
+// in yet falls back to its own columns.
+const PAID = 'coalesce(provider_paid_amount, paid_amount, amount)';
+const FEE = 'coalesce(provider_fee, fee)';
+
 /**
  * The window between two readings, split the way the roll-forward needs it: sums of the success
  * orders certainly final inside it (seen open after the opening reading ended, or created after it,
@@ -50,11 +56,11 @@ export async function settlementWindow(
   const [a0, a1, b0, b1] = [opening.from, opening.to, closing.from, closing.to];
   const res = (await db.raw(
     `WITH p AS (
-       SELECT sum(coalesce(paid_amount, amount))::text AS paid, sum(fee)::text AS fee, count(*)::int AS n
+       SELECT sum(${PAID})::text AS paid, sum(${FEE})::text AS fee, count(*)::int AS n
          FROM payment_orders WHERE ${OVERLAPS} AND ${INSIDE}
      ),
      q AS (
-       SELECT sum(amount)::text AS amount, sum(fee)::text AS fee, count(*)::int AS n
+       SELECT sum(amount)::text AS amount, sum(${FEE})::text AS fee, count(*)::int AS n
          FROM payout_orders WHERE ${OVERLAPS} AND ${INSIDE}
      )
      SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`,
@@ -64,11 +70,11 @@ export async function settlementWindow(
   };
   const r = res.rows[0];
   const rows = (await db.raw(
-    `SELECT 'payment' AS direction, id::text AS order_id, merchant_ref, (coalesce(paid_amount, amount) - coalesce(fee, 0))::text AS effect,
+    `SELECT 'payment' AS direction, id::text AS order_id, merchant_ref, (${PAID} - coalesce(${FEE}, 0))::text AS effect,
             coalesce(open_seen_at, created_at) AS lo, finalized_at AS hi
        FROM payment_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
      UNION ALL
-     SELECT 'payout', id::text, merchant_ref, (-(amount + coalesce(fee, 0)))::text, coalesce(open_seen_at, created_at), finalized_at
+     SELECT 'payout', id::text, merchant_ref, (-(amount + coalesce(${FEE}, 0)))::text, coalesce(open_seen_at, created_at), finalized_at
        FROM payout_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
      ORDER BY 1, 2`,
     [currency, a0, b1, a1, b0, currency, a0, b1, a1, b0],

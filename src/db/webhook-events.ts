@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Direction, StatusCategory } from '../provider/types.ts';
-import { decimalOrNull } from './amounts.ts';
+import { decimal, decimalOrNull } from './amounts.ts';
 import { ORDER_TABLES, toOrderRow, type OrderRow } from './orders.ts';
 import type { Notification } from '../provider/types.ts';
 import { canonicalRef } from '../recon/refs.ts';
@@ -154,14 +154,21 @@ export async function findOrderByTransactionRef(db: Conn, direction: Direction, 
   return row ? toOrderRow(direction, row) : null;
 }
 
+/** Each optional value is left as it is when absent: a value the merchant recorded is never overwritten. */
 export interface ConfirmedFinal {
   status: string;
   statusCategory: StatusCategory;
-  fee: string | null;
+  fee?: string;
   /** Payments only. */
-  paidAmount?: string | null;
+  paidAmount?: string;
   /** Payouts only. */
-  utr?: string | null;
+  utr?: string;
+  /** The provider's own figures, kept beside the merchant's for the settlement roll-forward (sql/023). */
+  providerFee: string;
+  /** Payments only. */
+  providerPaidAmount?: string;
+  /** A recorded value disagrees with the provider's: the next reconcile run checks the order (and raises the finding). */
+  recheck?: boolean;
   at: Date;
 }
 
@@ -173,14 +180,17 @@ export async function applyConfirmedFinal(trx: Conn, direction: Direction, order
   const cols: Record<string, unknown> = {
     status: f.status,
     status_category: f.statusCategory,
-    fee: decimalOrNull(f.fee, 'fee'),
+    provider_fee: decimal(f.providerFee, 'providerFee'),
     finalized_at: f.at,
     updated_at: f.at,
-    // Final: the reconcile job's schedule no longer needs to visit it.
-    next_check_at: null,
+    // Final: the reconcile job's schedule no longer needs to visit it, unless a recorded value disagrees.
+    next_check_at: f.recheck ? f.at : null,
   };
-  if (direction === 'payment') cols.paid_amount = decimalOrNull(f.paidAmount ?? null, 'paidAmount');
-  else if (f.utr !== undefined) cols.utr = f.utr;
+  if (f.fee !== undefined) cols.fee = decimal(f.fee, 'fee');
+  if (direction === 'payment') {
+    if (f.paidAmount !== undefined) cols.paid_amount = decimal(f.paidAmount, 'paidAmount');
+    if (f.providerPaidAmount !== undefined) cols.provider_paid_amount = decimal(f.providerPaidAmount, 'providerPaidAmount');
+  } else if (f.utr !== undefined) cols.utr = f.utr;
   return trx(ORDER_TABLES[direction]).where({ id: orderId }).whereIn('status_category', ['pending', 'unknown']).update(cols);
 }
 

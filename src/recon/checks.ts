@@ -112,6 +112,43 @@ export const checkStatus: Check = ({ local, provider }) =>
       ]
     : [];
 
+/**
+ * A payment the provider failed should have collected nothing: money it reports as paid is money
+ * taken from a payer with no order completed, to be refunded or chased, never `resolved`.
+ * Only failed, not pending/unknown: a payment still open may be part way through collecting.
+ */
+export const checkPaidOnFailure: Check = ({ local, provider }) => {
+  if (local.direction !== 'payment' || provider.category !== 'failed') return [];
+  const paid = readAmount(provider.paidAmount);
+  if (paid === null || !paid.greaterThan(0)) return [];
+  return [
+    {
+      code: 'PAID_AMOUNT',
+      local: local.paidAmount,
+      provider: provider.paidAmount ?? null,
+      note: `${describeProviderStatus(provider)} but paid ${show(paid, local.currency)}: money collected on a payment it did not complete`,
+    },
+  ];
+};
+
+/**
+ * A fee on a payment the provider failed is a charge for nothing. Payouts are left out: their fee is
+ * quoted at initiate (provider spec, rule 1) and stays on a failed payout's record, refunded with the amount.
+ */
+export const checkFeeOnFailure: Check = ({ local, provider }) => {
+  if (local.direction !== 'payment' || provider.category !== 'failed') return [];
+  const fee = readAmount(provider.fee);
+  if (fee === null || !fee.greaterThan(0)) return [];
+  return [
+    {
+      code: 'FEE',
+      local: local.fee,
+      provider: provider.fee,
+      note: `${describeProviderStatus(provider)} but charged fee ${show(fee, local.currency)} on a payment it did not complete`,
+    },
+  ];
+};
+
 /** Only a payment the provider calls successful has a meaningful paidAmount. */
 export const checkPaidAmount: Check = ({ local, provider, tolerance }) => {
   if (local.direction !== 'payment' || provider.category !== 'success') return [];
@@ -188,6 +225,15 @@ export const checkUtr: Check = ({ local, provider }) =>
     ? [{ code: 'UTR_MISSING', local: local.utr, provider: provider.utr ?? null, note: 'INR payout succeeded without UTR' }]
     : [];
 
+/** A UTR the merchant recorded is compared, not replaced: a different one may be another transfer's. */
+export const checkRecordedUtr: Check = ({ local, provider }) => {
+  const mine = local.utr?.trim();
+  const theirs = provider.utr?.trim();
+  return local.direction === 'payout' && mine && theirs && mine !== theirs
+    ? [{ code: 'UTR', local: local.utr, provider: provider.utr ?? null, note: `utr recorded ${mine}, provider ${theirs}` }]
+    : [];
+};
+
 const MINOR_UNIT_FIELDS = [
   ['amount', 'AMOUNT'],
   ['paidAmount', 'PAID_AMOUNT'],
@@ -196,8 +242,8 @@ const MINOR_UNIT_FIELDS = [
 
 /**
  * Money finer than the currency's minor unit (a fee of 0.005 INR) cannot be paid or booked as such:
- * it is reported with its exact value, never rounded away. It is still written to a pending order
- * as the provider's value, so the record keeps what the provider said.
+ * it is reported with its exact value, never rounded away. Where the merchant recorded no value, the
+ * provider's is still written to a pending order, so the record keeps what the provider said.
  */
 export const checkMinorUnit: Check = ({ local, provider }) => {
   const decimals = CURRENCY_DECIMALS[local.currency];
@@ -217,7 +263,17 @@ export const checkMinorUnit: Check = ({ local, provider }) => {
 };
 
 /** Checks run on every found order, after the identity checks. */
-export const VALUE_CHECKS: readonly Check[] = [checkStatus, checkPaidAmount, checkRecordedFee, checkFeeSchedule, checkUtr, checkMinorUnit];
+export const VALUE_CHECKS: readonly Check[] = [
+  checkStatus,
+  checkPaidAmount,
+  checkPaidOnFailure,
+  checkRecordedFee,
+  checkFeeSchedule,
+  checkFeeOnFailure,
+  checkUtr,
+  checkRecordedUtr,
+  checkMinorUnit,
+];
 
 /** Needs only the local order, so it also runs when the provider does not know the order. */
 export function checkBankCode(local: LocalOrder, policy: ReconPolicy): Finding[] {

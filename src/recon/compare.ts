@@ -1,5 +1,5 @@
 import { isFinalCategory } from '../provider/status.ts';
-import { toleranceFor } from './amounts.ts';
+import { show, toleranceFor } from './amounts.ts';
 import {
   identityFindings,
   VALUE_CHECKS,
@@ -19,6 +19,7 @@ import type {
   NotificationFacts,
   OrderUpdate,
   ProviderAnswer,
+  ProviderMoney,
   ProviderOrder,
   ReconPolicy,
   Verdict,
@@ -29,9 +30,10 @@ import type {
  *
  * Choices made for the finance team:
  * - A final local status is never changed here; a provider that disagrees is a STATUS mismatch.
- * - A not-final order is brought up to date with the provider even when values disagree (an
- *   underpaid payment is recorded as paid with what was actually paid), and the disagreement
- *   is still reported as a mismatch. The exception is an identity mismatch (currency, method,
+ * - A not-final order is brought up to date with the provider even when values disagree (its
+ *   status moves; an underpaid payment with no paidAmount recorded gets what was actually paid),
+ *   and the disagreement is still reported as a mismatch. A value the merchant recorded is never
+ *   overwritten by a provider value: the next check would find the two equal and clear the finding. The exception is an identity mismatch (currency, method,
  *   merchantRef, amount): then nothing is written, see IDENTITY_CHECKS.
  * - A mismatch on an order that is final after this check gets no scheduled re-check: a person
  *   handles it (explicit reruns still look at it). Orders still open keep their backoff.
@@ -49,6 +51,7 @@ export function compareOrder(
   const findings: Finding[] = [];
   let update: OrderUpdate | null = null;
   let provider: ProviderOrder | null = null;
+  let providerMoney: ProviderMoney | undefined;
 
   if (answer.kind === 'not_found') {
     findings.push(notFoundFinding(local));
@@ -57,7 +60,11 @@ export function compareOrder(
     const ctx: CheckContext = { local, provider, policy, tolerance: toleranceFor(policy, local.currency) };
     const identity = identityFindings(local, provider, policy);
     findings.push(...identity, ...VALUE_CHECKS.flatMap((check) => check(ctx)));
-    if (!isFinalCategory(local.category) && identity.length === 0) update = updateFrom(local, provider);
+    if (identity.length === 0) {
+      providerMoney = { fee: provider.fee };
+      if (local.direction === 'payment' && provider.paidAmount !== undefined) providerMoney.paidAmount = provider.paidAmount;
+      if (!isFinalCategory(local.category)) update = updateFrom(local, provider);
+    }
   }
   findings.push(...checkBankCode(local, policy));
 
@@ -73,9 +80,10 @@ export function compareOrder(
     verdict,
     findings,
     codes,
-    reason: reasonFor(verdict, local, provider, findings),
+    reason: [reasonFor(verdict, local, provider, findings), takenFromProvider(update, local.currency)].filter(Boolean).join('; '),
     update,
     nextCheckAt: isFinalCategory(category) ? null : new Date(now.getTime() + nextCheckDelayMs(policy, local.direction, local.checkCount)),
+    ...(providerMoney && { providerMoney }),
   };
 }
 
@@ -95,19 +103,35 @@ function errorResult(local: LocalOrder, message: string, policy: ReconPolicy, no
 }
 
 /**
- * What a not-final local order becomes. A final answer copies everything the provider knows;
- * a still-open one only records a status change, so unknown strings become visible locally.
+ * What a not-final local order becomes. A final answer moves the status and fills in what the
+ * merchant did not record (fee, paidAmount, utr) from the provider; a value the merchant did record
+ * is never replaced, so a disagreement stays visible to every later check until one side changes
+ * or a person resolves it. A still-open answer only records a status change, so unknown strings
+ * become visible locally.
  */
 function updateFrom(local: LocalOrder, provider: ProviderOrder): OrderUpdate | null {
   if (isFinalCategory(provider.category)) {
-    const update: OrderUpdate = { status: provider.status, category: provider.category, fee: provider.fee, finalized: true };
-    if (local.direction === 'payment' && provider.paidAmount !== undefined) update.paidAmount = provider.paidAmount;
+    const update: OrderUpdate = { status: provider.status, category: provider.category, finalized: true };
+    if (local.fee === null) update.fee = provider.fee;
+    if (local.direction === 'payment' && local.paidAmount === null && provider.paidAmount !== undefined)
+      update.paidAmount = provider.paidAmount;
     const utr = provider.utr?.trim();
-    if (local.direction === 'payout' && utr) update.utr = utr;
+    if (local.direction === 'payout' && utr && !local.utr?.trim()) update.utr = utr;
     return update;
   }
   if (provider.status.trim() === local.status.trim() && provider.category === local.category) return null;
   return { status: provider.status, category: provider.category, finalized: false };
+}
+
+/** Says which values the update took from the provider because the merchant had recorded none. */
+function takenFromProvider(update: OrderUpdate | null, currency: LocalOrder['currency']): string | null {
+  if (!update) return null;
+  const taken = [
+    update.fee !== undefined && `fee ${show(update.fee, currency)}`,
+    update.paidAmount !== undefined && `paidAmount ${show(update.paidAmount, currency)}`,
+    update.utr !== undefined && `utr ${update.utr}`,
+  ].filter((t): t is string => typeof t === 'string');
+  return taken.length > 0 ? `${taken.join(', ')} taken from the provider (none recorded)` : null;
 }
 
 function reasonFor(verdict: Verdict, local: LocalOrder, provider: ProviderOrder | null, findings: Finding[]): string {

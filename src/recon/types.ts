@@ -61,6 +61,7 @@ export const MISMATCH_CODES = [
   'NOT_FOUND',
   'STALE',
   'UTR_MISSING',
+  'UTR',
   'BANK_CODE',
   'BALANCE_DRIFT',
   'WEBHOOK_MISSING',
@@ -139,4 +140,16 @@ export interface CheckResult {
   update: OrderUpdate | null;
   /** Null when the order needs no scheduled re-check (final, or final and waiting for a person). */
   nextCheckAt: Date | null;
+  /**
+   * What the provider says it collected and charged, kept beside the merchant's own record for the
+   * settlement roll-forward (the balance moves by these, whatever the merchant recorded). Absent when
+   * the provider's record may not be this order (not found, an identity finding, an error).
+   */
+  providerMoney?: ProviderMoney;
+}
+
+/** The provider's fee and (payments) paidAmount for an order, as its answer gave them. */
+export interface ProviderMoney {
+  fee: Amount;
+  paidAmount?: Amount;
 }

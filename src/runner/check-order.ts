@@ -81,10 +81,12 @@ export function checkOrder(
     checkedAt: now,
     nextCheckAt: result.nextCheckAt,
     ...(seenOpen && { openSeenAt: askedAt ?? now }),
+    ...(result.providerMoney && { providerFee: result.providerMoney.fee }),
+    ...(result.providerMoney?.paidAmount !== undefined && { providerPaidAmount: result.providerMoney.paidAmount }),
     ...(u && {
       status: u.status,
       statusCategory: u.category,
-      fee: u.fee,
+      ...(u.fee !== undefined && { fee: u.fee }),
       ...(order.direction === 'payment' ? { paidAmount: u.paidAmount } : { utr: u.utr }),
       finalizedAt: u.finalized ? now : undefined,
       updatedAt: now,

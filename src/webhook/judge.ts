@@ -83,8 +83,34 @@ export function planOrderUpdate(local: OrderRow | null, f: FetchedOrder, at: Dat
     const why = identity.map((x) => `${x.code}: ${x.note ?? `${x.local} here, ${x.provider} at provider`}`).join('; ');
     return { apply: null, note: `confirmed; not the order payrecon has (${why}): not updated, left for reconcile` };
   }
-  const apply: ConfirmedFinal = { status: f.status, statusCategory: f.category, fee: f.fee, at };
-  if (local.direction === 'payment') apply.paidAmount = f.paidAmount ?? null;
-  else if (f.utr !== undefined) apply.utr = f.utr;
-  return { apply, note: `confirmed; order updated to ${f.status}` };
+  // Reconcile's rule: only what the merchant did not record is taken from the provider; a recorded value
+  // that disagrees stays, and the order is asked to be re-checked so the finding is raised (and kept).
+  const apply: ConfirmedFinal = { status: f.status, statusCategory: f.category, providerFee: f.fee, at };
+  const taken: string[] = [];
+  const kept: string[] = [];
+  if (local.fee === null) {
+    apply.fee = f.fee;
+    taken.push(`fee ${f.fee}`);
+  } else if (!sameAmount(local.fee, f.fee)) kept.push(`fee ${local.fee} (provider ${f.fee})`);
+  if (local.direction === 'payment') {
+    if (f.paidAmount !== undefined) apply.providerPaidAmount = f.paidAmount;
+    if (local.paidAmount === null && f.paidAmount !== undefined) {
+      apply.paidAmount = f.paidAmount;
+      taken.push(`paidAmount ${f.paidAmount}`);
+    } else if (local.paidAmount !== null && (f.paidAmount === undefined || !sameAmount(local.paidAmount, f.paidAmount)))
+      kept.push(`paidAmount ${local.paidAmount} (provider ${f.paidAmount ?? 'none'})`);
+  } else {
+    const utr = f.utr?.trim();
+    if (utr && !local.utr?.trim()) {
+      apply.utr = utr;
+      taken.push(`utr ${utr}`);
+    } else if (utr && local.utr?.trim() !== utr) kept.push(`utr ${local.utr} (provider ${utr})`);
+  }
+  if (kept.length) apply.recheck = true;
+  const note = [
+    `confirmed; order updated to ${f.status}`,
+    taken.length && `${taken.join(', ')} taken from the provider (none recorded)`,
+    kept.length && `recorded ${kept.join(', ')} kept, re-check requested`,
+  ].filter(Boolean);
+  return { apply, note: note.join('; ') };
 }
