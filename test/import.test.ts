@@ -8,6 +8,7 @@ import { validateOrderRow } from '../src/db/import-row.ts';
 import { insertOrders, selectOrdersPage } from '../src/db/orders.ts';
 import { NotMigratedError } from '../src/db/migrate.ts';
 import { createStatusMapper } from '../src/provider/status.ts';
+import { readRecord } from '../src/provider/parse.ts';
 import { runImport } from '../src/commands/import.ts';
 import { runMigrate } from '../src/commands/migrate.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
@@ -124,6 +125,43 @@ describe('validateOrderRow', () => {
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.reason).toMatch(reason);
   });
+  it.each([
+    ['+25:00', false],
+    ['-13:00', false],
+    ['+14:30', false],
+    ['+05:60', false],
+    ['+9999', false],
+    ['+14:00', true],
+    ['-12:00', true],
+    ['+05:45', true],
+    ['+0700', true],
+    ['Z', true],
+  ])('created_at with offset %s: accepted %s (real zones run from -12:00 to +14:00)', (offset, accepted) => {
+    const r = validateOrderRow('payment', { ...good, created_at: `2024-03-01T10:15:00${offset}` }, { statusOf });
+    expect(r.ok).toBe(accepted);
+    if (!r.ok) expect(r.reason).toMatch(/^created_at: .* offset between -12:00 and \+14:00/);
+  });
+
+  // The import and the provider's answers share one set of bounds (money/bounds.ts): an order
+  // imported with an amount its provider answer could never carry would only ever be an error.
+  it.each(['99999999999999999.99', '1000000000000000', '999999999999999.99', '0.01', '123456789012345'])(
+    'amount %s: the import accepts it exactly when the provider parser does',
+    (value) => {
+      const ctx = { operation: 'paymentFetch' as const, httpStatus: 200, secrets: [] };
+      const provider = (() => {
+        try {
+          readRecord({ currency: 'INR', amount: value }, { currency: 'string', amount: 'amount' }, 'data', ctx);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      const r = validateOrderRow('payment', { ...good, currency: 'INR', amount: value }, { statusOf });
+      expect(r.ok).toBe(provider);
+      if (!r.ok) expect(r.reason).toMatch(/^amount: .* at most 15 digits before the point/);
+    },
+  );
+
   it('names every problem of a row, not only the first', () => {
     const r = validateOrderRow(
       'payment',

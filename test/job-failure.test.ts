@@ -5,7 +5,7 @@ import pg from 'pg';
 import { createTestDatabase, requiresServer, TEST_DATABASE_URL, type TestDatabase } from './helpers/db.ts';
 import { runCli } from './helpers/cli.ts';
 import { withJob } from '../src/runtime/with-job.ts';
-import { JobFailedError } from '../src/runtime/job-failure.ts';
+import { JobFailedError, oneLine } from '../src/runtime/job-failure.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { reconcileJob } from '../src/services/reconcile.ts';
@@ -81,6 +81,34 @@ describe('inside a job', () => {
     const alerts = await t.db.knex('alerts').where({ kind: 'run_failed' }).select('title', 'payload');
     expect(alerts).toHaveLength(1);
     expect(alerts[0].title).toBe('reconcile: the run failed');
+  });
+
+  it.skipIf(requiresServer('a query timeout on a real Postgres connection'))(
+    'a query that times out: the one line gives the cause (timeout), not the SQL or its values',
+    async () => {
+      const config = loadConfig({ DATABASE_URL: t.url!, DATABASE_QUERY_TIMEOUT_MS: '200', LOG_LEVEL: 'silent' });
+      const err = await withJob('status', { config, logger: silentLogger }, async ({ db }) => {
+        await db.knex.raw('select i.merchant_ref, pg_sleep(5) from (select ?::text as merchant_ref) i', ['ORD-VALUE-77']);
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(JobFailedError);
+      const reason = (err as JobFailedError).reason;
+      expect(reason).toMatch(/timeout/i);
+      expect(reason).not.toMatch(/select|merchant_ref|pg_sleep|ORD-VALUE-77/i);
+    },
+  );
+
+  it('a knex error whose message is "<SQL> - <cause>", over several lines: the cause only', () => {
+    const err = Object.assign(
+      new Error('SELECT i.merchant_ref,\n  i.amount FROM payment_orders i WHERE i.ref = $1 - Connection terminated unexpectedly'),
+      {},
+    );
+    expect(oneLine(err, [])).toBe('Connection terminated unexpectedly');
+    const refused = Object.assign(new Error('update job_runs set status = $1 - connect ECONNREFUSED 127.0.0.1:1'), {
+      code: 'ECONNREFUSED',
+    });
+    expect(oneLine(refused, [])).toBe('connect ECONNREFUSED 127.0.0.1:1');
+    // Not SQL: left alone, including a " - " of its own.
+    expect(oneLine(new Error('provider answered 503 - try later'), [])).toBe('provider answered 503 - try later');
   });
 
   it.skipIf(requiresServer('counts the connections left open by the job'))(

@@ -70,6 +70,21 @@ describe('payrecon report', () => {
     expect((err as ReportInputError).exitCode).toBe(3);
   });
 
+  it.each(['0001-01-01', '1999-12-31', '9999-12-31'])(
+    'refuses --date %s (outside 2000-01-01..9999-12-30) with the usage exit code and no run_failed alert',
+    async (date) => {
+      const err = await reportJob({ date }, { config: config() }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ReportInputError);
+      expect((err as ReportInputError).exitCode).toBe(3);
+      expect((err as Error).message).toBe(`invalid date ${date}: expected a calendar date as YYYY-MM-DD from 2000-01-01 to 9999-12-30`);
+      expect(await t.db.knex('alerts').where({ kind: 'run_failed' }).count<{ n: string }[]>('* as n')).toEqual([{ n: '0' }]);
+    },
+  );
+
+  it('accepts the first date of the range', async () => {
+    expect((await reportJob({ date: '2000-01-01' }, { config: config() })).exitCode).toBe(0);
+  });
+
   it.each([
     {
       name: 'a version with the workbook and report.html lists them first',

@@ -33,8 +33,10 @@ describe('buildSelection', () => {
   });
 
   it.each([
-    ['a path-like date', { date: '../../etc' }, /--date: expected a calendar date/],
-    ['an impossible date', { date: '2026-02-30' }, /--date: expected a calendar date/],
+    ['a path-like date', { date: '../../etc' }, /--date: invalid date "..\/..\/etc": expected a calendar date/],
+    ['an impossible date', { date: '2026-02-30' }, /--date: invalid date 2026-02-30: expected a calendar date/],
+    ['a date Postgres and the report cannot use', { date: '0001-01-01' }, /--date: .* from 2000-01-01 to 9999-12-30/],
+    ['a --to past the last date', { from: '2026-01-01', to: '9999-12-31' }, /--to: invalid date 9999-12-31/],
     ['a date with time', { date: '2026-11-21T00:00' }, /--date/],
     ['--from without --to', { from: '2026-11-01' }, /--from and --to go together/],
     ['--to before --from', { from: '2026-11-02', to: '2026-11-01' }, /--to: must not be before --from/],

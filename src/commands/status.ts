@@ -7,6 +7,7 @@ import { schedulesFromConfig } from '../schedule/schedules.ts';
 import { openAlerts } from '../status/queries.ts';
 import { buildStatus } from '../status/build.ts';
 import { renderStatus } from '../status/render.ts';
+import { processGone } from '../status/process-gone.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 
@@ -21,7 +22,8 @@ export function registerStatus(program: Command): void {
       `
 Next times come from the SCHEDULE_* variables of this environment (the scheduler's should match).
 A reconcile run still running with no batch written for longer than RUN_STALL_AFTER_SECONDS is shown as STALLED, with
-since when and its process; a run made with --dry-run is marked "(dry run)".
+since when and its process; one whose process is gone from this host (killed, crashed) says "process gone" at once.
+A run made with --dry-run is marked "(dry run)".
 Exit: 0 shown, 3 bad configuration or an unmigrated database.
 ${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'RUN_STALL_AFTER_SECONDS', 'REPORT_TIMEZONE'])}`,
     )
@@ -36,6 +38,7 @@ ${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_
           pendingEmails: await pendingReportDeliveries(db.knex),
           openAlerts: await openAlerts(db.knex, now),
           stallAfterMs: config.RUN_STALL_AFTER_SECONDS * 1000,
+          processGone: (run) => processGone(run),
         });
       });
       printOut(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));

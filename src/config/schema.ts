@@ -12,19 +12,24 @@ const intIn = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `expected at least ${min}`).max(max, `expected at most ${max}`));
 
-const url = (protocols: string[]) =>
+/**
+ * A URL with "scheme://" and a host. `new URL` alone also takes `postgres:u:pw@h/d` (an opaque path,
+ * which the driver then reads as localhost), so the "//" and the host are checked here.
+ */
+const url = (protocols: string[], example: string) =>
   z
     .string()
     .trim()
     .refine(
       (v) => {
         try {
-          return protocols.includes(new URL(v).protocol);
+          const u = new URL(v);
+          return protocols.includes(u.protocol) && v.slice(u.protocol.length).startsWith('//') && u.hostname !== '';
         } catch {
           return false;
         }
       },
-      `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+      `expected a URL such as ${example} (starting with ${protocols.map((p) => `${p}//`).join(' or ')})`,
     );
 
 const email = z
@@ -152,7 +157,7 @@ const bool = z
 /** Every environment variable payrecon reads: name, parser, default, and whether it is secret. */
 export const ENV_VARS = {
   DATABASE_URL: {
-    schema: url(['postgres:', 'postgresql:']),
+    schema: url(['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/db'),
     secret: false,
     doc: 'Postgres connection URL; unset: embedded PGlite under PGLITE_DIR',
   },
@@ -184,7 +189,7 @@ export const ENV_VARS = {
     doc: 'with NODE_ENV=production the embedded database is refused unless this is true (it serves one process at a time)',
   },
   PROVIDER_BASE_URL: {
-    schema: url(['http:', 'https:']),
+    schema: url(['http:', 'https:'], 'https://provider.example.com'),
     secret: false,
     doc: 'provider base URL (without /v1/api); unset: the demo starts the sandbox',
   },
@@ -273,10 +278,18 @@ export const ENV_VARS = {
   },
   REPORT_DIR: { schema: text, default: 'reports', secret: false, doc: 'where reports/<date>/ are written' },
   REPORT_TIMEZONE: { schema: timezone, default: 'UTC', secret: false, doc: 'business-day time zone (IANA)' },
-  SMTP_URL: { schema: url(['smtp:', 'smtps:']), secret: true, doc: 'SMTP server, e.g. smtp://user:pass@mail:587' },
+  SMTP_URL: {
+    schema: url(['smtp:', 'smtps:'], 'smtp://user:password@mail:587'),
+    secret: true,
+    doc: 'SMTP server, e.g. smtp://user:pass@mail:587',
+  },
   REPORT_EMAIL_FROM: { schema: email, default: 'payrecon@localhost', secret: false, doc: 'sender of report e-mails' },
   REPORT_EMAIL_TO: { schema: emailList, secret: false, doc: 'comma-separated recipients of report e-mails' },
-  ALERT_WEBHOOK_URL: { schema: url(['http:', 'https:']), secret: true, doc: 'Slack-compatible webhook for alerts' },
+  ALERT_WEBHOOK_URL: {
+    schema: url(['http:', 'https:'], 'https://hooks.slack.com/services/…'),
+    secret: true,
+    doc: 'Slack-compatible webhook for alerts',
+  },
   ALERT_EMAIL_TO: { schema: emailList, secret: false, doc: 'comma-separated recipients of alerts' },
   ALERT_REPEAT_AFTER_MS: {
     schema: intIn(0, 31_536_000_000),

@@ -14,3 +14,18 @@ export class NotMigratedError extends Error {
     this.name = 'NotMigratedError';
   }
 }
+
+/** The statements payrecon sends; knex puts the statement before the driver's message. */
+const SQL_START =
+  /^\s*(select|insert|update|delete|with|begin|commit|rollback|savepoint|release|set|lock|create|alter|drop|truncate|declare|fetch|close|move|show|explain|analyze|vacuum|do|copy)\b/i;
+
+/**
+ * The cause of a database error without the statement: knex rewrites the driver's message to
+ * "<SQL, possibly several lines, with its values> - <cause>", which puts SQL (and data) where a
+ * person looks for "connection terminated" or "timeout". Other messages are returned unchanged.
+ */
+export function withoutSql(message: string): string {
+  if (!SQL_START.test(message)) return message;
+  const cut = message.lastIndexOf(' - ');
+  return cut < 0 ? message : message.slice(cut + 3);
+}

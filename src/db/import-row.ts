@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { CURRENCIES, CURRENCY_DECIMALS, isCurrency, normalizeDecimal } from '../money/decimal.ts';
+import { amountBoundsFor, withinAmountBounds, withinOffsetBounds } from '../money/bounds.ts';
 import { isFinalCategory, type StatusMapper } from '../provider/status.ts';
 import type { Direction } from '../provider/types.ts';
 import type { NewOrder } from './orders.ts';
@@ -31,9 +32,9 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // What a spreadsheet would evaluate as a formula if the value reached a report cell.
 const FORMULA_START = /^[=+\-@]/;
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)$/;
+const OFFSET = /(Z|[+-][\d:]+)$/;
 const UNSIGNED_DECIMAL = /^\d+(\.\d+)?$/;
 const MAX_TEXT = 100;
-const MAX_INTEGER_DIGITS = 20;
 
 class RowError extends Error {}
 
@@ -55,17 +56,21 @@ function ref(field: string, v: string): string {
   return canonicalRef(v);
 }
 
-function amount(field: string, v: string, maxDecimals: number, required: boolean): string | null {
+function amount(field: string, v: string, currency: string, maxDecimals: number, required: boolean): string | null {
   if (v === '') {
     if (required) throw new RowError(`${field}: required`);
     return null;
   }
   if (v.startsWith('-') && UNSIGNED_DECIMAL.test(v.slice(1))) throw new RowError(`${field}: ${show(v)} is negative`);
   if (!UNSIGNED_DECIMAL.test(v)) throw new RowError(`${field}: ${show(v)} is not a decimal number (digits and one ".")`);
-  const [whole, frac = ''] = v.split('.');
+  const frac = v.split('.')[1] ?? '';
   if (frac.length > maxDecimals) throw new RowError(`${field}: ${show(v)} has more than ${maxDecimals} decimals`);
-  if (whole.replace(/^0+/, '').length > MAX_INTEGER_DIGITS) throw new RowError(`${field}: ${show(v)} is implausibly large`);
-  return normalizeDecimal(v);
+  const normalized = normalizeDecimal(v);
+  // The provider parser's bounds: an order beyond them could never match its provider answer.
+  if (!withinAmountBounds(normalized, currency)) {
+    throw new RowError(`${field}: ${show(v)} is too large: at most ${amountBoundsFor(currency).integerDigits} digits before the point`);
+  }
+  return normalized;
 }
 
 function timestamp(field: string, v: string, required: boolean): Date | null {
@@ -76,6 +81,9 @@ function timestamp(field: string, v: string, required: boolean): Date | null {
   const dt = DateTime.fromISO(v, { setZone: true });
   if (!ISO_WITH_OFFSET.test(v) || !dt.isValid) {
     throw new RowError(`${field}: ${show(v)} is not an ISO-8601 date-time with an offset (e.g. 2024-03-01T10:15:00+05:30)`);
+  }
+  if (!withinOffsetBounds(OFFSET.exec(v)![1])) {
+    throw new RowError(`${field}: ${show(v)} needs an offset between -12:00 and +14:00 (minutes below 60), such as +05:30`);
   }
   return dt.toJSDate();
 }
@@ -107,9 +115,9 @@ export function validateOrderRow(kind: Direction, rec: Readonly<Record<string, s
   const merchantRef = check(() => ref('merchant_ref', get('merchant_ref')));
   const transactionRef = check(() => ref('transaction_ref', get('transaction_ref')));
   const method = check(() => text('method', get('method'), true)!);
-  const amountValue = check(() => amount('amount', get('amount'), decimals, true)!);
-  const fee = check(() => amount('fee', get('fee'), decimals, false));
-  const paidAmount = kind === 'payment' ? check(() => amount('paid_amount', get('paid_amount'), decimals, false)) : null;
+  const amountValue = check(() => amount('amount', get('amount'), currency, decimals, true)!);
+  const fee = check(() => amount('fee', get('fee'), currency, decimals, false));
+  const paidAmount = kind === 'payment' ? check(() => amount('paid_amount', get('paid_amount'), currency, decimals, false)) : null;
   const bankCode = kind === 'payout' ? check(() => text('bank_code', get('bank_code'), false)) : null;
   const utr = kind === 'payout' ? check(() => text('utr', get('utr'), false)) : null;
   if (problems.length) return { ok: false, reason: problems.join('; ') };

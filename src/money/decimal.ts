@@ -11,30 +11,6 @@ export type Currency = (typeof CURRENCIES)[number];
 /** ISO 4217 minor units: how many decimals a currency's amounts are written with. */
 export const CURRENCY_DECIMALS: Readonly<Record<Currency, number>> = Object.freeze({ INR: 2, NGN: 2, IDR: 2 });
 
-/**
- * The largest values payrecon takes from outside (provider answers, notifications): beyond these a
- * value is refused with an error naming it, never stored. Integer digits cover IDR's largest
- * amounts many times over; the scale leaves room for values finer than the minor unit, which are
- * reported as findings with their exact value rather than refused (see recon/checks.ts).
- */
-export interface AmountBounds {
-  integerDigits: number;
-  scale: number;
-}
-
-export const AMOUNT_BOUNDS: Readonly<Record<Currency, AmountBounds>> = Object.freeze({
-  INR: { integerDigits: 15, scale: CURRENCY_DECIMALS.INR + 6 },
-  NGN: { integerDigits: 15, scale: CURRENCY_DECIMALS.NGN + 6 },
-  IDR: { integerDigits: 15, scale: CURRENCY_DECIMALS.IDR + 6 },
-});
-
-/** For a currency payrecon does not know (itself a finding elsewhere): the widest of the known bounds. */
-export function amountBoundsFor(currency: unknown): AmountBounds {
-  if (isCurrency(currency)) return AMOUNT_BOUNDS[currency];
-  const all = Object.values(AMOUNT_BOUNDS);
-  return { integerDigits: Math.max(...all.map((b) => b.integerDigits)), scale: Math.max(...all.map((b) => b.scale)) };
-}
-
 /** Digits before and after the point of canonical decimal text ("-0.50" → 1 and 2). */
 export function digitsOf(text: string): { integerDigits: number; scale: number } {
   // Read by character code: every provider answer and every comparison asks this of each amount.

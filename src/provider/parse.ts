@@ -1,5 +1,6 @@
 import { isLosslessNumber } from 'lossless-json';
-import { amountBoundsFor, digitsOf, isDecimalText, normalizeDecimal } from '../money/decimal.ts';
+import { digitsOf, isDecimalText, normalizeDecimal } from '../money/decimal.ts';
+import { amountBoundsFor } from '../money/bounds.ts';
 import { describeReceived, ProviderResponseError } from './errors.ts';
 import { parseLosslessTyped } from './json.ts';
 import type { Operation } from './types.ts';

@@ -19,22 +19,37 @@ export interface BusinessDay {
 }
 
 const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+/**
+ * The business dates payrecon accepts. Nothing of the provider's predates 2000; the last is
+ * 9999-12-30 so that the day's end (the next midnight, in any zone) still has a four-digit year,
+ * which luxon's ISO text and Postgres both read. Outside these, a date is a typo (0001-01-01).
+ */
+export const FIRST_BUSINESS_DATE = '2000-01-01';
+export const LAST_BUSINESS_DATE = '9999-12-30';
 
 /**
- * A business day in a zone. The shape check runs first so path-like input
- * ("../../etc") is refused before luxon or the file system ever sees it.
+ * The one check of a business date typed by a person (CLI options, the console's forms): the
+ * YYYY-MM-DD shape first, so path-like input ("../../etc") goes no further, then a real calendar
+ * day (2023-02-29 does not roll over to March), then the range. Returns the date; throws
+ * ReportInputError (exit 3) whose message starts with `field: ` when a field is named.
  */
+export function checkBusinessDate(value: string, field?: string): string {
+  const shaped = typeof value === 'string' && DATE_SHAPE.test(value);
+  const calendar = shaped && DateTime.fromISO(value, { zone: 'UTC' }).toISODate() === value;
+  if (!calendar || value < FIRST_BUSINESS_DATE || value > LAST_BUSINESS_DATE) {
+    const shown = shaped ? value : JSON.stringify(String(value).slice(0, 40));
+    throw new ReportInputError(
+      `${field ? `${field}: ` : ''}invalid date ${shown}: expected a calendar date as YYYY-MM-DD from ${FIRST_BUSINESS_DATE} to ${LAST_BUSINESS_DATE}`,
+    );
+  }
+  return value;
+}
+
+/** A business day in a zone; the date is checked by checkBusinessDate first. */
 export function businessDay(date: string, timezone: string): BusinessDay {
-  if (typeof date !== 'string' || !DATE_SHAPE.test(date)) {
-    throw new ReportInputError(`invalid date ${JSON.stringify(date)}: expected YYYY-MM-DD`);
-  }
+  checkBusinessDate(date);
   const start = DateTime.fromISO(date, { zone: timezone });
-  if (!start.isValid) {
-    const zoneOk = DateTime.now().setZone(timezone).isValid;
-    throw new ReportInputError(zoneOk ? `invalid date ${date}: not a calendar date` : `invalid time zone ${JSON.stringify(timezone)}`);
-  }
-  // fromISO rolls nothing over, but be explicit: 2023-02-29 must not become March 1st.
-  if (start.toISODate() !== date) throw new ReportInputError(`invalid date ${date}: not a calendar date`);
+  if (!start.isValid) throw new ReportInputError(`invalid time zone ${JSON.stringify(timezone)}`);
   // startOf('day') handles zones whose midnight does not exist on DST days.
   return { date, timezone, start: start.startOf('day'), end: start.plus({ days: 1 }).startOf('day') };
 }

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Currency } from '../money/decimal.ts';
+import { checkBusinessDate } from '../report/date.ts';
 import type { Direction } from '../provider/types.ts';
 
 /** What a reconcile run checks, as stored in job_runs.params so a resumed run selects the same orders. */
@@ -30,14 +31,9 @@ export interface SelectionRequest {
   currency?: Currency;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-/** Parses a business date strictly: YYYY-MM-DD and a real calendar day, nothing path-like. */
+/** Parses a business date strictly (checkBusinessDate: YYYY-MM-DD, a real calendar day, in range), as local midnight. */
 export function parseBusinessDate(value: string, zone: string, field = '--date'): DateTime {
-  const day = DATE.test(value) ? DateTime.fromISO(value, { zone }) : null;
-  if (!day || !day.isValid)
-    throw new RangeError(`${field}: expected a calendar date as YYYY-MM-DD (got ${JSON.stringify(value.slice(0, 40))})`);
-  return day.startOf('day');
+  return DateTime.fromISO(checkBusinessDate(value, field), { zone }).startOf('day');
 }
 
 /**

@@ -1,5 +1,6 @@
 import { scrub } from '../config/redact.ts';
 import { EXIT } from './exit-codes.ts';
+import { withoutSql } from '../db/errors.ts';
 
 /**
  * A job that could not complete for a reason outside its own logic (database unreachable,
@@ -18,9 +19,9 @@ export class JobFailedError extends Error {
   }
 }
 
-/** The first line of an error's message with secrets removed: drivers put SQL and stacks after it. */
+/** The first line of an error's cause with secrets removed: drivers put stacks after it, knex the SQL before it. */
 export function oneLine(err: unknown, secrets: readonly string[]): string {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = withoutSql(err instanceof Error ? err.message : String(err));
   const first = message.split('\n').find((l) => l.trim()) ?? 'unknown error';
   const code = (err as { code?: unknown })?.code;
   const withCode = typeof code === 'string' && !first.includes(code) ? `${first} (${code})` : first;

@@ -1,4 +1,5 @@
-import { AMOUNT_BOUNDS, CURRENCY_DECIMALS, digitsOf, isCurrency, type Currency } from '../money/decimal.ts';
+import { CURRENCY_DECIMALS, digitsOf, isCurrency, type Currency } from '../money/decimal.ts';
+import { AMOUNT_BOUNDS } from '../money/bounds.ts';
 import { isBankCurrency, isIfscShaped, type BankDirectory, type BankCurrency } from './bank-codes.ts';
 import { NumText, isPlainObject } from './request-json.ts';
 

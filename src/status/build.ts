@@ -37,6 +37,10 @@ export interface JobStatus {
       > & {
         /** Still running with no progress for longer than RUN_STALL_AFTER_SECONDS: since when, and for how long at `now`. */
         stalled: Stall | null;
+        /** Still 'running', but its recorded process is gone from this host (killed, crashed): no stall to wait for. */
+        processGone: boolean;
+        /** A later start of the job picks the run up where it stopped (reconcile). */
+        resumes: boolean;
       })
     | null;
 }
@@ -60,7 +64,10 @@ export function buildStatus(input: {
   openAlerts: OpenAlert[];
   /** RUN_STALL_AFTER_SECONDS in ms. */
   stallAfterMs: number;
+  /** Whether a run's recorded process is gone (src/status/process-gone.ts); default: never known. */
+  processGone?: (run: { pid: number | null; host: string | null }) => boolean;
 }): StatusReport {
+  const gone = input.processGone ?? (() => false);
   const byJob = new Map(input.lastRuns.map((r) => [r.job, r]));
   const lastOf = (job: string): JobStatus['lastRun'] => {
     const r = byJob.get(job);
@@ -79,12 +86,17 @@ export function buildStatus(input: {
           counts: r.counts,
           error: r.error,
           params: r.params,
-          stalled: RECORDS_PROGRESS.has(job)
-            ? stallOf({ status: r.status, lastProgressAt: r.heartbeatAt }, input.now, input.stallAfterMs)
-            : null,
+          ...liveness(job, r),
         }
       : null;
   };
+  // A gone process outranks the stall rule: it is known now, the stall only after the threshold.
+  function liveness(job: string, r: RunRow): { stalled: Stall | null; processGone: boolean; resumes: boolean } {
+    const resumes = RECORDS_PROGRESS.has(job);
+    if (r.status === 'running' && gone(r)) return { stalled: null, processGone: true, resumes };
+    const stalled = resumes ? stallOf({ status: r.status, lastProgressAt: r.heartbeatAt }, input.now, input.stallAfterMs) : null;
+    return { stalled, processGone: false, resumes };
+  }
   const scheduled: JobStatus[] = SCHEDULED_JOBS.map((job) => {
     const spec = input.schedules[job];
     return { job, schedule: spec?.expression ?? 'off', next: spec?.next(input.now) ?? null, lastRun: lastOf(job) };

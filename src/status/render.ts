@@ -31,8 +31,9 @@ function outcome(j: JobStatus, at: (d: Date) => string): string {
   if (!r) return 'never run';
   // A dry run wrote no verdicts: its counts are not the books' state.
   const status = r.dryRun ? `${r.status} (dry run)` : r.status;
+  const where = r.pid !== null ? ` (pid ${r.pid}${r.host ? ` on ${r.host}` : ''})` : '';
+  if (r.processGone) return `${status}, process gone${where}${r.resumes ? '; will resume' : ''}`;
   if (r.stalled) {
-    const where = r.pid !== null ? ` (pid ${r.pid}${r.host ? ` on ${r.host}` : ''})` : '';
     return `${status}, STALLED: no progress for ${formatSpan(r.stalled.forMs)}, since ${at(r.stalled.since)}${where}`;
   }
   return r.error ? `${status}: ${r.error.slice(0, 60)}` : status;

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { parseLossless } from '../provider/json.ts';
-import { amountBoundsFor, digitsOf, isDecimalText, normalizeDecimal } from '../money/decimal.ts';
+import { digitsOf, isDecimalText, normalizeDecimal } from '../money/decimal.ts';
+import { amountBoundsFor } from '../money/bounds.ts';
 import type { Notification } from '../provider/types.ts';
 import { canonicalRef } from '../recon/refs.ts';
 
