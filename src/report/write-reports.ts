@@ -83,7 +83,15 @@ export interface WriteReportsOptions {
   engine?: 'postgres' | 'pglite';
   /** Rows fetched per cursor page. */
   pageSize?: number;
+  /** Called as the write reaches each step (crash tests stop the process there); a throw fails the write there. */
+  onStep?: (step: WriteStep) => void | Promise<void>;
 }
+
+/**
+ * The steps of writing a version, in order: the files are in the temp dir; the version's rows are
+ * inserted (not committed); the temp dir is renamed vN; CURRENT names vN; the transaction committed.
+ */
+export type WriteStep = 'written' | 'recorded' | 'published' | 'pointed' | 'committed';
 
 export interface WriteReportsResult {
   version: number;
@@ -113,9 +121,11 @@ export async function writeReports(db: Knex, opts: WriteReportsOptions): Promise
   if (db.isTransaction) return writeInTransaction(db as Knex.Transaction, opts, scope, dateDir, true);
   const engine = opts.engine ?? engineOf(db);
   // Postgres: the lock first, on a connection of its own, and only then the snapshot (see withReportDateLock).
-  return withReportDateLock(db, engine, day.date, () =>
+  const result = await withReportDateLock(db, engine, day.date, () =>
     db.transaction((tx) => writeInTransaction(tx, opts, scope, dateDir, engine === 'pglite'), { isolationLevel: 'repeatable read' }),
   );
+  if (!result.unchanged) await opts.onStep?.('committed');
+  return result;
 }
 
 /** What one version covers: the day, and the earlier days whose open items and late changes it carries. */
@@ -230,6 +240,7 @@ async function writeInTransaction(
       files: { ...files, ...extras },
     };
     await writeFileSynced(path.join(tempDir, 'manifest.json'), manifestText(manifest));
+    await opts.onStep?.('written');
     const directory = path.join(dateDir, versionName(version));
     // Recorded first: if the rename fails the transaction rolls back; if the commit fails after
     // the rename, the next run sees vN on disk and takes N+1.
@@ -245,8 +256,11 @@ async function writeInTransaction(
     });
     // What this version says per order, for later reports' late_changes.csv: same snapshot as items.csv.
     await recordVersionOrders(tx, record.id, scope.window);
+    await opts.onStep?.('recorded');
     await publishVersion(tempDir, dateDir, version);
+    await opts.onStep?.('published');
     await setCurrent(dateDir, version);
+    await opts.onStep?.('pointed');
     log?.info({ date, version, directory, rows: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v.rows])) }, 'report written');
     return { version, directory, manifest, unchanged: false, record };
   } catch (err) {

@@ -8,6 +8,7 @@ import { createMailer, type Mailer } from '../notify/mailer.ts';
 import { retryPendingEmails, sendReportEmail, type ReportEmailResult } from '../report/email/send.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
+import { killPointFromEnv } from '../runtime/kill-point.ts';
 import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 
@@ -57,6 +58,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       tolerances: config.RECON_TOLERANCE,
       lookbackDays: config.RECON_LOOKBACK_DAYS,
       engine: db.engine,
+      onStep: killPointFromEnv(),
     });
     const emails: ReportEmailResult[] = [];
     if (mailer) {
