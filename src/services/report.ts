@@ -63,7 +63,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
     const emails: ReportEmailResult[] = [];
     if (mailer) {
       const secrets = secretValues(config);
-      if (options.email && report.record) {
+      if (options.email) {
         emails.push(await sendReportEmail(db, mailer, { versionId: report.record.id, resend: options.resend, now: now(), secrets }));
       }
       // Deliveries that failed earlier (SMTP down) go out now: nothing is lost. Not when this
