@@ -186,6 +186,69 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
     await runSql(t, `DELETE FROM balance_snapshots WHERE available = 'NaN'`);
   });
 
+  it('a first version renamed into place but never committed (CURRENT write failing) is quarantined; the rerun records v2', async () => {
+    const dateDir = path.join(reportDir, '2024-05-01');
+    const diskFull = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const failAt = (at: string) => (step: string) => {
+      if (step === at) throw diskFull;
+    };
+    await expect(writeReports(t.db.knex, options({ onStep: failAt('published') }))).rejects.toThrow(/ENOSPC/);
+    expect(fs.readdirSync(dateDir)).toEqual(['v1']); // on disk, not recorded: what the rerun must not take for current
+    expect(await listReportVersions(t.db.knex, '2024-05-01')).toEqual([]);
+
+    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    expect(r).toMatchObject({
+      version: 2,
+      unchanged: false,
+      quarantined: [{ version: 1, directory: path.join(dateDir, 'v1.orphan-20240503T000000Z') }],
+    });
+    expect(r.manifest.supersedes).toBeNull();
+    expect(fs.readdirSync(dateDir).sort()).toEqual(['CURRENT', 'v1.orphan-20240503T000000Z', 'v2']);
+    expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v2\n');
+    expect((await listReportVersions(t.db.knex, '2024-05-01')).map((x) => [x.version, x.id])).toEqual([[2, r.record.id]]);
+  });
+
+  it('an unrecorded vN that CURRENT names is never current or "unchanged": quarantined, CURRENT repaired, N never reused', async () => {
+    const dateDir = path.join(reportDir, '2024-05-01');
+    const v1 = await writeReports(t.db.knex, options());
+    const killed = (step: string) => {
+      if (step === 'pointed') throw new Error('connection lost before COMMIT');
+    };
+    await expect(writeReports(t.db.knex, options({ force: true, onStep: killed }))).rejects.toThrow(/before COMMIT/);
+    expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v2\n'); // names a version the database never recorded
+
+    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    expect(r).toMatchObject({ version: 1, unchanged: true, quarantined: [{ version: 2 }] });
+    expect(r.record.id).toBe(v1.record.id);
+    expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v1\n');
+    expect(fs.readdirSync(dateDir).sort()).toEqual(['CURRENT', 'v1', 'v2.orphan-20240503T000000Z']);
+
+    // Different content later: v3, never a second, different v2.
+    await runSql(
+      t,
+      `INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
+        local_status, local_category, local_amount, verdict) VALUES
+        (5, 'payment', 15, 'M-UNCHECKED', 'T-15', 'INR', 'NATIVE', '2024-05-02T15:00:00Z', 'Initiated', 'pending', 75.25, 'pending')`,
+    );
+    const changed = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    expect(changed).toMatchObject({ version: 3, unchanged: false, quarantined: [] });
+    expect(changed.manifest.supersedes).toBe(1);
+    expect((await listReportVersions(t.db.knex, '2024-05-01')).map((x) => x.version)).toEqual([1, 3]);
+  });
+
+  it('creates the version directory like its files and date directory, by the umask (0755 under 022), not 0700', async () => {
+    const before = process.umask(0o022);
+    try {
+      const r = await writeReports(t.db.knex, options());
+      const mode = (p: string) => fs.statSync(p).mode & 0o777;
+      expect(mode(path.dirname(r.directory))).toBe(0o755);
+      expect(mode(r.directory)).toBe(0o755);
+      expect(mode(path.join(r.directory, 'items.csv'))).toBe(0o644);
+    } finally {
+      process.umask(before);
+    }
+  });
+
   it('refuses a path-like or impossible date before touching the file system', async () => {
     const untouched = path.join(os.tmpdir(), `payrecon-never-${process.pid}`);
     for (const date of ['../../etc', '2024-02-30', '2024-5-1', '2024-05-01/..', '']) {

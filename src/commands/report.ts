@@ -35,7 +35,11 @@ export function describe(r: WriteReportsResult): string {
   const files = listedFiles(r.manifest.files);
   const width = Math.max(...files.map((f) => f.name.length));
   const lines = files.map((f) => `  ${f.name.padEnd(width)}  ${f.note}`.trimEnd());
-  return `${head}\n${r.manifest.headline ?? ''}\n${r.directory}\n${lines.join('\n')}\n`;
+  const orphans = r.quarantined.map(
+    (q) =>
+      `warning: v${q.version} was on disk but never recorded in the database (a run interrupted before its commit); moved to ${q.directory}\n`,
+  );
+  return `${orphans.join('')}${head}\n${r.manifest.headline ?? ''}\n${r.directory}\n${lines.join('\n')}\n`;
 }
 
 export function registerReport(program: Command): void {

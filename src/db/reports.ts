@@ -151,14 +151,6 @@ export async function insertReportVersion(db: Knex, v: NewReportVersion): Promis
   return res.rows[0];
 }
 
-/** The newest recorded version of a date, or null. */
-export async function latestReportVersion(db: Knex, businessDate: string): Promise<ReportVersionRecord | null> {
-  const res = (await db.raw(`SELECT ${VERSION_COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version DESC LIMIT 1`, [
-    businessDate,
-  ])) as { rows: ReportVersionRecord[] };
-  return res.rows[0] ?? null;
-}
-
 export async function listReportVersions(db: Knex, businessDate: string): Promise<ReportVersionRecord[]> {
   const res = (await db.raw(`SELECT ${VERSION_COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version`, [
     businessDate,

@@ -1,14 +1,17 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
 /**
  * The file-system side of report versions. REPORT_DIR/<date>/ holds v1/, v2/, ... (never
  * rewritten once renamed into place), a CURRENT file naming the current one ("v2\n"), and
- * while a run writes, one .tmp-* directory that becomes vN by a single rename.
+ * while a run writes, one .tmp-* directory that becomes vN by a single rename. A vN the database
+ * never recorded (a run killed between the rename and its commit) is renamed vN.orphan-<time>.
  */
 export const CURRENT_FILE = 'CURRENT';
 const TEMP_PREFIX = '.tmp-';
 const VERSION_NAME = /^v([1-9]\d*)$/;
+const ORPHAN_NAME = /^v([1-9]\d*)\.orphan-/;
 
 export class ReportDirError extends Error {
   readonly exitCode = 2;
@@ -40,9 +43,15 @@ export async function removeTempDirs(dateDir: string): Promise<string[]> {
   return names;
 }
 
+/**
+ * mkdir, not mkdtemp: mkdtemp makes 0700, and the temp dir becomes the version, which other
+ * accounts and shared folders must open like the files in it; mkdir honours the umask.
+ */
 export async function makeTempDir(dateDir: string): Promise<string> {
   try {
-    return await fs.mkdtemp(path.join(dateDir, TEMP_PREFIX));
+    const dir = path.join(dateDir, `${TEMP_PREFIX}${crypto.randomBytes(6).toString('hex')}`);
+    await fs.mkdir(dir);
+    return dir;
   } catch (err) {
     throw new ReportDirError(dateDir, err);
   }
@@ -57,13 +66,39 @@ export async function versionsOnDisk(dateDir: string): Promise<number[]> {
   });
 }
 
-/** The current version: CURRENT if it names an existing version, else the highest on disk. */
-export async function currentVersion(dateDir: string): Promise<number | null> {
-  const onDisk = await versionsOnDisk(dateDir);
+/** Numbers a new version must not take: every vN and every quarantined vN.orphan-*. */
+export async function numbersTakenOnDisk(dateDir: string): Promise<number[]> {
+  const names = await fs.readdir(dateDir).catch(() => [] as string[]);
+  return names.flatMap((n) => {
+    const m = VERSION_NAME.exec(n) ?? ORPHAN_NAME.exec(n);
+    return m ? [Number(m[1])] : [];
+  });
+}
+
+/** The version CURRENT names, or null (missing, unreadable, not a version name). */
+export async function currentPointer(dateDir: string): Promise<number | null> {
   const pointer = await fs.readFile(path.join(dateDir, CURRENT_FILE), 'utf8').catch(() => '');
   const m = VERSION_NAME.exec(pointer.trim());
-  if (m && onDisk.includes(Number(m[1]))) return Number(m[1]);
-  return onDisk.length ? Math.max(...onDisk) : null;
+  return m ? Number(m[1]) : null;
+}
+
+/** Renames vN aside as vN.orphan-<now> (no longer a version to any reader); returns the new path. */
+export async function quarantineVersion(dateDir: string, version: number, now: Date): Promise<string> {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  const taken = new Set(await fs.readdir(dateDir));
+  let name = `${versionName(version)}.orphan-${stamp}`;
+  for (let i = 2; taken.has(name); i++) name = `${versionName(version)}.orphan-${stamp}-${i}`;
+  const target = path.join(dateDir, name);
+  try {
+    await fs.rename(path.join(dateDir, versionName(version)), target);
+    await fsyncDir(dateDir);
+  } catch (err) {
+    throw new ReportDirError(dateDir, err);
+  }
+  return target;
 }
 
 export async function fsyncDir(dir: string): Promise<void> {

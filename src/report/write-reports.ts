@@ -5,7 +5,6 @@ import type { Logger } from '../log/logger.ts';
 import {
   balanceSnapshotsFor,
   insertReportVersion,
-  latestReportVersion,
   listReportVersions,
   lockReportDate,
   rateSnapshotsFor,
@@ -51,9 +50,10 @@ import type { Table, TableColumn, TableRow } from './table.ts';
 import { lastRateByCurrency, lateChangesSummaryTable, openItemsSummaryTable, ordersTable } from './summary-tables.ts';
 import { rollForwardTable, timingItemsTable } from './rollforward-tables.ts';
 import {
-  currentVersion,
+  currentPointer,
   ensureWritableDir,
   makeTempDir,
+  numbersTakenOnDisk,
   publishVersion,
   removeTempDirs,
   setCurrent,
@@ -61,6 +61,7 @@ import {
   versionsOnDisk,
   writeFileSynced,
 } from './version-dir.ts';
+import { quarantineOrphans, type QuarantinedVersion } from './orphan-versions.ts';
 
 export interface WriteReportsOptions {
   /** Business date, YYYY-MM-DD, validated before anything else happens. */
@@ -83,7 +84,15 @@ export interface WriteReportsOptions {
   engine?: 'postgres' | 'pglite';
   /** Rows fetched per cursor page. */
   pageSize?: number;
+  /** Called as the write reaches each step (crash tests stop the process there); a throw fails the write there. */
+  onStep?: (step: WriteStep) => void | Promise<void>;
 }
+
+/**
+ * The steps of writing a version, in order: the files are in the temp dir; the version's rows are
+ * inserted (not committed); the temp dir is renamed vN; CURRENT names vN; the transaction committed.
+ */
+export type WriteStep = 'written' | 'recorded' | 'published' | 'pointed' | 'committed';
 
 export interface WriteReportsResult {
   version: number;
@@ -92,8 +101,10 @@ export interface WriteReportsResult {
   manifest: ReportManifest;
   /** True when the data gave the current version's bytes again and no version was written. */
   unchanged: boolean;
-  /** The report_versions row (the e-mail step's handle); null only for a version on disk the database never recorded. */
-  record: ReportVersionRecord | null;
+  /** The report_versions row (the e-mail step's handle): only a recorded version is ever current. */
+  record: ReportVersionRecord;
+  /** Version directories found on disk that the database never recorded, renamed aside by this run. */
+  quarantined: QuarantinedVersion[];
 }
 
 /**
@@ -113,9 +124,11 @@ export async function writeReports(db: Knex, opts: WriteReportsOptions): Promise
   if (db.isTransaction) return writeInTransaction(db as Knex.Transaction, opts, scope, dateDir, true);
   const engine = opts.engine ?? engineOf(db);
   // Postgres: the lock first, on a connection of its own, and only then the snapshot (see withReportDateLock).
-  return withReportDateLock(db, engine, day.date, () =>
+  const result = await withReportDateLock(db, engine, day.date, () =>
     db.transaction((tx) => writeInTransaction(tx, opts, scope, dateDir, engine === 'pglite'), { isolationLevel: 'repeatable read' }),
   );
+  if (!result.unchanged) await opts.onStep?.('committed');
+  return result;
 }
 
 /** What one version covers: the day, and the earlier days whose open items and late changes it carries. */
@@ -162,6 +175,16 @@ async function writeInTransaction(
   if (lockHere) await lockReportDate(tx, date);
   const leftovers = await removeTempDirs(dateDir);
   if (leftovers.length) log?.warn({ dateDir, leftovers }, 'removed temp directories of an interrupted report run');
+  const records = await listReportVersions(tx, date);
+  const quarantined = await quarantineOrphans(
+    dateDir,
+    records.map((r) => r.version),
+    opts.now,
+    log,
+  );
+  // Current is the newest recorded version, as the console and status show it, when it is here.
+  const latest = records.at(-1) ?? null;
+  const currentRecord = latest && (await versionsOnDisk(dateDir)).includes(latest.version) ? latest : null;
 
   const tempDir = await makeTempDir(dateDir);
   let daySheets: DayItemSheets | null = null;
@@ -170,30 +193,32 @@ async function writeInTransaction(
     const { files, runIds, headline, facts } = await writeFiles(tx, opts, scope, tempDir, daySheets);
     const hash = contentHash(files);
     const business = businessHash(files, scope.partial);
-    const current = await currentVersion(dateDir);
+    const current = currentRecord?.version ?? null;
     const currentManifest = current === null ? null : await readManifest(path.join(dateDir, versionName(current)));
     // A manifest from before business hashes existed compares by bytes.
     const same =
       currentManifest !== null &&
+      currentManifest.content_hash === currentRecord!.content_hash &&
       (currentManifest.business_hash ? currentManifest.business_hash === business : currentManifest.content_hash === hash);
 
     if (!opts.force && same) {
       await daySheets.abort();
       await fs.rm(tempDir, { recursive: true, force: true });
-      const record = (await listReportVersions(tx, date)).find((r) => r.version === current) ?? null;
+      // A run killed after pointing CURRENT at its unrecorded version left it naming that one.
+      if ((await currentPointer(dateDir)) !== current) await setCurrent(dateDir, current!);
       log?.info({ date, version: current }, 'report unchanged; no new version');
       return {
         version: current!,
         directory: path.join(dateDir, versionName(current!)),
         manifest: currentManifest,
         unchanged: true,
-        record,
+        record: currentRecord!,
+        quarantined,
       };
     }
 
-    // Never reuse a number: not one on disk (even unrecorded), not one recorded (even if deleted from disk).
-    const recorded = (await latestReportVersion(tx, date))?.version ?? 0;
-    const version = Math.max(recorded, ...(await versionsOnDisk(dateDir)), 0) + 1;
+    // Never reuse a number: not one on disk (even unrecorded or quarantined), not one recorded (even if deleted from disk).
+    const version = Math.max(latest?.version ?? 0, ...(await numbersTakenOnDisk(dateDir)), 0) + 1;
     // The workbook, charts and report.html name the version, so they are written once it is known.
     const extras = await writeExtrasForVersion(
       tx,
@@ -230,9 +255,10 @@ async function writeInTransaction(
       files: { ...files, ...extras },
     };
     await writeFileSynced(path.join(tempDir, 'manifest.json'), manifestText(manifest));
+    await opts.onStep?.('written');
     const directory = path.join(dateDir, versionName(version));
-    // Recorded first: if the rename fails the transaction rolls back; if the commit fails after
-    // the rename, the next run sees vN on disk and takes N+1.
+    // Recorded first: if the rename fails the transaction rolls back; if the process dies or the
+    // commit fails after the rename, the next run quarantines vN (quarantineOrphans) and takes N+1.
     const record = await insertReportVersion(tx, {
       businessDate: date,
       version,
@@ -245,10 +271,13 @@ async function writeInTransaction(
     });
     // What this version says per order, for later reports' late_changes.csv: same snapshot as items.csv.
     await recordVersionOrders(tx, record.id, scope.window);
+    await opts.onStep?.('recorded');
     await publishVersion(tempDir, dateDir, version);
+    await opts.onStep?.('published');
     await setCurrent(dateDir, version);
+    await opts.onStep?.('pointed');
     log?.info({ date, version, directory, rows: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v.rows])) }, 'report written');
-    return { version, directory, manifest, unchanged: false, record };
+    return { version, directory, manifest, unchanged: false, record, quarantined };
   } catch (err) {
     await daySheets?.abort().catch(() => undefined);
     await fs.rm(tempDir, { recursive: true, force: true }).catch(() => undefined);

@@ -8,6 +8,7 @@ import { createMailer, type Mailer } from '../notify/mailer.ts';
 import { retryPendingEmails, sendReportEmail, type ReportEmailResult } from '../report/email/send.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
+import { killPointFromEnv } from '../runtime/kill-point.ts';
 import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 
@@ -57,11 +58,12 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       tolerances: config.RECON_TOLERANCE,
       lookbackDays: config.RECON_LOOKBACK_DAYS,
       engine: db.engine,
+      onStep: killPointFromEnv(),
     });
     const emails: ReportEmailResult[] = [];
     if (mailer) {
       const secrets = secretValues(config);
-      if (options.email && report.record) {
+      if (options.email) {
         emails.push(await sendReportEmail(db, mailer, { versionId: report.record.id, resend: options.resend, now: now(), secrets }));
       }
       // Deliveries that failed earlier (SMTP down) go out now: nothing is lost. Not when this
