@@ -135,6 +135,39 @@ describe('login', () => {
     expect(failed.body).not.toContain('wrong password here');
   });
 
+  it('behind a TLS-terminating proxy (CONSOLE_PUBLIC_URL https, plain http to us) sets Secure cookies; without it not', async () => {
+    const sessionCookie = (res: { headers: Record<string, unknown> }, name: string) =>
+      ([] as string[]).concat((res.headers['set-cookie'] as string[] | string | undefined) ?? []).find((c) => c.startsWith(`${name}=`))!;
+    for (const [publicUrl, secure] of [
+      ['https://recon.example.com', true],
+      ['http://127.0.0.1:8090', false],
+      [undefined, false],
+    ] as const) {
+      const config = loadConfig({
+        DATABASE_URL: t.url ?? '',
+        PGLITE_DIR: t.config.PGLITE_DIR,
+        ...(publicUrl ? { CONSOLE_PUBLIC_URL: publicUrl } : {}),
+      });
+      const proxied = await buildTestConsole(t, clock, config);
+      try {
+        const agent = new Agent(proxied, '10.0.2.4');
+        const form = await agent.get('/login');
+        const res = await agent.login('fiona');
+        expect(res.statusCode).toBe(303);
+        for (const cookie of [sessionCookie(form, 'payrecon_login'), sessionCookie(res, 'payrecon_session')]) {
+          expect(cookie, String(publicUrl)).toMatch(/HttpOnly/);
+          if (secure) expect(cookie, String(publicUrl)).toMatch(/; Secure/);
+          else expect(cookie, String(publicUrl)).not.toMatch(/Secure/);
+        }
+      } finally {
+        await proxied.close();
+      }
+    }
+    expect(() => loadConfig({ CONSOLE_PUBLIC_URL: 'recon.example.com' })).toThrow(
+      /CONSOLE_PUBLIC_URL: expected a URL starting with http:\/\/ or https:\/\//,
+    );
+  });
+
   it('redirects only to local paths after login', async () => {
     const agent = new Agent(app, '10.0.2.3');
     await agent.get('/login');
