@@ -7,7 +7,9 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { Agent, addUsers, buildTestConsole, FixedClock, PASSWORD } from './helpers/console.ts';
 import { writeReports } from '../src/report/write-reports.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { findRerun } from '../src/db/console-reruns.ts';
+import { findRerun, listReruns } from '../src/db/console-reruns.ts';
+import { reportJob } from '../src/services/report.ts';
+import { ReportInputError } from '../src/report/date.ts';
 
 const SECRET = 'console-test-provider-secret-value';
 const MINUTE = 60_000;
@@ -83,6 +85,23 @@ describe('roles', () => {
     expect(rerun).toMatchObject({ businessDate: '2026-11-21', state: 'queued', requestedBy: 'fiona' });
     expect((await agent.get(`/reruns/${id}`)).body).toContain('waiting in the queue');
     expect((await agent.post('/reruns', { date: '../../etc' })).statusCode).toBe(400);
+  });
+
+  it('refuses to queue a rerun of a day `payrecon report --date` refuses (not begun, out of range), with its message', async () => {
+    const agent = new Agent(app, '10.0.0.5');
+    await agent.login('fiona');
+    const before = (await listReruns(t.db.knex)).length;
+    for (const date of ['2099-01-01', '2026-11-23', '0001-01-01', '9999-12-31']) {
+      // What the CLI says for the same date (validated before any database is opened).
+      const cli = await reportJob({ date, now: clock.now }, { config: t.config }).catch((e: unknown) => e);
+      expect(cli, date).toBeInstanceOf(ReportInputError);
+      const res = await agent.post('/reruns', { date });
+      expect(res.statusCode, date).toBe(400);
+      expect(res.body, date).toContain(`date: ${(cli as Error).message}`);
+    }
+    expect((await listReruns(t.db.knex)).length).toBe(before);
+    // Today has begun: the CLI reports it (as partial), so a rerun of it is queued.
+    expect((await agent.post('/reruns', { date: '2026-11-22' })).statusCode).toBe(303);
   });
 
   it('an admin manages users: disabling one ends their sessions', async () => {

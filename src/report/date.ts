@@ -21,6 +21,18 @@ export interface BusinessDay {
 const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
+ * The business days payrecon handles. Outside them a day's window is not a timestamp both luxon and
+ * Postgres read: 0001-01-01 east of UTC starts in year 0, 9999-12-31 west of UTC ends in year 10000.
+ */
+export const FIRST_BUSINESS_DAY = '1970-01-01';
+export const LAST_BUSINESS_DAY = '9999-12-30';
+
+/** Why a YYYY-MM-DD calendar date is outside the supported days, or null (the CLI and the console say the same). */
+export function unsupportedDay(date: string): string | null {
+  return date < FIRST_BUSINESS_DAY || date > LAST_BUSINESS_DAY ? `expected a day from ${FIRST_BUSINESS_DAY} to ${LAST_BUSINESS_DAY}` : null;
+}
+
+/**
  * A business day in a zone. The shape check runs first so path-like input
  * ("../../etc") is refused before luxon or the file system ever sees it.
  */
@@ -35,6 +47,8 @@ export function businessDay(date: string, timezone: string): BusinessDay {
   }
   // fromISO rolls nothing over, but be explicit: 2023-02-29 must not become March 1st.
   if (start.toISODate() !== date) throw new ReportInputError(`invalid date ${date}: not a calendar date`);
+  const unsupported = unsupportedDay(date);
+  if (unsupported) throw new ReportInputError(`invalid date ${date}: ${unsupported}`);
   // startOf('day') handles zones whose midnight does not exist on DST days.
   return { date, timezone, start: start.startOf('day'), end: start.plus({ days: 1 }).startOf('day') };
 }

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Currency } from '../money/decimal.ts';
 import type { Direction } from '../provider/types.ts';
+import { unsupportedDay } from '../report/date.ts';
 
 /** What a reconcile run checks, as stored in job_runs.params so a resumed run selects the same orders. */
 export type Selection =
@@ -37,6 +38,8 @@ export function parseBusinessDate(value: string, zone: string, field = '--date')
   const day = DATE.test(value) ? DateTime.fromISO(value, { zone }) : null;
   if (!day || !day.isValid)
     throw new RangeError(`${field}: expected a calendar date as YYYY-MM-DD (got ${JSON.stringify(value.slice(0, 40))})`);
+  const unsupported = unsupportedDay(value);
+  if (unsupported) throw new RangeError(`${field}: ${unsupported} (got ${value})`);
   return day.startOf('day');
 }
 
