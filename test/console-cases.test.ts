@@ -145,6 +145,26 @@ describe('cases queue', () => {
     }
   });
 
+  it('refuses an action without a version, or with one that is not a number: 400 naming the field, the case as it was', async () => {
+    const fiona = new Agent(app, '10.1.0.5');
+    await fiona.login('fiona');
+    await fiona.get(`/cases/${amountCase}`);
+    const before = (await getCase(t.db.knex, amountCase))!;
+    for (const [action, form] of [
+      ['acknowledge', { note: 'x' }],
+      ['acknowledge', { note: 'x', version: '' }],
+      ['acknowledge', { note: 'x', version: 'latest' }],
+      ['acknowledge', { note: 'x', version: '-1' }],
+      ['resolve', { reason: 'adjusted', note: 'x' }],
+      ['resolve', { reason: 'adjusted', note: 'x', version: '1.5' }],
+    ] as Array<[string, Record<string, string>]>) {
+      const res = await fiona.post(`/cases/${amountCase}/${action}`, form);
+      expect(res.statusCode, JSON.stringify([action, form])).toBe(400);
+      expect(res.body).toContain('version: missing or not a whole number');
+    }
+    expect(await getCase(t.db.knex, amountCase)).toEqual(before);
+  });
+
   it('refuses an action without the CSRF token and leaves the case as it was', async () => {
     const fiona = new Agent(app, '10.1.0.4');
     await fiona.login('fiona');

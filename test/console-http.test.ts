@@ -7,7 +7,9 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { Agent, addUsers, buildTestConsole, FixedClock, PASSWORD } from './helpers/console.ts';
 import { writeReports } from '../src/report/write-reports.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { findRerun } from '../src/db/console-reruns.ts';
+import { findRerun, listReruns } from '../src/db/console-reruns.ts';
+import { reportJob } from '../src/services/report.ts';
+import { ReportInputError } from '../src/report/date.ts';
 
 const SECRET = 'console-test-provider-secret-value';
 const MINUTE = 60_000;
@@ -85,6 +87,23 @@ describe('roles', () => {
     expect((await agent.post('/reruns', { date: '../../etc' })).statusCode).toBe(400);
   });
 
+  it('refuses to queue a rerun of a day `payrecon report --date` refuses (not begun, out of range), with its message', async () => {
+    const agent = new Agent(app, '10.0.0.5');
+    await agent.login('fiona');
+    const before = (await listReruns(t.db.knex)).length;
+    for (const date of ['2099-01-01', '2026-11-23', '0001-01-01', '9999-12-31']) {
+      // What the CLI says for the same date (validated before any database is opened).
+      const cli = await reportJob({ date, now: clock.now }, { config: t.config }).catch((e: unknown) => e);
+      expect(cli, date).toBeInstanceOf(ReportInputError);
+      const res = await agent.post('/reruns', { date });
+      expect(res.statusCode, date).toBe(400);
+      expect(res.body, date).toContain(`date: ${(cli as Error).message}`);
+    }
+    expect((await listReruns(t.db.knex)).length).toBe(before);
+    // Today has begun: the CLI reports it (as partial), so a rerun of it is queued.
+    expect((await agent.post('/reruns', { date: '2026-11-22' })).statusCode).toBe(303);
+  });
+
   it('an admin manages users: disabling one ends their sessions', async () => {
     const bob = new Agent(app, '10.0.0.3');
     await bob.login('bob');
@@ -133,6 +152,39 @@ describe('login', () => {
     expect(failed.statusCode).toBe(401);
     expect(failed.body).toContain('Wrong user name or password');
     expect(failed.body).not.toContain('wrong password here');
+  });
+
+  it('behind a TLS-terminating proxy (CONSOLE_PUBLIC_URL https, plain http to us) sets Secure cookies; without it not', async () => {
+    const sessionCookie = (res: { headers: Record<string, unknown> }, name: string) =>
+      ([] as string[]).concat((res.headers['set-cookie'] as string[] | string | undefined) ?? []).find((c) => c.startsWith(`${name}=`))!;
+    for (const [publicUrl, secure] of [
+      ['https://recon.example.com', true],
+      ['http://127.0.0.1:8090', false],
+      [undefined, false],
+    ] as const) {
+      const config = loadConfig({
+        DATABASE_URL: t.url ?? '',
+        PGLITE_DIR: t.config.PGLITE_DIR,
+        ...(publicUrl ? { CONSOLE_PUBLIC_URL: publicUrl } : {}),
+      });
+      const proxied = await buildTestConsole(t, clock, config);
+      try {
+        const agent = new Agent(proxied, '10.0.2.4');
+        const form = await agent.get('/login');
+        const res = await agent.login('fiona');
+        expect(res.statusCode).toBe(303);
+        for (const cookie of [sessionCookie(form, 'payrecon_login'), sessionCookie(res, 'payrecon_session')]) {
+          expect(cookie, String(publicUrl)).toMatch(/HttpOnly/);
+          if (secure) expect(cookie, String(publicUrl)).toMatch(/; Secure/);
+          else expect(cookie, String(publicUrl)).not.toMatch(/Secure/);
+        }
+      } finally {
+        await proxied.close();
+      }
+    }
+    expect(() => loadConfig({ CONSOLE_PUBLIC_URL: 'recon.example.com' })).toThrow(
+      /CONSOLE_PUBLIC_URL: expected a URL starting with http:\/\/ or https:\/\//,
+    );
   });
 
   it('redirects only to local paths after login', async () => {

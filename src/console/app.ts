@@ -78,7 +78,7 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
             now: deps.now(),
             via: 'proxy',
           });
-          reply.setCookie(SESSION_COOKIE, started.token, cookieOptions(request));
+          reply.setCookie(SESSION_COOKIE, started.token, cookieOptions(request, config));
           session = started.session;
         }
       }

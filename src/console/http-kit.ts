@@ -48,13 +48,17 @@ export function sameToken(a: unknown, b: string): boolean {
   return timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }
 
-/** Cookie options: HttpOnly and SameSite=Lax always, Secure when the request came over https. */
-export function cookieOptions(request: FastifyRequest, maxAgeSec?: number) {
+/**
+ * Cookie options: HttpOnly and SameSite=Lax always; Secure when CONSOLE_PUBLIC_URL is https (a
+ * TLS-terminating proxy talks plain http to us) or when the request itself came over https.
+ */
+export function cookieOptions(request: FastifyRequest, config: Pick<Config, 'CONSOLE_PUBLIC_URL'>, maxAgeSec?: number) {
   return {
     path: '/',
     httpOnly: true,
     sameSite: 'lax' as const,
-    secure: request.protocol === 'https',
+    secure:
+      request.protocol === 'https' || (config.CONSOLE_PUBLIC_URL !== undefined && new URL(config.CONSOLE_PUBLIC_URL).protocol === 'https:'),
     ...(maxAgeSec ? { maxAge: maxAgeSec } : {}),
   };
 }

@@ -1,12 +1,60 @@
 import type { Knex } from 'knex';
+import { advisoryKey } from './advisory.ts';
 
 type Conn = Knex | Knex.Transaction;
 
-export async function recordLoginFailure(db: Conn, f: { name: string; address: string; at: Date }): Promise<void> {
-  await db.raw(`INSERT INTO console_login_failures (name, address, at) VALUES (?, ?, ?)`, [f.name, f.address, f.at]);
+/** A reserved sign-in attempt: its row, and the name's failures it may forgive if the password is right. */
+export interface LoginReservation {
+  id: string;
+  /** The name's failures already settled when this attempt was reserved (not those of concurrent attempts). */
+  forgivable: string[];
 }
 
-/** Failed logins since `since`, for this user name and for this address. */
+/**
+ * Reserves one sign-in attempt for a name and an address, or returns null when either already has
+ * `max` attempts (failed, or still being verified) since `since`. The count and the insert run under
+ * transaction advisory locks on the name and on the address, taken in one order (no deadlock), so of
+ * any number of concurrent attempts at most `max` are reserved, on Postgres and on PGlite alike.
+ */
+export async function reserveLoginAttempt(
+  db: Knex,
+  a: { name: string; address: string; at: Date; since: Date; max: number },
+): Promise<LoginReservation | null> {
+  const keys = [advisoryKey(`console-login:name:${a.name}`), advisoryKey(`console-login:address:${a.address}`)].sort((x, y) =>
+    BigInt(x) < BigInt(y) ? -1 : BigInt(x) > BigInt(y) ? 1 : 0,
+  );
+  return db.transaction(async (tx) => {
+    for (const key of keys) await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [key]);
+    const counts = await countLoginFailures(tx, a.name, a.address, a.since);
+    if (counts.byName >= a.max || counts.byAddress >= a.max) return null;
+    const settled = (await tx.raw(`SELECT id::text AS id FROM console_login_failures WHERE name = ? AND at >= ? AND NOT pending`, [
+      a.name,
+      a.since,
+    ])) as { rows: Array<{ id: string }> };
+    const res = (await tx.raw(
+      `INSERT INTO console_login_failures (name, address, at, pending) VALUES (?, ?, ?, true) RETURNING id::text AS id`,
+      [a.name, a.address, a.at],
+    )) as { rows: Array<{ id: string }> };
+    return { id: res.rows[0].id, forgivable: settled.rows.map((r) => r.id) };
+  });
+}
+
+/** The reserved attempt failed: it stays, as a failure. */
+export async function settleLoginFailure(db: Conn, reservation: LoginReservation): Promise<void> {
+  await db.raw(`UPDATE console_login_failures SET pending = false WHERE id = ? AND pending`, [reservation.id]);
+}
+
+/**
+ * The reserved attempt succeeded: its row goes, and so do the name's failures settled before it was
+ * reserved (not the address's: one address may try many names). Failures of attempts that ran
+ * alongside it stay, so a sign-in during a burst of guesses does not reset the guesser's count.
+ */
+export async function forgiveLoginFailures(db: Conn, reservation: LoginReservation): Promise<void> {
+  const ids = [reservation.id, ...reservation.forgivable];
+  await db.raw(`DELETE FROM console_login_failures WHERE id IN (${ids.map(() => '?::bigint').join(', ')})`, ids);
+}
+
+/** Attempts since `since` (failed, or reserved and still being verified), for this user name and for this address. */
 export async function countLoginFailures(
   db: Conn,
   name: string,
@@ -19,9 +67,4 @@ export async function countLoginFailures(
     [name, since, address, since],
   )) as { rows: Array<{ by_name: number; by_address: number }> };
   return { byName: res.rows[0].by_name, byAddress: res.rows[0].by_address };
-}
-
-/** A successful login forgives the user name's failures (not the address's: one address may try many names). */
-export async function clearLoginFailures(db: Conn, name: string): Promise<void> {
-  await db.raw(`DELETE FROM console_login_failures WHERE name = ?`, [name]);
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { endSession, findSessionByTokenHash, insertSession, touchSession, type SessionRow } from '../../db/console-sessions.ts';
 import { findUserByName } from '../../db/console-users.ts';
-import { clearLoginFailures, countLoginFailures, recordLoginFailure } from '../../db/console-login-failures.ts';
+import { forgiveLoginFailures, reserveLoginAttempt, settleLoginFailure } from '../../db/console-login-failures.ts';
 import { recordAction } from '../../db/console-actions.ts';
 import { dummyHash, verifyPassword } from './passwords.ts';
 
@@ -23,9 +23,10 @@ export const tokenHash = (token: string) => createHash('sha256').update(token).d
 export type LoginResult = { ok: true; token: string; session: Session } | { ok: false; reason: 'throttled' | 'invalid' };
 
 /**
- * Checks a name and password. Throttled before the password is even looked at, so guessing stops
- * at the limit whatever the guesses are; every failure is counted per name and per address.
- * An unknown or disabled name costs the same hash as a wrong password and gets the same answer.
+ * Checks a name and password. The attempt is reserved (counted) before the password is looked at, so
+ * guessing stops at the limit whatever the guesses are and however many run at once; every failure
+ * is counted per name and per address. An unknown or disabled name costs the same hash as a wrong
+ * password and gets the same answer.
  */
 export async function login(
   db: Knex,
@@ -34,19 +35,27 @@ export async function login(
 ): Promise<LoginResult> {
   const { name, address, now } = attempt;
   const since = new Date(now.getTime() - policy.throttleWindowMs);
-  const failures = await countLoginFailures(db, name, address, since);
-  if (failures.byName >= policy.maxFailures || failures.byAddress >= policy.maxFailures) {
+  const reservation = await reserveLoginAttempt(db, { name, address, at: now, since, max: policy.maxFailures });
+  if (!reservation) {
     await recordAction(db, { at: now, actor: name, action: 'login-throttled', address });
     return { ok: false, reason: 'throttled' };
   }
-  const user = await findUserByName(db, name);
-  const valid = await verifyPassword(user?.passwordHash ?? (await dummyHash()), attempt.password);
+  let user: Awaited<ReturnType<typeof findUserByName>>;
+  let valid: boolean;
+  try {
+    user = await findUserByName(db, name);
+    valid = await verifyPassword(user?.passwordHash ?? (await dummyHash()), attempt.password);
+  } catch (err) {
+    // Not verified, but it was an attempt: it counts as a failure rather than staying pending.
+    await settleLoginFailure(db, reservation).catch(() => undefined);
+    throw err;
+  }
   if (!user || user.disabled || !valid) {
-    await recordLoginFailure(db, { name, address, at: now });
+    await settleLoginFailure(db, reservation);
     await recordAction(db, { at: now, actor: name, action: 'login-failed', address });
     return { ok: false, reason: 'invalid' };
   }
-  await clearLoginFailures(db, name);
+  await forgiveLoginFailures(db, reservation);
   return {
     ok: true,
     ...(await startSession(db, { userId: user.id, userName: user.name, role: user.role, address, now, via: 'password' })),

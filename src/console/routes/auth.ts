@@ -26,7 +26,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: ConsoleDeps, poli
   // The login form's CSRF token is a double-submit cookie: there is no session to bind it to yet.
   app.get('/login', { config: { access: 'public' } }, async (request, reply) => {
     const csrf = randomBytes(24).toString('base64url');
-    reply.setCookie(LOGIN_CSRF_COOKIE, csrf, cookieOptions(request, 3600));
+    reply.setCookie(LOGIN_CSRF_COOKIE, csrf, cookieOptions(request, deps.config, 3600));
     return sendPage(reply, 200, loginPage(csrf, safeNext((request.query as Record<string, unknown>).next), null));
   });
 
@@ -56,7 +56,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: ConsoleDeps, poli
       return sendPage(reply, result.reason === 'throttled' ? 429 : 401, loginPage(cookieToken, next, message));
     }
     reply.clearCookie(LOGIN_CSRF_COOKIE, { path: '/' });
-    reply.setCookie(SESSION_COOKIE, result.token, cookieOptions(request));
+    reply.setCookie(SESSION_COOKIE, result.token, cookieOptions(request, deps.config));
     return reply.redirect(next, 303);
   });
 

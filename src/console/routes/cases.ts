@@ -12,6 +12,8 @@ import { can } from '../auth/roles.ts';
 
 const CODE = /^[A-Z_]{2,32}$/;
 const AGES = ['', '1h', '1d', '3d', '7d', '30d'];
+const VERSION_MISSING =
+  'version: missing or not a whole number; reload the case and act again (the form sends the version you looked at, so a change since is not overwritten)';
 
 interface Query {
   state?: string;
@@ -153,9 +155,12 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
       const id = (request.params as { id: string }).id;
       const body = (request.body ?? {}) as Record<string, unknown>;
       const note = typeof body.note === 'string' ? body.note.trim().slice(0, 2000) : '';
-      const version = typeof body.version === 'string' && /^\d{1,9}$/.test(body.version) ? Number(body.version) : undefined;
       const detail = await findCase(deps, id);
       if (!detail) return sendPage(reply, 404, page({ title: 'Not found', session: s, nav: 'cases' }, html`<h1>No such case</h1>`));
+      // Required: without the version the form was computed from, a change made since would be overwritten unseen.
+      if (typeof body.version !== 'string' || !/^\d{1,9}$/.test(body.version))
+        return sendPage(reply, 400, casePage(deps, s, detail, VERSION_MISSING));
+      const version = Number(body.version);
       try {
         // The actor in the cases' audit rows is the signed-in console user.
         const who = { actor: `console:${s.userName}`, note, now: deps.now(), expectedVersion: version };

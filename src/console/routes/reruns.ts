@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { enqueueRerun, findRerun, listReruns, rerunReconcileProgress, type RerunRow } from '../../db/console-reruns.ts';
 import { recordAction } from '../../db/console-actions.ts';
-import { businessDay } from '../../report/date.ts';
+import { businessDay, dayIsPartial } from '../../report/date.ts';
 import { scrub, secretValues } from '../../config/redact.ts';
 import { html, type Html } from '../html.ts';
 import { page, stateBadge } from '../pages/layout.ts';
@@ -67,7 +67,11 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
     const raw = (request.body as Record<string, unknown>).date;
     let date: string;
     try {
-      date = businessDay(typeof raw === 'string' ? raw : '', zone).date;
+      // The checks (and messages) of `payrecon report --date`: a rerun ends in that report, so a day
+      // it would refuse (not begun yet, out of range) is refused here rather than failing in the queue.
+      const day = businessDay(typeof raw === 'string' ? raw : '', zone);
+      dayIsPartial(day, deps.now());
+      date = day.date;
     } catch (err) {
       return sendPage(
         reply,
