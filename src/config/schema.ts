@@ -432,7 +432,7 @@ export const ENV_VARS = {
   },
   CONSOLE_LOGIN_WINDOW_MIN: { schema: intIn(1, 1440), default: '15', secret: false, doc: 'window of the login throttle (minutes)' },
   CONSOLE_PUBLIC_URL: {
-    schema: url(['http:', 'https:']),
+    schema: url(['http:', 'https:'], 'https://recon.example.com'),
     secret: false,
     doc: "the console's address as browsers reach it, such as https://recon.example.com; https makes its cookies Secure (set it behind a TLS-terminating proxy); unset: Secure only on a request that came over https",
   },
