@@ -183,7 +183,7 @@ describe('login', () => {
       }
     }
     expect(() => loadConfig({ CONSOLE_PUBLIC_URL: 'recon.example.com' })).toThrow(
-      /CONSOLE_PUBLIC_URL: expected a URL starting with http:\/\/ or https:\/\//,
+      /CONSOLE_PUBLIC_URL: expected a URL such as https:\/\/recon.example.com \(starting with http:\/\/ or https:\/\/\)/,
     );
   });
 
