@@ -56,10 +56,22 @@ const TABLE: Array<[string, string, string]> = [
   ['CONSOLE_LOGIN_WINDOW_MIN', '0', 'at least 1'],
   ['CONSOLE_TRUSTED_PROXY', 'proxy.internal', 'IP address'],
   ['CONSOLE_PROXY_USER_HEADER', 'X Forwarded User', 'HTTP header name'],
+  ['SCHEDULE_HTTP_PORT', '70000', 'at most 65535'],
+  ['WEBHOOK_METRICS_PORT', 'metrics', 'whole number'],
+  ['CONSOLE_METRICS_PORT', '99999', 'at most 65535'],
+  ['CONSOLE_PUBLIC_URL', 'recon.example.com', 'https://recon.example.com'],
 ];
 
 /** Free text by design (a path, an id, a key): any non-blank value is acceptable. */
-const FREE_TEXT = new Set(['PGLITE_DIR', 'PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'REPORT_DIR', 'CONSOLE_HOST']);
+const FREE_TEXT = new Set([
+  'PGLITE_DIR',
+  'PROVIDER_MERCHANT_ID',
+  'PROVIDER_SECRET',
+  'REPORT_DIR',
+  'CONSOLE_HOST',
+  'SCHEDULE_HTTP_HOST',
+  'METRICS_HOST',
+]);
 
 describe('config validation: the variables config.test.ts does not cover', () => {
   it.each(TABLE)('%s=%s', (name, value, expects) => {

@@ -4,14 +4,13 @@ import { defaultPolicy } from '../src/recon/policy.ts';
 import type {
   CheckResult,
   LocalOrder,
-  MismatchCode,
   NotificationFacts,
   OrderUpdate,
   ProviderAnswer,
   ProviderOrder,
   ReconPolicy,
-  Verdict,
 } from '../src/recon/types.ts';
+import type { MismatchCode, Verdict } from '../src/domain/verdicts.ts';
 
 const NOW = new Date('2024-05-10T12:00:00Z');
 const MIN = 60_000;

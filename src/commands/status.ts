@@ -9,7 +9,7 @@ import { buildStatus } from '../status/build.ts';
 import { renderStatus } from '../status/render.ts';
 import { processGone } from '../status/process-gone.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 
 export function registerStatus(program: Command): void {
   program

@@ -1,4 +1,4 @@
-import { sameRef } from '../recon/refs.ts';
+import { sameRef } from '../domain/refs.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import type { Currency } from '../money/decimal.ts';
@@ -28,7 +28,7 @@ import type { SlotStore } from './slot-store.ts';
 import { Throttle } from './throttle.ts';
 import { parseRetryAfter, RETRYABLE_STATUSES, withRetries, type RetryPolicy } from './retry.ts';
 import { unixTimestamp, type SigningScheme } from './signing.ts';
-import { createStatusMapper, type StatusMapper } from './status.ts';
+import { createStatusMapper, type StatusMapper } from '../domain/status.ts';
 import {
   API_PREFIX,
   PATHS,
@@ -41,9 +41,9 @@ import {
   type PayoutFetchResponse,
   type PayoutInitiateRequest,
   type PayoutInitiateResponse,
-  type StatusCategory,
   type UsdtRate,
 } from './types.ts';
+import { type StatusCategory } from '../domain/types.ts';
 
 export interface ProviderClientOptions {
   baseUrl: string;

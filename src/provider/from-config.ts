@@ -3,7 +3,7 @@ import { ConfigError } from '../config/errors.ts';
 import { secretValues } from '../config/redact.ts';
 import { ProviderClient, type ProviderClientOptions } from './client.ts';
 import { loadSigningScheme } from './signing.ts';
-import { createStatusMapper } from './status.ts';
+import { createStatusMapper } from '../domain/status.ts';
 
 /**
  * Builds the client from validated configuration (PROVIDER_*, RECON_CONCURRENCY); `overrides`

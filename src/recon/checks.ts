@@ -1,11 +1,12 @@
 import { CURRENCY_DECIMALS, type Decimal } from '../money/decimal.ts';
-import { isFinalCategory } from '../provider/status.ts';
-import type { StatusCategory } from '../provider/types.ts';
+import { isFinalCategory } from '../domain/status.ts';
+import type { StatusCategory } from '../domain/types.ts';
 import { differsBeyond, readAmount, show, toleranceFor } from './amounts.ts';
 import { scheduledFee } from './fees.ts';
-import { sameRef } from './refs.ts';
+import { sameRef } from '../domain/refs.ts';
 import { describeDuration, staleLimit } from './timing.ts';
-import type { Finding, LocalOrder, MismatchCode, ProviderOrder, ReconPolicy } from './types.ts';
+import type { Finding, LocalOrder, ProviderOrder, ReconPolicy } from './types.ts';
+import type { MismatchCode } from '../domain/verdicts.ts';
 
 /** One order and the provider's copy of it, with the tolerance for its currency already resolved. */
 export interface CheckContext {

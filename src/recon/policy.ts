@@ -1,5 +1,5 @@
 import { isCurrency, isDecimalText, type Currency } from '../money/decimal.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import type { FeeRule, ReconPolicy, StaleLimits } from './types.ts';
 
 const MINUTE = 60_000;

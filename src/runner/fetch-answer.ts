@@ -1,5 +1,6 @@
 import { CredentialsError, OrderNotFoundError, ProviderError } from '../provider/errors.ts';
-import type { PaymentFetchResponse, PayoutFetchResponse, StatusCategory, Direction } from '../provider/types.ts';
+import type { PaymentFetchResponse, PayoutFetchResponse } from '../provider/types.ts';
+import type { StatusCategory, Direction } from '../domain/types.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
 import type { ProviderAnswer } from '../recon/types.ts';
 

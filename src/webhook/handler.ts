@@ -3,7 +3,7 @@ import type { Db } from '../db/connect.ts';
 import { storeWebhookEvent } from '../db/webhook-events.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SigningScheme } from '../provider/signing.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { BodyTooLargeError, decodeUtf8, readLimitedBody } from './body.ts';
 import { dedupeKey, parsePaymentNotification, parsePayoutNotification, PayloadError, type Notification } from './payload.ts';
 import { DEFAULT_FUTURE_SKEW_SEC, verifyWebhook } from './verify.ts';
