@@ -59,7 +59,17 @@ describe('Slack alert escaping', () => {
       local,
       {
         kind: 'found',
-        order: { ...local, amount: '1000', paidAmount: '1000', status: HOSTILE_STATUS, category: 'unknown' },
+        order: {
+          merchantRef: HOSTILE_REF,
+          transactionRef: 't-1',
+          currency: 'NGN',
+          method: 'TRANSFER',
+          amount: '1000',
+          paidAmount: '1000',
+          fee: '15',
+          status: HOSTILE_STATUS,
+          category: 'unknown',
+        },
       },
       defaultPolicy(),
       NOW,
