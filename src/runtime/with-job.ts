@@ -77,7 +77,9 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
       db,
       signal: stop.signal,
       // The account's rate limit is shared with every other process on this database.
-      provider: () => (client ??= createProviderClient(config, { logger, slotStore: slotStoreFor(db!), ...opts.provider })),
+      // The stop signal reaches the client's waits (Retry-After, backoff): a throttled run still stops promptly.
+      provider: () =>
+        (client ??= createProviderClient(config, { logger, slotStore: slotStoreFor(db!), signal: stop.signal, ...opts.provider })),
       leaveOpen: () => void (leaveOpen = true),
     };
     return await fn(deps);
