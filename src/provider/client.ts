@@ -244,7 +244,9 @@ export class ProviderClient {
         signal,
       )
       .catch((err: unknown) => {
-        throw this.asProviderError(operation, err);
+        const e = this.asProviderError(operation, err);
+        if (e.detail.httpStatus === 429 && this.throttle.refusingForMs() >= giveUpMs) e.detail.throttledOut = true;
+        throw e;
       });
     // Every fetch passes here: no log object is built unless the level would print it.
     if (this.logger.isLevelEnabled('debug'))

@@ -9,7 +9,7 @@ export interface OrderFetcher {
   fetchPayout(transactionRef: string, opts?: { priority?: BudgetPriority }): Promise<PayoutFetchResponse & { category: StatusCategory }>;
 }
 
-/** `throttled`: the call gave up on 429s (the client's bound on a provider refusing everything passed). */
+/** `throttled`: the provider has refused every call with 429 for PROVIDER_MAX_THROTTLED_MS: it is unavailable. */
 export type FetchOutcome = { answer: ProviderAnswer; failed: boolean; throttled?: boolean } | { credentials: CredentialsError };
 
 /**
@@ -31,7 +31,7 @@ export async function fetchAnswer(
     if (err instanceof CredentialsError) return { credentials: err };
     if (err instanceof OrderNotFoundError) return { answer: { kind: 'not_found' }, failed: false };
     const message = err instanceof ProviderError ? err.message : `unexpected error: ${(err as Error)?.message ?? String(err)}`;
-    const throttled = err instanceof ProviderError && err.detail.httpStatus === 429;
+    const throttled = err instanceof ProviderError && err.detail.throttledOut === true;
     return { answer: { kind: 'error', message }, failed: true, ...(throttled ? { throttled } : {}) };
   }
 }
