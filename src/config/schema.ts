@@ -208,6 +208,12 @@ export const ENV_VARS = {
     secret: false,
     doc: 'retries for network errors, timeouts and 5xx (a 429 is waited out, not counted)',
   },
+  PROVIDER_MAX_THROTTLED_MS: {
+    schema: intIn(1_000, 3_600_000),
+    default: '300000',
+    secret: false,
+    doc: 'how long the provider may answer nothing but 429 before calls stop waiting; the run then ends provider_unavailable',
+  },
   PROVIDER_RATE_LIMIT: {
     schema: intIn(0, 100_000),
     default: '0',

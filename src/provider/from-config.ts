@@ -19,6 +19,7 @@ export async function createProviderClient(config: Config, overrides: Partial<Pr
     secret: config.PROVIDER_SECRET,
     timeoutMs: config.PROVIDER_TIMEOUT_MS,
     maxRetries: config.PROVIDER_MAX_RETRIES,
+    throttledGiveUpMs: config.PROVIDER_MAX_THROTTLED_MS,
     rateLimitPerSec: config.PROVIDER_RATE_LIMIT,
     concurrency: config.RECON_CONCURRENCY,
     statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),

@@ -272,7 +272,15 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
           };
           return null;
         }
+        // A call cut short by a stop request learnt nothing: its batch is not written, the order stays due.
+        if (outcome.failed && deps.stopSignal?.aborted) return null;
         failures.record(outcome.failed);
+        if (outcome.throttled && !halt.stop) {
+          halt.stop = {
+            status: 'provider_unavailable',
+            message: `the provider refused calls with 429 (too many requests) past the client's bound (PROVIDER_MAX_THROTTLED_MS); last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'}`,
+          };
+        }
         if (failures.tripped && !halt.stop) {
           halt.stop = {
             status: 'provider_unavailable',

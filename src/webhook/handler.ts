@@ -154,6 +154,8 @@ function pickHeaders(req: IncomingMessage): Record<string, string> {
 
 function reply(res: ServerResponse, status: number, text: string): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  // Only a stored delivery keeps its connection: a refused caller (a GET, a bad signature) gets no idle socket to hold.
+  const connection = status === 200 ? {} : { connection: 'close' };
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...connection });
   res.end(text);
 }
