@@ -13,6 +13,7 @@ import { registerStatus } from './status.ts';
 import { registerCases } from './cases.ts';
 import { registerConsole } from './console.ts';
 import { registerUsers } from './users.ts';
+import { registerPrune } from './prune.ts';
 
 /** Every subcommand, in the order --help lists them. One line per command file. */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
@@ -30,4 +31,5 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerCases,
   registerConsole,
   registerUsers,
+  registerPrune,
 ];

@@ -24,7 +24,7 @@ each job's advisory lock lets one of them run it, the others log a skip.
 SIGTERM/SIGINT: no new runs; a running reconcile checkpoints; waits up to SCHEDULE_SHUTDOWN_TIMEOUT_MS.
 Logs: JSON lines on stderr. See also: payrecon status.
 Exit: 0 stopped cleanly, 2 a job was still running at the shutdown timeout, 3 bad configuration.
-${envHelp([...DB_ENV, ...PROVIDER_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'SCHEDULE_SHUTDOWN_TIMEOUT_MS', 'REPORT_TIMEZONE', 'SMTP_URL', 'REPORT_EMAIL_TO'])}`,
+${envHelp([...DB_ENV, ...PROVIDER_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'SCHEDULE_PRUNE', 'SCHEDULE_SHUTDOWN_TIMEOUT_MS', 'REPORT_TIMEZONE', 'SMTP_URL', 'REPORT_EMAIL_TO'])}`,
     )
     .action(async (opts: { catchUp: boolean; migrate?: boolean }) => {
       const { exitCode, finished } = await scheduleJob({ noCatchUp: !opts.catchUp, migrate: opts.migrate });

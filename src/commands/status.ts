@@ -23,7 +23,7 @@ Next times come from the SCHEDULE_* variables of this environment (the scheduler
 A reconcile run still running with no batch written for longer than RUN_STALL_AFTER_SECONDS is shown as STALLED, with
 since when and its process; a run made with --dry-run is marked "(dry run)".
 Exit: 0 shown, 3 bad configuration or an unmigrated database.
-${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'RUN_STALL_AFTER_SECONDS', 'REPORT_TIMEZONE'])}`,
+${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'SCHEDULE_PRUNE', 'RUN_STALL_AFTER_SECONDS', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: { json?: boolean }) => {
       const status = await withJob('status', {}, async ({ config, db }) => {

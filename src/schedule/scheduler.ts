@@ -30,7 +30,8 @@ export type InFlightCheck = (ctx: JobRunContext) => Promise<void>;
 
 export interface SchedulerOptions {
   schedules: Schedules;
-  runners: Readonly<Record<ScheduledJobName, JobRunner>>;
+  /** prune may be absent (a scheduler given no prune schedule never fires it). */
+  runners: Readonly<Record<Exclude<ScheduledJobName, 'prune'>, JobRunner>> & { readonly prune?: JobRunner };
   logger: Logger;
   /**
    * Run when an occurrence finds the job's previous run still in flight here: reconcile's liveness
@@ -128,7 +129,9 @@ export class Scheduler {
     const started = Date.now();
     ctx.logger.info({ scheduledFor: ctx.scheduledFor, reason: ctx.reason, date: ctx.date }, 'job started');
     try {
-      const report = await this.options.runners[job](ctx);
+      const runner = this.options.runners[job];
+      if (!runner) throw new Error(`no runner for the ${job} schedule`);
+      const report = await runner(ctx);
       const fields = { status: report.status, exitCode: report.exitCode, ms: Date.now() - started, ...report.detail };
       if (report.status === 'skipped') ctx.logger.info(fields, 'another process holds the job lock; skipped');
       else if (report.exitCode === 0) ctx.logger.info(fields, 'job finished');
