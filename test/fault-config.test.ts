@@ -48,6 +48,10 @@ const TABLE: Array<[string, string, string]> = [
   ['SCHEDULE_SNAPSHOT', '* * *', 'cron'],
   ['SCHEDULE_BANK_CODES', '0 25 * * *', 'cron'],
   ['SCHEDULE_DAILY', '61 * * * *', 'cron'],
+  ['SCHEDULE_PRUNE', '0 4 * * 8', 'cron'],
+  ['RETENTION_DAYS', '7', 'at least 40'],
+  ['RETENTION_DAYS', '1y', 'whole number'],
+  ['PRUNE_BATCH_SIZE', '10', 'at least 100'],
   ['SCHEDULE_SHUTDOWN_TIMEOUT_MS', '-5', 'whole number'],
   ['CONSOLE_PORT', '70000', 'at most 65535'],
   ['CONSOLE_IDLE_TIMEOUT_MIN', '0', 'at least 1'],
@@ -71,6 +75,7 @@ const FREE_TEXT = new Set([
   'CONSOLE_HOST',
   'SCHEDULE_HTTP_HOST',
   'METRICS_HOST',
+  'PRUNE_ARCHIVE_DIR',
 ]);
 
 describe('config validation: the variables config.test.ts does not cover', () => {

@@ -370,6 +370,30 @@ export const ENV_VARS = {
     secret: false,
     doc: '`payrecon schedule`: full reconcile of yesterday, then its report (e-mailed when SMTP_URL and REPORT_EMAIL_TO are set) (cron, or off)',
   },
+  SCHEDULE_PRUNE: {
+    schema: cronSetting,
+    default: '0 4 * * 0',
+    secret: false,
+    doc: '`payrecon schedule`: prune of what RETENTION_DAYS no longer keeps, weekly by default (cron, or off)',
+  },
+  RETENTION_DAYS: {
+    // At least 40: the scheduler's catch-up reads the last 35 days of job runs.
+    schema: intIn(0, 36_500).refine((v) => v === 0 || v >= 40, 'expected 0 (keep everything) or at least 40 days'),
+    default: '400',
+    secret: false,
+    doc: '`payrecon prune`: history older than this many days is removed (what an open case, an unresolved alert or a recorded report version needs is kept); 0 keeps everything',
+  },
+  PRUNE_ARCHIVE_DIR: {
+    schema: text,
+    secret: false,
+    doc: '`payrecon prune`: write each removed row here first (gzip JSON lines, one file per table and month); unset: no archive',
+  },
+  PRUNE_BATCH_SIZE: {
+    schema: intIn(100, 100_000),
+    default: '5000',
+    secret: false,
+    doc: '`payrecon prune`: rows per delete statement, each its own short transaction',
+  },
   SCHEDULE_SHUTDOWN_TIMEOUT_MS: {
     schema: intIn(0, 3_600_000),
     default: '30000',
