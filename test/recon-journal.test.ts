@@ -120,8 +120,8 @@ describe('the day journal (pure)', () => {
   });
 
   it('unreadable money throws naming the field', () => {
-    expect(() => buildJournal({ ...DAY, rollForward: { ...DAY.rollForward, payments: { paidAmount: '1e3', fee: '0', count: 1 } } })).toThrow(
-      /payments.paidAmount/,
-    );
+    expect(() =>
+      buildJournal({ ...DAY, rollForward: { ...DAY.rollForward, payments: { paidAmount: '1e3', fee: '0', count: 1 } } }),
+    ).toThrow(/payments.paidAmount/);
   });
 });

@@ -39,4 +39,3 @@ export interface JournalEntry {
   description: string;
   lines: JournalLine[];
 }
-

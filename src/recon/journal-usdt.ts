@@ -17,7 +17,12 @@ export const JOURNAL_USDT_DECIMALS = 6;
  * may not sum to zero; the residual goes on a `rounding` line of the entry (USDT only, amount 0), so
  * every entry balances in USDT too and totals are sums of line values.
  */
-export function usdtValues(lines: ReadonlyArray<Omit<JournalLine, 'usdtRate' | 'usdt'>>, rate: DayRate | null, inflow: boolean, description: string): JournalLine[] {
+export function usdtValues(
+  lines: ReadonlyArray<Omit<JournalLine, 'usdtRate' | 'usdt'>>,
+  rate: DayRate | null,
+  inflow: boolean,
+  description: string,
+): JournalLine[] {
   const text = rate === null ? null : inflow ? rate.deposit : rate.withdraw;
   const r = readAmount(text);
   if (r === null || r.isZero() || r.isNegative()) return lines.map((l) => ({ ...l, usdtRate: null, usdt: null }));

@@ -128,7 +128,10 @@ export function buildJournal(input: JournalDayInput): JournalDay {
   for (const c of input.late ?? []) {
     const e = D(c.walletEffect, `late change ${c.merchantRef}`);
     lateNet = lateNet.plus(e);
-    const what = c.kind === 'reversal' ? `reversal of ${c.direction} ${c.merchantRef} of ${c.originalDate}` : `fee correction of ${c.direction} ${c.merchantRef} of ${c.originalDate}`;
+    const what =
+      c.kind === 'reversal'
+        ? `reversal of ${c.direction} ${c.merchantRef} of ${c.originalDate}`
+        : `fee correction of ${c.direction} ${c.merchantRef} of ${c.originalDate}`;
     add(
       'late',
       `${c.kind}-${c.merchantRef}`,
