@@ -261,7 +261,7 @@ describe('settlement roll-forward between snapshots', () => {
     expect(inr).toMatchObject({ drift: '0', withinTolerance: true, finding: null });
   });
 
-  it('days tile: a day opens on the previous day\'s last snapshot, so the night between them belongs to the next day', async () => {
+  it("days tile: a day opens on the previous day's last snapshot, so the night between them belongs to the next day", async () => {
     // Old window (first to last snapshot within the day) left 22:00 → 08:00 to no day: the 500 moved there was never checked.
     const PREV = { from: new Date('2026-03-09T00:00:00.000Z'), to: DAY.from };
     await snapshot(new Date('2026-03-09T22:00:00.000Z'));

@@ -30,7 +30,6 @@ const accounts = z.record(
   z.string().regex(accountKey, `expected a role (${ROLES.join(', ')}), optionally with :${CURRENCIES.join('/:')}`),
   account,
 );
-export type JournalAccounts = Readonly<Record<string, { code: string; name: string }>>;
 
 const feeRule = z
   .strictObject({ percent: decimalText, fixed: decimalText, min: decimalText.optional(), max: decimalText.optional() })
@@ -40,7 +39,6 @@ const feeSchedule = z.partialRecord(
   z.enum(CURRENCIES),
   z.strictObject({ payment: z.record(z.string().min(1), feeRule).optional(), payout: z.record(z.string().min(1), feeRule).optional() }),
 );
-export type FeeScheduleSetting = z.infer<typeof feeSchedule>;
 
 /** The key at fault and what is wrong with it: zod puts an unknown key in the issue, not in its path. */
 function describeIssue(issue: z.core.$ZodIssue): { key: string; message: string } {
