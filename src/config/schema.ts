@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { CURRENCIES } from '../money/decimal.ts';
 import { cronSetting } from './cron-setting.ts';
+import { JOURNAL_SETTINGS } from './journal-settings.ts';
 
 const intIn = (min: number, max: number) =>
   z
@@ -495,6 +496,7 @@ export const ENV_VARS = {
     secret: false,
     doc: 'logs on stderr: text for a person, JSON lines for a collector; auto: text on a terminal, JSON otherwise',
   },
+  ...JOURNAL_SETTINGS,
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
 
 export type EnvVarName = keyof typeof ENV_VARS;

@@ -5,6 +5,7 @@ export const MISMATCH_CODES = [
   'AMOUNT',
   'PAID_AMOUNT',
   'FEE',
+  'FEE_SCHEDULE',
   'CURRENCY',
   'METHOD',
   'MERCHANT_REF',

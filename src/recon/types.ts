@@ -59,12 +59,17 @@ export interface Finding {
   note?: string;
 }
 
-/** Fee the provider is contracted to charge: amount × percent / 100 + fixed. */
+/** Fee the provider is contracted to charge: amount × percent / 100 + fixed, then held within [min, max]. */
 export interface FeeRule {
   /** "1.5" means 1.5 %. */
   percent: Amount;
   fixed: Amount;
+  min?: Amount;
+  max?: Amount;
 }
+
+/** One rule for a direction, or one per method ("*": any method not listed). */
+export type FeeRules = FeeRule | Readonly<Record<string, FeeRule>>;
 
 /** Age limits for orders that are not final yet, per the category they are in. */
 export interface StaleLimits {
@@ -82,7 +87,7 @@ export type Backoff = readonly [number, ...number[]];
 export interface ReconPolicy {
   /** Absolute, in the currency's units; a missing currency means exact ("0"). */
   tolerances: Partial<Record<Currency, Amount>>;
-  feeSchedule?: Partial<Record<Currency, Partial<Record<Direction, FeeRule>>>>;
+  feeSchedule?: Partial<Record<Currency, Partial<Record<Direction, FeeRules>>>>;
   staleAfterMs: Record<Direction, StaleLimits>;
   backoffMs: Record<Direction, Backoff>;
   /**
