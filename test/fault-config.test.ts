@@ -64,6 +64,10 @@ const TABLE: Array<[string, string, string]> = [
   ['WEBHOOK_METRICS_PORT', 'metrics', 'whole number'],
   ['CONSOLE_METRICS_PORT', '99999', 'at most 65535'],
   ['CONSOLE_PUBLIC_URL', 'recon.example.com', 'https://recon.example.com'],
+  ['PROVIDER_MAX_THROTTLED_MS', '10', 'at least 1000'],
+  ['JOURNAL_ACCOUNTS_FILE', '/nonexistent/accounts.json', 'cannot read'],
+  ['JOURNAL_BASE_CURRENCY', 'EUR', 'USDT or one of INR, NGN, IDR'],
+  ['FEE_SCHEDULE_FILE', '/nonexistent/fees.json', 'cannot read'],
 ];
 
 /** Free text by design (a path, an id, a key): any non-blank value is acceptable. */
@@ -76,6 +80,7 @@ const FREE_TEXT = new Set([
   'SCHEDULE_HTTP_HOST',
   'METRICS_HOST',
   'PRUNE_ARCHIVE_DIR',
+  'JOURNAL_XERO_TAX_RATE',
 ]);
 
 describe('config validation: the variables config.test.ts does not cover', () => {
