@@ -2,7 +2,7 @@ import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_LOCK_WAIT_MS, reconcileJob } from '../services/reconcile.ts';
 import { parseWait } from './wait-option.ts';
-import type { RunSummary } from '../runner/reconcile.ts';
+import type { RunSummary } from '../reconcile/reconcile.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';
 import type { Direction } from '../domain/types.ts';

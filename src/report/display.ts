@@ -1,4 +1,4 @@
-import { groupNumber } from '../notify/html.ts';
+import { groupNumber } from './html/html.ts';
 import { amountCell, fixedDecimalCell } from './format.ts';
 import type { CellValue, ColumnKind } from './table.ts';
 

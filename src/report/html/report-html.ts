@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../notify/html.ts';
+import { escapeHtml } from './html.ts';
 import type { RenderedChart } from '../charts/day-charts.ts';
 import { groupDigits } from '../display.ts';
 import type { Table } from '../table.ts';
