@@ -45,6 +45,12 @@ export async function claimReportDir(reportDir: string, mine: ReportDirOwner, no
   const marker: OwnerFile = { ...mine, markedAt: now.toISOString() };
   try {
     await fs.mkdir(dir, { recursive: true });
+  } catch {
+    // A file where the folder should be, or no permission: the caller's writability check of the
+    // date folder, which comes next, names it; nothing to claim here.
+    return;
+  }
+  try {
     await fs.writeFile(file, `${JSON.stringify(marker, null, 2)}\n`, { flag: 'wx' });
     return;
   } catch (err) {
