@@ -10,8 +10,9 @@ import path from 'node:path';
 
 export type Project = 'unit' | 'database' | 'e2e';
 
-const RELATIVE_IMPORT = /(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g;
-const PROCESS_OR_BROWSER = /'(?:node:)?child_process'|helpers\/(?:cli|browser)\.ts'/;
+// Import statements only (at the start of a line), not strings that merely mention a module.
+const RELATIVE_IMPORT = /^(?:import|export)\s[^;]*?'(\.{1,2}\/[^']+)'/gm;
+const PROCESS_OR_BROWSER = /^import\s[^;]*?'(?:(?:node:)?child_process|[^']*helpers\/(?:cli|browser)\.ts)'/m;
 
 /** The files a file imports by relative path (its own helpers), resolved. */
 function localImports(file: string): string[] {

@@ -18,7 +18,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { LOCK_FILE } from '../../src/db/pglite-lock.ts';
-import { listMigrationFiles, readMigrationFile } from '../../src/db/sql-files.ts';
+import { listMigrationFiles, readMigrationFile, SQL_DIR } from '../../src/db/sql-files.ts';
 import { RUN_DIR_ENV } from '../global-setup.ts';
 
 /** Set by the global setup for the workers: the Postgres template's name. */
@@ -28,9 +28,9 @@ export const PG_TEMPLATE_ENV = 'PAYRECON_TEST_PG_TEMPLATE';
 export const TEMPLATE_SCHEMA = loadConfig({ DATABASE_URL: '' }).DATABASE_SCHEMA;
 
 /** Changes when any migration file (or the schema they go into) changes, so a stale template is never used. */
-export function migrationsHash(): string {
+export function migrationsHash(dir: string = SQL_DIR): string {
   const h = createHash('sha256').update(`schema:${TEMPLATE_SCHEMA}\n`);
-  for (const file of listMigrationFiles()) h.update(`${file}\n${readMigrationFile(file)}\n`);
+  for (const file of listMigrationFiles(dir)) h.update(`${file}\n${readMigrationFile(file, dir)}\n`);
   return h.digest('hex').slice(0, 16);
 }
 
