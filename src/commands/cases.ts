@@ -258,11 +258,14 @@ function pageFooter(page: { first: number; cases: unknown[]; total: number; next
   return `${shown}; next page: payrecon ${args.join(' ')} --after ${page.next}`;
 }
 
+// LF, not the reports' CRLF: stdout goes through the terminal sanitizer, which shows a bare CR as text.
+const csvLine = (row: readonly string[]) => `${encodeCsvRecord(row).slice(0, -2)}\n`;
+
 async function printCsv(ctx: JobDeps, filter: CaseFilter, now: Date): Promise<void> {
-  printOut(encodeCsvRecord(EXPORT_COLUMNS));
+  printOut(csvLine(EXPORT_COLUMNS));
   let chunk = '';
   for await (const c of eachCase(ctx.db.knex, filter)) {
-    chunk += encodeCsvRecord(exportRow(c, ctx.config.CASE_SLA_HOURS, now));
+    chunk += csvLine(exportRow(c, ctx.config.CASE_SLA_HOURS, now));
     if (chunk.length > 65_536) {
       printOut(chunk);
       chunk = '';
