@@ -109,13 +109,15 @@ async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): P
   }
   const dir = smaller ? 'DESC' : 'ASC';
   const WHERE = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
+  // The last page holds what paging forward from the first would leave for it, so pages line up both ways.
+  const limit = r.before === 'end' ? total % r.limit || r.limit : r.limit;
   const res = await db.raw(
     `SELECT ${COLUMNS}, (${k.expr})::text AS sort_key FROM cases ${WHERE} ORDER BY ${k.expr} ${dir}, id ${dir} LIMIT ?`,
-    [...args, r.limit + 1],
+    [...args, limit + 1],
   );
   const rows = rowsOf(res);
-  const more = rows.length > r.limit;
-  const shown = rows.slice(0, r.limit);
+  const more = rows.length > limit;
+  const shown = rows.slice(0, limit);
   if (backward) shown.reverse();
   // Where the page sits: after a cursor, right behind it; before one, right ahead of it; at the end, the last rows.
   const start = !backward ? (from?.place ?? 0) : from ? Math.max(0, from.place - 1 - shown.length) : Math.max(0, total - shown.length);

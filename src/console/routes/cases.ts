@@ -16,6 +16,8 @@ import { MISMATCH_CODES } from '../../recon/types.ts';
 import { REF_PIECE_MIN, type CaseFilter } from '../../db/case-filter.ts';
 import { CASE_SORTS, selectCasePage, type CasePage, type CaseSort } from '../../db/case-queue.ts';
 import { plural, queueBody, valueCell } from '../pages/case-queue.ts';
+import { writeQueueWorkbook } from '../../cases/export-workbook.ts';
+import fs from 'node:fs/promises';
 import { businessDay } from '../../report/date.ts';
 import { CURRENCIES } from '../../money/decimal.ts';
 import { html, type Html } from '../html.ts';
@@ -112,6 +114,27 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
     const users = await assignableUsers(deps.db);
     const body = queueBody({ deps, s, now, shown, found, problems, users });
     return sendPage(reply, problems.length ? 400 : 200, page({ title: 'Cases', session: s, nav: 'cases' }, body));
+  });
+
+  /** The filtered queue as a workbook, every match, with empty resolution columns to fill in. */
+  app.get('/cases/export.xlsx', { config: { access: 'read' } }, async (request, reply) => {
+    const s = request.session!;
+    const { filter, sort, problems } = filterOf(request.query as Query, zone, deps.now(), s.userName);
+    if (problems.length) {
+      const body = html`<h1>Nothing exported</h1>
+        ${problems.map((p) => html`<p class="error" role="alert">${p}</p>`)}`;
+      return sendPage(reply, 400, page({ title: 'Cases', session: s, nav: 'cases' }, body));
+    }
+    const out = await writeQueueWorkbook(deps.db, filter, sort, { zone, sla: deps.config.CASE_SLA_HOURS, now: deps.now() });
+    try {
+      const bytes = await fs.readFile(out.file);
+      return reply
+        .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
+        .header('Content-Disposition', `attachment; filename="payrecon-cases-${deps.now().toISOString().slice(0, 10)}.xlsx"`)
+        .send(bytes);
+    } finally {
+      await out.remove();
+    }
   });
 
   app.get('/cases/:id', { config: { access: 'read' } }, async (request, reply) => {
