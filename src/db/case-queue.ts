@@ -111,8 +111,9 @@ async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): P
   const WHERE = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
   // The last page holds what paging forward from the first would leave for it, so pages line up both ways.
   const limit = r.before === 'end' ? total % r.limit || r.limit : r.limit;
+  // cases.id, qualified: a bare `id` is the text alias of COLUMNS, which sorts 10 before 9 and defeats the index.
   const res = await db.raw(
-    `SELECT ${COLUMNS}, (${k.expr})::text AS sort_key FROM cases ${WHERE} ORDER BY ${k.expr} ${dir}, id ${dir} LIMIT ?`,
+    `SELECT ${COLUMNS}, (${k.expr})::text AS sort_key FROM cases ${WHERE} ORDER BY ${k.expr} ${dir}, cases.id ${dir} LIMIT ?`,
     [...args, limit + 1],
   );
   const rows = rowsOf(res);
