@@ -16,7 +16,10 @@ describe('payrecon cases, end to end on the sandbox', () => {
   const json = async (args: string[], env: Record<string, string> = {}) => JSON.parse((await cli([...args, '--json'], env)).stdout);
   const recheck = () => cli(['reconcile', '--ref', order.merchantRef]);
   const feeCase = async () => {
-    const list = (await json(['cases', 'list', '--state', 'all', '--code', 'FEE'])) as { total: number; cases: Array<Record<string, unknown>> };
+    const list = (await json(['cases', 'list', '--state', 'all', '--code', 'FEE'])) as {
+      total: number;
+      cases: Array<Record<string, unknown>>;
+    };
     expect(list.total).toBe(1);
     expect(list.cases).toHaveLength(1);
     return list.cases[0];

@@ -102,7 +102,13 @@ describe('the queue at volume', () => {
       method: 'POST',
       url: '/cases/bulk',
       headers: { cookie: [...fiona.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
-      payload: [...sel.map((s) => `sel=${encodeURIComponent(s)}`), 'action=resolve', 'reason=adjusted', 'note=booked', `_csrf=${fiona.csrf}`].join('&'),
+      payload: [
+        ...sel.map((s) => `sel=${encodeURIComponent(s)}`),
+        'action=resolve',
+        'reason=adjusted',
+        'note=booked',
+        `_csrf=${fiona.csrf}`,
+      ].join('&'),
       remoteAddress: '10.2.0.5',
     });
     expect(res.statusCode).toBe(200);

@@ -26,7 +26,14 @@ export async function actOnCases(db: Db, selected: readonly SelectedCase[], even
   const out: BulkOutcome = { done: [], refused: [] };
   for (let i = 0; i < selected.length; i += CHUNK) {
     const chunk = selected.slice(i, i + CHUNK);
-    const stored = new Map((await getCases(db.knex, chunk.map((s) => s.id))).map((c) => [c.id, c]));
+    const stored = new Map(
+      (
+        await getCases(
+          db.knex,
+          chunk.map((s) => s.id),
+        )
+      ).map((c) => [c.id, c]),
+    );
     const moves: CaseMove[] = [];
     for (const s of chunk) {
       const c = stored.get(s.id);

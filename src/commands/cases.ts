@@ -53,7 +53,9 @@ export function registerCases(program: Command): void {
     .option('--older-than <age>', 'opened (or reopened) longer ago than this: 30m, 12h, 3d')
     .option('--ref <text>', `a merchant or transaction ref, whole or its first ${REF_PIECE_MIN}+ characters, any case`)
     .option('--assignee <name>', "a console user's cases; '' for nobody's")
-    .addOption(new Option('--sort <order>', 'age: oldest opened first; risk: largest amount at risk first').choices([...CASE_SORTS]).default('age'))
+    .addOption(
+      new Option('--sort <order>', 'age: oldest opened first; risk: largest amount at risk first').choices([...CASE_SORTS]).default('age'),
+    )
     .option('--limit <n>', 'cases per page (1 to 1000)', '100')
     .option('--after <cursor>', 'the page after this cursor (printed under each page, and as "next" in --json)')
     .option('--json', 'print {total, cases (each with its history), next} as JSON')
@@ -73,12 +75,16 @@ export function registerCases(program: Command): void {
         if (opts.all) {
           const all: CaseWithHistory[] = [];
           for await (const c of eachCase(ctx.db.knex, filter, opts.sort)) all.push({ ...c, history: [] });
-          const histories = await caseHistories(ctx.db.knex, all.map((c) => c.id));
+          const histories = await caseHistories(
+            ctx.db.knex,
+            all.map((c) => c.id),
+          );
           const cases = all.map((c) => caseJson({ ...c, history: histories.get(c.id) ?? [] }));
           return printOut(`${JSON.stringify({ total: cases.length, cases, next: null }, null, 2)}\n`);
         }
         const page = await listCases(ctx.db, filter, { sort: opts.sort, limit, after: opts.after });
-        if (opts.json) return printOut(`${JSON.stringify({ total: page.total, cases: page.cases.map(caseJson), next: page.next }, null, 2)}\n`);
+        if (opts.json)
+          return printOut(`${JSON.stringify({ total: page.total, cases: page.cases.map(caseJson), next: page.next }, null, 2)}\n`);
         printOut(renderCaseList(page.cases, now));
         if (page.total > 0) printOut(`${pageFooter(page, process.argv.slice(2))}\n`);
       });
@@ -98,7 +104,11 @@ export function registerCases(program: Command): void {
       const to = opts.unassign || opts.to!.trim() === '' ? null : opts.to!.trim();
       await withCases(async (ctx) => {
         const c = await assignCase(ctx.db, id, to, { actor: actorOf(opts.as, ctx), note: opts.note, now: new Date() });
-        printOut(opts.json ? `${JSON.stringify(caseJson(c), null, 2)}\n` : `case ${c.id} ${c.assignee ? `assigned to ${c.assignee}` : 'unassigned'}\n`);
+        printOut(
+          opts.json
+            ? `${JSON.stringify(caseJson(c), null, 2)}\n`
+            : `case ${c.id} ${c.assignee ? `assigned to ${c.assignee}` : 'unassigned'}\n`,
+        );
       });
     });
 
@@ -164,36 +174,44 @@ false-positive, other. A resolved case whose finding comes back is reopened (exc
 Exit: 0 resolved; 3 no such case, already resolved, no filter with --all-matching, bad arguments.
 ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     )
-    .action(async (id: string | undefined, opts: ListOptions & { reason: string; note: string; as?: string; json?: boolean; allMatching?: boolean }) => {
-      if (opts.allMatching && id !== undefined) throw usage('resolve: give a case id or --all-matching with filters, not both');
-      if (!opts.allMatching && id === undefined) throw usage('resolve: give a case id, or --all-matching with the list filters');
-      await withCases(async (ctx) => {
-        const now = new Date();
-        const actor = actorOf(opts.as, ctx);
-        if (opts.allMatching) {
-          const filter = { ...listFilter({ ...opts, state: opts.state ?? undefined }, ctx, now) };
-          if (isEmptyFilter(filter)) throw usage('--all-matching: give at least one filter (--code, --currency, --day, --older-than, --ref, --assignee) so this cannot resolve the whole queue by accident');
-          const selected: SelectedCase[] = [];
-          for await (const c of eachCase(ctx.db.knex, filter)) selected.push({ id: c.id, version: c.version });
-          const out = await actOnCases(ctx.db, selected, { kind: 'resolve', actor, reason: opts.reason, note: opts.note }, now);
+    .action(
+      async (
+        id: string | undefined,
+        opts: ListOptions & { reason: string; note: string; as?: string; json?: boolean; allMatching?: boolean },
+      ) => {
+        if (opts.allMatching && id !== undefined) throw usage('resolve: give a case id or --all-matching with filters, not both');
+        if (!opts.allMatching && id === undefined) throw usage('resolve: give a case id, or --all-matching with the list filters');
+        await withCases(async (ctx) => {
+          const now = new Date();
+          const actor = actorOf(opts.as, ctx);
+          if (opts.allMatching) {
+            const filter = { ...listFilter({ ...opts, state: opts.state ?? undefined }, ctx, now) };
+            if (isEmptyFilter(filter))
+              throw usage(
+                '--all-matching: give at least one filter (--code, --currency, --day, --older-than, --ref, --assignee) so this cannot resolve the whole queue by accident',
+              );
+            const selected: SelectedCase[] = [];
+            for await (const c of eachCase(ctx.db.knex, filter)) selected.push({ id: c.id, version: c.version });
+            const out = await actOnCases(ctx.db, selected, { kind: 'resolve', actor, reason: opts.reason, note: opts.note }, now);
+            await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
+            printOut(
+              opts.json
+                ? `${JSON.stringify({ matched: selected.length, resolved: out.done.length, refused: out.refused }, null, 2)}\n`
+                : `${plural(out.done.length, 'case')} resolved (${opts.reason}) of ${count(selected.length)} matching${out.refused.length ? `; ${count(out.refused.length)} left as they were (changed meanwhile or already resolved)` : ''}\n`,
+            );
+            return;
+          }
+          const c = await resolveCase(ctx.db, id!, { actor, reason: opts.reason, note: opts.note, now });
+          // The alert this case was behind may be over now: resolve it and send its one "resolved" message.
           await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
           printOut(
             opts.json
-              ? `${JSON.stringify({ matched: selected.length, resolved: out.done.length, refused: out.refused }, null, 2)}\n`
-              : `${plural(out.done.length, 'case')} resolved (${opts.reason}) of ${count(selected.length)} matching${out.refused.length ? `; ${count(out.refused.length)} left as they were (changed meanwhile or already resolved)` : ''}\n`,
+              ? `${JSON.stringify(caseJson(c), null, 2)}\n`
+              : `case ${c.id} resolved (${c.resolution}) by ${c.history.at(-1)!.actor}\n`,
           );
-          return;
-        }
-        const c = await resolveCase(ctx.db, id!, { actor, reason: opts.reason, note: opts.note, now });
-        // The alert this case was behind may be over now: resolve it and send its one "resolved" message.
-        await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
-        printOut(
-          opts.json
-            ? `${JSON.stringify(caseJson(c), null, 2)}\n`
-            : `case ${c.id} resolved (${c.resolution}) by ${c.history.at(-1)!.actor}\n`,
-        );
-      });
-    });
+        });
+      },
+    );
 }
 
 interface ListOptions {
@@ -242,7 +260,8 @@ function listFilter(opts: Omit<ListOptions, 'sort' | 'limit'>, ctx: JobDeps, now
 }
 
 function pageSize(text: string): number {
-  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 1000) throw new Error(`expected a whole number from 1 to 1000 (got ${JSON.stringify(text)})`);
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 1000)
+    throw new Error(`expected a whole number from 1 to 1000 (got ${JSON.stringify(text)})`);
   return Number(text);
 }
 
@@ -253,7 +272,8 @@ function pageFooter(page: { first: number; cases: unknown[]; total: number; next
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--after') i++;
-    else if (!argv[i].startsWith('--after=')) args.push(/^[\w@%+=:,./-]+$/.test(argv[i]) ? argv[i] : `'${argv[i].replaceAll("'", "'\\''")}'`);
+    else if (!argv[i].startsWith('--after='))
+      args.push(/^[\w@%+=:,./-]+$/.test(argv[i]) ? argv[i] : `'${argv[i].replaceAll("'", "'\\''")}'`);
   }
   return `${shown}; next page: payrecon ${args.join(' ')} --after ${page.next}`;
 }

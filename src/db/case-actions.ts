@@ -8,7 +8,9 @@ type Conn = Knex | Knex.Transaction;
 /** Cases by id, for a bulk decision; missing ids are simply absent. */
 export async function getCases(db: Conn, ids: readonly string[]): Promise<StoredCase[]> {
   if (ids.length === 0) return [];
-  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE id = ANY (?::bigint[]) ORDER BY cases.id`, [ids as unknown as Knex.RawBinding]);
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE id = ANY (?::bigint[]) ORDER BY cases.id`, [
+    ids as unknown as Knex.RawBinding,
+  ]);
   return rowsOf(res).map(toCase);
 }
 
@@ -36,7 +38,12 @@ export async function assignCase(
 }
 
 /** A note on a case that leaves it as it is: an audit row only, written while the case is in the state shown. */
-export async function commentCase(db: Conn, c: Pick<StoredCase, 'id' | 'state'>, who: { actor: string; note: string }, at: Date): Promise<boolean> {
+export async function commentCase(
+  db: Conn,
+  c: Pick<StoredCase, 'id' | 'state'>,
+  who: { actor: string; note: string },
+  at: Date,
+): Promise<boolean> {
   const res = await db.raw(
     `INSERT INTO case_events (case_id, kind, from_state, to_state, reason, note, actor, at)
      SELECT id, 'comment', state, state, NULL, ?, ?, ? FROM cases WHERE id = ?::bigint AND state = ?

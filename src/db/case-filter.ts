@@ -57,7 +57,8 @@ export function caseWhere(f: CaseFilter): { sql: string; args: Knex.RawBinding[]
     args.push(f.openedBefore);
   }
   if (f.ref !== undefined) {
-    if (f.ref.trim().length < REF_PIECE_MIN) throw new Error(`ref: give at least ${REF_PIECE_MIN} characters of a merchant or transaction ref`);
+    if (f.ref.trim().length < REF_PIECE_MIN)
+      throw new Error(`ref: give at least ${REF_PIECE_MIN} characters of a merchant or transaction ref`);
     where.push(`(lower(merchant_ref) LIKE ? OR lower(transaction_ref) LIKE ?)`);
     args.push(likePrefix(f.ref.trim()), likePrefix(f.ref.trim()));
   }

@@ -72,8 +72,13 @@ export interface CasePage {
 
 /** One page of the filtered queue and the total of matches, in two index-driven statements. */
 export async function selectCasePage(db: Conn, f: CaseFilter, r: PageRequest): Promise<CasePage> {
-  const total = await countCases(db, f);
-  return { total, ...(await keysetPage(db, f, r, total)) };
+  // The last page's size follows from the total; any other page is read alongside the count.
+  if (r.before === 'end') {
+    const total = await countCases(db, f);
+    return { total, ...(await keysetPage(db, f, r, total)) };
+  }
+  const [total, page] = await Promise.all([countCases(db, f), keysetPage(db, f, r)]);
+  return { total, ...page };
 }
 
 export async function countCases(db: Conn, f: CaseFilter): Promise<number> {

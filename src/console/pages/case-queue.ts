@@ -108,8 +108,8 @@ export function queueBody(v: QueueView): Html {
     ${found.prev ? html` · <a href="/cases${queueQuery(shown)}" rel="first">first</a>` : null}
     ${found.prev ? html` · <a href="/cases${queueQuery(shown, { before: found.prev })}" rel="prev">previous</a>` : null}
     ${found.next ? html` · <a href="/cases${queueQuery(shown, { after: found.next })}" rel="next">next</a>` : null}
-    ${found.next ? html` · <a href="/cases${queueQuery(shown, { before: 'end' })}" rel="last">last</a>` : null}
-    · <a href="/cases/export.xlsx${queueQuery(shown)}">export all ${count(found.total)} as a workbook</a>
+    ${found.next ? html` · <a href="/cases${queueQuery(shown, { before: 'end' })}" rel="last">last</a>` : null} ·
+    <a href="/cases/export.xlsx${queueQuery(shown)}">export all ${count(found.total)} as a workbook</a>
   </p>`;
   const table = html`<div class="table-wrap">
     <table>
@@ -136,9 +136,11 @@ export function queueBody(v: QueueView): Html {
         ${found.cases.map(
           (c) =>
             html`<tr>
-              ${mayWork
-                ? html`<td><input type="checkbox" name="sel" value="${c.id}:${c.version}" aria-label="select case ${c.id}" /></td>`
-                : null}
+              ${
+                mayWork
+                  ? html`<td><input type="checkbox" name="sel" value="${c.id}:${c.version}" aria-label="select case ${c.id}" /></td>`
+                  : null
+              }
               <td class="num"><a href="/cases/${c.id}">${c.id}</a></td>
               <td>${stateBadge(c.state)}${c.resolution ? html` <span class="muted">${c.resolution}</span>` : null}</td>
               <td>${c.code}</td>
@@ -180,11 +182,13 @@ export function queueBody(v: QueueView): Html {
   </fieldset>`;
   return html`<h1>Cases <span class="muted">(${count(found.total)})</span></h1>
     ${filters} ${paging}
-    ${found.cases.length === 0
-      ? html`<p class="muted">No cases match.</p>`
-      : mayWork
-        ? html`<form method="post" action="/cases/bulk">${csrfField(s)}${table}${bulk}</form>`
-        : table}
+    ${
+      found.cases.length === 0
+        ? html`<p class="muted">No cases match.</p>`
+        : mayWork
+          ? html`<form method="post" action="/cases/bulk">${csrfField(s)}${table}${bulk}</form>`
+          : table
+    }
     ${found.cases.length ? paging : null}`;
 }
 

@@ -22,7 +22,7 @@ import { businessDay } from '../../report/date.ts';
 import { CURRENCIES } from '../../money/decimal.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, page, stateBadge } from '../pages/layout.ts';
-import { amount, at, count } from '../pages/format.ts';
+import { amount, at } from '../pages/format.ts';
 import { can } from '../auth/roles.ts';
 
 const PAGE = 100;
@@ -105,7 +105,12 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
     let found: CasePage | null = null;
     if (problems.length === 0) {
       try {
-        found = await selectCasePage(deps.db.knex, filter, { sort, limit: PAGE, after: q.after || undefined, before: q.before || undefined });
+        found = await selectCasePage(deps.db.knex, filter, {
+          sort,
+          limit: PAGE,
+          after: q.after || undefined,
+          before: q.before || undefined,
+        });
       } catch (err) {
         if (!/^cursor: /.test((err as Error).message)) throw err;
         problems.push((err as Error).message);
@@ -145,7 +150,8 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
   });
 
   const act =
-    (kind: 'acknowledge' | 'resolve' | 'assign' | 'comment') => async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+    (kind: 'acknowledge' | 'resolve' | 'assign' | 'comment') =>
+    async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
       const s = request.session!;
       const id = (request.params as { id: string }).id;
       const body = (request.body ?? {}) as Record<string, unknown>;
@@ -171,7 +177,11 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
       } catch (err) {
         if (!(err instanceof CaseActionError)) throw err;
         // What was typed stays in the form: the person fixes one field, not the whole form.
-        return sendPage(reply, 409, casePage(deps, s, (await findCase(deps, id))!, err.message, typedOf(body), await assignableUsers(deps.db)));
+        return sendPage(
+          reply,
+          409,
+          casePage(deps, s, (await findCase(deps, id))!, err.message, typedOf(body), await assignableUsers(deps.db)),
+        );
       }
       return reply.redirect(`/cases/${id}`, 303);
     };
@@ -220,12 +230,14 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
     return titled(
       out.refused.length && !out.done.length ? 409 : 200,
       html`<h1>${plural(out.done.length, 'case')} ${verb}</h1>
-        ${out.refused.length
-          ? html`<p class="error" role="alert">${plural(out.refused.length, 'case')} left as they were:</p>
-              <ul>
-                ${out.refused.map((r) => html`<li><a href="/cases/${r.id}">case ${r.id}</a>: ${r.message}</li>`)}
-              </ul>`
-          : null}
+        ${
+          out.refused.length
+            ? html`<p class="error" role="alert">${plural(out.refused.length, 'case')} left as they were:</p>
+                <ul>
+                  ${out.refused.map((r) => html`<li><a href="/cases/${r.id}">case ${r.id}</a>: ${r.message}</li>`)}
+                </ul>`
+            : null
+        }
         <p><a href="/cases">back to the queue</a></p>`,
     );
   });
@@ -285,13 +297,15 @@ function casePage(
   const transitions: Html | null =
     mayWork && c.state !== 'resolved'
       ? html`<div class="grid2">
-          ${c.state === 'open'
-            ? html`<form class="form" method="post" action="/cases/${c.id}/acknowledge">
-                ${hidden('acknowledge')} <strong>Acknowledge</strong
-                ><label>Note <textarea name="note" rows="2">${noteOf('acknowledge')}</textarea></label
-                ><button type="submit">Acknowledge</button>
-              </form>`
-            : html`<div></div>`}
+          ${
+            c.state === 'open'
+              ? html`<form class="form" method="post" action="/cases/${c.id}/acknowledge">
+                  ${hidden('acknowledge')} <strong>Acknowledge</strong
+                  ><label>Note <textarea name="note" rows="2">${noteOf('acknowledge')}</textarea></label
+                  ><button type="submit">Acknowledge</button>
+                </form>`
+              : html`<div></div>`
+          }
           <form class="form" method="post" action="/cases/${c.id}/resolve">
             ${hidden('resolve')}
             <strong>Resolve</strong>
@@ -299,9 +313,7 @@ function casePage(
               >Reason
               <select name="reason" required>
                 <option value="" ${chosenReason === '' ? html`selected` : null} disabled>choose a reason…</option>
-                ${RESOLUTION_REASONS.map(
-                  (r) => html`<option value="${r}" ${r === chosenReason ? html`selected` : null}>${r}</option>`,
-                )}
+                ${RESOLUTION_REASONS.map((r) => html`<option value="${r}" ${r === chosenReason ? html`selected` : null}>${r}</option>`)}
               </select></label
             >
             <label>Note <textarea name="note" rows="3" required>${noteOf('resolve')}</textarea></label>
