@@ -20,7 +20,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { policyFromConfig } from '../src/runner/policy-from-config.ts';
 import { nextCheckDelayMs } from '../src/recon/timing.ts';
 import type { ReconPolicy } from '../src/recon/types.ts';
-import type { Direction } from '../src/provider/types.ts';
+import type { Direction } from '../src/domain/types.ts';
 import { rng } from '../src/sandbox/prng.ts';
 import { DUE_WITHIN_MS } from '../src/snapshot/open-orders.ts';
 

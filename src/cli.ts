@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.ts';
-import { EXIT } from './runtime/exit-codes.ts';
+import { EXIT } from './domain/exit-codes.ts';
 import { printFailure } from './runtime/print-failure.ts';
 
 export function buildProgram(): Command {

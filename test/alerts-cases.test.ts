@@ -15,7 +15,7 @@ import { raiseAlert } from '../src/notify/raise-alert.ts';
 import { alertsForReconcileRun, alertForFailedRun } from '../src/notify/alert-builders.ts';
 import { deliverPendingAlerts, alertChannelsFromConfig, type AlertChannels } from '../src/notify/deliver-alerts.ts';
 import { resolveClearedAlerts } from '../src/notify/resolve-alerts.ts';
-import type { MismatchCode } from '../src/recon/types.ts';
+import type { MismatchCode } from '../src/domain/verdicts.ts';
 
 /** A Slack-like receiver that keeps every message it was sent. */
 class Receiver {

@@ -12,7 +12,7 @@ import { diffBankLists } from '../src/banks/diff.ts';
 import { listBankCodes, loadActiveBankCodes } from '../src/db/bank-codes.ts';
 import { findRun } from '../src/db/runs.ts';
 import { bankSyncJob } from '../src/services/bank-codes.ts';
-import { EXIT } from '../src/runtime/exit-codes.ts';
+import { EXIT } from '../src/domain/exit-codes.ts';
 
 const DAY1 = new Date('2026-03-10T06:00:00.000Z');
 const DAY2 = new Date('2026-03-11T06:00:00.000Z');

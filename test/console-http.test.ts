@@ -9,7 +9,7 @@ import { writeReports } from '../src/report/write-reports.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { findRerun, listReruns } from '../src/db/console-reruns.ts';
 import { reportJob } from '../src/services/report.ts';
-import { ReportInputError } from '../src/report/date.ts';
+import { UsageError } from '../src/domain/errors.ts';
 
 const SECRET = 'console-test-provider-secret-value';
 const MINUTE = 60_000;
@@ -94,7 +94,7 @@ describe('roles', () => {
     for (const date of ['2099-01-01', '2026-11-23', '0001-01-01', '9999-12-31']) {
       // What the CLI says for the same date (validated before any database is opened).
       const cli = await reportJob({ date, now: clock.now }, { config: t.config }).catch((e: unknown) => e);
-      expect(cli, date).toBeInstanceOf(ReportInputError);
+      expect(cli, date).toBeInstanceOf(UsageError);
       const res = await agent.post('/reruns', { date });
       expect(res.statusCode, date).toBe(400);
       expect(res.body, date).toContain(`date: ${(cli as Error).message}`);

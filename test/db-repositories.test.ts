@@ -13,7 +13,7 @@ import {
 import { checkpointRun, createRun, findResumableRun, finishRun, lastRuns, findRun } from '../src/db/runs.ts';
 import { insertItems, selectItemsByRun, type ReconItemRow } from '../src/db/items.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import type { Direction } from '../src/provider/types.ts';
+import type { Direction } from '../src/domain/types.ts';
 
 const T0 = new Date('2024-03-01T00:00:00Z');
 const hours = (h: number) => new Date(T0.getTime() + h * 3_600_000);

@@ -48,6 +48,10 @@ const TABLE: Array<[string, string, string]> = [
   ['SCHEDULE_SNAPSHOT', '* * *', 'cron'],
   ['SCHEDULE_BANK_CODES', '0 25 * * *', 'cron'],
   ['SCHEDULE_DAILY', '61 * * * *', 'cron'],
+  ['SCHEDULE_PRUNE', '0 4 * * 8', 'cron'],
+  ['RETENTION_DAYS', '7', 'at least 40'],
+  ['RETENTION_DAYS', '1y', 'whole number'],
+  ['PRUNE_BATCH_SIZE', '10', 'at least 100'],
   ['SCHEDULE_SHUTDOWN_TIMEOUT_MS', '-5', 'whole number'],
   ['CONSOLE_PORT', '70000', 'at most 65535'],
   ['CONSOLE_IDLE_TIMEOUT_MIN', '0', 'at least 1'],
@@ -56,10 +60,28 @@ const TABLE: Array<[string, string, string]> = [
   ['CONSOLE_LOGIN_WINDOW_MIN', '0', 'at least 1'],
   ['CONSOLE_TRUSTED_PROXY', 'proxy.internal', 'IP address'],
   ['CONSOLE_PROXY_USER_HEADER', 'X Forwarded User', 'HTTP header name'],
+  ['SCHEDULE_HTTP_PORT', '70000', 'at most 65535'],
+  ['WEBHOOK_METRICS_PORT', 'metrics', 'whole number'],
+  ['CONSOLE_METRICS_PORT', '99999', 'at most 65535'],
+  ['CONSOLE_PUBLIC_URL', 'recon.example.com', 'https://recon.example.com'],
+  ['PROVIDER_MAX_THROTTLED_MS', '10', 'at least 1000'],
+  ['JOURNAL_ACCOUNTS_FILE', '/nonexistent/accounts.json', 'cannot read'],
+  ['JOURNAL_BASE_CURRENCY', 'EUR', 'USDT or one of INR, NGN, IDR'],
+  ['FEE_SCHEDULE_FILE', '/nonexistent/fees.json', 'cannot read'],
 ];
 
 /** Free text by design (a path, an id, a key): any non-blank value is acceptable. */
-const FREE_TEXT = new Set(['PGLITE_DIR', 'PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'REPORT_DIR', 'CONSOLE_HOST']);
+const FREE_TEXT = new Set([
+  'PGLITE_DIR',
+  'PROVIDER_MERCHANT_ID',
+  'PROVIDER_SECRET',
+  'REPORT_DIR',
+  'CONSOLE_HOST',
+  'SCHEDULE_HTTP_HOST',
+  'METRICS_HOST',
+  'PRUNE_ARCHIVE_DIR',
+  'JOURNAL_XERO_TAX_RATE',
+]);
 
 describe('config validation: the variables config.test.ts does not cover', () => {
   it.each(TABLE)('%s=%s', (name, value, expects) => {

@@ -7,7 +7,7 @@ import { ImportFormatError } from '../src/db/order-csv.ts';
 import { validateOrderRow } from '../src/db/import-row.ts';
 import { insertOrders, selectOrdersPage } from '../src/db/orders.ts';
 import { NotMigratedError } from '../src/db/migrate.ts';
-import { createStatusMapper } from '../src/provider/status.ts';
+import { createStatusMapper } from '../src/domain/status.ts';
 import { readRecord } from '../src/provider/parse.ts';
 import { runImport } from '../src/commands/import.ts';
 import { runMigrate } from '../src/commands/migrate.ts';

@@ -4,14 +4,13 @@ import { defaultPolicy } from '../src/recon/policy.ts';
 import type {
   CheckResult,
   LocalOrder,
-  MismatchCode,
   NotificationFacts,
   OrderUpdate,
   ProviderAnswer,
   ProviderOrder,
   ReconPolicy,
-  Verdict,
 } from '../src/recon/types.ts';
+import type { MismatchCode, Verdict } from '../src/domain/verdicts.ts';
 
 const NOW = new Date('2024-05-10T12:00:00Z');
 const MIN = 60_000;
@@ -338,8 +337,8 @@ const cases: Case[] = [
     answer: found({ fee: '20' }),
     policy: withPolicy({ feeSchedule: { NGN: { payment: { percent: '1.5', fixed: '0' } } } }),
     verdict: 'mismatch',
-    codes: ['FEE'],
-    reason: 'fee 20.00, schedule expects 15.00',
+    codes: ['FEE_SCHEDULE'],
+    reason: 'fee 20.00, contract expects 15.00',
     next: null,
   },
   {
@@ -357,7 +356,7 @@ const cases: Case[] = [
     answer: found({ amount: '1001', paidAmount: '1001', fee: '15.01' }),
     policy: withPolicy({ feeSchedule: { NGN: { payment: { percent: '1.5', fixed: '0' } } } }),
     verdict: 'mismatch',
-    codes: ['FEE'],
+    codes: ['FEE_SCHEDULE'],
     next: null,
   },
   {
@@ -365,6 +364,95 @@ const cases: Case[] = [
     local: payout(localSuccess),
     answer: payoutFound({ fee: '35' }),
     policy: withPolicy({ feeSchedule: { INR: { payout: { percent: '2', fixed: '15' } } } }),
+    verdict: 'matched',
+    codes: [],
+    next: null,
+  },
+  // FEE_SCHEDULE per method, with minimum and maximum (FEE_SCHEDULE_FILE)
+  {
+    name: 'per method: TRANSFER below its minimum is charged the minimum (1.5% of 1000 = 15 → 20): on contract',
+    local: payment(localSuccess),
+    answer: found({ fee: '20' }),
+    policy: withPolicy({
+      feeSchedule: {
+        NGN: { payment: { TRANSFER: { percent: '1.5', fixed: '0', min: '20', max: '500' }, '*': { percent: '3', fixed: '5' } } },
+      },
+    }),
+    verdict: 'matched',
+    codes: [],
+    next: null,
+  },
+  {
+    name: 'per method: the percentage alone under the minimum is off contract',
+    local: payment(localSuccess),
+    answer: found({ fee: '15' }),
+    policy: withPolicy({
+      feeSchedule: {
+        NGN: { payment: { TRANSFER: { percent: '1.5', fixed: '0', min: '20', max: '500' }, '*': { percent: '3', fixed: '5' } } },
+      },
+    }),
+    verdict: 'mismatch',
+    codes: ['FEE_SCHEDULE'],
+    reason: 'fee 15.00, contract expects 20.00 (1.5% + 0.00, min 20.00, max 500.00 on 1000.00, TRANSFER)',
+    next: null,
+  },
+  {
+    name: 'per method: above the maximum is capped (1.5% of 100000 = 1500 → 500): on contract',
+    local: payment({ ...localSuccess, amount: '100000' }),
+    answer: found({ amount: '100000', paidAmount: '100000', fee: '500' }),
+    policy: withPolicy({
+      feeSchedule: {
+        NGN: { payment: { TRANSFER: { percent: '1.5', fixed: '0', min: '20', max: '500' }, '*': { percent: '3', fixed: '5' } } },
+      },
+    }),
+    verdict: 'matched',
+    codes: [],
+    next: null,
+  },
+  {
+    name: 'per method: the uncapped percentage above the maximum is off contract',
+    local: payment({ ...localSuccess, amount: '100000' }),
+    answer: found({ amount: '100000', paidAmount: '100000', fee: '1500' }),
+    policy: withPolicy({
+      feeSchedule: {
+        NGN: { payment: { TRANSFER: { percent: '1.5', fixed: '0', min: '20', max: '500' }, '*': { percent: '3', fixed: '5' } } },
+      },
+    }),
+    verdict: 'mismatch',
+    codes: ['FEE_SCHEDULE'],
+    next: null,
+  },
+  {
+    name: 'per method: another method takes the "*" rule (3% + 5 = 35)',
+    local: payment({ ...localSuccess, method: 'CARD' }),
+    answer: found({ method: 'CARD', fee: '35' }),
+    policy: withPolicy({
+      feeSchedule: {
+        NGN: { payment: { TRANSFER: { percent: '1.5', fixed: '0', min: '20', max: '500' }, '*': { percent: '3', fixed: '5' } } },
+      },
+    }),
+    verdict: 'matched',
+    codes: [],
+    next: null,
+  },
+  {
+    name: 'per method: the TRANSFER rule does not apply to another method',
+    local: payment({ ...localSuccess, method: 'CARD' }),
+    answer: found({ method: 'CARD', fee: '20' }),
+    policy: withPolicy({
+      feeSchedule: {
+        NGN: { payment: { TRANSFER: { percent: '1.5', fixed: '0', min: '20', max: '500' }, '*': { percent: '3', fixed: '5' } } },
+      },
+    }),
+    verdict: 'mismatch',
+    codes: ['FEE_SCHEDULE'],
+    next: null,
+  },
+  {
+    name: 'per method: a method with no rule and no "*" is not judged',
+    local: payout(localSuccess),
+    answer: payoutFound({ fee: '99' }),
+    policy: withPolicy({ feeSchedule: { INR: { payout: { IMPS: { percent: '0', fixed: '10' } } } } }),
     verdict: 'matched',
     codes: [],
     next: null,

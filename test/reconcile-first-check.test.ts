@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrders, selectOrdersPage, type NewOrder, type OrderFilter } from '../src/db/orders.ts';
-import type { Direction } from '../src/provider/types.ts';
+import type { Direction } from '../src/domain/types.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
 const NOW = new Date('2024-06-01T12:00:00Z');

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { reconcileWorld } from './helpers/reconcile-run.ts';
 import { insertOrders } from '../src/db/orders.ts';
-import type { Direction } from '../src/provider/types.ts';
+import type { Direction } from '../src/domain/types.ts';
 import type { OrderPatch } from '../src/sandbox/control-client.ts';
 
 const DAY = 86_400_000;

@@ -9,7 +9,7 @@ import { pgliteOf } from '../src/db/connect.ts';
 import { insertOrders, selectOrdersPage } from '../src/db/orders.ts';
 import { findOrderByTransactionRef } from '../src/db/webhook-events.ts';
 import { listMigrationFiles, readMigrationFile } from '../src/db/sql-files.ts';
-import { createStatusMapper } from '../src/provider/status.ts';
+import { createStatusMapper } from '../src/domain/status.ts';
 import { compareOrder } from '../src/recon/compare.ts';
 import { defaultPolicy } from '../src/recon/policy.ts';
 import { parsePaymentNotification } from '../src/webhook/payload.ts';

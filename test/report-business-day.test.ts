@@ -18,7 +18,7 @@ import { reportJob } from '../src/services/report.ts';
 import { jobRunners } from '../src/services/schedule-runners.ts';
 import { listReportVersions, lockReportDate } from '../src/db/reports.ts';
 import { writeReports } from '../src/report/write-reports.ts';
-import { ReportInputError } from '../src/report/date.ts';
+import { UsageError } from '../src/domain/errors.ts';
 import type { ReportManifest } from '../src/report/manifest.ts';
 import { silentLogger } from '../src/log/logger.ts';
 
@@ -236,8 +236,8 @@ describe('business-day reports on Postgres with the sandbox', () => {
   it('refuses a date in the future (exit 3, nothing written); today is partial in manifest, summary and subject', async () => {
     const now = new Date('2026-03-28T12:00:00Z'); // 17:30 on March 28th in Kolkata
     const err = await report('2026-03-29', now).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ReportInputError);
-    expect((err as ReportInputError).exitCode).toBe(3);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(3);
     expect((err as Error).message).toContain('future');
     expect(fs.existsSync(path.join(reportDir, '2026-03-29'))).toBe(false);
 

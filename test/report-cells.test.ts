@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { neutralizeCell, textCell } from '../src/report/neutralize.ts';
 import { amountCell, padDecimals, timeFormatter, fixedDecimalCell } from '../src/report/format.ts';
-import { businessDay, defaultReportDate, ReportInputError } from '../src/report/date.ts';
+import { businessDay, defaultReportDate } from '../src/report/date.ts';
+import { UsageError } from '../src/domain/errors.ts';
 import { Decimal, formatAmount } from '../src/money/decimal.ts';
 import { csvCells } from '../src/report/csv-cells.ts';
 import { tableHtml } from '../src/report/html/table-html.ts';
@@ -164,7 +165,7 @@ describe('businessDay', () => {
   it.each(['../../etc', '2024-02-30', '2023-02-29', '2024-13-01', '2024-5-01', ' 2024-05-01', '2024-05-01\n', '20240501', ''])(
     'rejects %j',
     (date) => {
-      expect(() => businessDay(date, 'UTC')).toThrow(ReportInputError);
+      expect(() => businessDay(date, 'UTC')).toThrow(UsageError);
     },
   );
   it('accepts a leap day and rejects an unknown zone', () => {

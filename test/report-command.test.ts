@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { describe as describeReport } from '../src/commands/report.ts';
 import { listedFiles, REPORT_FILES, type ReportManifest } from '../src/report/manifest.ts';
 import { reportJob } from '../src/services/report.ts';
-import { ReportInputError } from '../src/report/date.ts';
+import { UsageError } from '../src/domain/errors.ts';
 
 describe('payrecon report', () => {
   let t: TestDatabase;
@@ -66,16 +66,16 @@ describe('payrecon report', () => {
   it('rejects a path-like --date with the usage exit code before opening the database', async () => {
     const bad = loadConfig({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', REPORT_DIR: reportDir, LOG_LEVEL: 'silent' });
     const err = await reportJob({ date: '../../etc' }, { config: bad }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ReportInputError);
-    expect((err as ReportInputError).exitCode).toBe(3);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(3);
   });
 
   it.each(['0001-01-01', '1999-12-31', '9999-12-31'])(
     'refuses --date %s (outside 2000-01-01..9999-12-30) with the usage exit code and no run_failed alert',
     async (date) => {
       const err = await reportJob({ date }, { config: config() }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ReportInputError);
-      expect((err as ReportInputError).exitCode).toBe(3);
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as UsageError).exitCode).toBe(3);
       expect((err as Error).message).toBe(`invalid date ${date}: expected a calendar date as YYYY-MM-DD from 2000-01-01 to 9999-12-30`);
       expect(await t.db.knex('alerts').where({ kind: 'run_failed' }).count<{ n: string }[]>('* as n')).toEqual([{ n: '0' }]);
     },

@@ -8,7 +8,7 @@ import { pgliteOf } from '../src/db/connect.ts';
 import { listReportVersions } from '../src/db/reports.ts';
 import { writeReports, type WriteReportsOptions } from '../src/report/write-reports.ts';
 import { ReportDirError } from '../src/report/version-dir.ts';
-import { ReportInputError } from '../src/report/date.ts';
+import { UsageError } from '../src/domain/errors.ts';
 import { REPORT_FILES } from '../src/report/manifest.ts';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
@@ -252,7 +252,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
   it('refuses a path-like or impossible date before touching the file system', async () => {
     const untouched = path.join(os.tmpdir(), `payrecon-never-${process.pid}`);
     for (const date of ['../../etc', '2024-02-30', '2024-5-1', '2024-05-01/..', '']) {
-      await expect(writeReports(t.db.knex, options({ date, reportDir: untouched }))).rejects.toBeInstanceOf(ReportInputError);
+      await expect(writeReports(t.db.knex, options({ date, reportDir: untouched }))).rejects.toBeInstanceOf(UsageError);
     }
     expect(fs.existsSync(untouched)).toBe(false);
   });

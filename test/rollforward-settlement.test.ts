@@ -261,6 +261,22 @@ describe('settlement roll-forward between snapshots', () => {
     expect(inr).toMatchObject({ drift: '0', withinTolerance: true, finding: null });
   });
 
+  it("days tile: a day opens on the previous day's last snapshot, so the night between them belongs to the next day", async () => {
+    // Old window (first to last snapshot within the day) left 22:00 → 08:00 to no day: the 500 moved there was never checked.
+    const PREV = { from: new Date('2026-03-09T00:00:00.000Z'), to: DAY.from };
+    await snapshot(new Date('2026-03-09T22:00:00.000Z'));
+    await control.adjustBalance('NGN', '500');
+    await snapshot(minutes(0));
+    await snapshot(minutes(20));
+
+    const prev = await dayRollForward(t.db.knex, { currency: 'NGN', ...PREV, tolerance: '0' });
+    const day = await dayRollForward(t.db.knex, { currency: 'NGN', ...DAY, tolerance: '0' });
+    expect(prev.closing).toBeNull(); // one snapshot in the previous day, nothing before it: not checked
+    expect(day.opening?.takenAt).toEqual(new Date('2026-03-09T22:00:00.000Z'));
+    expect(day.closing?.takenAt).toEqual(minutes(20));
+    expect(day).toMatchObject({ drift: '500', withinTolerance: false });
+  });
+
   it('dayRollForward with a single snapshot says it could not check', async () => {
     await snapshot(minutes(0));
     const day = await dayRollForward(t.db.knex, { currency: 'NGN', ...DAY, tolerance: '0' });

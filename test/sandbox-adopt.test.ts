@@ -13,7 +13,7 @@ import { reconcileWorld } from './helpers/reconcile-run.ts';
 import { startCli, runCli, waitFor } from './helpers/cli.ts';
 import { importOrders } from '../src/db/import.ts';
 import { adoptOrderCsv } from '../src/sandbox/adopt-csv.ts';
-import { createStatusMapper } from '../src/provider/status.ts';
+import { createStatusMapper } from '../src/domain/status.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 
 const NOW = new Date('2026-03-10T12:00:00Z');

@@ -13,7 +13,7 @@ import { snapshotPolicyFromConfig } from '../src/snapshot/policy.ts';
 import { takeSnapshots, type SnapshotDeps } from '../src/snapshot/take-snapshots.ts';
 import { findRun } from '../src/db/runs.ts';
 import { snapshotJob } from '../src/services/snapshot.ts';
-import { EXIT } from '../src/runtime/exit-codes.ts';
+import { EXIT } from '../src/domain/exit-codes.ts';
 import { CURRENCIES, Decimal, type Currency } from '../src/money/decimal.ts';
 
 // The sandbox clock stands still (rates are a function of it), so every rate here is known in advance.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderRow } from '../src/db/orders.ts';
 import { hmacSha256, md5Sorted } from '../src/provider/signing.ts';
-import { createStatusMapper } from '../src/provider/status.ts';
+import { createStatusMapper } from '../src/domain/status.ts';
 import { defaultPolicy } from '../src/recon/policy.ts';
 import { contradictions, planOrderUpdate, type FetchedOrder } from '../src/webhook/judge.ts';
 import { judgeMissing, PROVIDER_RETRY_WINDOW_MS } from '../src/recon/webhook-findings.ts';

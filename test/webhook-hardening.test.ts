@@ -9,6 +9,7 @@ import { hmacSha256, md5Sorted, type SigningScheme } from '../src/provider/signi
 import { createWebhookHandler } from '../src/webhook/handler.ts';
 import { startWebhookServer, type WebhookServer, type WebhookServerOptions } from '../src/webhook/server.ts';
 import { schemeWarnings } from '../src/webhook/verify.ts';
+import { signedPost } from './helpers/signed-post.ts';
 
 const SECRET = 'hook-secret-1';
 
@@ -33,6 +34,24 @@ const post = (port: number, path: string, body: Buffer, headers: Record<string, 
   );
 const statusOf = (answer: string) => Number(answer.split(' ')[1]);
 
+/** A connected socket (optionally from another loopback source address), errors ignored. */
+async function connect(port: number, localAddress?: string): Promise<net.Socket> {
+  const c = net.connect({ port, host: '127.0.0.1', localAddress });
+  c.on('error', () => undefined);
+  // Read (and drop) whatever comes, so the server's close is seen.
+  c.resume();
+  await new Promise((r) => c.once('connect', r));
+  return c;
+}
+
+async function poll(cond: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('webhook receiver hardening', () => {
   let t: TestDatabase;
   const servers: WebhookServer[] = [];
@@ -50,6 +69,23 @@ describe('webhook receiver hardening', () => {
     servers.push(s);
     return s;
   };
+
+  /** A genuine payment notification, signed as the provider signs it, on a fresh connection. */
+  const deliver = (s: WebhookServer, ref: string) =>
+    signedPost(
+      { baseUrl: s.url, prefix: '', merchantId: 'm', secret: SECRET },
+      '/webhooks/payment',
+      JSON.stringify({
+        transactionRef: ref,
+        merchantRef: `m-${ref}`,
+        currency: 'NGN',
+        method: 'TRANSFER',
+        status: 'Success',
+        amount: '1000',
+        paidAmount: '1000',
+        fee: '15',
+      }),
+    );
 
   beforeAll(async () => {
     t = await createTestDatabase('webhook_hardening');
@@ -104,21 +140,54 @@ describe('webhook receiver hardening', () => {
     expect(closedAfter!).toBeLessThan(100);
   });
 
-  it('caps open connections: beyond the cap a connection is closed at once', async () => {
+  it('caps open connections: over the cap the longest-idle one makes room; when all are answering, the new one is closed', async () => {
     const s = await start(hmacSha256, { port: 0, maxConnections: 3 });
     const open: net.Socket[] = [];
-    for (let i = 0; i < 3; i++) {
-      const c = net.connect(s.port, '127.0.0.1');
-      c.on('error', () => undefined);
-      await new Promise((r) => c.once('connect', r));
-      open.push(c);
+    for (let i = 0; i < 3; i++) open.push(await connect(s.port));
+    // Idle (connected, nothing sent): the first one opened is closed for the newcomer.
+    const fourth = await connect(s.port);
+    await new Promise((r) => (open[0].destroyed ? r(null) : open[0].once('close', r)));
+    expect([...open.slice(1), fourth].every((c) => !c.destroyed)).toBe(true);
+    // Busy (a request whose body is still awaited): nothing to evict, so the next one is closed at once.
+    for (const c of [...open.slice(1), fourth]) {
+      c.write('POST /webhooks/payment HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nSignature: a\r\nTimestamp: 1\r\n\r\n');
     }
+    await poll(() => s.connections().busy === 3);
     const extra = net.connect(s.port, '127.0.0.1');
     extra.on('error', () => undefined);
     await new Promise((r) => extra.once('close', r));
-    // The held ones are still open.
-    expect(open.every((c) => !c.destroyed)).toBe(true);
-    for (const c of open) c.destroy();
+    expect([...open.slice(1), fourth].every((c) => !c.destroyed)).toBe(true);
+    for (const c of [...open, fourth]) c.destroy();
+  });
+
+  it('256 idle sockets from 8 addresses do not starve a genuine signed delivery (the longest-idle one is evicted)', async () => {
+    const s = await start(hmacSha256, { port: 0 });
+    const held: net.Socket[] = [];
+    for (let a = 2; a < 10; a++) for (let i = 0; i < 32; i++) held.push(await connect(s.port, `127.0.0.${a}`));
+    expect(held.length).toBe(256);
+    const answer = await deliver(s, 'idle-1');
+    expect(answer.status, answer.text).toBe(200);
+    expect(held.filter((c) => c.destroyed).length).toBeLessThanOrEqual(1);
+    for (const c of held) c.destroy();
+  });
+
+  it('one address holding sockets with a GET answered 405 each: the sockets are closed, and one address cannot hold more than its cap', async () => {
+    const s = await start(hmacSha256, { port: 0 });
+    const held: net.Socket[] = [];
+    for (let i = 0; i < 256; i++) {
+      const c = await connect(s.port);
+      c.write('GET /webhooks/payment HTTP/1.1\r\nHost: x\r\n\r\n');
+      held.push(c);
+    }
+    // A refusal is answered with Connection: close; the idle keep-alive that remains is short and announced.
+    await poll(() => held.every((c) => c.destroyed));
+    const answer = await deliver(s, 'after-405');
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.headers['keep-alive']).toBe('timeout=5');
+    // Idle sockets from one address beyond its cap (64) evict that address's own oldest.
+    const idle: net.Socket[] = [];
+    for (let i = 0; i < 100; i++) idle.push(await connect(s.port));
+    await poll(() => idle.filter((c) => !c.destroyed).length <= 64);
   });
 
   it('warns at start when md5-sorted is used with the receiver (it does not cover the Timestamp)', () => {

@@ -12,7 +12,7 @@ import {
   type CaseToOpen,
   type StoredCase,
 } from '../db/cases.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { decideCase, orderCheckEvents, type CaseEvent, type CheckVisibility } from '../recon/cases.ts';
 import type { Finding } from '../recon/types.ts';
 import { observeCase, type ObserveOutcome } from './observe.ts';

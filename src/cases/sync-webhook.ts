@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { orderSubject, unknownOrderSubject } from '../db/cases.ts';
 import type { OrderRow } from '../db/orders.ts';
-import { isFinalCategory } from '../provider/status.ts';
-import type { Direction, StatusCategory } from '../provider/types.ts';
+import { isFinalCategory } from '../domain/status.ts';
+import type { Direction, StatusCategory } from '../domain/types.ts';
 import { observeCase, type ObserveResult } from './observe.ts';
 
 /** What the confirming fetch said about the notified order. */

@@ -7,15 +7,15 @@ import { listUsers } from '../db/console-users.ts';
 import { selectItemsOfOrder, type StoredReconItem } from '../db/items.ts';
 import { findOrderById, type OrderRow } from '../db/orders.ts';
 import { decideCase, type CaseEvent } from '../recon/cases.ts';
+import { UsageError } from '../domain/errors.ts';
 
 /**
  * What people do with cases: list the queue, look at one, acknowledge, resolve. The CLI and the
  * console call these; each takes the open database and returns plain data.
  */
 
-/** A person's action the case's state does not allow, or a case that does not exist; exitCode 3 for the CLI. */
-export class CaseActionError extends Error {
-  readonly exitCode = 3;
+/** A person's action the case's state does not allow, or a case that does not exist (a usage error: exit 3). */
+export class CaseActionError extends UsageError {
   constructor(message: string) {
     super(message);
     this.name = 'CaseActionError';

@@ -13,11 +13,12 @@ import { encodeCsvRecord } from '../report/csv-file.ts';
 import { caseJson, caseDetailJson, renderCaseDetail, renderCaseList } from '../cases/render.ts';
 import { businessDay } from '../report/date.ts';
 import { CASE_STATES, RESOLUTION_REASONS, parseAge, type CaseState } from '../recon/cases.ts';
-import { MISMATCH_CODES } from '../recon/types.ts';
+import { MISMATCH_CODES } from '../domain/verdicts.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
+import { UsageError } from '../domain/errors.ts';
 
-const usage = (message: string) => Object.assign(new Error(message), { exitCode: EXIT.USAGE });
+const usage = (message: string) => new UsageError(message);
 // UNKNOWN_ORDER is a mismatch code now too; a Set keeps each code once.
 const CASE_CODES = [...new Set<string>([...MISMATCH_CODES, 'UNKNOWN_ORDER'])];
 

@@ -4,7 +4,7 @@ import { withJob } from '../runtime/with-job.ts';
 import { untilAborted } from '../runtime/until-aborted.ts';
 import { dayJobs } from '../services/day-jobs.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 import { PayreconMetrics } from '../metrics/metrics.ts';
 import { serveOps } from '../metrics/serve-ops.ts';
 

@@ -4,6 +4,7 @@ import { createLogger } from '../log/logger.ts';
 import { secretValues } from '../config/redact.ts';
 import { loadConfig } from '../config/config.ts';
 import { DB_ENV, envHelp } from './env-help.ts';
+import { UsageError } from '../domain/errors.ts';
 
 export function registerDemo(program: Command): void {
   program
@@ -25,8 +26,7 @@ ${envHelp([...DB_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'PROVIDER_MERCHANT_ID', '
     )
     .action(async (opts: { payments: string; payouts: string; seed: string; dataDir: string }) => {
       const count = (name: string, v: string) => {
-        if (!/^\d{1,6}$/.test(v))
-          throw Object.assign(new Error(`--${name}: expected a whole number up to 999999 (got ${JSON.stringify(v)})`), { exitCode: 3 });
+        if (!/^\d{1,6}$/.test(v)) throw new UsageError(`--${name}: expected a whole number up to 999999 (got ${JSON.stringify(v)})`);
         return Number(v);
       };
       await runDemo({

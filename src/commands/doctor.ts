@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { printOut } from '../log/terminal.ts';
 import { renderDoctor, runDoctor } from '../doctor/run-doctor.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 export function registerDoctor(program: Command): void {

@@ -4,10 +4,11 @@ import { loadConfig, type Config } from '../config/config.ts';
 import { withJob } from '../runtime/with-job.ts';
 import { importOrders, type ImportResult } from '../db/import.ts';
 import { IMPORT_COLUMNS } from '../db/import-row.ts';
-import { createStatusMapper } from '../provider/status.ts';
-import type { Direction } from '../provider/types.ts';
+import { createStatusMapper } from '../domain/status.ts';
+import type { Direction } from '../domain/types.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
+import { UsageError } from '../domain/errors.ts';
 
 export interface ImportCommandOptions {
   kind: Direction;
@@ -27,7 +28,7 @@ export async function runImport(
     input
       .once('open', () => resolve())
       .once('error', (err: NodeJS.ErrnoException) =>
-        reject(Object.assign(new Error(`${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`), { exitCode: EXIT.USAGE })),
+        reject(new UsageError(`${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`)),
       ),
   );
   try {

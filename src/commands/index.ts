@@ -14,6 +14,7 @@ import { registerCases } from './cases.ts';
 import { registerConsole } from './console.ts';
 import { registerUsers } from './users.ts';
 import { registerDoctor } from './doctor.ts';
+import { registerPrune } from './prune.ts';
 
 /** Every subcommand, in the order --help lists them. One line per command file. */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
@@ -32,4 +33,5 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerConsole,
   registerUsers,
   registerDoctor,
+  registerPrune,
 ];

@@ -5,7 +5,7 @@ import { parseWait } from './wait-option.ts';
 import type { RunSummary } from '../runner/reconcile.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp } from './env-help.ts';
 import { codeCounts, verdictCounts } from '../recon/run-counts.ts';
 

@@ -6,11 +6,11 @@ import { secretValues } from '../config/redact.ts';
 import { loadSigningScheme } from '../provider/signing.ts';
 import { startSandbox } from '../sandbox/server.ts';
 import { adoptOrderCsv, type AdoptResult } from '../sandbox/adopt-csv.ts';
-import { createStatusMapper } from '../provider/status.ts';
-import type { Direction } from '../provider/types.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { createStatusMapper } from '../domain/status.ts';
+import type { Direction } from '../domain/types.ts';
 import fs from 'node:fs';
 import { envHelp, examplesHelp } from './env-help.ts';
+import { UsageError } from '../domain/errors.ts';
 
 const int =
   (min: number, max: number) =>
@@ -74,7 +74,7 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
         .filter((f): f is { kind: Direction; file: string } => f.file !== undefined);
       // Checked before listening, so a wrong path is bad input (exit 3) and no half-loaded sandbox serves.
       for (const { file } of adoptFiles) {
-        if (!fs.existsSync(file)) throw Object.assign(new Error(`${file}: no such file`), { exitCode: EXIT.USAGE });
+        if (!fs.existsSync(file)) throw new UsageError(`${file}: no such file`);
       }
       const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: secretValues(config) });
       const sandbox = await startSandbox({

@@ -25,7 +25,7 @@ SIGTERM/SIGINT: no new runs; a running reconcile checkpoints; waits up to SCHEDU
 Health and metrics: with SCHEDULE_HTTP_PORT set, GET /healthz, /readyz and /metrics (docs/operations.md).
 Logs: JSON lines on stderr. See also: payrecon status, payrecon doctor.
 Exit: 0 stopped cleanly, 2 a job was still running at the shutdown timeout, 3 bad configuration.
-${envHelp([...DB_ENV, ...PROVIDER_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'SCHEDULE_SHUTDOWN_TIMEOUT_MS', 'SCHEDULE_HTTP_PORT', 'SCHEDULE_HTTP_HOST', 'REPORT_TIMEZONE', 'SMTP_URL', 'REPORT_EMAIL_TO'])}`,
+${envHelp([...DB_ENV, ...PROVIDER_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'SCHEDULE_PRUNE', 'SCHEDULE_SHUTDOWN_TIMEOUT_MS', 'SCHEDULE_HTTP_PORT', 'SCHEDULE_HTTP_HOST', 'REPORT_TIMEZONE', 'SMTP_URL', 'REPORT_EMAIL_TO'])}`,
     )
     .action(async (opts: { catchUp: boolean; migrate?: boolean }) => {
       const { exitCode, finished } = await scheduleJob({ noCatchUp: !opts.catchUp, migrate: opts.migrate });

@@ -9,7 +9,7 @@ import { buildStatus } from '../status/build.ts';
 import { renderStatus } from '../status/render.ts';
 import { processGone } from '../status/process-gone.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 
 export function registerStatus(program: Command): void {
   program
@@ -25,7 +25,7 @@ A reconcile run still running with no batch written for longer than RUN_STALL_AF
 since when and its process; one whose process is gone from this host (killed, crashed) says "process gone" at once.
 A run made with --dry-run is marked "(dry run)".
 Exit: 0 shown, 3 bad configuration or an unmigrated database.
-${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'RUN_STALL_AFTER_SECONDS', 'REPORT_TIMEZONE'])}`,
+${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'SCHEDULE_PRUNE', 'RUN_STALL_AFTER_SECONDS', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: { json?: boolean }) => {
       const status = await withJob('status', {}, async ({ config, db }) => {

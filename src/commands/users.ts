@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { withJob, type JobDeps } from '../runtime/with-job.ts';
 import { addUser, changePassword, disableUser } from '../console/users.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 
 /** The first line of stdin: a password is never an argument (it would sit in the shell history and ps). */
 async function readPassword(): Promise<string> {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { CURRENCIES } from '../money/decimal.ts';
 import { cronSetting } from './cron-setting.ts';
+import { JOURNAL_SETTINGS } from './journal-settings.ts';
 
 const intIn = (min: number, max: number) =>
   z
@@ -233,6 +234,12 @@ export const ENV_VARS = {
     secret: false,
     doc: 'retries for network errors, timeouts and 5xx (a 429 is waited out, not counted)',
   },
+  PROVIDER_MAX_THROTTLED_MS: {
+    schema: intIn(1_000, 3_600_000),
+    default: '300000',
+    secret: false,
+    doc: 'how long the provider may answer nothing but 429 before calls stop waiting; the run then ends provider_unavailable',
+  },
   PROVIDER_RATE_LIMIT: {
     schema: intIn(0, 100_000),
     default: '0',
@@ -389,6 +396,30 @@ export const ENV_VARS = {
     secret: false,
     doc: '`payrecon schedule`: full reconcile of yesterday, then its report (e-mailed when SMTP_URL and REPORT_EMAIL_TO are set) (cron, or off)',
   },
+  SCHEDULE_PRUNE: {
+    schema: cronSetting,
+    default: '0 4 * * 0',
+    secret: false,
+    doc: '`payrecon schedule`: prune of what RETENTION_DAYS no longer keeps, weekly by default (cron, or off)',
+  },
+  RETENTION_DAYS: {
+    // At least 40: the scheduler's catch-up reads the last 35 days of job runs.
+    schema: intIn(0, 36_500).refine((v) => v === 0 || v >= 40, 'expected 0 (keep everything) or at least 40 days'),
+    default: '400',
+    secret: false,
+    doc: '`payrecon prune`: history older than this many days is removed (what an open case, an unresolved alert or a recorded report version needs is kept); 0 keeps everything',
+  },
+  PRUNE_ARCHIVE_DIR: {
+    schema: text,
+    secret: false,
+    doc: '`payrecon prune`: write each removed row here first (gzip JSON lines, one file per table and month); unset: no archive',
+  },
+  PRUNE_BATCH_SIZE: {
+    schema: intIn(100, 100_000),
+    default: '5000',
+    secret: false,
+    doc: '`payrecon prune`: rows per delete statement, each its own short transaction',
+  },
   SCHEDULE_SHUTDOWN_TIMEOUT_MS: {
     schema: intIn(0, 3_600_000),
     default: '30000',
@@ -496,6 +527,7 @@ export const ENV_VARS = {
     secret: false,
     doc: 'logs on stderr: text for a person, JSON lines for a collector; auto: text on a terminal, JSON otherwise',
   },
+  ...JOURNAL_SETTINGS,
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;
 
 export type EnvVarName = keyof typeof ENV_VARS;

@@ -3,11 +3,10 @@ import { disableUser as disableUserRow, insertUser, setPasswordHash, ROLES, type
 import { endUserSessions } from '../db/console-sessions.ts';
 import { recordAction } from '../db/console-actions.ts';
 import { hashPassword, passwordProblem } from './auth/passwords.ts';
+import { UsageError } from '../domain/errors.ts';
 
 /** A refused user change: the message names the field and what is expected. */
-export class UserInputError extends Error {
-  readonly exitCode = 3;
-}
+export class UserInputError extends UsageError {}
 
 const NAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import type { CaseReason, CaseState, Transition } from '../recon/cases.ts';
 import { timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
 import { caseWhere, type CaseFilter } from './case-filter.ts';

@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Config } from '../config/config.ts';
 import { lockPgliteDir } from './pglite-lock.ts';
+import { discardOnQueryTimeout } from './query-timeout.ts';
 
 /**
  * One open database, whichever engine. Through `knex` both engines return:
@@ -56,7 +57,8 @@ async function openPostgres(url: string, schema: string, opts: OpenOptions & { q
     } as Knex.PgConnectionConfig,
     // knex sets search_path on every new pooled connection, before its first query.
     searchPath: [schema],
-    pool: { min: 0, max: Math.max(2, opts.poolMax ?? DEFAULT_POOL_MAX) },
+    // A connection whose query timed out may be wedged (a partition): discarded, never handed out again.
+    pool: { min: 0, max: Math.max(2, opts.poolMax ?? DEFAULT_POOL_MAX), afterCreate: discardOnQueryTimeout },
     log: KNEX_LOG,
   });
   // Fail here, with the driver's message, rather than at the first repository call.

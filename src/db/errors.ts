@@ -1,9 +1,7 @@
-import { EXIT } from '../runtime/exit-codes.ts';
+import { UsageError } from '../domain/errors.ts';
 
 /** The database lacks migrations this code needs; nothing was done. */
-export class NotMigratedError extends Error {
-  /** Read by the CLI's main(): an unmigrated database is a usage problem, not a failed run. */
-  readonly exitCode = EXIT.USAGE;
+export class NotMigratedError extends UsageError {
   constructor(
     readonly schema: string,
     readonly pending: readonly string[],

@@ -1,10 +1,10 @@
 import { DateTime } from 'luxon';
 import { CURRENCIES, CURRENCY_DECIMALS, isCurrency, normalizeDecimal } from '../money/decimal.ts';
 import { amountBoundsFor, withinAmountBounds, withinOffsetBounds } from '../money/bounds.ts';
-import { isFinalCategory, type StatusMapper } from '../provider/status.ts';
-import type { Direction } from '../provider/types.ts';
+import { isFinalCategory, type StatusMapper } from '../domain/status.ts';
+import type { Direction } from '../domain/types.ts';
 import type { NewOrder } from './orders.ts';
-import { canonicalRef } from '../recon/refs.ts';
+import { canonicalRef } from '../domain/refs.ts';
 
 /** Columns of an order CSV, by kind. Header names are exact; order is free. */
 export const IMPORT_COLUMNS: Readonly<Record<Direction, { required: readonly string[]; optional: readonly string[] }>> = {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import type { RowRules } from './import-row.ts';
 import { ORDER_TABLES, toColumns } from './orders.ts';
 import { readOrderCsv, type OrderCsvRow, type OrderCsvRejection } from './order-csv.ts';

@@ -1,12 +1,11 @@
 import type { Knex } from 'knex';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
+import type { Verdict } from '../domain/verdicts.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { arrayLiteral, timestampText, unnestRows, type UnnestColumn } from './unnest.ts';
 import { countCheck, type RunCounts } from '../recon/run-counts.ts';
 
 type Conn = Knex | Knex.Transaction;
-
-export type Verdict = 'matched' | 'resolved' | 'pending' | 'mismatch' | 'error';
 
 /** One order checked in one run: the local view, what the provider said, the verdict. Amounts are decimal text. */
 export interface ReconItemRow {

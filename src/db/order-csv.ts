@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import { EXIT } from '../runtime/exit-codes.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { IMPORT_COLUMNS, validateOrderRow, type RowRules } from './import-row.ts';
 import type { NewOrder } from './orders.ts';
+import { UsageError } from '../domain/errors.ts';
 
 /** A good row of an order CSV, with its 1-based line (the header is line 1). */
 export interface OrderCsvRow {
@@ -18,8 +18,7 @@ export interface OrderCsvRejection {
 }
 
 /** The file as a whole is unusable (empty, or a bad header): nothing of it may be used. */
-export class ImportFormatError extends Error {
-  readonly exitCode = EXIT.USAGE;
+export class ImportFormatError extends UsageError {
   constructor(message: string) {
     super(message);
     this.name = 'ImportFormatError';

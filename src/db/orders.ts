@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Currency } from '../money/decimal.ts';
-import type { Direction, StatusCategory } from '../provider/types.ts';
+import type { Direction, StatusCategory } from '../domain/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { isValueRefusal } from './refusal.ts';
 import { timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
-import { canonicalRef } from '../recon/refs.ts';
+import { canonicalRef } from '../domain/refs.ts';
 
 type Conn = Knex | Knex.Transaction;
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { UsageError } from '../domain/errors.ts';
 
 /**
  * One process at a time on an embedded (PGlite) database directory. PGlite is a single-process
@@ -20,9 +20,7 @@ const TAKEOVER_STALE_MS = 10_000;
 /** A lock file created but not yet written is briefly empty; only an old empty one is stale. */
 const EMPTY_GRACE_MS = 5_000;
 
-export class DatabaseBusyError extends Error {
-  /** Nothing was done; running several processes needs a configuration change (DATABASE_URL). */
-  readonly exitCode = EXIT.USAGE;
+export class DatabaseBusyError extends UsageError {
   constructor(
     readonly dir: string,
     readonly holder: string,

@@ -105,23 +105,31 @@ export async function previousBalanceSnapshot(
   return res.rows[0] ? toBalance(res.rows[0]) : null;
 }
 
-/** First and last snapshot of a currency with taken_at in [from, to); null when the window has none. */
+/**
+ * The snapshots bounding a day [from, to) of a currency: `first` is the opening (the last snapshot
+ * before `from`, or on a fresh database the day's first), `last` the day's last; null when none.
+ */
 export async function boundaryBalanceSnapshots(
   db: Conn,
   currency: Currency,
   from: Date,
   to: Date,
 ): Promise<{ first: BalanceSnapshot | null; last: BalanceSnapshot | null }> {
-  const end = async (order: 'ASC' | 'DESC'): Promise<BalanceSnapshot | null> => {
+  const one = async (where: string, order: 'ASC' | 'DESC', bindings: Date[]): Promise<BalanceSnapshot | null> => {
     const res = (await db.raw(
       `SELECT ${BALANCE_COLUMNS} FROM balance_snapshots
-        WHERE currency = ? AND taken_at >= ? AND taken_at < ?
+        WHERE currency = ? AND ${where}
         ORDER BY taken_at ${order}, id ${order} LIMIT 1`,
-      [currency, from, to],
+      [currency, ...bindings],
     )) as { rows: BalanceDbRow[] };
     return res.rows[0] ? toBalance(res.rows[0]) : null;
   };
-  return { first: await end('ASC'), last: await end('DESC') };
+  // Days tile: D opens where D−1 closed (the last snapshot before D's start, which is D−1's closing
+  // as [from, to) puts a snapshot at exactly `from` in D); only a fresh database opens on D's first.
+  const before = await one('taken_at < ?', 'DESC', [from]);
+  const first = before ?? (await one('taken_at >= ? AND taken_at < ?', 'ASC', [from, to]));
+  const last = await one('taken_at >= ? AND taken_at < ?', 'DESC', [from, to]);
+  return { first, last };
 }
 
 export async function insertRateSnapshot(db: Conn, s: NewRateSnapshot): Promise<RateSnapshot> {

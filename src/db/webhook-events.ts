@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import type { Direction, StatusCategory } from '../provider/types.ts';
+import type { Direction, StatusCategory } from '../domain/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { ORDER_TABLES, toOrderRow, type OrderRow } from './orders.ts';
 import type { Notification } from '../provider/types.ts';
-import { canonicalRef } from '../recon/refs.ts';
+import { canonicalRef } from '../domain/refs.ts';
 
 type Conn = Knex | Knex.Transaction;
 

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';
 import type { ProviderClient } from '../provider/client.ts';
 import { insertOrders, type NewOrder } from '../db/orders.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { rng } from '../sandbox/prng.ts';
 
 /** Methods as the spec shows them per currency and direction. */

@@ -2,7 +2,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Knex } from 'knex';
 import { readOpsGauges } from '../db/ops-gauges.ts';
-import { VERDICTS } from '../recon/types.ts';
+import { VERDICTS } from '../domain/verdicts.ts';
 import { PATHS } from '../provider/types.ts';
 import { JOB_OUTCOMES, type JobOutcome } from './job-outcome.ts';
 

@@ -1,7 +1,7 @@
 import type { Currency } from '../money/decimal.ts';
 import { groupedAmount } from '../recon/format.ts';
 import type { RateFlag } from '../recon/rates.ts';
-import { MISMATCH_CODES, type MismatchCode, type Verdict } from '../recon/types.ts';
+import { MISMATCH_CODES, type MismatchCode, type Verdict } from '../domain/verdicts.ts';
 import type { AlertInput } from './raise-alert.ts';
 
 /**

@@ -29,17 +29,33 @@ function lines(alert: Pick<AlertRecord, 'title' | 'payload' | 'run_id'>): string
   return out;
 }
 
-/** Slack-compatible: text for notifications and clients without blocks, blocks for the detail. */
+/**
+ * Slack-compatible: text for notifications and clients without blocks, blocks for the detail.
+ * Titles and payloads carry provider and merchant text (statuses, refs, reasons): every field is
+ * escaped, so `<!channel>` or `<https://…|label>` there is shown as typed, never a ping or a link.
+ */
 export function slackMessage(alert: Pick<AlertRecord, 'title' | 'payload' | 'run_id'>): SlackMessage {
-  const body = lines(alert).join('\n');
+  const title = `payrecon: ${alert.title}`;
   return {
-    text: `payrecon: ${alert.title}`,
+    text: slackEscape(title),
     blocks: [
-      { type: 'header', text: { type: 'plain_text', text: `payrecon: ${alert.title}`.slice(0, 150) } },
+      { type: 'header', text: { type: 'plain_text', text: slackClip(title, 150) } },
       // Slack caps a section's text at 3000 characters.
-      { type: 'section', text: { type: 'mrkdwn', text: body.slice(0, 2900) } },
+      { type: 'section', text: { type: 'mrkdwn', text: slackClip(lines(alert).join('\n'), 2900) } },
     ],
   };
+}
+
+/** Slack's three control characters as the entities it documents (api.slack.com/reference/surfaces/formatting#escaping). */
+function slackEscape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Escaped, then cut to `max` characters without leaving half an entity at the end. */
+function slackClip(text: string, max: number): string {
+  return slackEscape(text)
+    .slice(0, max)
+    .replace(/&[a-z]{0,3}$/, '');
 }
 
 export function alertMail(

@@ -1,4 +1,4 @@
-import { sameRef } from '../recon/refs.ts';
+import { sameRef } from '../domain/refs.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import type { Currency } from '../money/decimal.ts';
@@ -28,7 +28,7 @@ import type { SlotStore } from './slot-store.ts';
 import { Throttle } from './throttle.ts';
 import { parseRetryAfter, RETRYABLE_STATUSES, withRetries, type RetryPolicy } from './retry.ts';
 import { unixTimestamp, type SigningScheme } from './signing.ts';
-import { createStatusMapper, type StatusMapper } from './status.ts';
+import { createStatusMapper, type StatusMapper } from '../domain/status.ts';
 import {
   API_PREFIX,
   PATHS,
@@ -41,9 +41,9 @@ import {
   type PayoutFetchResponse,
   type PayoutInitiateRequest,
   type PayoutInitiateResponse,
-  type StatusCategory,
   type UsdtRate,
 } from './types.ts';
+import { type StatusCategory } from '../domain/types.ts';
 
 export interface ProviderClientOptions {
   baseUrl: string;
@@ -69,6 +69,13 @@ export interface ProviderClientOptions {
   maxRetryDelayMs?: number;
   /** Total time one call may spend waiting on 429s (they do not count as retries). Default 10 minutes. */
   maxThrottledMs?: number;
+  /**
+   * How long the provider may answer nothing but 429 to this client before calls stop waiting and
+   * fail with the 429 (PROVIDER_MAX_THROTTLED_MS). Default 5 minutes.
+   */
+  throttledGiveUpMs?: number;
+  /** A stop request (the job's SIGTERM): ends every wait for a place, a Retry-After or a backoff at once. */
+  signal?: AbortSignal;
   /** Bodies above this are abandoned. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Injectable for tests of the retry path. */
@@ -88,6 +95,7 @@ export interface CallOptions {
 /** Initiates create money movements: re-sending one that may have arrived could pay twice. */
 const NOT_IDEMPOTENT: ReadonlySet<Operation> = new Set(['paymentInitiate', 'payoutInitiate']);
 const FETCHES: ReadonlySet<Operation> = new Set(['paymentFetch', 'payoutFetch']);
+const DEFAULT_THROTTLED_GIVE_UP_MS = 300_000;
 
 /**
  * Typed client for the provider's seven operations: signs each request, retries what is safe to
@@ -209,28 +217,38 @@ export class ProviderClient {
   ): Promise<{ data: unknown; ctx: ParseContext }> {
     const bodyText = stringifyBody(body);
     const started = performance.now();
+    const { signal } = this.options;
+    const giveUpMs = this.options.throttledGiveUpMs ?? DEFAULT_THROTTLED_GIVE_UP_MS;
     const result = await this.throttle
-      .run(() =>
-        withRetries((attempt) => this.attempt(operation, bodyText, attempt, transactionRef, priority), this.policy, {
-          sleep: this.options.sleep,
-          random: this.options.random,
-          canRetry: (err) => !NOT_IDEMPOTENT.has(operation) || err.detail.outcomeUnknown === false,
-          onRetry: (err, retryIndex, delayMs) => {
-            if (err.detail.httpStatus === 429) {
-              this.throttle.onThrottled(delayMs);
-              // Expected under a shared budget or a provider's own limit: one line per halving is enough.
-              this.logger.debug({ operation, delayMs, limit: this.throttle.limit }, 'provider throttled (429); slowing down');
-              return;
-            }
-            this.logger.warn(
-              { operation, retry: retryIndex + 1, delayMs, cause: err.detail.cause ?? err.detail.httpStatus, err: err.message },
-              'provider call failed; retrying',
-            );
-          },
-        }),
+      .run(
+        () =>
+          withRetries((attempt) => this.attempt(operation, bodyText, attempt, transactionRef, priority), this.policy, {
+            sleep: this.options.sleep,
+            random: this.options.random,
+            signal,
+            canRetry: (err) =>
+              (!NOT_IDEMPOTENT.has(operation) || err.detail.outcomeUnknown === false) &&
+              // A provider refusing everything for that long is unavailable: the run stops instead of waiting for hours.
+              (err.detail.httpStatus !== 429 || this.throttle.refusingForMs() < giveUpMs),
+            onRetry: (err, retryIndex, delayMs) => {
+              if (err.detail.httpStatus === 429) {
+                this.throttle.onThrottled(delayMs);
+                // Expected under a shared budget or a provider's own limit: one line per halving is enough.
+                this.logger.debug({ operation, delayMs, limit: this.throttle.limit }, 'provider throttled (429); slowing down');
+                return;
+              }
+              this.logger.warn(
+                { operation, retry: retryIndex + 1, delayMs, cause: err.detail.cause ?? err.detail.httpStatus, err: err.message },
+                'provider call failed; retrying',
+              );
+            },
+          }),
+        signal,
       )
       .catch((err: unknown) => {
-        throw this.asProviderError(operation, err);
+        const e = this.asProviderError(operation, err);
+        if (e.detail.httpStatus === 429 && this.throttle.refusingForMs() >= giveUpMs) e.detail.throttledOut = true;
+        throw e;
       });
     // Every fetch passes here: no log object is built unless the level would print it.
     if (this.logger.isLevelEnabled('debug'))
@@ -246,7 +264,7 @@ export class ProviderClient {
     priority?: BudgetPriority,
   ): Promise<{ data: unknown; ctx: ParseContext }> {
     // A retry has waited out its own delay (Retry-After included); new calls wait for the gate.
-    if (attempt === 0) await this.throttle.ready();
+    if (attempt === 0) await this.throttle.ready(this.options.signal);
     await this.limiter?.acquire(priority);
     // Signed per attempt: a retry after a long wait must not carry a stale Timestamp.
     const timestamp = unixTimestamp(this.now());

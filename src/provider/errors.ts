@@ -21,6 +21,8 @@ export interface ProviderErrorDetail {
   transactionRef?: string;
   /** From a Retry-After header, in ms. */
   retryAfterMs?: number;
+  /** A 429 given up on because the provider has refused every call of this client for PROVIDER_MAX_THROTTLED_MS. */
+  throttledOut?: boolean;
 }
 
 /** Base class: every failure of the client is one of these, never a raw exception. */

@@ -3,7 +3,7 @@ import { ConfigError } from '../config/errors.ts';
 import { secretValues } from '../config/redact.ts';
 import { ProviderClient, type ProviderClientOptions } from './client.ts';
 import { loadSigningScheme } from './signing.ts';
-import { createStatusMapper } from './status.ts';
+import { createStatusMapper } from '../domain/status.ts';
 
 /**
  * Builds the client from validated configuration (PROVIDER_*, RECON_CONCURRENCY); `overrides`
@@ -19,6 +19,7 @@ export async function createProviderClient(config: Config, overrides: Partial<Pr
     secret: config.PROVIDER_SECRET,
     timeoutMs: config.PROVIDER_TIMEOUT_MS,
     maxRetries: config.PROVIDER_MAX_RETRIES,
+    throttledGiveUpMs: config.PROVIDER_MAX_THROTTLED_MS,
     rateLimitPerSec: config.PROVIDER_RATE_LIMIT,
     concurrency: config.RECON_CONCURRENCY,
     statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),

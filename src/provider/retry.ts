@@ -1,3 +1,4 @@
+import { abortable, StopRequestedError } from './abortable.ts';
 import { ProviderError } from './errors.ts';
 import { defaultSleep } from './rate-limit.ts';
 
@@ -48,11 +49,14 @@ export function httpRetryDelayMs(
 }
 
 export interface RetryHooks {
-  sleep?: (ms: number) => Promise<void>;
+  /** Given the signal, so a real sleep can clear its timer on a stop. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   /** Extra veto, e.g. never re-send an initiate that may have reached the provider. */
   canRetry?: (err: ProviderError) => boolean;
   onRetry?: (err: ProviderError, retryIndex: number, delayMs: number) => void;
+  /** A stop request: no further attempt, and the wait before one ends at once (StopRequestedError). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -69,6 +73,7 @@ export async function withRetries<T>(
   let throttles = 0;
   let throttledMs = 0;
   for (let i = 0; ; i++) {
+    if (i > 0 && hooks.signal?.aborted) throw new StopRequestedError();
     try {
       return await attempt(i);
     } catch (err) {
@@ -86,7 +91,7 @@ export async function withRetries<T>(
         throttledMs += delay;
       } else retries++;
       hooks.onRetry?.(err, i, delay);
-      await sleep(delay);
+      await abortable(sleep(delay, hooks.signal), hooks.signal);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { abortable } from './abortable.ts';
 import { defaultSleep } from './rate-limit.ts';
 
 /**
@@ -16,6 +17,8 @@ export class Throttle {
   private lastDecrease = Number.NEGATIVE_INFINITY;
   /** No attempt is sent before this (local clock, ms). */
   private notBefore = Number.NEGATIVE_INFINITY;
+  /** Local clock (ms) of the first 429 since the provider last answered anything else; null when it is answering. */
+  private refusingSince: number | null = null;
   /** 429 answers seen, and the lowest limit reached: for logs and the benchmark. */
   throttled = 0;
   lowestLimit: number;
@@ -23,7 +26,7 @@ export class Throttle {
   constructor(
     private readonly max: number,
     private readonly now: () => number = Date.now,
-    private readonly sleep: (ms: number) => Promise<void> = defaultSleep,
+    private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void> = defaultSleep,
   ) {
     this.limitNow = Math.max(1, max);
     this.lowestLimit = this.limitNow;
@@ -33,29 +36,48 @@ export class Throttle {
     return this.limitNow;
   }
 
-  /** Runs one call (with its retries) within the current limit of calls in flight. */
-  async run<T>(call: () => Promise<T>): Promise<T> {
+  /** How long the provider has answered nothing but 429 to this client (0 while it answers). */
+  refusingForMs(): number {
+    return this.refusingSince === null ? 0 : this.now() - this.refusingSince;
+  }
+
+  /** Runs one call (with its retries) within the current limit of calls in flight; `signal` ends a wait for a place. */
+  async run<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     // A waiter is admitted by admit(), which counts it in flight on its behalf.
     if (this.inFlight < this.limitNow && this.queue.length === 0) this.inFlight++;
-    else await new Promise<void>((resolve) => this.queue.push(resolve));
+    else {
+      let admitted: (() => void) | undefined;
+      const place = new Promise<void>((resolve) => this.queue.push((admitted = resolve)));
+      await abortable(place, signal, () => {
+        const i = this.queue.indexOf(admitted!);
+        if (i >= 0) this.queue.splice(i, 1);
+        // Admitted in the same tick as the abort: give the place back.
+        else this.release();
+      });
+    }
     try {
       return await call();
     } finally {
-      this.inFlight--;
-      this.admit();
+      this.release();
     }
   }
 
-  /** Waits out a Retry-After the provider gave to any call of this client. */
-  async ready(): Promise<void> {
+  private release(): void {
+    this.inFlight--;
+    this.admit();
+  }
+
+  /** Waits out a Retry-After the provider gave to any call of this client, unless `signal` stops it. */
+  async ready(signal?: AbortSignal): Promise<void> {
     const wait = this.notBefore - this.now();
-    if (wait > 0) await this.sleep(wait);
+    if (wait > 0) await abortable(this.sleep(wait, signal), signal);
   }
 
   /** A 429: halve the limit (once per second) and hold every attempt back for `retryAfterMs`. */
   onThrottled(retryAfterMs: number): void {
     this.throttled++;
     const now = this.now();
+    this.refusingSince ??= now;
     this.notBefore = Math.max(this.notBefore, now + retryAfterMs);
     if (now - this.lastDecrease < 1000) return;
     this.lastDecrease = now;
@@ -66,6 +88,7 @@ export class Throttle {
 
   /** An answer that was not a 429: after `limit` of them, one more call may be in flight. */
   onAnswered(): void {
+    this.refusingSince = null;
     if (this.limitNow >= this.max) return;
     if (++this.sinceIncrease < this.limitNow) return;
     this.sinceIncrease = 0;

@@ -1,12 +1,5 @@
 import type { Currency } from '../money/decimal.ts';
-
-/** Decimal amounts travel as canonical decimal text ("100.1"), never as JavaScript numbers. */
-export type Amount = string;
-
-/** payrecon's own status categories; provider strings map into these (see status.ts). */
-export type StatusCategory = 'pending' | 'success' | 'failed' | 'unknown';
-
-export type Direction = 'payment' | 'payout';
+import type { Amount, Direction } from '../domain/types.ts';
 
 export interface PaymentInitiateRequest {
   merchantRef: string;

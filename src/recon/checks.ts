@@ -1,11 +1,12 @@
 import { CURRENCY_DECIMALS, type Decimal } from '../money/decimal.ts';
-import { isFinalCategory } from '../provider/status.ts';
-import type { StatusCategory } from '../provider/types.ts';
+import { isFinalCategory } from '../domain/status.ts';
+import type { StatusCategory } from '../domain/types.ts';
 import { differsBeyond, readAmount, show, toleranceFor } from './amounts.ts';
-import { scheduledFee } from './fees.ts';
-import { sameRef } from './refs.ts';
+import { describeRule, feeRuleFor, scheduledFee } from './fees.ts';
+import { sameRef } from '../domain/refs.ts';
 import { describeDuration, staleLimit } from './timing.ts';
-import type { Finding, LocalOrder, MismatchCode, ProviderOrder, ReconPolicy } from './types.ts';
+import type { Finding, LocalOrder, ProviderOrder, ReconPolicy } from './types.ts';
+import type { MismatchCode } from '../domain/verdicts.ts';
 
 /** One order and the provider's copy of it, with the tolerance for its currency already resolved. */
 export interface CheckContext {
@@ -199,10 +200,12 @@ export const checkRecordedFee: Check = ({ local, provider, tolerance }) =>
 
 /**
  * The contracted fee applies to completed orders only (a pending or failed order may carry no
- * fee yet). Payments are charged on what was collected (paidAmount), payouts on what was sent.
+ * fee yet). Payments are charged on what was collected (paidAmount), payouts on what was sent. A fee
+ * off the contract is FEE_SCHEDULE (not FEE, which is the merchant's record against the provider's):
+ * its own case, and its difference (provider − contract) a journal line of its own.
  */
 export const checkFeeSchedule: Check = ({ local, provider, policy, tolerance }) => {
-  const rule = policy.feeSchedule?.[local.currency]?.[local.direction];
+  const rule = feeRuleFor(policy.feeSchedule?.[local.currency]?.[local.direction], local.method);
   if (!rule || provider.category !== 'success') return [];
   const base = (local.direction === 'payment' ? readAmount(provider.paidAmount) : null) ?? readAmount(provider.amount);
   if (base === null) return []; // AMOUNT / PAID_AMOUNT already report the unreadable value
@@ -211,10 +214,10 @@ export const checkFeeSchedule: Check = ({ local, provider, policy, tolerance }) 
   const cur = local.currency;
   return [
     {
-      code: 'FEE',
+      code: 'FEE_SCHEDULE',
       local: expected.toFixed(),
       provider: provider.fee,
-      note: `fee ${show(provider.fee, cur)}, schedule expects ${show(expected, cur)} (${rule.percent}% + ${show(rule.fixed, cur)} on ${show(base, cur)})`,
+      note: `fee ${show(provider.fee, cur)}, contract expects ${show(expected, cur)} (${describeRule(rule, (v) => show(v, cur))} on ${show(base, cur)}, ${local.method})`,
     },
   ];
 };

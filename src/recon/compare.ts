@@ -1,4 +1,4 @@
-import { isFinalCategory } from '../provider/status.ts';
+import { isFinalCategory } from '../domain/status.ts';
 import { show, toleranceFor } from './amounts.ts';
 import {
   identityFindings,
@@ -15,15 +15,14 @@ import type {
   CheckResult,
   Finding,
   LocalOrder,
-  MismatchCode,
   NotificationFacts,
   OrderUpdate,
   ProviderAnswer,
   ProviderMoney,
   ProviderOrder,
   ReconPolicy,
-  Verdict,
 } from './types.ts';
+import type { MismatchCode, Verdict } from '../domain/verdicts.ts';
 
 /**
  * Compares one local order with the provider's answer. Pure: `now` is the run's clock.

@@ -1,7 +1,7 @@
 import type { Currency } from '../money/decimal.ts';
-import type { Amount } from '../provider/types.ts';
+import type { Amount } from '../domain/types.ts';
 import { groupedAmount } from './format.ts';
-import type { ReportVerdict } from './types.ts';
+import type { ReportVerdict } from '../domain/verdicts.ts';
 
 /**
  * The one line a report is known by: the summary's headline row and the e-mail subject.

@@ -1,6 +1,6 @@
 import { isCurrency, isDecimalText, type Currency } from '../money/decimal.ts';
-import type { Direction } from '../provider/types.ts';
-import type { FeeRule, ReconPolicy, StaleLimits } from './types.ts';
+import type { Direction } from '../domain/types.ts';
+import type { FeeRule, FeeRules, ReconPolicy, StaleLimits } from './types.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -54,12 +54,19 @@ export function resolvePolicy(overrides: PolicyOverrides = {}): ReconPolicy {
   }
 
   if (overrides.feeSchedule) {
-    for (const [currency, rules] of Object.entries(overrides.feeSchedule) as [Currency, Partial<Record<Direction, FeeRule>>][]) {
+    for (const [currency, rules] of Object.entries(overrides.feeSchedule) as [Currency, Partial<Record<Direction, FeeRules>>][]) {
       if (!isCurrency(currency)) throw new RangeError(`feeSchedule: unknown currency "${currency}"`);
       for (const [direction, rule] of Object.entries(rules ?? {})) {
         if (!rule) continue;
-        if (!isDecimalText(rule.percent) || !isDecimalText(rule.fixed)) {
-          throw new RangeError(`feeSchedule.${currency}.${direction}: percent and fixed must be decimal text`);
+        const byMethod: [string, FeeRule][] =
+          typeof rule.percent === 'string' ? [['', rule as FeeRule]] : Object.entries(rule as Record<string, FeeRule>);
+        for (const [method, r] of byMethod) {
+          const where = `feeSchedule.${currency}.${direction}${method ? `.${method}` : ''}`;
+          if (!isDecimalText(r.percent) || !isDecimalText(r.fixed))
+            throw new RangeError(`${where}: percent and fixed must be decimal text`);
+          for (const bound of [r.min, r.max]) {
+            if (bound !== undefined && !isDecimalText(bound)) throw new RangeError(`${where}: min and max must be decimal text`);
+          }
         }
       }
     }

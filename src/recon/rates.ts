@@ -1,5 +1,5 @@
 import { Decimal } from '../money/decimal.ts';
-import type { Amount } from '../provider/types.ts';
+import type { Amount } from '../domain/types.ts';
 import { readAmount } from './amounts.ts';
 
 export type RateFlag = 'RATE_STALE' | 'RATE_JUMP';

@@ -1,5 +1,5 @@
 import { Decimal, normalizeDecimal, type Currency } from '../money/decimal.ts';
-import type { Amount } from '../provider/types.ts';
+import type { Amount } from '../domain/types.ts';
 import { readAmount, show } from './amounts.ts';
 import type { Finding } from './types.ts';
 import {

@@ -1,4 +1,4 @@
-import { VERDICTS, type Verdict } from './types.ts';
+import { VERDICTS, type Verdict } from '../domain/verdicts.ts';
 
 /**
  * A run's counters as stored on job_runs.counts: `verdict:<verdict>` and `code:<CODE>` keys, plus a

@@ -1,5 +1,5 @@
 import { Decimal } from '../money/decimal.ts';
-import type { Amount, Direction } from '../provider/types.ts';
+import type { Amount, Direction } from '../domain/types.ts';
 
 /**
  * Timing items of a settlement roll-forward. payrecon cannot see when an order became final at the

@@ -1,4 +1,4 @@
-import type { Direction, StatusCategory } from '../provider/types.ts';
+import type { Direction, StatusCategory } from '../domain/types.ts';
 import type { ReconPolicy } from './types.ts';
 
 /** Delay before the next check: one step per check already made, the last step repeating. */

@@ -1,5 +1,6 @@
 import type { Currency } from '../money/decimal.ts';
-import type { Amount, Direction, StatusCategory } from '../provider/types.ts';
+import type { Amount, Direction, StatusCategory } from '../domain/types.ts';
+import type { MismatchCode, Verdict } from '../domain/verdicts.ts';
 
 /** The merchant's order as payrecon reads it from payment_orders / payout_orders. */
 export interface LocalOrder {
@@ -50,26 +51,6 @@ export interface ProviderOrder {
 
 export type ProviderAnswer = { kind: 'found'; order: ProviderOrder } | { kind: 'not_found' } | { kind: 'error'; message: string };
 
-export const MISMATCH_CODES = [
-  'STATUS',
-  'AMOUNT',
-  'PAID_AMOUNT',
-  'FEE',
-  'CURRENCY',
-  'METHOD',
-  'MERCHANT_REF',
-  'NOT_FOUND',
-  'STALE',
-  'UTR_MISSING',
-  'UTR',
-  'BANK_CODE',
-  'BALANCE_DRIFT',
-  'WEBHOOK_MISSING',
-  'WEBHOOK_CONFLICT',
-  'UNKNOWN_ORDER',
-] as const;
-export type MismatchCode = (typeof MISMATCH_CODES)[number];
-
 /** One disagreement; `local`/`provider` are the two values side by side, `note` a human sentence. */
 export interface Finding {
   code: MismatchCode;
@@ -78,19 +59,17 @@ export interface Finding {
   note?: string;
 }
 
-export const VERDICTS = ['matched', 'resolved', 'pending', 'mismatch', 'error'] as const;
-export type Verdict = (typeof VERDICTS)[number];
-
-/** In reports, an order of the day no check has seen yet is `unchecked`. */
-export const REPORT_VERDICTS = [...VERDICTS, 'unchecked'] as const;
-export type ReportVerdict = (typeof REPORT_VERDICTS)[number];
-
-/** Fee the provider is contracted to charge: amount × percent / 100 + fixed. */
+/** Fee the provider is contracted to charge: amount × percent / 100 + fixed, then held within [min, max]. */
 export interface FeeRule {
   /** "1.5" means 1.5 %. */
   percent: Amount;
   fixed: Amount;
+  min?: Amount;
+  max?: Amount;
 }
+
+/** One rule for a direction, or one per method ("*": any method not listed). */
+export type FeeRules = FeeRule | Readonly<Record<string, FeeRule>>;
 
 /** Age limits for orders that are not final yet, per the category they are in. */
 export interface StaleLimits {
@@ -108,7 +87,7 @@ export type Backoff = readonly [number, ...number[]];
 export interface ReconPolicy {
   /** Absolute, in the currency's units; a missing currency means exact ("0"). */
   tolerances: Partial<Record<Currency, Amount>>;
-  feeSchedule?: Partial<Record<Currency, Partial<Record<Direction, FeeRule>>>>;
+  feeSchedule?: Partial<Record<Currency, Partial<Record<Direction, FeeRules>>>>;
   staleAfterMs: Record<Direction, StaleLimits>;
   backoffMs: Record<Direction, Backoff>;
   /**

@@ -1,5 +1,6 @@
-import type { Direction } from '../provider/types.ts';
-import type { Finding, LocalOrder, MismatchCode, NotificationFacts, OrderUpdate } from './types.ts';
+import type { Direction } from '../domain/types.ts';
+import type { Finding, LocalOrder, NotificationFacts, OrderUpdate } from './types.ts';
+import type { MismatchCode } from '../domain/verdicts.ts';
 
 /**
  * How long the provider keeps notifying: every minute, at most 10 attempts, so the last one leaves ~9 minutes

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { casesBySubject, unknownOrderSubject } from '../db/cases.ts';
 import type { OrderCasesColumns } from '../db/report-orders.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { orderCaseCells, type CaseLike } from '../recon/case-figures.ts';
 import type { CaseReason, CaseState } from '../recon/cases.ts';
 import type { TableColumn } from './table.ts';

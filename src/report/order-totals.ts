@@ -3,7 +3,7 @@ import { DecimalSum } from '../money/decimal-sum.ts';
 import type { ReportItemRow } from '../db/reports.ts';
 import { IdentityMismatchTotals, isNotThisOrder } from './identity-mismatches.ts';
 
-import { REPORT_VERDICTS, type ReportVerdict } from '../recon/types.ts';
+import { REPORT_VERDICTS, type ReportVerdict } from '../domain/verdicts.ts';
 
 export { REPORT_VERDICTS, type ReportVerdict };
 export const DIRECTIONS = ['payment', 'payout'] as const;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { OpenUnknownOrderRow, UnknownOrderRow } from '../db/unknown-orders.ts';
 import type { OpenItemRow } from '../db/reports.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { unknownOrderFinding, type WebhookFinding } from '../recon/webhook-findings.ts';
 import type { CellValue, TableColumn, TableRow } from './table.ts';
 import { unknownOrderCaseColumns, type CaseColumns } from './case-cells.ts';

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { ExitStatusError } from '../domain/errors.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 
 /**
  * The file-system side of report versions. REPORT_DIR/<date>/ holds v1/, v2/, ... (never
@@ -13,13 +15,12 @@ const TEMP_PREFIX = '.tmp-';
 const VERSION_NAME = /^v([1-9]\d*)$/;
 const ORPHAN_NAME = /^v([1-9]\d*)\.orphan-/;
 
-export class ReportDirError extends Error {
-  readonly exitCode = 2;
+export class ReportDirError extends ExitStatusError {
   constructor(
     readonly dir: string,
     cause: unknown,
   ) {
-    super(`cannot write reports in ${dir}: ${(cause as Error).message ?? String(cause)}`, { cause });
+    super(`cannot write reports in ${dir}: ${(cause as Error).message ?? String(cause)}`, EXIT.INCOMPLETE, { cause });
     this.name = 'ReportDirError';
   }
 }

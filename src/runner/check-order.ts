@@ -2,7 +2,7 @@ import type { OrderRow } from '../db/orders.ts';
 import type { ReconItemRow } from '../db/items.ts';
 import { stateOf, type CheckUpdate } from '../db/orders.ts';
 import { compareOrder } from '../recon/compare.ts';
-import { isFinalCategory } from '../provider/status.ts';
+import { isFinalCategory } from '../domain/status.ts';
 import type { CheckResult, LocalOrder, NotificationFacts, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
 
 /** The local order as the pure core sees it. */

@@ -1,5 +1,6 @@
 import { CredentialsError, OrderNotFoundError, ProviderError } from '../provider/errors.ts';
-import type { PaymentFetchResponse, PayoutFetchResponse, StatusCategory, Direction } from '../provider/types.ts';
+import type { PaymentFetchResponse, PayoutFetchResponse } from '../provider/types.ts';
+import type { StatusCategory, Direction } from '../domain/types.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
 import type { ProviderAnswer } from '../recon/types.ts';
 
@@ -9,7 +10,8 @@ export interface OrderFetcher {
   fetchPayout(transactionRef: string, opts?: { priority?: BudgetPriority }): Promise<PayoutFetchResponse & { category: StatusCategory }>;
 }
 
-export type FetchOutcome = { answer: ProviderAnswer; failed: boolean } | { credentials: CredentialsError };
+/** `throttled`: the provider has refused every call with 429 for PROVIDER_MAX_THROTTLED_MS: it is unavailable. */
+export type FetchOutcome = { answer: ProviderAnswer; failed: boolean; throttled?: boolean } | { credentials: CredentialsError };
 
 /**
  * Fetches one order and turns every outcome into an answer for the core: found, not found, or
@@ -30,6 +32,7 @@ export async function fetchAnswer(
     if (err instanceof CredentialsError) return { credentials: err };
     if (err instanceof OrderNotFoundError) return { answer: { kind: 'not_found' }, failed: false };
     const message = err instanceof ProviderError ? err.message : `unexpected error: ${(err as Error)?.message ?? String(err)}`;
-    return { answer: { kind: 'error', message }, failed: true };
+    const throttled = err instanceof ProviderError && err.detail.throttledOut === true;
+    return { answer: { kind: 'error', message }, failed: true, ...(throttled ? { throttled } : {}) };
   }
 }

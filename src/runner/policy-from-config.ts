@@ -12,6 +12,8 @@ export const PAYMENT_FIRST_CHECK_WITH_WEBHOOKS_MS = 60 * 60_000;
 export function policyFromConfig(config: Config, bankCodes: ReadonlyMap<string, ReadonlySet<string>> = new Map()): ReconPolicy {
   return resolvePolicy({
     tolerances: config.RECON_TOLERANCE,
+    // FEE_SCHEDULE_FILE: per currency, direction and method ("*" any other), validated when the configuration loads.
+    feeSchedule: config.FEE_SCHEDULE_FILE,
     backoffMs: { payment: config.RECON_BACKOFF_PAYMENT, payout: config.RECON_BACKOFF_PAYOUT },
     firstCheckMs: {
       // Without the webhook receiver, checks are the only way a pay-in is seen final: no reason to wait.

@@ -5,10 +5,11 @@ import { createRun, findResumableRun, finishRun, setRunSelected, takeOverRun, ty
 import { withJobLockWaiting } from '../db/lock-wait.ts';
 import type { HeldLock } from '../db/locks.ts';
 import { describeLockHolder, findLockHolder, stalledHolder, type StalledHolder } from '../db/lock-holder.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
-import { isFinalCategory } from '../provider/status.ts';
-import type { NotificationFacts, ProviderAnswer, ReconPolicy, Verdict } from '../recon/types.ts';
+import { isFinalCategory } from '../domain/status.ts';
+import type { NotificationFacts, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
+import type { Verdict } from '../domain/verdicts.ts';
 import { FailureWindow } from './failure-window.ts';
 import { runOrderedPipeline } from './ordered-pipeline.ts';
 import { fetchAnswer, type OrderFetcher } from './fetch-answer.ts';
@@ -271,7 +272,15 @@ async function executeRun(deps: ReconcileDeps, run: RunRow, resumed: boolean, lo
           };
           return null;
         }
+        // A call cut short by a stop request learnt nothing: its batch is not written, the order stays due.
+        if (outcome.failed && deps.stopSignal?.aborted) return null;
         failures.record(outcome.failed);
+        if (outcome.throttled && !halt.stop) {
+          halt.stop = {
+            status: 'provider_unavailable',
+            message: `the provider refused calls with 429 (too many requests) past the client's bound (PROVIDER_MAX_THROTTLED_MS); last: ${outcome.answer.kind === 'error' ? outcome.answer.message : 'n/a'}`,
+          };
+        }
         if (failures.tripped && !halt.stop) {
           halt.stop = {
             status: 'provider_unavailable',

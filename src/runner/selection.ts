@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Currency } from '../money/decimal.ts';
-import { checkBusinessDate } from '../report/date.ts';
-import type { Direction } from '../provider/types.ts';
+import { checkBusinessDate } from '../domain/business-date.ts';
+import type { Direction } from '../domain/types.ts';
 
 /** What a reconcile run checks, as stored in job_runs.params so a resumed run selects the same orders. */
 export type Selection =

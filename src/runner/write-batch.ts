@@ -4,7 +4,7 @@ import { insertItems } from '../db/items.ts';
 import { applyCheckResults, findRefusedValue, type OrderRow } from '../db/orders.ts';
 import { describeRefusal, isValueRefusal } from '../db/refusal.ts';
 import { checkpointRun, type RunRow } from '../db/runs.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import type { CheckToWrite } from './check-order.ts';
 import { syncOrderCases, type OrderCheckForCases } from '../cases/sync-orders.ts';
 import { countCheck, type RunCounts } from '../recon/run-counts.ts';

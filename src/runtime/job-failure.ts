@@ -1,20 +1,20 @@
 import { scrub } from '../config/redact.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 import { withoutSql } from '../db/errors.ts';
+import { ExitStatusError, UsageError } from '../domain/errors.ts';
 
 /**
  * A job that could not complete for a reason outside its own logic (database unreachable,
  * connection lost, an unexpected error). Its message is one line naming the job and the
  * database; the CLI prints it as is (or as one JSON object with --json) and exits 2.
  */
-export class JobFailedError extends Error {
-  readonly exitCode = EXIT.INCOMPLETE;
+export class JobFailedError extends ExitStatusError {
   constructor(
     readonly job: string,
     readonly database: string,
     readonly reason: string,
   ) {
-    super(`${job} failed (database: ${database}): ${reason}`);
+    super(`${job} failed (database: ${database}): ${reason}`, EXIT.INCOMPLETE);
     this.name = 'JobFailedError';
   }
 }
@@ -30,5 +30,5 @@ export function oneLine(err: unknown, secrets: readonly string[]): string {
 
 /** Errors that already say what to do and carry their exit status (usage, config, unmigrated). */
 export function isUsageError(err: unknown): boolean {
-  return (err as { exitCode?: unknown })?.exitCode === EXIT.USAGE || (err as Error)?.name === 'ConfigError';
+  return err instanceof UsageError;
 }

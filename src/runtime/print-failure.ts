@@ -1,7 +1,8 @@
 import { sanitizeForTerminal } from '../log/terminal.ts';
 import { ConfigError } from '../config/errors.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 import { JobFailedError } from './job-failure.ts';
+import { ExitStatusError } from '../domain/errors.ts';
 
 /**
  * How a failed command ends, for the CLI and the job entries alike: one line on stderr (no stack
@@ -11,7 +12,7 @@ export function printFailure(err: unknown, opts: { json: boolean; out?: NodeJS.W
   // Through the terminal sanitizer: a failure message can carry provider text.
   const out = sanitized(opts.out ?? process.stdout);
   const errOut = sanitized(opts.errOut ?? process.stderr);
-  const exitCode = (err as { exitCode?: number })?.exitCode ?? (err instanceof ConfigError ? EXIT.USAGE : EXIT.INCOMPLETE);
+  const exitCode = err instanceof ExitStatusError ? err.exitCode : EXIT.INCOMPLETE;
   const message = err instanceof Error ? err.message : String(err);
   if (opts.json) {
     const failure = err instanceof JobFailedError ? { job: err.job, database: err.database, reason: err.reason } : {};

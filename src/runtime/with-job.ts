@@ -83,10 +83,12 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
       signal: stop.signal,
       metrics: opts.metrics,
       // The account's rate limit is shared with every other process on this database.
+      // The stop signal reaches the client's waits (Retry-After, backoff): a throttled run still stops promptly.
       provider: () =>
         (client ??= createProviderClient(config, {
           logger,
           slotStore: slotStoreFor(db!),
+          signal: stop.signal,
           onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds)),
           ...opts.provider,
         })),

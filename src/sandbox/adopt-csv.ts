@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { once } from 'node:events';
 import { readOrderCsv, type OrderCsvRejection } from '../db/order-csv.ts';
-import type { StatusMapper } from '../provider/status.ts';
-import type { Direction } from '../provider/types.ts';
+import type { StatusMapper } from '../domain/status.ts';
+import type { Direction } from '../domain/types.ts';
 import type { SandboxState } from './state.ts';
 
 export interface AdoptResult {

@@ -1,5 +1,5 @@
 import { Decimal, isCurrency } from '../money/decimal.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { computeFee } from './fees.ts';
 import { hash32, intBetween, rng, type Rng } from './prng.ts';
 import { STATUS, type LifecycleOptions, type PlannedFinal } from './types.ts';

@@ -1,5 +1,5 @@
 import { Decimal, isCurrency, type Currency } from '../money/decimal.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { BankDirectory } from './bank-codes.ts';
 import { computeFee } from './fees.ts';
 import { Ledger } from './ledger.ts';

@@ -1,5 +1,5 @@
 import { type Currency, CURRENCIES } from '../money/decimal.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { DEFAULT_BANKS } from './bank-codes.ts';
 import { computeFee } from './fees.ts';
 import { hash32, hex, intBetween, rng, u32, uuidFrom, uuidFromHex, type Rng } from './prng.ts';

@@ -1,5 +1,6 @@
 import type { Currency } from '../money/decimal.ts';
-import type { Direction, Operation } from '../provider/types.ts';
+import type { Operation } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 
 /** How orders evolve at the sandbox. Shares are probabilities per order, drawn from a seeded hash. */
 export interface LifecycleOptions {

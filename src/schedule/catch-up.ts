@@ -37,7 +37,7 @@ export function dailyDateFor(occurrence: Date, zone: string): string {
  */
 export function planCatchUp(input: CatchUpInput): CatchUp[] {
   const out: CatchUp[] = [];
-  for (const job of ['reconcile', 'snapshot', 'bank-codes'] as const) {
+  for (const job of ['reconcile', 'snapshot', 'bank-codes', 'prune'] as const) {
     const occurrence = input.schedules[job]?.previous(input.now, CATCH_UP_LOOKBACK_DAYS);
     if (!occurrence) continue;
     const last = input.lastStarted[job];

@@ -33,7 +33,8 @@ export type InFlightCheck = (ctx: JobRunContext) => Promise<void>;
 
 export interface SchedulerOptions {
   schedules: Schedules;
-  runners: Readonly<Record<ScheduledJobName, JobRunner>>;
+  /** prune may be absent (a scheduler given no prune schedule never fires it). */
+  runners: Readonly<Record<Exclude<ScheduledJobName, 'prune'>, JobRunner>> & { readonly prune?: JobRunner };
   logger: Logger;
   /**
    * Run when an occurrence finds the job's previous run still in flight here: reconcile's liveness
@@ -140,7 +141,9 @@ export class Scheduler {
       startedLine(job, ctx.reason, ctx.scheduledFor, zone, ctx.date),
     );
     try {
-      const report = await this.options.runners[job](ctx);
+      const runner = this.options.runners[job];
+      if (!runner) throw new Error(`no runner for the ${job} schedule`);
+      const report = await runner(ctx);
       const ms = Date.now() - started;
       const fields = { status: report.status, exitCode: report.exitCode, ms, ...report.counts, ...report.detail };
       // Another process holding the job's lock is normal with several schedulers: said, never an error.

@@ -3,7 +3,7 @@ import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { listBankCodes, type BankCodeRow, type BankListQuery } from '../db/bank-codes.ts';
 import { syncBankCodes, type BankSyncResult } from '../banks/sync.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 
 export interface BankSyncJobOptions {
   provider?: Partial<ProviderClientOptions>;

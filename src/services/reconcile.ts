@@ -6,16 +6,17 @@ import { policyFromConfig } from '../runner/policy-from-config.ts';
 import { reconcile, type ReconcileOutcome } from '../runner/reconcile.ts';
 import { buildSelection, type SelectionRequest } from '../runner/selection.ts';
 import { createProgress } from '../cli-ui/progress.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { alertsForReconcileRun, alertForFailedRun, alertForStalledRun } from '../notify/alert-builders.ts';
 import type { AlertInput } from '../notify/raise-alert.ts';
 import { openCasesOfRun } from '../db/cases.ts';
 import { jobCompleted } from '../notify/resolve-alerts.ts';
-import type { MismatchCode } from '../recon/types.ts';
+import type { MismatchCode } from '../domain/verdicts.ts';
 import type { Db } from '../db/connect.ts';
 import { loadConfig } from '../config/config.ts';
 import { verdictKey } from '../recon/run-counts.ts';
+import { UsageError } from '../domain/errors.ts';
 
 export interface ReconcileJobOptions extends SelectionRequest {
   dryRun?: boolean;
@@ -93,7 +94,8 @@ function usage<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    throw Object.assign(err as Error, { exitCode: EXIT.USAGE });
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(err instanceof Error ? err.message : String(err), { cause: err });
   }
 }
 

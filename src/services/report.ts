@@ -7,10 +7,11 @@ import { writeReports, type WriteReportsResult } from '../report/write-reports.t
 import { createMailer, type Mailer } from '../notify/mailer.ts';
 import { retryPendingEmails, sendReportEmail, type ReportEmailResult } from '../report/email/send.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 import { killPointFromEnv } from '../runtime/kill-point.ts';
 import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
+import { UsageError } from '../domain/errors.ts';
 
 export interface ReportJobOptions {
   /** Business date YYYY-MM-DD in REPORT_TIMEZONE; default yesterday there. */
@@ -38,7 +39,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
   dayIsPartial(day, now());
   const date = day.date;
   if (options.email && !config.REPORT_EMAIL_TO?.length)
-    throw Object.assign(new Error('REPORT_EMAIL_TO: not set; --email needs the accounting recipients'), { exitCode: EXIT.USAGE });
+    throw new UsageError('REPORT_EMAIL_TO: not set; --email needs the accounting recipients');
   const mailer = options.mailer ?? (options.email || hasPendingEmailConfig(config) ? tryMailer(config) : undefined);
   try {
     return await withJob('report', { ...context, config }, ({ db, logger }) => produce(db, logger));
@@ -81,7 +82,6 @@ function hasPendingEmailConfig(config: Config): boolean {
 }
 
 function tryMailer(config: Config): Mailer | undefined {
-  if (!config.SMTP_URL)
-    throw Object.assign(new Error('SMTP_URL: not set; e-mailing reports needs an SMTP server'), { exitCode: EXIT.USAGE });
+  if (!config.SMTP_URL) throw new UsageError('SMTP_URL: not set; e-mailing reports needs an SMTP server');
   return createMailer(config);
 }

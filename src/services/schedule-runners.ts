@@ -4,6 +4,7 @@ import { reconcileJob } from './reconcile.ts';
 import { dayJobs } from './day-jobs.ts';
 import { snapshotJob } from './snapshot.ts';
 import { bankSyncJob } from './bank-codes.ts';
+import { pruneJob } from './prune.ts';
 import { dailyDateFor } from '../schedule/catch-up.ts';
 import { runDaily } from '../schedule/daily.ts';
 import type { InFlightCheck, JobRunner } from '../schedule/scheduler.ts';
@@ -46,6 +47,14 @@ export function jobRunners(deps: RunnerDeps): Record<ScheduledJobName, JobRunner
     'bank-codes': async ({ logger }) => {
       const { exitCode, result } = await bankSyncJob({}, { config, logger, db, metrics });
       return { status: result.status, exitCode, detail: { runId: result.runId } };
+    },
+    prune: async ({ logger, signal }) => {
+      const { exitCode, result } = await pruneJob({ signal }, { config, logger, db });
+      return {
+        status: result.status,
+        exitCode,
+        detail: { runId: 'runId' in result ? result.runId : null, tables: 'tables' in result ? result.tables : null },
+      };
     },
     daily: async ({ logger, signal, scheduledFor, date }) => {
       const result = await runDaily(

@@ -7,7 +7,7 @@ import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig } from '../config/config.ts';
 import { createLogger } from '../log/logger.ts';
 import { secretValues } from '../config/redact.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 import { Scheduler } from '../schedule/scheduler.ts';
 import { schedulesFromConfig, type ScheduledJobName } from '../schedule/schedules.ts';
 import { inFlightChecks, jobRunners } from './schedule-runners.ts';

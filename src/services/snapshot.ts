@@ -3,7 +3,7 @@ import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { snapshotPolicyFromConfig } from '../snapshot/policy.ts';
 import { takeSnapshots, type SnapshotResult } from '../snapshot/take-snapshots.ts';
-import { EXIT } from '../runtime/exit-codes.ts';
+import { EXIT } from '../domain/exit-codes.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { alertForDrift, alertForFailedRun, alertForRateFlags } from '../notify/alert-builders.ts';
 import type { AlertInput } from '../notify/raise-alert.ts';

@@ -67,9 +67,10 @@ export async function snapshotRollForward(
 }
 
 /**
- * A business day as a whole: first to last balance snapshot with taken_at in [from, to) (the
- * caller turns a date in REPORT_TIMEZONE into those instants). With fewer than two snapshots
- * the day is not checked, and the note says so.
+ * A business day as a whole, [from, to) (the caller turns a date in REPORT_TIMEZONE into those
+ * instants). Days tile: the opening is the last snapshot before the day (the previous day's
+ * closing), or the day's first where none precedes it; the closing is the day's last snapshot.
+ * Without two distinct snapshots the day is not checked, and the note says so.
  */
 export async function dayRollForward(
   db: Conn,

@@ -97,12 +97,14 @@ export function buildStatus(input: {
     const stalled = resumes ? stallOf({ status: r.status, lastProgressAt: r.heartbeatAt }, input.now, input.stallAfterMs) : null;
     return { stalled, processGone: false, resumes };
   }
-  const scheduled: JobStatus[] = SCHEDULED_JOBS.map((job) => {
+  // prune is listed when the schedules name it (from the config they always do).
+  const listed = SCHEDULED_JOBS.filter((job) => job !== 'prune' || 'prune' in input.schedules);
+  const scheduled: JobStatus[] = listed.map((job) => {
     const spec = input.schedules[job];
     return { job, schedule: spec?.expression ?? 'off', next: spec?.next(input.now) ?? null, lastRun: lastOf(job) };
   });
   const others: JobStatus[] = [...byJob.keys()]
-    .filter((job) => !(SCHEDULED_JOBS as readonly string[]).includes(job))
+    .filter((job) => !(listed as readonly string[]).includes(job))
     .sort()
     .map((job) => ({ job, schedule: null, next: null, lastRun: lastOf(job) }));
   return {

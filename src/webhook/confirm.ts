@@ -14,7 +14,7 @@ import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import type { ProviderClient } from '../provider/client.ts';
 import { OrderNotFoundError, ProviderError, ProviderResponseError } from '../provider/errors.ts';
-import { createStatusMapper, type StatusMapper } from '../provider/status.ts';
+import { createStatusMapper, type StatusMapper } from '../domain/status.ts';
 import { syncWebhookCases } from '../cases/sync-webhook.ts';
 import { contradictions, planOrderUpdate, type FetchedOrder } from './judge.ts';
 import { requestRecheck } from '../db/orders.ts';

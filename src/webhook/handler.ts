@@ -3,7 +3,7 @@ import type { Db } from '../db/connect.ts';
 import { storeWebhookEvent } from '../db/webhook-events.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SigningScheme } from '../provider/signing.ts';
-import type { Direction } from '../provider/types.ts';
+import type { Direction } from '../domain/types.ts';
 import { BodyTooLargeError, decodeUtf8, readLimitedBody } from './body.ts';
 import { dedupeKey, parsePaymentNotification, parsePayoutNotification, PayloadError, type Notification } from './payload.ts';
 import { DEFAULT_FUTURE_SKEW_SEC, verifyWebhook } from './verify.ts';
@@ -154,6 +154,8 @@ function pickHeaders(req: IncomingMessage): Record<string, string> {
 
 function reply(res: ServerResponse, status: number, text: string): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  // Only a stored delivery keeps its connection: a refused caller (a GET, a bad signature) gets no idle socket to hold.
+  const connection = status === 200 ? {} : { connection: 'close' };
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...connection });
   res.end(text);
 }

@@ -1,11 +1,11 @@
 import { Decimal, isDecimalText } from '../money/decimal.ts';
 import type { OrderRow } from '../db/orders.ts';
 import type { ConfirmedFinal } from '../db/webhook-events.ts';
-import { isFinalCategory, type StatusMapper } from '../provider/status.ts';
+import { isFinalCategory, type StatusMapper } from '../domain/status.ts';
 import { identityFindings } from '../recon/checks.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import { toLocalOrder } from '../runner/check-order.ts';
-import type { StatusCategory } from '../provider/types.ts';
+import type { StatusCategory } from '../domain/types.ts';
 import type { Notification } from './payload.ts';
 
 /** What the matching fetch answered, amounts as decimal text. */

@@ -3,7 +3,7 @@ import { parseLossless } from '../provider/json.ts';
 import { digitsOf, isDecimalText, normalizeDecimal } from '../money/decimal.ts';
 import { amountBoundsFor } from '../money/bounds.ts';
 import type { Notification } from '../provider/types.ts';
-import { canonicalRef } from '../recon/refs.ts';
+import { canonicalRef } from '../domain/refs.ts';
 
 // The shape lives with the provider's other types, so the repositories can store it without importing this parser.
 export type { Notification };

@@ -1,29 +1,35 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { guardConnections, type ConnectionCaps, type ConnectionCounts } from './connection-guard.ts';
 
 export interface WebhookServer {
   /** e.g. http://127.0.0.1:8080 (append /webhooks/payment). */
   url: string;
   port: number;
+  /** Connections open now, and those answering a request (for status and tests). */
+  connections(): ConnectionCounts;
   /** Stops accepting, lets requests in flight finish, then resolves. */
   close(): Promise<void>;
 }
 
 /**
  * Limits against a client holding the port: a notification is a few hundred bytes, so a request
- * (headers and body) taking longer than this is dropped, and beyond maxConnections new connections
- * are closed at once.
+ * (headers and body) taking longer than this is dropped; an idle keep-alive connection is closed
+ * after keepAliveTimeoutMs (the provider reconnects for the next delivery); beyond the connection
+ * caps the longest-idle connection makes room (connection-guard.ts).
  */
 export const WEBHOOK_SERVER_LIMITS: Readonly<ServerLimits> = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 15_000,
+  keepAliveTimeoutMs: 5_000,
   maxConnections: 256,
+  maxConnectionsPerAddress: 64,
 });
 
-interface ServerLimits {
+interface ServerLimits extends ConnectionCaps {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
-  maxConnections: number;
+  keepAliveTimeoutMs: number;
 }
 
 export interface WebhookServerOptions extends Partial<ServerLimits> {
@@ -46,9 +52,9 @@ export async function startWebhookServer(
     },
     (req, res) => void handler(req, res),
   );
-  server.maxConnections = limits.maxConnections;
-  // Outlive the provider's keep-alive idle time so reused sockets are not closed under a request.
-  server.keepAliveTimeout = 65_000;
+  const guarded = guardConnections(server, limits);
+  // Short, and announced in the Keep-Alive header, so a client reuses a socket only while the server keeps it.
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -61,10 +67,12 @@ export async function startWebhookServer(
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
+    connections: guarded.counts,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        guarded.closeIdle();
       }),
   };
 }

@@ -25,7 +25,7 @@ import { takeSnapshots } from '../../src/snapshot/take-snapshots.ts';
 import { openOrderChecker } from '../../src/snapshot/open-orders.ts';
 import { DEMO_METHODS } from '../../src/demo/seed-merchant.ts';
 import { Decimal, CURRENCIES, type Currency } from '../../src/money/decimal.ts';
-import type { Direction } from '../../src/provider/types.ts';
+import type { Direction } from '../../src/domain/types.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

@@ -10,6 +10,8 @@ export interface SignedPostOptions {
   /** Clock for the Timestamp header (default Date.now). */
   now?: () => number;
   dispatcher?: Dispatcher;
+  /** Put before `path` (default the provider API's prefix; '' for a merchant's webhook receiver). */
+  prefix?: string;
 }
 
 export interface RawAnswer {
@@ -25,7 +27,7 @@ export interface RawAnswer {
 export async function signedPost(o: SignedPostOptions, path: string, body: string): Promise<RawAnswer> {
   const timestamp = unixTimestamp((o.now ?? Date.now)());
   const signature = (o.scheme ?? hmacSha256).sign({ timestamp, body, merchantId: o.merchantId }, o.secret);
-  const res = await request(`${o.baseUrl}${API_PREFIX}${path}`, {
+  const res = await request(`${o.baseUrl}${o.prefix ?? API_PREFIX}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', MerchantID: o.merchantId, Signature: signature, Timestamp: timestamp },
     body,

@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { isCurrency } from '../../money/decimal.ts';
 import type { Drift } from '../../recon/headline.ts';
 import { reportHeadline as headlineOf } from '../../recon/headline.ts';
-import { REPORT_VERDICTS, type ReportVerdict } from '../../recon/types.ts';
+import { REPORT_VERDICTS, type ReportVerdict } from '../../domain/verdicts.ts';
 
 /**
  * What the e-mail shows of a version written before the summary was one file per table: its

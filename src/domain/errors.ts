@@ -1,0 +1,23 @@
+import { EXIT } from './exit-codes.ts';
+
+/**
+ * An error that ends a command with a known exit status. The CLI and the job entries read the status
+ * from this one type (printFailure); anything else that escapes is an incomplete run (exit 2).
+ */
+export class ExitStatusError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input (arguments, configuration, an unmigrated database): it says what to fix, nothing was done (exit 3). */
+export class UsageError extends ExitStatusError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, EXIT.USAGE, options);
+  }
+}

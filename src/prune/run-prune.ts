@@ -1,0 +1,74 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/connect.ts';
+import { withJobLock } from '../db/locks.ts';
+import { countPrunable, deletePrunableBatch, PRUNE_TABLES, type PruneTable } from '../db/prune.ts';
+import { appendToArchive } from './archive.ts';
+
+export const PRUNE_JOB = 'prune';
+
+export interface PruneOptions {
+  db: Db;
+  logger: Logger;
+  /** Rows older than this are pruned. */
+  cutoff: Date;
+  dryRun: boolean;
+  /** Rows per statement, each statement its own transaction. */
+  batchSize: number;
+  /** When set, deleted rows are written here first (see archive.ts). */
+  archiveDir?: string;
+  /** Each batch waits at most this long for a lock, then fails rather than hold up a reconcile. */
+  lockTimeoutMs: number;
+  signal?: AbortSignal;
+  /** Called once the lock is held, before any work (the job's run row). */
+  onAcquired?: () => Promise<void>;
+}
+
+export interface PruneResult {
+  status: 'completed' | 'skipped' | 'stopped';
+  dryRun: boolean;
+  cutoff: string;
+  /** Rows removed per table (with --dry-run: rows that would be). */
+  tables: Record<PruneTable, number>;
+  archiveFiles: string[];
+}
+
+/**
+ * Removes what the retention no longer keeps, table by table in small batches, each batch one short
+ * transaction: a reconcile running meanwhile waits for no lock of prune's, and prune skips rows it
+ * holds. Under its own advisory lock, so two prunes never overlap.
+ */
+export async function runPrune(opts: PruneOptions): Promise<PruneResult> {
+  const tables = Object.fromEntries(PRUNE_TABLES.map((t) => [t, 0])) as Record<PruneTable, number>;
+  const base = { dryRun: opts.dryRun, cutoff: opts.cutoff.toISOString(), tables };
+  const files = new Set<string>();
+  const lock = await withJobLock(opts.db, PRUNE_JOB, async (held) => {
+    await opts.onAcquired?.();
+    for (const table of PRUNE_TABLES) {
+      if (opts.dryRun) {
+        tables[table] = await countPrunable(opts.db.knex, table, opts.cutoff);
+        continue;
+      }
+      let afterId = '0';
+      for (;;) {
+        if (opts.signal?.aborted || held.lost.aborted) return 'stopped' as const;
+        const batch = await opts.db.knex.transaction(async (trx) => {
+          await trx.raw(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(opts.lockTimeoutMs))}`);
+          const b = await deletePrunableBatch(trx, table, opts.cutoff, {
+            afterId,
+            limit: opts.batchSize,
+            returnRows: opts.archiveDir !== undefined,
+          });
+          // On disk before the delete commits: a failed write rolls the batch back.
+          if (opts.archiveDir && b.rows.length > 0) for (const f of await appendToArchive(opts.archiveDir, table, b.rows)) files.add(f);
+          return b;
+        });
+        tables[table] += batch.deleted;
+        if (batch.lastId === null) break;
+        afterId = batch.lastId;
+      }
+      opts.logger.info({ table, deleted: tables[table] }, 'pruned');
+    }
+    return 'completed' as const;
+  });
+  return { status: lock.acquired ? lock.result! : 'skipped', ...base, archiveFiles: [...files].sort() };
+}

@@ -1,0 +1,41 @@
+import type { Currency } from '../money/decimal.ts';
+import type { Amount } from '../domain/types.ts';
+
+/** The roles a journal line can carry; docs/accounting.md explains each. */
+export const JOURNAL_ROLES = [
+  'wallet',
+  'payments_clearing',
+  'payouts_clearing',
+  'fees',
+  'timing',
+  'reversal',
+  'fee_correction',
+  'fee_difference',
+  'suspense',
+  'rounding',
+] as const;
+export type JournalRole = (typeof JOURNAL_ROLES)[number];
+
+export type JournalKind = 'payments' | 'payouts' | 'timing' | 'late' | 'fee_difference' | 'drift';
+
+export interface JournalLine {
+  role: JournalRole;
+  /** Signed, canonical decimal text: positive debit, negative credit. */
+  amount: Amount;
+  /** Currency units per 1 USDT used for this line; null without a rate snapshot. */
+  usdtRate: Amount | null;
+  /** Signed like amount, 6 decimals; a rounding line holds only this. */
+  usdt: Amount | null;
+  description: string;
+  /** The order's merchant ref, or what the line sums (e.g. "12 orders"). */
+  sourceRef: string;
+}
+
+export interface JournalEntry {
+  id: string;
+  date: string;
+  currency: Currency;
+  kind: JournalKind;
+  description: string;
+  lines: JournalLine[];
+}

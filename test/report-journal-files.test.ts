@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { Decimal } from '../src/money/decimal.ts';
+import { buildJournal, type JournalDayInput } from '../src/recon/journal.ts';
+import { csvCells, csvHeader } from '../src/report/csv-cells.ts';
+import { journalTable, quickbooksTable, xeroTables, XERO_MAX_LINES, type JournalRenderOptions } from '../src/report/journal-tables.ts';
+import type { Table } from '../src/report/table.ts';
+
+const DAY: JournalDayInput = {
+  date: '2026-03-10',
+  currency: 'NGN',
+  rollForward: {
+    opening: '1000000',
+    closing: '1018825.24',
+    payments: { paidAmount: '25000.50', fee: '375.01', count: 1 },
+    payouts: { amount: '10000.25', fee: '50', count: 1 },
+    timingItems: [{ direction: 'payment', merchantRef: 'T-IN', effect: '3000', assignedIn: true }],
+    drift: '1250',
+  },
+  rate: { deposit: '1530.5', withdraw: '1545.25' },
+};
+const OPTS: JournalRenderOptions = {
+  accounts: { 'wallet:NGN': { code: '1211', name: 'Provider wallet NGN' } },
+  base: 'USDT',
+  rates: new Map([['NGN', DAY.rate!]]),
+  xeroTaxRate: 'Tax Exempt',
+};
+const cells = (t: Table) => t.rows.map((r) => csvCells(t.columns, r, String));
+// Map.groupBy is Node 21+; this runs on Node 20 too.
+const groups = <T>(rows: T[], key: (r: T) => string) => {
+  const m = new Map<string, T[]>();
+  for (const r of rows) m.set(key(r), [...(m.get(key(r)) ?? []), r]);
+  return m;
+};
+
+describe('journal files', () => {
+  const { entries } = buildJournal(DAY);
+
+  it('journal.csv: the columns accounting asked for, one of debit/credit per line, accounts from the setting', () => {
+    const t = journalTable(entries, OPTS);
+    expect(csvHeader(t.columns)).toEqual([
+      'entry_id',
+      'date',
+      'currency',
+      'role',
+      'account_code',
+      'account_name',
+      'debit',
+      'credit',
+      'usdt_rate',
+      'usdt_debit',
+      'usdt_credit',
+      'description',
+      'source_ref',
+    ]);
+    const wallet = cells(t).find((r) => r[3] === 'wallet')!;
+    expect(wallet.slice(4, 8)).toEqual(['1211', 'Provider wallet NGN', '24625.49', '']);
+    expect(
+      cells(t)
+        .find((r) => r[3] === 'fees')!
+        .slice(4, 6),
+    ).toEqual(['6110', 'Provider fees']);
+  });
+
+  it('journal_xero.csv: Xero’s header, debit positive and credit negative, dd/mm/yyyy, each Narration+Date a journal summing to zero', () => {
+    const { tables, skipped } = xeroTables(entries, OPTS);
+    expect(skipped).toEqual([]);
+    expect(tables.map((t) => t.name)).toEqual(['journal_xero']);
+    const t = tables[0];
+    expect(csvHeader(t.columns)).toEqual(['Narration', 'Date', 'Description', 'AccountCode', 'TaxRate', 'Amount']);
+    const rows = cells(t);
+    expect(new Set(rows.map((r) => r[1]))).toEqual(new Set(['10/03/2026']));
+    expect(rows.every((r) => r[4] === 'Tax Exempt')).toBe(true);
+    // Payments: wallet debit (+), payments clearing credit (−), in USDT at the deposit rate.
+    const pay = rows.filter((r) => r[0].startsWith('2026-03-10-NGN-payments'));
+    expect(pay.find((r) => r[3] === '1211')![5]).toBe('16.09');
+    expect(pay.find((r) => r[3] === '1220')![5]).toBe('-16.33');
+    for (const [, journal] of groups(rows, (r) => `${r[0]}|${r[1]}`)) {
+      expect(journal.reduce((a, r) => a.plus(r[5]), new Decimal(0)).toFixed()).toBe('0');
+    }
+  });
+
+  it('journal_xero.csv in a local base currency: that currency exact, the rate stated per line', () => {
+    const { tables } = xeroTables(entries, { ...OPTS, base: 'NGN' });
+    const rows = cells(tables[0]);
+    expect(rows.find((r) => r[3] === '1211')![5]).toBe('24625.49');
+  });
+
+  it(`journal_xero.csv past ${XERO_MAX_LINES} lines splits at journal boundaries into journal_xero_2.csv, …`, () => {
+    // 200 timing items: one journal of 400 lines cannot be split; the others fit in files of ≤ 300.
+    const many = buildJournal({
+      ...DAY,
+      late: Array.from({ length: 200 }, (_, i) => ({
+        kind: 'reversal' as const,
+        direction: 'payment' as const,
+        merchantRef: `R-${i}`,
+        originalDate: '2026-03-01',
+        walletEffect: '-1',
+      })),
+      rollForward: { ...DAY.rollForward, drift: '1050' },
+    });
+    const { tables } = xeroTables(many.entries, { ...OPTS, base: 'NGN' });
+    expect(tables.map((t) => t.name)).toEqual(['journal_xero', 'journal_xero_2']);
+    const narrations = tables.map((t) => new Set(cells(t).map((r) => r[0])));
+    for (const t of tables) expect(t.rows.length).toBeLessThanOrEqual(XERO_MAX_LINES);
+    for (const n of narrations[1]) expect(narrations[0].has(n)).toBe(false);
+    expect(tables.reduce((a, t) => a + t.rows.length, 0)).toBe(
+      many.entries.reduce((a, e) => a + e.lines.filter((l) => l.role !== 'rounding').length, 0),
+    );
+  });
+
+  it('journal_quickbooks.csv: QuickBooks’ header, one of Debits/Credits per line, MM/DD/YYYY, entries balance, currency and exchange rate', () => {
+    const t = quickbooksTable(entries, OPTS);
+    expect(csvHeader(t.columns)).toEqual([
+      'Journal No.',
+      'Journal Date',
+      'Account Name',
+      'Debits',
+      'Credits',
+      'Description',
+      'Name',
+      'Currency',
+      'Exchange Rate',
+    ]);
+    const rows = cells(t);
+    expect(rows.every((r) => (r[3] === '') !== (r[4] === ''))).toBe(true);
+    expect(rows.every((r) => r[1] === '03/10/2026' && r[7] === 'NGN' && r[0].length <= 21)).toBe(true);
+    expect(rows[0][8]).toBe(new Decimal(1).dividedBy('1530.5').toDecimalPlaces(12).toFixed());
+    for (const [, entry] of groups(rows, (r) => r[0])) {
+      expect(entry.reduce((a, r) => a.plus(r[3] || '0').minus(r[4] || '0'), new Decimal(0)).toFixed()).toBe('0');
+    }
+  });
+});
