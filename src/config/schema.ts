@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { CURRENCIES } from '../money/decimal.ts';
 import { cronSetting } from './cron-setting.ts';
+import { MISMATCH_CODES } from '../domain/verdicts.ts';
 import { JOURNAL_SETTINGS } from './journal-settings.ts';
 
 const intIn = (min: number, max: number) =>
@@ -91,11 +92,10 @@ const slaHours = z
       .filter(Boolean)) {
       const m = /^([A-Za-z_]{2,32})=(\d{1,5})$/.exec(part);
       const code = m?.[1].toLowerCase() === 'default' ? 'default' : m?.[1].toUpperCase();
-      // The code's shape only: config sits below recon (layer rules), so a code's spelling is not checked here.
-      if (!m || !code || Number(m[2]) === 0) {
+      if (!m || !code || (code !== 'default' && !(MISMATCH_CODES as readonly string[]).includes(code)) || Number(m[2]) === 0) {
         ctx.addIssue({
           code: 'custom',
-          message: `expected CODE=hours pairs such as "FEE=48,STATUS=24,default=72", CODE a finding code (FEE, STATUS, AMOUNT, ...) or default, hours a whole number above 0 (got "${part}")`,
+          message: `expected CODE=hours pairs such as "FEE=48,STATUS=24,default=72", CODE one of ${MISMATCH_CODES.join(', ')} or default, hours a whole number above 0 (got "${part}")`,
         });
         return z.NEVER;
       }

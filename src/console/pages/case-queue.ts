@@ -2,7 +2,7 @@ import type { Session } from '../auth/sessions.ts';
 import type { ConsoleDeps } from '../http-kit.ts';
 import type { CasePage } from '../../db/case-queue.ts';
 import { CASE_STATES, RESOLUTION_REASONS, ageBucket } from '../../recon/cases.ts';
-import { MISMATCH_CODES } from '../../recon/types.ts';
+import { MISMATCH_CODES } from '../../domain/verdicts.ts';
 import { breachesSla } from '../../recon/case-sla.ts';
 import { CURRENCIES } from '../../money/decimal.ts';
 import { can } from '../auth/roles.ts';

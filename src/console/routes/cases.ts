@@ -12,7 +12,7 @@ import {
 } from '../../cases/work.ts';
 import { actOnCases, type SelectedCase } from '../../cases/bulk.ts';
 import { CASE_STATES, RESOLUTION_REASONS, ageBucket, parseAge, type CaseState } from '../../recon/cases.ts';
-import { MISMATCH_CODES } from '../../recon/types.ts';
+import { MISMATCH_CODES } from '../../domain/verdicts.ts';
 import { REF_PIECE_MIN, type CaseFilter } from '../../db/case-filter.ts';
 import { CASE_SORTS, selectCasePage, type CasePage, type CaseSort } from '../../db/case-queue.ts';
 import { plural, queueBody, valueCell } from '../pages/case-queue.ts';
