@@ -4,18 +4,27 @@ import { RESOLUTION_REASONS, ageBucket } from '../../recon/cases.ts';
 import type { ConsoleDeps } from '../http-kit.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, page, stateBadge } from './layout.ts';
-import { amount, at, count } from './format.ts';
+import { amount, at } from './format.ts';
+import { plural, valueCell } from './case-queue.ts';
 import { can } from '../auth/roles.ts';
 
-/** A finding's value: an amount in its currency's grouping when it is one, else as stored. */
-export function valueCell(value: unknown, currency: string | null): string {
-  if (value === null || value === undefined) return '';
-  const text = String(value);
-  return currency && /^-?\d+(\.\d+)?$/.test(text) ? amount(text, currency) : text;
+/** What the person typed into the case's forms, kept across a refusal. */
+export interface Typed {
+  reason?: string;
+  note?: string;
+  form?: string;
 }
 
 /** One case: both sides as the latest check saw them, the actions the role may take, its checks and history. */
-export function casePage(deps: ConsoleDeps, s: NonNullable<FastifyRequest['session']>, c: CaseDetail, error: string | null): string {
+export function casePage(
+  deps: ConsoleDeps,
+  s: NonNullable<FastifyRequest['session']>,
+  c: CaseDetail,
+  error: string | null,
+  typed: Typed,
+  users: readonly string[],
+): string {
+  const noteOf = (form: string) => (typed.form === form ? (typed.note ?? '') : '');
   const zone = deps.config.REPORT_TIMEZONE;
   const cur = c.currency ?? '';
   const o = c.order;
@@ -33,31 +42,59 @@ export function casePage(deps: ConsoleDeps, s: NonNullable<FastifyRequest['sessi
   } else if (o) {
     rows.push(['status', o.status, null], ['amount', amount(o.amount, cur), null], ['fee', amount(o.fee, cur), null]);
   }
-  const actions: Html | null =
+  const hidden = (form: string) =>
+    html`${csrfField(s)}<input type="hidden" name="version" value="${c.version}" /><input type="hidden" name="form" value="${form}" />`;
+  const chosenReason = typed.form === 'resolve' ? (typed.reason ?? '') : '';
+  const transitions: Html | null =
     mayWork && c.state !== 'resolved'
       ? html`<div class="grid2">
           ${
             c.state === 'open'
               ? html`<form class="form" method="post" action="/cases/${c.id}/acknowledge">
-                  ${csrfField(s)}<input type="hidden" name="version" value="${c.version}" /> <strong>Acknowledge</strong
-                  ><label>Note <textarea name="note" rows="2"></textarea></label><button type="submit">Acknowledge</button>
+                  ${hidden('acknowledge')} <strong>Acknowledge</strong
+                  ><label>Note <textarea name="note" rows="2">${noteOf('acknowledge')}</textarea></label
+                  ><button type="submit">Acknowledge</button>
                 </form>`
               : html`<div></div>`
           }
           <form class="form" method="post" action="/cases/${c.id}/resolve">
-            ${csrfField(s)}<input type="hidden" name="version" value="${c.version}" />
+            ${hidden('resolve')}
             <strong>Resolve</strong>
             <label
               >Reason
               <select name="reason" required>
-                ${RESOLUTION_REASONS.map((r) => html`<option value="${r}">${r}</option>`)}
+                <option value="" ${chosenReason === '' ? html`selected` : null} disabled>choose a reason…</option>
+                ${RESOLUTION_REASONS.map((r) => html`<option value="${r}" ${r === chosenReason ? html`selected` : null}>${r}</option>`)}
               </select></label
             >
-            <label>Note <textarea name="note" rows="3" required></textarea></label>
+            <label>Note <textarea name="note" rows="3" required>${noteOf('resolve')}</textarea></label>
             <button type="submit">Resolve</button>
           </form>
         </div>`
       : null;
+  const work: Html | null = mayWork
+    ? html`<div class="grid2">
+        <form class="form" method="post" action="/cases/${c.id}/assign">
+          ${hidden('assign')}
+          <strong>Assignee</strong>
+          <label
+            >Give to
+            <select name="assignee">
+              <option value="" ${c.assignee === null ? html`selected` : null}>nobody</option>
+              ${users.map((u) => html`<option value="${u}" ${u === c.assignee ? html`selected` : null}>${u}</option>`)}
+            </select></label
+          >
+          <button type="submit">Assign</button>
+        </form>
+        <form class="form" method="post" action="/cases/${c.id}/comment">
+          ${hidden('comment')}
+          <strong>Comment</strong> <span class="muted">(the state stays ${c.state})</span>
+          <label>Note <textarea name="note" rows="2" required>${noteOf('comment')}</textarea></label>
+          <button type="submit">Add comment</button>
+        </form>
+      </div>`
+    : null;
+  const actions = html`${transitions}${work}`;
   const body = html`<h1>
       Case ${c.id}: ${c.code} ${stateBadge(c.state)}${c.resolution ? html` <span class="muted">${c.resolution}</span>` : null}
     </h1>
@@ -71,8 +108,10 @@ export function casePage(deps: ConsoleDeps, s: NonNullable<FastifyRequest['sessi
       <dd>${at(c.occurredAt, zone)}</dd>
       <dt>opened</dt>
       <dd>${at(c.openedAt, zone)}${c.state !== 'resolved' ? ` (${ageBucket(c.openedAt, deps.now())})` : ''}</dd>
+      <dt>assignee</dt>
+      <dd>${c.assignee ?? 'nobody'}</dd>
       <dt>seen</dt>
-      <dd>${count(c.seenCount)} checks, last ${at(c.lastSeenAt, zone)}</dd>
+      <dd>${plural(c.seenCount, 'check')}, last ${at(c.lastSeenAt, zone)}</dd>
     </dl>
     ${
       rows.length
@@ -157,6 +196,7 @@ export function casePage(deps: ConsoleDeps, s: NonNullable<FastifyRequest['sessi
         <thead>
           <tr>
             <th>at</th>
+            <th>what</th>
             <th>from</th>
             <th>to</th>
             <th>reason</th>
@@ -169,6 +209,7 @@ export function casePage(deps: ConsoleDeps, s: NonNullable<FastifyRequest['sessi
             (e) =>
               html`<tr>
                 <td>${at(e.at, zone)}</td>
+                <td>${e.kind}</td>
                 <td>${e.fromState ?? ''}</td>
                 <td>${e.toState}</td>
                 <td>${e.reason ?? ''}</td>
