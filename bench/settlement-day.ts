@@ -17,7 +17,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/config.ts';
-import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { policyFromConfig } from '../src/reconcile/policy-from-config.ts';
 import { nextCheckDelayMs } from '../src/recon/timing.ts';
 import type { ReconPolicy } from '../src/recon/types.ts';
 import type { Direction } from '../src/domain/types.ts';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.ts';
-import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { policyFromConfig } from '../src/reconcile/policy-from-config.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-journal-config-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.ts';
 import { problemsOf } from './helpers/config.ts';
 import { secretValues, scrub } from '../src/config/redact.ts';
-import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { policyFromConfig } from '../src/reconcile/policy-from-config.ts';
 import { defaultPolicy } from '../src/recon/policy.ts';
 
 describe('config defaults', () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { importOrders } from '../src/db/import.ts';
+import { importOrders } from '../src/import/import.ts';
 import { createStatusMapper } from '../src/domain/status.ts';
 import { ROOT } from './helpers/cli.ts';
 

@@ -14,9 +14,9 @@ import { createWorld, type World } from './helpers/world.ts';
 import { requiresServer } from './helpers/db.ts';
 import { BIN, ROOT, runCli, type CliResult } from './helpers/cli.ts';
 import { seedMerchant } from '../src/demo/seed-merchant.ts';
-import { reconcile } from '../src/runner/reconcile.ts';
-import { buildSelection } from '../src/runner/selection.ts';
-import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { reconcile } from '../src/reconcile/reconcile.ts';
+import { buildSelection } from '../src/reconcile/selection.ts';
+import { policyFromConfig } from '../src/reconcile/policy-from-config.ts';
 import { loadActiveBankCodes } from '../src/db/bank-codes.ts';
 import { silentLogger } from '../src/log/logger.ts';
 

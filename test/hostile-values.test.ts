@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
-import { reconcile } from '../src/runner/reconcile.ts';
-import { buildSelection, type SelectionRequest } from '../src/runner/selection.ts';
-import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { reconcile } from '../src/reconcile/reconcile.ts';
+import { buildSelection, type SelectionRequest } from '../src/reconcile/selection.ts';
+import { policyFromConfig } from '../src/reconcile/policy-from-config.ts';
 import { rng } from '../src/sandbox/prng.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import type { OrderPatch } from '../src/sandbox/types.ts';

@@ -9,13 +9,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
-import { reconcile } from '../src/runner/reconcile.ts';
-import { buildSelection, type Selection } from '../src/runner/selection.ts';
-import { policyFromConfig } from '../src/runner/policy-from-config.ts';
+import { reconcile } from '../src/reconcile/reconcile.ts';
+import { buildSelection, type Selection } from '../src/reconcile/selection.ts';
+import { policyFromConfig } from '../src/reconcile/policy-from-config.ts';
 import { storeWebhookEvent } from '../src/db/webhook-events.ts';
 import { confirmWebhookEvent } from '../src/webhook/confirm.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import type { OrderFetcher } from '../src/runner/fetch-answer.ts';
+import type { OrderFetcher } from '../src/reconcile/fetch-answer.ts';
 import type { BudgetPriority } from '../src/provider/rate-limit.ts';
 import { withJob } from '../src/runtime/with-job.ts';
 import { requiresServer } from './helpers/db.ts';

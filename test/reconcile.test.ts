@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
-import type { SelectionRequest } from '../src/runner/selection.ts';
+import type { SelectionRequest } from '../src/reconcile/selection.ts';
 import { reconcileWorld } from './helpers/reconcile-run.ts';
 
 /** Every date in this file comes from here, not from the wall clock: noon, so no test straddles midnight. */

@@ -4,7 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importOrders } from '../src/db/import.ts';
+import { importOrders } from '../src/import/import.ts';
 import { pgliteOf } from '../src/db/connect.ts';
 import { insertOrders, selectOrdersPage } from '../src/db/orders.ts';
 import { findOrderByTransactionRef } from '../src/db/webhook-events.ts';

@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
-import type { SelectionRequest } from '../src/runner/selection.ts';
+import type { SelectionRequest } from '../src/reconcile/selection.ts';
 import { reconcileWorld } from './helpers/reconcile-run.ts';
 import { writeReports, type WriteReportsResult } from '../src/report/write-reports.ts';
 import { buildReportEmail } from '../src/report/email/content.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildSelection } from '../src/runner/selection.ts';
-import { FailureWindow } from '../src/runner/failure-window.ts';
-import { runOrderedPipeline } from '../src/runner/ordered-pipeline.ts';
+import { buildSelection } from '../src/reconcile/selection.ts';
+import { FailureWindow } from '../src/reconcile/failure-window.ts';
+import { runOrderedPipeline } from '../src/reconcile/ordered-pipeline.ts';
 
 const now = new Date('2026-11-22T08:30:00Z');
 const opts = { now, zone: 'Asia/Kolkata', lookbackDays: 30 };

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { reconcileWorld } from './helpers/reconcile-run.ts';
 import { startCli, runCli, waitFor } from './helpers/cli.ts';
-import { importOrders } from '../src/db/import.ts';
+import { importOrders } from '../src/import/import.ts';
 import { adoptOrderCsv } from '../src/sandbox/adopt-csv.ts';
 import { createStatusMapper } from '../src/domain/status.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, requiresServer, type TestDatabase } from './helpers/db.ts';
 import { ROOT, runCli, type CliResult } from './helpers/cli.ts';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
-import { reconcile } from '../src/runner/reconcile.ts';
+import { reconcile } from '../src/reconcile/reconcile.ts';
 import { countOrders, selectOrdersPage } from '../src/db/orders.ts';
 import { defaultPolicy } from '../src/recon/policy.ts';
 import { silentLogger } from '../src/log/logger.ts';

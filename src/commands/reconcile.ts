@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { currencyOption } from './currency-option.ts';
 import { DEFAULT_LOCK_WAIT_MS, reconcileJob } from '../services/reconcile.ts';
 import { parseWait } from './wait-option.ts';
-import type { RunSummary } from '../runner/reconcile.ts';
+import type { RunSummary } from '../reconcile/reconcile.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import type { Currency } from '../money/decimal.ts';
 import type { Direction } from '../domain/types.ts';

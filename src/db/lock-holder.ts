@@ -1,6 +1,6 @@
 import type { Db } from './connect.ts';
 import { advisoryKey } from './advisory.ts';
-import { stallOf } from './run-stall.ts';
+import { stallOf } from '../recon/run-stall.ts';
 
 /** Who holds a job's lock, as far as the database can tell, for a message a person acts on. */
 export interface LockHolder {

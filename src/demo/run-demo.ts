@@ -16,7 +16,7 @@ import { seedMerchant, type SeededOrder } from './seed-merchant.ts';
 import { reconcileJob } from '../services/reconcile.ts';
 import { snapshotJob } from '../services/snapshot.ts';
 import { reportJob } from '../services/report.ts';
-import type { RunSummary } from '../runner/reconcile.ts';
+import type { RunSummary } from '../reconcile/reconcile.ts';
 import { listedFiles, REPORT_FILES } from '../report/manifest.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { groupedAmount } from '../recon/format.ts';

@@ -1,4 +1,4 @@
-import { groupNumber } from '../notify/html.ts';
+import { groupDigits } from '../money/group-digits.ts';
 import { amountCell, fixedDecimalCell } from './format.ts';
 import type { CellValue, ColumnKind } from './table.ts';
 
@@ -7,9 +7,6 @@ import type { CellValue, ColumnKind } from './table.ts';
  * and the currency's decimals, counts grouped, times in REPORT_TIMEZONE. String work only, so no
  * amount passes through a float on its way to the page.
  */
-
-/** "-1234567.50" -> "-1,234,567.50". */
-export const groupDigits = groupNumber;
 
 /** Amounts and counts are right-aligned; text reads from the left. */
 export function isNumericKind(kind: ColumnKind): boolean {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { once } from 'node:events';
-import { readOrderCsv, type OrderCsvRejection } from '../db/order-csv.ts';
+import { readOrderCsv, type OrderCsvRejection } from '../import/order-csv.ts';
 import type { StatusMapper } from '../domain/status.ts';
 import type { Direction } from '../domain/types.ts';
 import type { SandboxState } from './state.ts';

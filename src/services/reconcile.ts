@@ -2,9 +2,9 @@
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { loadActiveBankCodes } from '../db/bank-codes.ts';
-import { policyFromConfig } from '../runner/policy-from-config.ts';
-import { reconcile, type ReconcileOutcome } from '../runner/reconcile.ts';
-import { buildSelection, type SelectionRequest } from '../runner/selection.ts';
+import { policyFromConfig } from '../reconcile/policy-from-config.ts';
+import { reconcile, type ReconcileOutcome } from '../reconcile/reconcile.ts';
+import { buildSelection, type SelectionRequest } from '../reconcile/selection.ts';
 import { createProgress } from '../cli-ui/progress.ts';
 import { EXIT } from '../domain/exit-codes.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';

@@ -11,7 +11,7 @@ import type { InFlightCheck, JobRunner } from '../schedule/scheduler.ts';
 import { findLockHolder, stalledHolder } from '../db/lock-holder.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { alertForStalledRun } from '../notify/alert-builders.ts';
-import { RECONCILE_JOB } from '../runner/reconcile.ts';
+import { RECONCILE_JOB } from '../reconcile/reconcile.ts';
 import type { ScheduledJobName } from '../schedule/schedules.ts';
 import type { PayreconMetrics } from '../metrics/metrics.ts';
 import { jobOutcome } from '../metrics/job-outcome.ts';

@@ -8,7 +8,7 @@ import { raiseAndDeliver } from '../runtime/alerting.ts';
 import { alertForDrift, alertForFailedRun, alertForRateFlags } from '../notify/alert-builders.ts';
 import type { AlertInput } from '../notify/raise-alert.ts';
 import { openOrderChecker } from '../snapshot/open-orders.ts';
-import { policyFromConfig } from '../runner/policy-from-config.ts';
+import { policyFromConfig } from '../reconcile/policy-from-config.ts';
 import { loadActiveBankCodes } from '../db/bank-codes.ts';
 import { jobCompleted, type ClearedCause } from '../notify/resolve-alerts.ts';
 

@@ -10,7 +10,7 @@ import { schemeWarnings } from '../webhook/verify.ts';
 import { createConfirmQueue } from '../webhook/queue.ts';
 import { startWebhookServer, type WebhookServer } from '../webhook/server.ts';
 import { EXIT } from '../domain/exit-codes.ts';
-import { policyFromConfig } from '../runner/policy-from-config.ts';
+import { policyFromConfig } from '../reconcile/policy-from-config.ts';
 import { PayreconMetrics } from '../metrics/metrics.ts';
 import { serveOps } from '../metrics/serve-ops.ts';
 import type { OpsServer } from '../metrics/ops-server.ts';

@@ -1,5 +1,5 @@
-import { reconcile, type ReconcileDeps } from '../runner/reconcile.ts';
-import type { Selection } from '../runner/selection.ts';
+import { reconcile, type ReconcileDeps } from '../reconcile/reconcile.ts';
+import type { Selection } from '../reconcile/selection.ts';
 
 /** Long enough for a running sweep to finish; past it the snapshot goes on with wider intervals. */
 export const OPEN_CHECK_WAIT_MS = 2 * 60_000;

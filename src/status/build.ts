@@ -3,8 +3,8 @@ import type { ReportDelivery } from '../db/deliveries.ts';
 import { SCHEDULED_JOBS, type Schedules } from '../schedule/schedules.ts';
 import type { OpenAlert } from './queries.ts';
 import { describeDuration } from '../recon/timing.ts';
-import { stallOf, type Stall } from '../db/run-stall.ts';
-import { RECONCILE_JOB } from '../runner/reconcile.ts';
+import { stallOf, type Stall } from '../recon/run-stall.ts';
+import { RECONCILE_JOB } from '../reconcile/reconcile.ts';
 
 /**
  * The jobs whose runs record progress as they go (reconcile: each batch written), so silence means

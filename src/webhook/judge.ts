@@ -4,7 +4,7 @@ import type { ConfirmedFinal } from '../db/webhook-events.ts';
 import { isFinalCategory, type StatusMapper } from '../domain/status.ts';
 import { identityFindings } from '../recon/checks.ts';
 import type { ReconPolicy } from '../recon/types.ts';
-import { toLocalOrder } from '../runner/check-order.ts';
+import { toLocalOrder } from '../reconcile/check-order.ts';
 import type { StatusCategory } from '../domain/types.ts';
 import type { Notification } from './payload.ts';
 

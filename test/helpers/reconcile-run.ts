@@ -1,8 +1,8 @@
 import type { World } from './world.ts';
 import type { ProviderClient } from '../../src/provider/client.ts';
-import { reconcile } from '../../src/runner/reconcile.ts';
-import { buildSelection, type SelectionRequest } from '../../src/runner/selection.ts';
-import { policyFromConfig } from '../../src/runner/policy-from-config.ts';
+import { reconcile } from '../../src/reconcile/reconcile.ts';
+import { buildSelection, type SelectionRequest } from '../../src/reconcile/selection.ts';
+import { policyFromConfig } from '../../src/reconcile/policy-from-config.ts';
 import { loadActiveBankCodes } from '../../src/db/bank-codes.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { groupedAmount } from '../../recon/format.ts';
 import { isCurrency } from '../../money/decimal.ts';
+import { groupDigits } from '../../money/group-digits.ts';
 import { html, type Html } from '../html.ts';
 import type { CsvPreview } from '../report-files.ts';
 
@@ -11,7 +12,7 @@ export function at(d: Date | null | undefined, zone: string): string {
 
 /** Thousands separators for a whole number. */
 export function count(n: number | string): string {
-  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+  return groupDigits(String(n));
 }
 
 /** An amount as the workbook shows it: grouped thousands, the currency's decimals; text as-is when unparseable. */

@@ -11,19 +11,18 @@ import {
   type CaseDetail,
 } from '../../cases/work.ts';
 import { actOnCases, type SelectedCase } from '../../cases/bulk.ts';
-import { CASE_STATES, RESOLUTION_REASONS, ageBucket, parseAge, type CaseState } from '../../recon/cases.ts';
+import { CASE_STATES, RESOLUTION_REASONS, parseAge, type CaseState } from '../../recon/cases.ts';
 import { MISMATCH_CODES } from '../../domain/verdicts.ts';
 import { REF_PIECE_MIN, type CaseFilter } from '../../db/case-filter.ts';
 import { CASE_SORTS, selectCasePage, type CasePage, type CaseSort } from '../../db/case-queue.ts';
-import { plural, queueBody, valueCell } from '../pages/case-queue.ts';
+import { plural, queueBody } from '../pages/case-queue.ts';
 import { writeQueueWorkbook } from '../../cases/export-workbook.ts';
 import fs from 'node:fs/promises';
 import { businessDay } from '../../report/date.ts';
 import { CURRENCIES } from '../../money/decimal.ts';
 import { html, type Html } from '../html.ts';
-import { csrfField, page, stateBadge } from '../pages/layout.ts';
-import { amount, at } from '../pages/format.ts';
-import { can } from '../auth/roles.ts';
+import { page } from '../pages/layout.ts';
+import { casePage, type Typed } from '../pages/case.ts';
 
 const PAGE = 100;
 const VERSION_MISSING =
@@ -253,221 +252,7 @@ async function findCase(deps: ConsoleDeps, id: string): Promise<CaseDetail | nul
   }
 }
 
-/** What the person typed into the case's forms, kept across a refusal. */
-interface Typed {
-  reason?: string;
-  note?: string;
-  form?: string;
-}
-
 function typedOf(body: Record<string, unknown>): Typed {
   const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 2000) : undefined);
   return { reason: text(body.reason), note: text(body.note), form: text(body.form) };
-}
-
-function casePage(
-  deps: ConsoleDeps,
-  s: NonNullable<import('fastify').FastifyRequest['session']>,
-  c: CaseDetail,
-  error: string | null,
-  typed: Typed,
-  users: readonly string[],
-): string {
-  const noteOf = (form: string) => (typed.form === form ? (typed.note ?? '') : '');
-  const zone = deps.config.REPORT_TIMEZONE;
-  const cur = c.currency ?? '';
-  const o = c.order;
-  const mayWork = can(s.role, 'work-cases');
-  const rows: Array<[string, unknown, unknown]> = [];
-  const latest = c.checks[c.checks.length - 1];
-  // Both sides as the latest check saw them: the order may have been updated since (a resolved pending order).
-  if (latest) {
-    rows.push(['status', latest.localStatus, latest.providerStatus]);
-    rows.push(['amount', amount(latest.localAmount, cur), amount(latest.providerAmount, cur)]);
-    if (latest.direction === 'payment')
-      rows.push(['paid amount', amount(latest.localPaidAmount, cur), amount(latest.providerPaidAmount, cur)]);
-    rows.push(['fee', amount(latest.localFee, cur), amount(latest.providerFee, cur)]);
-    if (latest.direction === 'payout') rows.push(['UTR', latest.localUtr, latest.providerUtr]);
-  } else if (o) {
-    rows.push(['status', o.status, null], ['amount', amount(o.amount, cur), null], ['fee', amount(o.fee, cur), null]);
-  }
-  const hidden = (form: string) =>
-    html`${csrfField(s)}<input type="hidden" name="version" value="${c.version}" /><input type="hidden" name="form" value="${form}" />`;
-  const chosenReason = typed.form === 'resolve' ? (typed.reason ?? '') : '';
-  const transitions: Html | null =
-    mayWork && c.state !== 'resolved'
-      ? html`<div class="grid2">
-          ${
-            c.state === 'open'
-              ? html`<form class="form" method="post" action="/cases/${c.id}/acknowledge">
-                  ${hidden('acknowledge')} <strong>Acknowledge</strong
-                  ><label>Note <textarea name="note" rows="2">${noteOf('acknowledge')}</textarea></label
-                  ><button type="submit">Acknowledge</button>
-                </form>`
-              : html`<div></div>`
-          }
-          <form class="form" method="post" action="/cases/${c.id}/resolve">
-            ${hidden('resolve')}
-            <strong>Resolve</strong>
-            <label
-              >Reason
-              <select name="reason" required>
-                <option value="" ${chosenReason === '' ? html`selected` : null} disabled>choose a reason…</option>
-                ${RESOLUTION_REASONS.map((r) => html`<option value="${r}" ${r === chosenReason ? html`selected` : null}>${r}</option>`)}
-              </select></label
-            >
-            <label>Note <textarea name="note" rows="3" required>${noteOf('resolve')}</textarea></label>
-            <button type="submit">Resolve</button>
-          </form>
-        </div>`
-      : null;
-  const work: Html | null = mayWork
-    ? html`<div class="grid2">
-        <form class="form" method="post" action="/cases/${c.id}/assign">
-          ${hidden('assign')}
-          <strong>Assignee</strong>
-          <label
-            >Give to
-            <select name="assignee">
-              <option value="" ${c.assignee === null ? html`selected` : null}>nobody</option>
-              ${users.map((u) => html`<option value="${u}" ${u === c.assignee ? html`selected` : null}>${u}</option>`)}
-            </select></label
-          >
-          <button type="submit">Assign</button>
-        </form>
-        <form class="form" method="post" action="/cases/${c.id}/comment">
-          ${hidden('comment')}
-          <strong>Comment</strong> <span class="muted">(the state stays ${c.state})</span>
-          <label>Note <textarea name="note" rows="2" required>${noteOf('comment')}</textarea></label>
-          <button type="submit">Add comment</button>
-        </form>
-      </div>`
-    : null;
-  const actions = html`${transitions}${work}`;
-  const body = html`<h1>
-      Case ${c.id}: ${c.code} ${stateBadge(c.state)}${c.resolution ? html` <span class="muted">${c.resolution}</span>` : null}
-    </h1>
-    ${error ? html`<p class="error" role="alert">${error}</p>` : null}
-    <dl class="facts">
-      <dt>about</dt>
-      <dd>${o ? html`${o.direction} ${o.merchantRef} (transaction ${o.transactionRef}), ${o.currency} ${o.method}` : c.subject}</dd>
-      <dt>finding</dt>
-      <dd>${c.finding.note ?? ''}</dd>
-      <dt>occurred</dt>
-      <dd>${at(c.occurredAt, zone)}</dd>
-      <dt>opened</dt>
-      <dd>${at(c.openedAt, zone)}${c.state !== 'resolved' ? ` (${ageBucket(c.openedAt, deps.now())})` : ''}</dd>
-      <dt>assignee</dt>
-      <dd>${c.assignee ?? 'nobody'}</dd>
-      <dt>seen</dt>
-      <dd>${plural(c.seenCount, 'check')}, last ${at(c.lastSeenAt, zone)}</dd>
-    </dl>
-    ${
-      rows.length
-        ? html`<h2>Local against provider <span class="muted">(as the latest check saw them, ${at(latest?.checkedAt, zone)})</span></h2>
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th></th>
-                    <th class="num">merchant's record</th>
-                    <th class="num">provider (latest check)</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows.map(
-                    ([k, l, p]) =>
-                      html`<tr>
-                        <td>${k}</td>
-                        <td class="num">${String(l ?? '')}</td>
-                        <td class="num">${String(p ?? '')}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
-        : html`<h2>Local against provider</h2>
-            <div class="table-wrap">
-              <table>
-                <tbody>
-                  <tr>
-                    <td>local</td>
-                    <td class="num">${valueCell(c.finding.local, c.currency)}</td>
-                  </tr>
-                  <tr>
-                    <td>provider</td>
-                    <td class="num">${valueCell(c.finding.provider, c.currency)}</td>
-                  </tr>
-                </tbody>
-              </table>
-            </div>`
-    }
-    ${actions}
-    <h2>Checks of the order</h2>
-    ${
-      c.checks.length
-        ? html`<div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>checked</th>
-                  <th class="num">run</th>
-                  <th>verdict</th>
-                  <th>codes</th>
-                  <th>provider status</th>
-                  <th class="num">provider amount</th>
-                  <th class="num">provider fee</th>
-                  <th>reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${c.checks.map(
-                  (i) =>
-                    html`<tr>
-                      <td>${at(i.checkedAt, zone)}</td>
-                      <td class="num">${i.runId}</td>
-                      <td>${stateBadge(i.verdict)}</td>
-                      <td>${i.codes.join(' ')}</td>
-                      <td>${i.providerStatus ?? ''}</td>
-                      <td class="num">${amount(i.providerAmount, i.currency)}</td>
-                      <td class="num">${amount(i.providerFee, i.currency)}</td>
-                      <td class="wrap">${i.reason}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-        : html`<p class="muted">No checks recorded for an order.</p>`
-    }
-    <h2>History</h2>
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th>at</th>
-            <th>what</th>
-            <th>from</th>
-            <th>to</th>
-            <th>reason</th>
-            <th>who</th>
-            <th>note</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${c.history.map(
-            (e) =>
-              html`<tr>
-                <td>${at(e.at, zone)}</td>
-                <td>${e.kind}</td>
-                <td>${e.fromState ?? ''}</td>
-                <td>${e.toState}</td>
-                <td>${e.reason ?? ''}</td>
-                <td>${e.actor}</td>
-                <td class="wrap">${e.note}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>`;
-  return page({ title: `Case ${c.id}`, session: s, nav: 'cases' }, body);
 }

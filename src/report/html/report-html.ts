@@ -1,6 +1,6 @@
-import { escapeHtml } from '../../notify/html.ts';
+import { escapeHtml } from './html.ts';
 import type { RenderedChart } from '../charts/day-charts.ts';
-import { groupDigits } from '../display.ts';
+import { groupDigits } from '../../money/group-digits.ts';
 import type { Table } from '../table.ts';
 import { tableHtml } from './table-html.ts';
 

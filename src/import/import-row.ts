@@ -3,7 +3,7 @@ import { CURRENCIES, CURRENCY_DECIMALS, isCurrency, normalizeDecimal } from '../
 import { amountBoundsFor, withinAmountBounds, withinOffsetBounds } from '../money/bounds.ts';
 import { isFinalCategory, type StatusMapper } from '../domain/status.ts';
 import type { Direction } from '../domain/types.ts';
-import type { NewOrder } from './orders.ts';
+import type { NewOrder } from '../db/orders.ts';
 import { canonicalRef } from '../domain/refs.ts';
 
 /** Columns of an order CSV, by kind. Header names are exact; order is free. */

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { Direction } from '../domain/types.ts';
 import { IMPORT_COLUMNS, validateOrderRow, type RowRules } from './import-row.ts';
-import type { NewOrder } from './orders.ts';
+import type { NewOrder } from '../db/orders.ts';
 import { UsageError } from '../domain/errors.ts';
 
 /** A good row of an order CSV, with its 1-based line (the header is line 1). */

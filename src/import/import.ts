@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { Direction } from '../domain/types.ts';
 import type { RowRules } from './import-row.ts';
-import { ORDER_TABLES, toColumns } from './orders.ts';
+import { insertNewOrders, storedOrderRefs } from '../db/order-inserts.ts';
 import { readOrderCsv, type OrderCsvRow, type OrderCsvRejection } from './order-csv.ts';
 
 export interface ImportResult {
@@ -52,19 +52,10 @@ export async function importOrders(db: Knex, input: Readable, opts: ImportOption
 /** Inserts a batch in one statement; refs already stored become rejections instead of errors. */
 async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: ImportResult): Promise<void> {
   if (batch.length === 0) return;
-  const table = ORDER_TABLES[kind];
-  const existing = await db(table)
-    .select('merchant_ref', 'transaction_ref')
-    .whereIn(
-      'merchant_ref',
-      batch.map((p) => p.order.merchantRef),
-    )
-    .orWhereIn(
-      'transaction_ref',
-      batch.map((p) => p.order.transactionRef),
-    );
-  const stored = new Set(
-    existing.flatMap((r: { merchant_ref: string; transaction_ref: string }) => [`m:${r.merchant_ref}`, `t:${r.transaction_ref}`]),
+  const stored = await storedOrderRefs(
+    db,
+    kind,
+    batch.map((p) => p.order),
   );
   const fresh: OrderCsvRow[] = [];
   for (const p of batch) {
@@ -76,13 +67,11 @@ async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: Im
   }
   if (fresh.length === 0) return;
   try {
-    // DO NOTHING covers a ref written by someone else since the check above.
-    const rows = await db(table)
-      .insert(fresh.map((p) => toColumns(kind, p.order)))
-      .onConflict()
-      .ignore()
-      .returning('merchant_ref');
-    const written = new Set(rows.map((r: { merchant_ref: string }) => r.merchant_ref));
+    const written = await insertNewOrders(
+      db,
+      kind,
+      fresh.map((p) => p.order),
+    );
     for (const p of fresh) {
       if (written.has(p.order.merchantRef)) countInserted(result, p);
       else result.rejected.push({ line: p.line, reason: 'merchant_ref or transaction_ref was inserted concurrently' });
@@ -91,8 +80,7 @@ async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: Im
     // A row the checks above let through but the database refuses: find it, one row per statement.
     for (const p of fresh) {
       try {
-        const rows = await db(table).insert(toColumns(kind, p.order)).onConflict().ignore().returning('merchant_ref');
-        if (rows.length) countInserted(result, p);
+        if ((await insertNewOrders(db, kind, [p.order])).size) countInserted(result, p);
         else result.rejected.push({ line: p.line, reason: 'merchant_ref or transaction_ref was inserted concurrently' });
       } catch (err) {
         result.rejected.push({ line: p.line, reason: `refused by the database: ${(err as Error).message.split('\n')[0]}` });

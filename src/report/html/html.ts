@@ -1,3 +1,5 @@
+import { groupDigits } from '../../money/group-digits.ts';
+
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Text safe inside HTML element content and attribute values. */
@@ -6,14 +8,6 @@ export function escapeHtml(text: string): string {
 }
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
-
-/** "1234567.50" -> "1,234,567.50"; anything that is not plain decimal text is left as it is. */
-export function groupNumber(text: string): string {
-  if (!NUMBER.test(text)) return text;
-  const [whole, fraction] = text.split('.');
-  const sign = whole.startsWith('-') ? '-' : '';
-  return `${sign}${whole.replace('-', '').replace(/\B(?=(\d{3})+$)/g, ',')}${fraction === undefined ? '' : `.${fraction}`}`;
-}
 
 /** A column is numeric when every non-empty cell is plain decimal text: shown grouped and right-aligned. */
 function numericColumns(header: readonly string[], rows: readonly (readonly string[])[]): boolean[] {
@@ -24,7 +18,7 @@ export function htmlTable(header: readonly string[], rows: readonly (readonly st
   const numeric = numericColumns(header, rows);
   const cell = (tag: string, v: string, i: number) =>
     `<${tag} style="border:1px solid #ccc;padding:2px 6px;white-space:nowrap;text-align:${numeric[i] ? 'right' : 'left'}">${escapeHtml(
-      numeric[i] ? groupNumber(v) : v,
+      numeric[i] ? groupDigits(v) : v,
     )}</${tag}>`;
   const head = `<tr>${header.map((h, i) => cell('th', h, i)).join('')}</tr>`;
   const body = rows.map((r) => `<tr>${r.map((v, i) => cell('td', v, i)).join('')}</tr>`).join('\n');
@@ -34,7 +28,7 @@ export function htmlTable(header: readonly string[], rows: readonly (readonly st
 /** A fixed-width text table for the plain-text part. */
 export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const numeric = numericColumns(header, rows);
-  const shown = rows.map((r) => r.map((v, i) => (numeric[i] ? groupNumber(v ?? '') : (v ?? ''))));
+  const shown = rows.map((r) => r.map((v, i) => (numeric[i] ? groupDigits(v ?? '') : (v ?? ''))));
   const widths = header.map((h, i) => Math.max(h.length, ...shown.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[], head = false) =>
     cells

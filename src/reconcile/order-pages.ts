@@ -1,0 +1,50 @@
+import type { Db } from '../db/connect.ts';
+import { selectOrdersPage, type OrderFilter, type OrderRow } from '../db/orders.ts';
+import type { Direction } from '../domain/types.ts';
+import type { ReconPolicy } from '../recon/types.ts';
+import type { Selection } from './selection.ts';
+
+/** The orders query for a run's stored selection (ISO strings in the run row, dates in the query). */
+export function filterFor(selection: Selection, policy: ReconPolicy): OrderFilter {
+  const currency = selection.currency ? { currency: selection.currency } : {};
+  switch (selection.mode) {
+    case 'due':
+      return {
+        mode: 'due',
+        asOf: new Date(selection.asOf),
+        lookbackFrom: new Date(selection.lookbackFrom),
+        ...(selection.finalRecheckBefore ? { finalRecheckBefore: new Date(selection.finalRecheckBefore) } : {}),
+        firstCheckMs: policy.firstCheckMs,
+        ...currency,
+      };
+    case 'range':
+      return { mode: 'range', from: new Date(selection.from), to: new Date(selection.to), ...currency };
+    case 'ref':
+      return { mode: 'ref', ref: selection.ref, ...currency };
+    case 'open':
+      return {
+        mode: 'open',
+        lookbackFrom: new Date(selection.lookbackFrom),
+        ...(selection.dueBy ? { dueBy: new Date(selection.dueBy), firstCheckMs: policy.firstCheckMs } : {}),
+        ...currency,
+      };
+  }
+}
+
+/** The selected orders of one direction in id order, from just after the checkpoint. */
+export async function* pagesOf(
+  db: Db,
+  direction: Direction,
+  filter: OrderFilter,
+  afterId: string | null,
+  size: number,
+): AsyncGenerator<OrderRow[]> {
+  let cursor = afterId;
+  for (;;) {
+    const page = await selectOrdersPage(db.knex, direction, filter, cursor, size);
+    if (page.length === 0) return;
+    yield page;
+    cursor = page[page.length - 1].id;
+    if (page.length < size) return;
+  }
+}
