@@ -34,7 +34,9 @@ it('the demo: wallet lines sum to closing − opening per currency, entries bala
     }
     expect(rf.map((x) => x.currency)).toEqual(['IDR', 'INR', 'NGN']);
     for (const x of rf) {
-      const wallet = journal.filter((l) => l.currency === x.currency && l.role === 'wallet').reduce((a, l) => a.plus(signed(l)), new Decimal(0));
+      const wallet = journal
+        .filter((l) => l.currency === x.currency && l.role === 'wallet')
+        .reduce((a, l) => a.plus(signed(l)), new Decimal(0));
       expect(wallet.toFixed(2), x.currency!).toBe(new Decimal(x.closing!).minus(x.opening!).toFixed(2));
     }
     const suspense = journal.filter((l) => l.role === 'suspense');

@@ -50,7 +50,11 @@ INSERT INTO rate_snapshots (currency, deposit, withdraw, taken_at, flags) VALUES
 
 type Line = Record<string, string>;
 function readCsv(file: string): Line[] {
-  const [head, ...rows] = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '').trimEnd().split(/\r?\n/);
+  const [head, ...rows] = fs
+    .readFileSync(file, 'utf8')
+    .replace(/^\uFEFF/, '')
+    .trimEnd()
+    .split(/\r?\n/);
   // The journal's values here hold no quoted separators but the descriptions; split on commas outside quotes.
   const split = (l: string) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '').replace(/^"|"$/g, ''));
   const names = split(head);
@@ -108,7 +112,11 @@ describe.skipIf(requiresServer('the report takes the date lock on a connection o
   });
 
   it("the wallet lines sum to the roll-forward's closing − opening on each day, and the days tile", () => {
-    const wallet = (lines: Line[]) => sum(lines.filter((l) => l.role === 'wallet'), (l) => signed(l).toFixed());
+    const wallet = (lines: Line[]) =>
+      sum(
+        lines.filter((l) => l.role === 'wallet'),
+        (l) => signed(l).toFixed(),
+      );
     expect(wallet(day1).toFixed(2)).toBe('1470.00'); // 11,470 − 10,000
     expect(wallet(day2).toFixed(2)).toBe('955.00'); // 12,425 − 11,470: day 1's closing opens day 2
     const rf = readCsv(path.join(dir2, 'summary_rollforward.csv'))[0];

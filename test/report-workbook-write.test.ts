@@ -74,7 +74,7 @@ describe("a version's workbook, charts and report.html", () => {
     expect(items.autoFilter).toMatch(/^A1:AA\d+$/);
   });
 
-  it("the Journal sheet is journal.csv as one table: debits and credits numbers, account codes text", () => {
+  it('the Journal sheet is journal.csv as one table: debits and credits numbers, account codes text', () => {
     const sheet = wb.getWorksheet('Journal')!;
     const lines = csv('journal.csv');
     expect(lines.length).toBeGreaterThan(0);

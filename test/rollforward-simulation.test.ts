@@ -39,9 +39,10 @@ describe.skipIf(requiresServer(NEEDS))('the journal over 48 simulated hours', ()
       hours: 48,
       orders: 30,
       inspect: async (knex) => {
-        const span = (
-          await knex.raw(`SELECT min(taken_at) AS a, max(taken_at) AS b FROM balance_snapshots`)
-        ).rows[0] as { a: Date; b: Date };
+        const span = (await knex.raw(`SELECT min(taken_at) AS a, max(taken_at) AS b FROM balance_snapshots`)).rows[0] as {
+          a: Date;
+          b: Date;
+        };
         for (const c of CURRENCIES) {
           const totals = (
             await knex.raw(

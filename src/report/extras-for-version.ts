@@ -10,7 +10,6 @@ import {
 } from '../db/reports.ts';
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { chartDays } from './charts/day-charts.ts';
-import type { CsvFileResult } from './csv-file.ts';
 import type { DayItemSheets } from './day-sheets.ts';
 import type { CsvFiles, ExtraFileName, ExtraFileResult } from './manifest.ts';
 import { AGING_BUCKETS, type OpenItemTotals } from './open-items.ts';

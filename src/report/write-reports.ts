@@ -294,7 +294,10 @@ async function writeInTransaction(
     await opts.onStep?.('published');
     await setCurrent(dateDir, version);
     await opts.onStep?.('pointed');
-    log?.info({ date, version, directory, rows: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v!.rows])) }, 'report written');
+    log?.info(
+      { date, version, directory, rows: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v!.rows])) },
+      'report written',
+    );
     return { version, directory, manifest, unchanged: false, record, quarantined };
   } catch (err) {
     await daySheets?.abort().catch(() => undefined);
@@ -460,7 +463,8 @@ async function writeFiles(
     { ...(opts.journal ?? DEFAULT_JOURNAL_SETTINGS), rates: closingRates(rates) },
     (t) => writeTable(dir, t, formatTime),
   );
-  if (journal.skipped.length) opts.logger?.warn({ entries: journal.skipped }, 'journal entries left out of journal_xero.csv: no rate to the base currency');
+  if (journal.skipped.length)
+    opts.logger?.warn({ entries: journal.skipped }, 'journal entries left out of journal_xero.csv: no rate to the base currency');
 
   return {
     files: {
