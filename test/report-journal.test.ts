@@ -141,6 +141,24 @@ describe.skipIf(requiresServer('the report takes the date lock on a connection o
     expect(day2.filter((l) => l.role === 'suspense')).toEqual([]);
   });
 
+  it('a late change checked again on a later day is not posted again there (late_changes.csv still lists it)', async () => {
+    await t.db.knex.raw(`
+      INSERT INTO job_runs (id, job, started_at, status) VALUES (3, 'reconcile', '2024-05-03T11:00:00Z', 'completed');
+      INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
+        local_status, local_category, local_amount, local_paid_amount, local_fee, provider_status, provider_category, provider_amount,
+        provider_paid_amount, provider_fee, verdict, codes, reason)
+      SELECT 3, direction, order_id, merchant_ref, transaction_ref, currency, method, '2024-05-03T11:00:00Z',
+             local_status, local_category, local_amount, local_paid_amount, local_fee, provider_status, provider_category, provider_amount,
+             provider_paid_amount, provider_fee, verdict, codes, reason
+        FROM recon_items WHERE checked_at = '2024-05-02T11:00:00Z' AND order_id IN (1, 2);
+      INSERT INTO balance_snapshots (currency, available, pending, held, credit, taken_at) VALUES ('INR', 12425, 0, 0, 0, '2024-05-03T12:00:00Z');`);
+    const v = await writeReports(t.db.knex, { ...options('2024-05-03'), now: new Date('2024-05-04T01:00:00Z') });
+    expect(readCsv(path.join(v.directory, 'late_changes.csv')).map((l) => l.merchant_ref)).toEqual(['P-FEE', 'P-REV']);
+    const day3 = readCsv(path.join(v.directory, 'journal.csv'));
+    expect(day3.filter((l) => l.role === 'reversal' || l.role === 'fee_correction')).toEqual([]);
+    expect(day3).toEqual([]); // nothing moved: no entry at all
+  });
+
   it('the fee above the contract moves out of fees into its own account', () => {
     const diff = day2.filter((l) => l.entry_id === '2024-05-02-INR-fee-difference');
     expect(diff.map((l) => [l.role, l.debit, l.credit, l.source_ref])).toEqual([

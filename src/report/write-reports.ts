@@ -17,6 +17,7 @@ import {
   type Window,
 } from '../db/reports.ts';
 import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
+import { firstSeenWithCode } from '../db/late-postings.ts';
 import { unknownOrdersOpen, unknownOrdersReceived } from '../db/unknown-orders.ts';
 import { isCurrency } from '../money/decimal.ts';
 import type { Drift } from '../recon/headline.ts';
@@ -385,24 +386,32 @@ async function writeFiles(
     formatTime,
   );
   const lateByCurrency = new Map<string, number>();
-  const late: Array<{ currency: string; change: LateChange }> = [];
-  const [dayFrom, dayTo] = [Date.parse(scope.window.from), Date.parse(scope.window.to)];
+  const lateCandidates: Array<{ currency: string; orderId: string; change: LateChange }> = [];
   const lateResult = await writeStream(
     path.join(dir, 'late_changes.csv'),
     LATE_CHANGE_TABLE_COLUMNS,
     streamLateChanges(tx, scope.earlierDays, scope.earlier, opts.timezone, opts.pageSize),
     (r) => {
       lateByCurrency.set(r.currency, (lateByCurrency.get(r.currency) ?? 0) + 1);
-      // Posted on the day the check saw it: a change first seen on an earlier day was posted there.
-      const at = r.checked_at_ms === null ? null : Number(r.checked_at_ms);
-      const change = at !== null && at >= dayFrom && at < dayTo ? lateChangeOf(r) : null;
-      if (change) late.push({ currency: r.currency, change });
+      const change = lateChangeOf(r);
+      if (change) lateCandidates.push({ currency: r.currency, orderId: r.order_id, change });
       if (r.run_id !== null) runIds.add(r.run_id);
       return lateChangeTableRow(r);
     },
     formatTime,
   );
 
+  // Posted on the day a check first saw the change: a later day's report still lists it, but it was posted then.
+  const codeOf = (c: LateChange) => (c.kind === 'reversal' ? 'STATUS' : 'FEE');
+  const firstSeen = await firstSeenWithCode(
+    tx,
+    lateCandidates.map((l) => ({ direction: l.change.direction, orderId: l.orderId, code: codeOf(l.change) })),
+  );
+  const [dayFrom, dayTo] = [Date.parse(scope.window.from), Date.parse(scope.window.to)];
+  const late = lateCandidates.filter((l) => {
+    const at = firstSeen.get(`${l.change.direction}:${l.orderId}:${codeOf(l.change)}`);
+    return at !== undefined && at >= dayFrom && at < dayTo;
+  });
   const balances = await balanceSnapshotsFor(tx, scope.window);
   const rates = await rateSnapshotsFor(tx, scope.window);
   const balancesResult = await writeTable(dir, balancesTable(balances), formatTime);
