@@ -43,6 +43,7 @@ describe('payrecon report', () => {
           ['summary_orders.csv', '9 rows'],
           ['summary_rollforward.csv', '3 rows'],
           ['timing_items.csv', '0 rows'],
+          ['summary_journal.csv', '3 rows'],
           ['summary_unknown_orders.csv', '0 rows'],
           ['summary_identity_mismatches.csv', '0 rows'],
           ['summary_open_items.csv', '0 rows'],
@@ -53,6 +54,9 @@ describe('payrecon report', () => {
           ['late_changes.csv', '0 rows'],
           ['balances.csv', '0 rows'],
           ['rates.csv', '0 rows'],
+          ['journal.csv', '0 rows'],
+          ['journal_xero.csv', '0 rows'],
+          ['journal_quickbooks.csv', '0 rows'],
         ]
           .map(([name, note]) => `  ${name.padEnd(31)}  ${note}`.trimEnd() + '\n')
           .join(''),
@@ -102,5 +106,21 @@ describe('payrecon report', () => {
       ...first,
       ...REPORT_FILES.map((name, i) => ({ name, note: `${(i * 1000).toLocaleString('en-US')} rows` })),
     ]);
+  });
+
+  it('listedFiles: the Xero parts follow journal_xero.csv in number order; a version from before the journal lists what it has', () => {
+    const csv = Object.fromEntries(REPORT_FILES.map((n) => [n, { rows: 1, bytes: 1, sha256: 's', business_sha256: 'b' }]));
+    const part = (rows: number) => ({ rows, bytes: 1, sha256: 's', business_sha256: 'b' });
+    const files = { ...csv, 'journal_xero_10.csv': part(10), 'journal_xero_2.csv': part(2) } as unknown as ReportManifest['files'];
+    const names = listedFiles(files).map((f) => f.name);
+    expect(names.slice(names.indexOf('journal.csv'))).toEqual([
+      'journal.csv',
+      'journal_xero.csv',
+      'journal_xero_2.csv',
+      'journal_xero_10.csv',
+      'journal_quickbooks.csv',
+    ]);
+    const old = Object.fromEntries(Object.entries(csv).filter(([n]) => !n.includes('journal'))) as unknown as ReportManifest['files'];
+    expect(listedFiles(old).map((f) => f.name)).toEqual(REPORT_FILES.filter((n) => !n.includes('journal')));
   });
 });

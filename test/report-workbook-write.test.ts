@@ -66,11 +66,28 @@ describe("a version's workbook, charts and report.html", () => {
       'Items',
       'Balances',
       'Rates',
+      'Journal',
     ]);
     const items = wb.getWorksheet('Items')!;
     expect(items.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     expect(items.getRow(1).getCell(3).value).toBe('merchant ref');
     expect(items.autoFilter).toMatch(/^A1:AA\d+$/);
+  });
+
+  it('the Journal sheet is journal.csv as one table: debits and credits numbers, account codes text', () => {
+    const sheet = wb.getWorksheet('Journal')!;
+    const lines = csv('journal.csv');
+    expect(lines.length).toBeGreaterThan(0);
+    const header = (sheet.getRow(1).values as string[]).slice(1);
+    expect(header.slice(0, 8)).toEqual(['entry id', 'date', 'currency', 'role', 'account code', 'account name', 'debit', 'credit']);
+    expect(sheet.actualRowCount).toBe(lines.length + 1);
+    lines.forEach((l, i) => {
+      const row = sheet.getRow(i + 2);
+      expect(row.getCell(1).value).toBe(l.entry_id);
+      expect(row.getCell(5).value).toBe(l.account_code);
+      const num = (v: string) => (v === '' ? null : Number(v));
+      expect([row.getCell(7).value ?? null, row.getCell(8).value ?? null]).toEqual([num(l.debit), num(l.credit)]);
+    });
   });
 
   it('types its cells: text ids keep leading zeros, amounts are formatted numbers, times are local date-times', () => {

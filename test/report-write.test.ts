@@ -86,6 +86,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
       'summary_orders.csv': 9,
       'summary_rollforward.csv': 3,
       'timing_items.csv': 1,
+      'summary_journal.csv': 3,
       'summary_unknown_orders.csv': 0,
       'summary_identity_mismatches.csv': 0,
       'summary_open_items.csv': 3,
@@ -96,6 +97,10 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
       'late_changes.csv': 0,
       'balances.csv': 3,
       'rates.csv': 3,
+      // INR only: IDR and NGN have fewer than two snapshots (no journal); 4 entries of 2 or 3 lines.
+      'journal.csv': 10,
+      'journal_xero.csv': 10,
+      'journal_quickbooks.csv': 10,
     });
     for (const n of REPORT_FILES) expect(manifest.files[n].sha256).toBe(sha256(path.join(r.directory, n)));
 

@@ -4,6 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { requiresServer } from './helpers/db.ts';
 import { simulateDrift } from './helpers/drift-sim.ts';
+import { DateTime } from 'luxon';
+import { CURRENCIES, Decimal } from '../src/money/decimal.ts';
+import { dayRollForward, type SnapshotRollForward } from '../src/snapshot/rollforward.ts';
+import { dayJournals } from '../src/report/journal-day.ts';
+import { roleTotal } from '../src/recon/journal.ts';
 
 const NEEDS = 'the sweep and the snapshot job take the reconcile lock on separate connections at once';
 const SEEDS = [3, 7];
@@ -21,4 +26,72 @@ describe.skipIf(requiresServer(NEEDS))('settlement roll-forward over 48 simulate
     },
     900_000,
   );
+});
+
+// Issue 27: every day of the simulation gets a journal whose wallet lines tie to its roll-forward,
+// and the days tile: their wallet movements add up to the last closing − the first opening.
+describe.skipIf(requiresServer(NEEDS))('the journal over 48 simulated hours', () => {
+  it('seed 5: each day’s wallet lines sum to its closing − opening, and the days add up with no orphan window', async () => {
+    const days: Array<{ date: string; currency: string; wallet: string; closingMinusOpening: string | null }> = [];
+    const ends = new Map<string, { first: string; last: string }>();
+    await simulateDrift({
+      seed: 5,
+      hours: 48,
+      orders: 30,
+      inspect: async (knex) => {
+        const span = (await knex.raw(`SELECT min(taken_at) AS a, max(taken_at) AS b FROM balance_snapshots`)).rows[0] as {
+          a: Date;
+          b: Date;
+        };
+        for (const c of CURRENCIES) {
+          const totals = (
+            await knex.raw(
+              `SELECT (available + pending + held)::text AS t FROM balance_snapshots WHERE currency = ? ORDER BY taken_at, id`,
+              [c],
+            )
+          ).rows as Array<{ t: string }>;
+          ends.set(c, { first: totals[0].t, last: totals.at(-1)!.t });
+        }
+        for (let d = DateTime.fromJSDate(span.a, { zone: 'UTC' }).startOf('day'); d.toJSDate() <= span.b; d = d.plus({ days: 1 })) {
+          const from = d.toJSDate();
+          const to = d.plus({ days: 1 }).toJSDate();
+          const rollForwards = new Map<string, SnapshotRollForward | null>();
+          for (const c of CURRENCIES) rollForwards.set(c, await dayRollForward(knex, { currency: c, from, to, tolerance: '0' }));
+          const journals = dayJournals({
+            date: d.toISODate()!,
+            currencies: CURRENCIES,
+            rollForwards,
+            late: [],
+            feeDifferences: null,
+            rates: [],
+          });
+          for (const j of journals) {
+            const rf = rollForwards.get(j.currency)!;
+            for (const e of j.entries) {
+              const sum = e.lines.reduce((a, l) => a.plus(l.amount), new Decimal(0));
+              expect(sum.isZero(), e.id).toBe(true);
+            }
+            days.push({
+              date: j.date,
+              currency: j.currency,
+              wallet: roleTotal(j.entries, 'wallet'),
+              closingMinusOpening:
+                rf.openingTotal && rf.closingTotal ? new Decimal(rf.closingTotal).minus(rf.openingTotal).toFixed() : null,
+            });
+          }
+        }
+      },
+    });
+    // 48 hours from some time of day span three UTC days (the first may hold the whole run's start).
+    expect(new Set(days.map((d) => d.date)).size).toBeGreaterThanOrEqual(2);
+    for (const d of days) {
+      expect(d.closingMinusOpening, `${d.date} ${d.currency} checked`).not.toBeNull();
+      expect(new Decimal(d.wallet).equals(d.closingMinusOpening!), `${d.date} ${d.currency}`).toBe(true);
+    }
+    for (const c of CURRENCIES) {
+      const total = days.filter((d) => d.currency === c).reduce((a, d) => a.plus(d.wallet), new Decimal(0));
+      const { first, last } = ends.get(c)!;
+      expect(total.toFixed(2), c).toBe(new Decimal(last).minus(first).toFixed(2));
+    }
+  }, 900_000);
 });

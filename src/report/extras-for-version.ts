@@ -10,9 +10,8 @@ import {
 } from '../db/reports.ts';
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { chartDays } from './charts/day-charts.ts';
-import type { CsvFileResult } from './csv-file.ts';
 import type { DayItemSheets } from './day-sheets.ts';
-import type { ExtraFileName, ExtraFileResult, ReportFile } from './manifest.ts';
+import type { CsvFiles, ExtraFileName, ExtraFileResult } from './manifest.ts';
 import { AGING_BUCKETS, type OpenItemTotals } from './open-items.ts';
 import {
   LATE_CHANGE_TABLE_COLUMNS,
@@ -42,6 +41,8 @@ export interface ReportFacts {
   daySheets: DayItemSheets;
   /** Unknown orders of earlier days still open, carried after the open items. */
   openUnknown: readonly OpenUnknownOrderRow[];
+  /** journal.csv's table: the workbook's Journal sheet. */
+  journal: Table;
 }
 
 export interface ExtrasScope {
@@ -55,7 +56,7 @@ export interface ExtrasScope {
   earlier: Window;
   earlierDays: { first: string; end: string };
   pageSize?: number;
-  csv: Record<ReportFile, CsvFileResult>;
+  csv: CsvFiles;
   formatTime: (ms: number) => string;
 }
 
@@ -109,6 +110,7 @@ export async function writeExtrasForVersion(
     },
     balances: balancesTable(facts.balances),
     rates: ratesTable(facts.rates),
+    journal: facts.journal,
     earlierCodeCounts,
     earlierReportedDays,
     chart: {
@@ -135,7 +137,7 @@ export async function writeExtrasForVersion(
         .flatMap((t) => [...t.verdicts.entries()].map(([state, orders]) => ({ bucket: t.bucket, state, orders }))),
     },
     versions,
-    csvRows: Object.fromEntries(Object.entries(s.csv).map(([name, f]) => [name, f.rows])),
+    csvRows: Object.fromEntries(Object.entries(s.csv).map(([name, f]) => [name, f!.rows])),
     formatTime: s.formatTime,
   });
 }

@@ -10,6 +10,8 @@ export const FILE_PURPOSES: Readonly<Record<string, string>> = {
     'per currency: opening and closing balance snapshots with their times, movement by orders, timing items (count and movement), expected closing, drift, within tolerance',
   'timing_items.csv':
     "the roll-forward's timing items: orders that may have become final on either side of a snapshot, and the side each was counted on",
+  'summary_journal.csv':
+    'per currency: the journal’s entries, debits and credits (equal), wallet movement (= closing − opening), suspense, fees above contract, USDT totals',
   'summary_unknown_orders.csv':
     'orders the provider confirmed that we have no record of (UNKNOWN_ORDER), counted per currency and direction, with the money they moved',
   'summary_identity_mismatches.csv':
@@ -23,6 +25,11 @@ export const FILE_PURPOSES: Readonly<Record<string, string>> = {
   'late_changes.csv': "orders of earlier days whose verdict or codes changed since their day's last report",
   'balances.csv': 'the balance snapshots of the day (total_excluding_credit = available + pending + held; credit is not funds)',
   'rates.csv': 'the USDT rate snapshots of the day',
+  'journal.csv':
+    'the day’s double-entry journal: one balanced entry per currency and kind, a role and account per line, debit/credit in the currency and in USDT (docs/accounting.md)',
+  'journal_xero.csv':
+    'the journal in Xero’s manual journal import layout, in JOURNAL_BASE_CURRENCY; past 300 lines continued in journal_xero_2.csv, …',
+  'journal_quickbooks.csv': 'the journal in QuickBooks Online’s journal import layout, in each entry’s currency with its exchange rate',
   'chart-mismatches-by-code.png': 'chart: mismatches by code over the last 30 business days (inline in the e-mail)',
   'chart-roll-forward.png': 'chart: roll-forward per currency (inline in the e-mail)',
   'chart-open-items-aging.png': 'chart: open items by age (inline in the e-mail)',
@@ -30,5 +37,6 @@ export const FILE_PURPOSES: Readonly<Record<string, string>> = {
 };
 
 export function filePurpose(name: string): string {
+  if (/^journal_xero_\d+\.csv$/.test(name)) return 'journal_xero.csv continued (Xero takes 300 lines per file), split between journals';
   return FILE_PURPOSES[name] ?? '';
 }

@@ -6,6 +6,7 @@ export const SUMMARY_FILES = [
   'summary_orders.csv',
   'summary_rollforward.csv',
   'timing_items.csv',
+  'summary_journal.csv',
   'summary_unknown_orders.csv',
   'summary_identity_mismatches.csv',
   'summary_open_items.csv',
@@ -24,8 +25,38 @@ export const REPORT_FILES = [
   'late_changes.csv',
   'balances.csv',
   'rates.csv',
+  'journal.csv',
+  'journal_xero.csv',
+  'journal_quickbooks.csv',
 ] as const;
 export type ReportFile = (typeof REPORT_FILES)[number];
+
+/** journal_xero.csv continued past Xero's 300 lines: as many as the day needs, so not in REPORT_FILES. */
+export type XeroPartFile = `journal_xero_${number}.csv`;
+const XERO_PART = /^journal_xero_(\d+)\.csv$/;
+
+/** A version's CSV files: the fixed list, then the Xero parts it has (journal_xero_2.csv, …). */
+export type CsvFiles = Record<ReportFile, CsvFileResult> & Partial<Record<XeroPartFile, CsvFileResult>>;
+
+/** The Xero parts among a version's files, in number order. */
+export function xeroParts(files: object): XeroPartFile[] {
+  return Object.keys(files)
+    .filter((n): n is XeroPartFile => XERO_PART.test(n))
+    .sort((a, b) => Number(XERO_PART.exec(a)![1]) - Number(XERO_PART.exec(b)![1]));
+}
+
+/** Every CSV file of a version in manifest order, the Xero parts after journal_xero.csv. */
+export function csvFileNames(files: object): string[] {
+  const parts = xeroParts(files);
+  return REPORT_FILES.flatMap((n) => (n === 'journal_xero.csv' ? [n, ...parts] : [n]));
+}
+
+/**
+ * Files rendered from data the other files hold (the roll-forward, late changes, fees, rates) and
+ * from settings (the chart of accounts): left out of the business hash, so a version changes when
+ * its data does, not when only the rendering would.
+ */
+const JOURNAL_FILE = /^(summary_)?journal(_xero(_\d+)?|_quickbooks)?\.csv$/;
 
 /**
  * Files made from the CSVs' data for people (the workbook, report.html, the charts e-mailed inline):
@@ -80,7 +111,7 @@ export interface ReportManifest {
   /** job_runs whose checks or snapshots appear in the files (the runs behind this version), ascending. */
   run_ids: string[];
   /** Every file of the version: the CSVs, then the extras (absent from versions written before them). */
-  files: Record<ReportFile, CsvFileResult> & Partial<Record<ExtraFileName, ExtraFileResult>>;
+  files: CsvFiles & Partial<Record<ExtraFileName, ExtraFileResult>>;
 }
 
 /** The files accountants open, listed before the CSVs wherever a version's files are printed. */
@@ -98,19 +129,26 @@ export function listedFiles(files: ReportManifest['files']): Array<{ name: strin
     if (f === undefined) return [];
     return [{ name, note: f.rows === null ? '' : `${rows(f.rows)} over all sheets` }];
   });
-  return [...first, ...REPORT_FILES.map((name) => ({ name, note: rows(files[name].rows) }))];
+  // A version written before the journal lacks its files: listed as it was written.
+  const csv = csvFileNames(files).flatMap((name) => {
+    const f = (files as Record<string, CsvFileResult | undefined>)[name];
+    return f === undefined ? [] : [{ name, note: rows(f.rows) }];
+  });
+  return [...first, ...csv];
 }
 
-export function contentHash(files: Record<ReportFile, CsvFileResult>): string {
+const csvOf = (files: CsvFiles, name: string) => (files as Record<string, CsvFileResult>)[name];
+
+export function contentHash(files: CsvFiles): string {
   const h = createHash('sha256');
-  for (const name of REPORT_FILES) h.update(`${name} ${files[name].sha256}\n`);
+  for (const name of csvFileNames(files)) h.update(`${name} ${csvOf(files, name).sha256}\n`);
   return h.digest('hex');
 }
 
-export function businessHash(files: Record<ReportFile, CsvFileResult>, partial: boolean): string {
+export function businessHash(files: CsvFiles, partial: boolean): string {
   const h = createHash('sha256');
   h.update(`partial ${partial}\n`);
-  for (const name of REPORT_FILES) h.update(`${name} ${files[name].business_sha256}\n`);
+  for (const name of csvFileNames(files)) if (!JOURNAL_FILE.test(name)) h.update(`${name} ${csvOf(files, name).business_sha256}\n`);
   return h.digest('hex');
 }
 

@@ -36,6 +36,8 @@ export interface VersionExtrasInput {
   lateChanges: StreamedTable;
   balances: Table;
   rates: Table;
+  /** The day's journal, one line a row (journal.csv). */
+  journal: Table;
   /** Mismatched orders of the 29 business days before the day (the day's own are counted here). */
   earlierCodeCounts: readonly CodeCount[];
   /** The earlier days of the chart with a recorded version; the others are drawn as "no report". */
@@ -75,6 +77,7 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
     );
     tableSheet(workbook, 'Balances', input.balances);
     tableSheet(workbook, 'Rates', input.rates);
+    tableSheet(workbook, 'Journal', input.journal);
   } catch (err) {
     await workbook.abort();
     throw err;

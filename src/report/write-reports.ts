@@ -17,6 +17,7 @@ import {
   type Window,
 } from '../db/reports.ts';
 import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
+import { firstSeenWithCode } from '../db/late-postings.ts';
 import { unknownOrdersOpen, unknownOrdersReceived } from '../db/unknown-orders.ts';
 import { isCurrency } from '../money/decimal.ts';
 import type { Drift } from '../recon/headline.ts';
@@ -35,7 +36,21 @@ import { withCaseColumns } from './case-cells.ts';
 import { caseActivityTable, casesSummaryTable, unknownOrdersSummaryTable } from './case-tables.ts';
 import { caseStateCountsOccurred, caseTransitionCounts, unresolvedCaseAges } from '../db/cases.ts';
 import { caseSummary } from '../recon/case-figures.ts';
-import { businessHash, contentHash, manifestText, sortRunIds, type ReportFile, type ReportManifest, type SummaryFile } from './manifest.ts';
+import {
+  businessHash,
+  contentHash,
+  manifestText,
+  sortRunIds,
+  type CsvFiles,
+  type ReportFile,
+  type ReportManifest,
+  type SummaryFile,
+} from './manifest.ts';
+import { closingRates, dayJournals, FeeDifferences, lateChangeOf } from './journal-day.ts';
+import { journalSummaryTable } from './journal-summary.ts';
+import { DEFAULT_JOURNAL_SETTINGS, writeJournalFiles, type JournalSettings } from './journal-files.ts';
+import type { LateChange } from '../recon/journal.ts';
+import type { ReconPolicy } from '../recon/types.ts';
 import { OpenItemTotals } from './open-items.ts';
 import { OrderTotalsAccumulator } from './order-totals.ts';
 import {
@@ -90,6 +105,10 @@ export interface WriteReportsOptions {
   pageSize?: number;
   /** Called as the write reaches each step (crash tests stop the process there); a throw fails the write there. */
   onStep?: (step: WriteStep) => void | Promise<void>;
+  /** The chart of accounts and currencies of the journal files (JOURNAL_*); default the built-in accounts, USDT. */
+  journal?: JournalSettings;
+  /** FEE_SCHEDULE_FILE: the contract the journal's fee differences are measured against. */
+  feeSchedule?: ReconPolicy['feeSchedule'];
 }
 
 /**
@@ -283,7 +302,10 @@ async function writeInTransaction(
     await opts.onStep?.('published');
     await setCurrent(dateDir, version);
     await opts.onStep?.('pointed');
-    log?.info({ date, version, directory, rows: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v.rows])) }, 'report written');
+    log?.info(
+      { date, version, directory, rows: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v!.rows])) },
+      'report written',
+    );
     return { version, directory, manifest, unchanged: false, record, quarantined };
   } catch (err) {
     await daySheets?.abort().catch(() => undefined);
@@ -307,10 +329,11 @@ async function writeFiles(
   scope: ReportScope,
   dir: string,
   daySheets: DayItemSheets,
-): Promise<{ files: Record<ReportFile, CsvFileResult>; runIds: string[]; headline: string; facts: ReportFacts }> {
+): Promise<{ files: CsvFiles; runIds: string[]; headline: string; facts: ReportFacts }> {
   const formatTime = timeFormatter(opts.timezone);
   const runIds = new Set<string>();
   const totals = new OrderTotalsAccumulator();
+  const feeDifferences = new FeeDifferences(opts.feeSchedule);
   const itemHeader = csvHeader(ITEM_TABLE_COLUMNS);
   const items = new CsvFile(path.join(dir, 'items.csv'), itemHeader, businessView(itemHeader));
   const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
@@ -326,6 +349,7 @@ async function writeFiles(
         const sheetsWait = daySheets.add(row, r.verdict === 'mismatch');
         if (sheetsWait) await sheetsWait;
         totals.add(r);
+        feeDifferences.add(r);
       }
     }
     // After the merchant's own: the orders only the provider knows (UNKNOWN_ORDER), notified this day.
@@ -362,18 +386,32 @@ async function writeFiles(
     formatTime,
   );
   const lateByCurrency = new Map<string, number>();
+  const lateCandidates: Array<{ currency: string; orderId: string; change: LateChange }> = [];
   const lateResult = await writeStream(
     path.join(dir, 'late_changes.csv'),
     LATE_CHANGE_TABLE_COLUMNS,
     streamLateChanges(tx, scope.earlierDays, scope.earlier, opts.timezone, opts.pageSize),
     (r) => {
       lateByCurrency.set(r.currency, (lateByCurrency.get(r.currency) ?? 0) + 1);
+      const change = lateChangeOf(r);
+      if (change) lateCandidates.push({ currency: r.currency, orderId: r.order_id, change });
       if (r.run_id !== null) runIds.add(r.run_id);
       return lateChangeTableRow(r);
     },
     formatTime,
   );
 
+  // Posted on the day a check first saw the change: a later day's report still lists it, but it was posted then.
+  const codeOf = (c: LateChange) => (c.kind === 'reversal' ? 'STATUS' : 'FEE');
+  const firstSeen = await firstSeenWithCode(
+    tx,
+    lateCandidates.map((l) => ({ direction: l.change.direction, orderId: l.orderId, code: codeOf(l.change) })),
+  );
+  const [dayFrom, dayTo] = [Date.parse(scope.window.from), Date.parse(scope.window.to)];
+  const late = lateCandidates.filter((l) => {
+    const at = firstSeen.get(`${l.change.direction}:${l.orderId}:${codeOf(l.change)}`);
+    return at !== undefined && at >= dayFrom && at < dayTo;
+  });
   const balances = await balanceSnapshotsFor(tx, scope.window);
   const rates = await rateSnapshotsFor(tx, scope.window);
   const balancesResult = await writeTable(dir, balancesTable(balances), formatTime);
@@ -401,6 +439,7 @@ async function writeFiles(
   const drifts: Drift[] = [...rollForwards.values()].flatMap((r) =>
     r && r.withinTolerance === false && r.drift !== null ? [{ currency: r.currency, drift: r.drift }] : [],
   );
+  const journals = dayJournals({ date: scope.date, currencies, rollForwards, late, feeDifferences, rates });
   const overall = totals.overall();
   const headline = reportHeadline({
     orders: overall.orders,
@@ -418,6 +457,7 @@ async function writeFiles(
     ordersTable(currencies, totals, lastRateByCurrency(rates)),
     rollForwardTable(currencies, rollForwards),
     timingItemsTable(currencies, rollForwards),
+    journalSummaryTable(journals),
     unknownOrdersSummaryTable(unknownOrders),
     totals.apart.table(),
     openItemsSummaryTable(openTotals),
@@ -434,6 +474,13 @@ async function writeFiles(
   ];
   const summaryFiles: Partial<Record<ReportFile, CsvFileResult>> = {};
   for (const t of summaryTables) summaryFiles[`${t.name}.csv` as ReportFile] = await writeTable(dir, t, formatTime);
+  const journal = await writeJournalFiles(
+    journals.flatMap((j) => j.entries),
+    { ...(opts.journal ?? DEFAULT_JOURNAL_SETTINGS), rates: closingRates(rates) },
+    (t) => writeTable(dir, t, formatTime),
+  );
+  if (journal.skipped.length)
+    opts.logger?.warn({ entries: journal.skipped }, 'journal entries left out of journal_xero.csv: no rate to the base currency');
 
   return {
     files: {
@@ -444,10 +491,11 @@ async function writeFiles(
       'late_changes.csv': lateResult,
       'balances.csv': balancesResult,
       'rates.csv': ratesResult,
+      ...(journal.files as Pick<CsvFiles, 'journal.csv' | 'journal_xero.csv' | 'journal_quickbooks.csv'>),
     },
     runIds: sortRunIds(runIds),
     headline,
-    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates, daySheets, openUnknown },
+    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates, daySheets, openUnknown, journal: journal.table },
   };
 }
 

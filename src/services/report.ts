@@ -60,6 +60,8 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       currencies: config.RECON_CURRENCIES,
       tolerances: config.RECON_TOLERANCE,
       lookbackDays: config.RECON_LOOKBACK_DAYS,
+      journal: { accounts: config.JOURNAL_ACCOUNTS_FILE, base: config.JOURNAL_BASE_CURRENCY, xeroTaxRate: config.JOURNAL_XERO_TAX_RATE },
+      feeSchedule: config.FEE_SCHEDULE_FILE,
       engine: db.engine,
       onStep: killPointFromEnv(),
     });

@@ -34,6 +34,8 @@ export interface SimOptions {
   seed: number;
   hours?: number;
   orders?: number;
+  /** Called on the simulation's database before it is dropped (the journal test reads its days). */
+  inspect?: (knex: import('knex').Knex) => Promise<void>;
 }
 
 export interface SimResult {
@@ -162,6 +164,7 @@ export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
         await control.adjustBalance(planted.currency, planted.delta);
       }
     }
+    await opts.inspect?.(db.knex);
     return await evaluate(db.knex, { seed: opts.seed, hours, orders: orderCount, planted });
   } finally {
     await client.close();

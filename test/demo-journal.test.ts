@@ -1,0 +1,49 @@
+// The demo's night (issue 27): its report's journal ties to the roll-forward per currency, every
+// entry balances, and the planted NGN 1,250.00 drift is what goes to suspense.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { expect, it } from 'vitest';
+import { runDemo, DEMO_DRIFT } from '../src/demo/run-demo.ts';
+import { silentLogger } from '../src/log/logger.ts';
+import { Decimal } from '../src/money/decimal.ts';
+import { tableFromCsv } from '../src/report/table-csv.ts';
+import { JOURNAL_COLUMNS } from '../src/report/journal-tables.ts';
+import { ROLLFORWARD_SUMMARY } from '../src/report/rollforward-tables.ts';
+
+const rowsOf = (file: string, columns: readonly { name: string }[]) => {
+  const t = tableFromCsv({ name: 'x', title: 'x', columns: columns as never }, fs.readFileSync(file));
+  return t.rows.map((r) => Object.fromEntries(columns.map((c, i) => [c.name, r[i] === null ? null : String(r[i])])));
+};
+
+it('the demo: wallet lines sum to closing − opening per currency, entries balance, the drift goes to suspense', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-demo-journal-'));
+  const saved = process.env.REPORT_DIR;
+  process.env.REPORT_DIR = path.join(dataDir, 'reports'); // the demo reads its settings from the environment
+  try {
+    const out = new Writable({ write: (_c, _e, cb) => cb() });
+    const r = await runDemo({ payments: 120, payouts: 80, seed: 7, dataDir: path.join(dataDir, 'db'), out, logger: silentLogger });
+    const dir = path.resolve(dataDir, r.reportDirectory);
+    const journal = rowsOf(path.join(dir, 'journal.csv'), JOURNAL_COLUMNS);
+    const rf = rowsOf(path.join(dir, 'summary_rollforward.csv'), ROLLFORWARD_SUMMARY.columns);
+    const signed = (l: Record<string, string | null>) => new Decimal(l.debit ?? '0').minus(l.credit ?? '0');
+    for (const id of new Set(journal.map((l) => l.entry_id))) {
+      const sum = journal.filter((l) => l.entry_id === id).reduce((a, l) => a.plus(signed(l)), new Decimal(0));
+      expect(sum.toFixed(), id!).toBe('0');
+    }
+    expect(rf.map((x) => x.currency)).toEqual(['IDR', 'INR', 'NGN']);
+    for (const x of rf) {
+      const wallet = journal
+        .filter((l) => l.currency === x.currency && l.role === 'wallet')
+        .reduce((a, l) => a.plus(signed(l)), new Decimal(0));
+      expect(wallet.toFixed(2), x.currency!).toBe(new Decimal(x.closing!).minus(x.opening!).toFixed(2));
+    }
+    const suspense = journal.filter((l) => l.role === 'suspense');
+    expect(suspense.map((l) => [l.currency, l.credit])).toEqual([[DEMO_DRIFT.currency, DEMO_DRIFT.amount]]);
+  } finally {
+    if (saved === undefined) delete process.env.REPORT_DIR;
+    else process.env.REPORT_DIR = saved;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 600_000);
