@@ -169,7 +169,7 @@ try {
       }
       const days = url === fullUrl ? DAYS : BASELINE_DAYS;
       const t0 = performance.now();
-      if (days > 0) await seedHistory(db, { days, perDay: N, dayStart, log });
+      if (days > 0) await seedHistory(db, { days, perDay: N, dayStart, now, log });
       log(`${url.pathname.slice(1)}: ${days} days x ${N} orders seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
       await loadMeasuredDay(db);
     } finally {
