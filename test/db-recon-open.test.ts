@@ -14,7 +14,9 @@ describe('recon_open', () => {
   async function world(name: string) {
     const t = await createTestDatabase(name);
     toDrop.push(t);
-    const run = (await t.db.knex.raw(`INSERT INTO job_runs (job) VALUES ('reconcile') RETURNING id::text AS id`)) as { rows: { id: string }[] };
+    const run = (await t.db.knex.raw(`INSERT INTO job_runs (job) VALUES ('reconcile') RETURNING id::text AS id`)) as {
+      rows: { id: string }[];
+    };
     const runId = run.rows[0].id;
     /** One statement of checks: [order id, verdict, minutes past 10:00]. */
     const check = (rows: Array<[number, string, number]>, direction = 'payment') =>
@@ -29,11 +31,14 @@ describe('recon_open', () => {
       );
     // Each statement is a new run: (run, direction, order) is unique in recon_items.
     const nextRun = async () => {
-      const r = (await t.db.knex.raw(`INSERT INTO job_runs (job) VALUES ('reconcile') RETURNING id::text AS id`)) as { rows: { id: string }[] };
+      const r = (await t.db.knex.raw(`INSERT INTO job_runs (job) VALUES ('reconcile') RETURNING id::text AS id`)) as {
+        rows: { id: string }[];
+      };
       return r.rows[0].id;
     };
     const open = async () =>
-      ((await t.db.knex.raw(`SELECT direction, order_id::int AS id FROM recon_open ORDER BY direction, order_id`)) as { rows: unknown[] }).rows;
+      ((await t.db.knex.raw(`SELECT direction, order_id::int AS id FROM recon_open ORDER BY direction, order_id`)) as { rows: unknown[] })
+        .rows;
     return { t, check, nextRun, open, runId };
   }
 
