@@ -39,7 +39,7 @@ const { values } = parseArgs({
     reuse: { type: 'boolean', default: false },
     // The baseline holds the measured day plus this much history: what the day legitimately reads (RECON_LOOKBACK_DAYS + 1).
     'baseline-days': { type: 'string', default: '31' },
-    // Time only the operations whose name contains this text (iterating on one query).
+    // Time only the operations whose name contains one of these comma-separated texts (iterating on one query).
     only: { type: 'string', default: '' },
   },
 });
@@ -187,7 +187,7 @@ try {
     { name: 'snapshot (with roll-forward)', args: () => ['snapshot', '--json'] },
   ];
   const rows: Array<[string, number, number]> = [];
-  for (const op of operations.filter((o) => o.name.includes(values.only!))) {
+  for (const op of operations.filter((o) => values.only!.split(',').some((part) => o.name.includes(part)))) {
     const medians: number[] = [];
     for (const url of [emptyUrl, fullUrl]) {
       const times: number[] = [];

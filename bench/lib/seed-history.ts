@@ -7,7 +7,10 @@ import type { Db } from '../../src/db/connect.ts';
  * notification per payment, a daily alert (resolved), a report version per day recording every order,
  * hourly balance and rate snapshots of three currencies, and the runs behind them.
  */
-export async function seedHistory(db: Db, opts: { days: number; perDay: number; dayStart: Date; now: Date; log: (m: string) => void }): Promise<void> {
+export async function seedHistory(
+  db: Db,
+  opts: { days: number; perDay: number; dayStart: Date; now: Date; log: (m: string) => void },
+): Promise<void> {
   const { days, perDay } = opts;
   const k = db.knex;
   const base = opts.dayStart.toISOString();
