@@ -16,9 +16,13 @@ describe('payrecon cases, end to end on the sandbox', () => {
   const json = async (args: string[], env: Record<string, string> = {}) => JSON.parse((await cli([...args, '--json'], env)).stdout);
   const recheck = () => cli(['reconcile', '--ref', order.merchantRef]);
   const feeCase = async () => {
-    const list = (await json(['cases', 'list', '--state', 'all', '--code', 'FEE'])) as Array<Record<string, unknown>>;
-    expect(list).toHaveLength(1);
-    return list[0];
+    const list = (await json(['cases', 'list', '--state', 'all', '--code', 'FEE'])) as {
+      total: number;
+      cases: Array<Record<string, unknown>>;
+    };
+    expect(list.total).toBe(1);
+    expect(list.cases).toHaveLength(1);
+    return list.cases[0];
   };
 
   beforeAll(async () => {
@@ -32,7 +36,7 @@ describe('payrecon cases, end to end on the sandbox', () => {
   afterAll(() => world?.close());
 
   it('nothing to work after a clean night', async () => {
-    expect(await json(['cases', 'list'])).toEqual([]);
+    expect(await json(['cases', 'list'])).toEqual({ total: 0, cases: [], next: null });
     expect((await cli(['cases', 'list'])).stdout).toBe('no cases match\n');
   }, 120_000);
 
@@ -93,7 +97,7 @@ describe('payrecon cases, end to end on the sandbox', () => {
     const text = (await cli(['cases', 'show', String(c.id)])).stdout;
     expect(text).toContain(`case #${c.id}  FEE  resolved (cleared-by-recheck)`);
     expect(text).toContain('bo@finance');
-    expect(await json(['cases', 'list'])).toEqual([]);
+    expect(await json(['cases', 'list'])).toEqual({ total: 0, cases: [], next: null });
   }, 300_000);
 
   it.each([

@@ -228,7 +228,7 @@ describe.each(availableEngines)('cases repositories on %s', (engine) => {
         'UNKNOWN_ORDER',
       ]);
       expect((await selectCases(own.db.knex, { states: ['open', 'acknowledged'], openedBefore: at(0) })).length).toBe(0);
-      const listed = await listCases(own.db, { code: 'FEE' });
+      const listed = (await listCases(own.db, { code: 'FEE' }, { sort: 'age', limit: 100 })).cases;
       expect(listed[0].history.map((e) => e.toState)).toEqual(['open', 'resolved', 'open', 'acknowledged', 'resolved']);
       const shown = await showCase(own.db, listed[0].id);
       expect(shown.order).toMatchObject({ id: order.id, amount: '100.00' });

@@ -25,6 +25,8 @@ export function caseJson(c: CaseWithHistory): Record<string, unknown> {
     last_seen_at: iso(c.lastSeenAt),
     seen_count: c.seenCount,
     version: c.version,
+    assignee: c.assignee,
+    at_risk: c.atRisk,
     finding: c.finding,
     history: c.history.map(eventJson),
   };
@@ -69,7 +71,7 @@ export function caseDetailJson(d: CaseDetail): Record<string, unknown> {
 }
 
 function eventJson(e: CaseEventRow): Record<string, unknown> {
-  return { from: e.fromState, to: e.toState, reason: e.reason, note: e.note, actor: e.actor, at: iso(e.at) };
+  return { kind: e.kind, from: e.fromState, to: e.toState, reason: e.reason, note: e.note, actor: e.actor, at: iso(e.at) };
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);

@@ -1,5 +1,9 @@
 import type { Db } from '../db/connect.ts';
-import { caseHistory, getCase, selectCases, transitionCase, type CaseEventRow, type CaseFilter, type StoredCase } from '../db/cases.ts';
+import { caseHistories, caseHistory, getCase, transitionCase, type CaseEventRow, type StoredCase } from '../db/cases.ts';
+import type { CaseFilter } from '../db/case-filter.ts';
+import { selectCasePage, type CasePage, type PageRequest } from '../db/case-queue.ts';
+import { assignCase as writeAssignee, commentCase as writeComment } from '../db/case-actions.ts';
+import { listUsers } from '../db/console-users.ts';
 import { selectItemsOfOrder, type StoredReconItem } from '../db/items.ts';
 import { findOrderById, type OrderRow } from '../db/orders.ts';
 import { decideCase, type CaseEvent } from '../recon/cases.ts';
@@ -29,9 +33,14 @@ export interface CaseDetail extends CaseWithHistory {
   checks: StoredReconItem[];
 }
 
-export async function listCases(db: Db, filter: CaseFilter): Promise<CaseWithHistory[]> {
-  const cases = await selectCases(db.knex, filter);
-  return Promise.all(cases.map(async (c) => ({ ...c, history: await caseHistory(db.knex, c.id) })));
+/** A page of the queue, each case with its history (one query for the page's histories). */
+export async function listCases(db: Db, filter: CaseFilter, page: PageRequest): Promise<CasePage & { cases: CaseWithHistory[] }> {
+  const found = await selectCasePage(db.knex, filter, page);
+  const histories = await caseHistories(
+    db.knex,
+    found.cases.map((c) => c.id),
+  );
+  return { ...found, cases: found.cases.map((c) => ({ ...c, history: histories.get(c.id) ?? [] })) };
 }
 
 export async function showCase(db: Db, id: string): Promise<CaseDetail> {
@@ -70,6 +79,51 @@ async function act(db: Db, id: string, a: PersonAction, event: CaseEvent): Promi
   if (decision.kind !== 'move') throw new CaseActionError(`case ${id}: nothing to do`);
   const moved = await db.knex.transaction((trx) => transitionCase(trx, current, decision.transition, a.now));
   if (!moved) throw new CaseActionError(`case ${id} changed meanwhile; look again (payrecon cases show ${id})`);
+  const after = (await getCase(db.knex, id))!;
+  return { ...after, history: await caseHistory(db.knex, id) };
+}
+
+/** Active console users' names: whom a case may be assigned to. */
+export async function assignableUsers(db: Db): Promise<string[]> {
+  return (await listUsers(db.knex)).filter((u) => !u.disabled).map((u) => u.name);
+}
+
+/** Gives a case to a console user (null: back to nobody); refused for anyone not an active console user. */
+export async function assignCase(db: Db, id: string, assignee: string | null, a: PersonAction): Promise<CaseWithHistory> {
+  if (assignee !== null && !(await assignableUsers(db)).includes(assignee)) {
+    throw new CaseActionError(`--to: ${JSON.stringify(assignee)} is not an active console user; see payrecon users list`);
+  }
+  const current = await caseAsSeen(db, id, a);
+  if (current.assignee === assignee) return withHistory(db, id);
+  const note = assignee === null ? `unassigned (was ${current.assignee})` : `assigned to ${assignee}`;
+  const who = { actor: a.actor, note: a.note ? `${note}: ${a.note}` : note };
+  const moved = await db.knex.transaction((trx) => writeAssignee(trx, current, assignee, who, a.now));
+  if (!moved) throw new CaseActionError(`case ${id} changed meanwhile; look again (payrecon cases show ${id})`);
+  return withHistory(db, id);
+}
+
+/** A note on the case's history; its state, version and assignee stay as they are. */
+export async function commentCase(db: Db, id: string, a: PersonAction): Promise<CaseWithHistory> {
+  const note = (a.note ?? '').trim();
+  if (!note) throw new CaseActionError('note: say something (the comment is the note)');
+  if (a.actor.trim() === '') throw new CaseActionError('an actor is required (--as NAME, PAYRECON_ACTOR, or the OS user)');
+  const current = await caseAsSeen(db, id, a);
+  if (!(await writeComment(db.knex, current, { actor: a.actor.trim(), note }, a.now))) {
+    throw new CaseActionError(`case ${id} changed meanwhile; look again (payrecon cases show ${id})`);
+  }
+  return withHistory(db, id);
+}
+
+async function caseAsSeen(db: Db, id: string, a: PersonAction): Promise<StoredCase> {
+  const current = await getCase(db.knex, id);
+  if (!current) throw new CaseActionError(`no case ${JSON.stringify(id)}; see payrecon cases list`);
+  if (a.expectedVersion !== undefined && a.expectedVersion !== current.version) {
+    throw new CaseActionError(`case ${id} changed since you looked at it (now ${current.state}); look again`);
+  }
+  return current;
+}
+
+async function withHistory(db: Db, id: string): Promise<CaseWithHistory> {
   const after = (await getCase(db.knex, id))!;
   return { ...after, history: await caseHistory(db.knex, id) };
 }

@@ -3,15 +3,21 @@ import os from 'node:os';
 import { Option, type Command } from 'commander';
 import { withJob, type JobDeps } from '../runtime/with-job.ts';
 import { raiseAndDeliver } from '../runtime/alerting.ts';
-import { acknowledgeCase, listCases, resolveCase, showCase } from '../cases/work.ts';
+import { acknowledgeCase, assignCase, commentCase, listCases, resolveCase, showCase, type CaseWithHistory } from '../cases/work.ts';
+import { actOnCases, type SelectedCase } from '../cases/bulk.ts';
+import { EXPORT_COLUMNS, exportRow } from '../cases/export-rows.ts';
+import { caseHistories } from '../db/cases.ts';
+import { CASE_SORTS, eachCase, type CaseSort } from '../db/case-queue.ts';
+import { isEmptyFilter, REF_PIECE_MIN, type CaseFilter } from '../db/case-filter.ts';
+import { encodeCsvRecord } from '../report/csv-file.ts';
 import { caseJson, caseDetailJson, renderCaseDetail, renderCaseList } from '../cases/render.ts';
-import type { CaseFilter } from '../db/cases.ts';
 import { businessDay } from '../report/date.ts';
 import { CASE_STATES, RESOLUTION_REASONS, parseAge, type CaseState } from '../recon/cases.ts';
 import { MISMATCH_CODES } from '../domain/verdicts.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from '../domain/exit-codes.ts';
 import { UsageError } from '../domain/errors.ts';
+import { currencyOption } from './currency-option.ts';
 
 const usage = (message: string) => new UsageError(message);
 // UNKNOWN_ORDER is a mismatch code now too; a Set keeps each code once.
@@ -28,6 +34,11 @@ export function registerCases(program: Command): void {
       examplesHelp([
         'payrecon cases list',
         'payrecon cases list --code FEE --currency NGN --older-than 3d',
+        'payrecon cases list --ref 06f0e57a',
+        'payrecon cases list --csv > queue.csv',
+        'payrecon cases assign 42 --to asha',
+        'payrecon cases comment 42 --note "provider ticket 7781"',
+        'payrecon cases resolve --all-matching --code FEE --day 2026-11-21 --reason adjusted --note "fees booked"',
         'payrecon cases show 42',
         'payrecon cases ack 42 --note "asked the provider"',
         'payrecon cases resolve 42 --reason adjusted --note "fee booked in the ledger"',
@@ -36,36 +47,86 @@ export function registerCases(program: Command): void {
 
   cases
     .command('list')
-    .description('cases matching the filters, oldest opened first (default: open and acknowledged)')
+    .description('cases matching the filters, a page at a time, oldest opened first (default: open and acknowledged)')
     .addOption(new Option('--state <state>', 'open, acknowledged, resolved, or all').choices([...CASE_STATES, 'all']))
     .addOption(new Option('--code <code>', 'a finding code').choices(CASE_CODES).argParser((v) => v.toUpperCase()))
-    .addOption(new Option('--currency <code>', 'INR, NGN or IDR').choices(['INR', 'NGN', 'IDR']).argParser((v) => v.toUpperCase()))
+    .addOption(currencyOption('INR, NGN or IDR (any case)'))
     .option('--day <YYYY-MM-DD>', 'cases about business day D in REPORT_TIMEZONE (orders created that day, drift windows ending that day)')
     .option('--older-than <age>', 'opened (or reopened) longer ago than this: 30m, 12h, 3d')
-    .option('--json', 'print the cases, each with its history, as JSON')
+    .option('--ref <text>', `a merchant or transaction ref, whole or its first ${REF_PIECE_MIN}+ characters, any case`)
+    .option('--assignee <name>', "a console user's cases; '' for nobody's")
+    .addOption(
+      new Option('--sort <order>', 'age: oldest opened first; risk: largest amount at risk first').choices([...CASE_SORTS]).default('age'),
+    )
+    .option('--limit <n>', 'cases per page (1 to 1000)', '100')
+    .option('--after <cursor>', 'the page after this cursor (printed under each page, and as "next" in --json)')
+    .option('--json', 'print {total, cases (each with its history), next} as JSON')
+    .option('--all', 'with --json: every match in one document, no paging')
+    .option('--csv', 'every match as CSV on stdout, header first (the workbook columns)')
     .addHelpText(
       'after',
-      `\nExit: 0 listed (possibly nothing); 3 bad arguments or configuration.\n${envHelp([...DB_ENV, 'REPORT_TIMEZONE'])}`,
+      `\nExit: 0 listed (possibly nothing); 3 bad arguments or configuration.\n${envHelp([...DB_ENV, 'REPORT_TIMEZONE', 'CASE_SLA_HOURS'])}`,
     )
-    .action(
-      async (opts: { state?: CaseState | 'all'; code?: string; currency?: string; day?: string; olderThan?: string; json?: boolean }) => {
-        const olderThan = opts.olderThan === undefined ? undefined : inputOf(() => parseAge(opts.olderThan!), '--older-than');
-        await withCases(async (ctx) => {
-          const now = new Date();
-          const day = opts.day === undefined ? undefined : inputOf(() => businessDay(opts.day!, ctx.config.REPORT_TIMEZONE), '--day');
-          const filter: CaseFilter = {
-            states: opts.state === 'all' ? undefined : opts.state ? [opts.state] : ['open', 'acknowledged'],
-            code: opts.code,
-            currency: opts.currency,
-            occurredFrom: day?.start.toJSDate(),
-            occurredTo: day?.end.toJSDate(),
-            openedBefore: olderThan === undefined ? undefined : new Date(now.getTime() - olderThan),
-          };
-          const found = await listCases(ctx.db, filter);
-          printOut(opts.json ? `${JSON.stringify(found.map(caseJson), null, 2)}\n` : renderCaseList(found, now));
-        });
-      },
-    );
+    .action(async (opts: ListOptions) => {
+      const limit = inputOf(() => pageSize(opts.limit), '--limit');
+      if (opts.all && opts.after) throw usage('--all: every match is one document; leave out --after');
+      await withCases(async (ctx) => {
+        const now = new Date();
+        const filter = listFilter(opts, ctx, now);
+        if (opts.csv) return printCsv(ctx, filter, now);
+        if (opts.all) {
+          const all: CaseWithHistory[] = [];
+          for await (const c of eachCase(ctx.db.knex, filter, opts.sort)) all.push({ ...c, history: [] });
+          const histories = await caseHistories(
+            ctx.db.knex,
+            all.map((c) => c.id),
+          );
+          const cases = all.map((c) => caseJson({ ...c, history: histories.get(c.id) ?? [] }));
+          return printOut(`${JSON.stringify({ total: cases.length, cases, next: null }, null, 2)}\n`);
+        }
+        const page = await listCases(ctx.db, filter, { sort: opts.sort, limit, after: opts.after });
+        if (opts.json)
+          return printOut(`${JSON.stringify({ total: page.total, cases: page.cases.map(caseJson), next: page.next }, null, 2)}\n`);
+        printOut(renderCaseList(page.cases, now));
+        if (page.total > 0) printOut(`${pageFooter(page, process.argv.slice(2))}\n`);
+      });
+    });
+
+  cases
+    .command('assign <id>')
+    .description('give a case to a console user, or back to nobody')
+    .option('--to <name>', "a console user's name ('' for nobody)")
+    .option('--unassign', 'back to nobody')
+    .option('--note <text>', 'why, for the history', '')
+    .option('--as <name>', 'who assigns (default: PAYRECON_ACTOR, else the OS user)')
+    .option('--json', 'print the case as JSON')
+    .addHelpText('after', `\nExit: 0 assigned; 3 no such case or user, bad arguments.\n${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`)
+    .action(async (id: string, opts: { to?: string; unassign?: boolean; note: string; as?: string; json?: boolean }) => {
+      if ((opts.to === undefined) === !opts.unassign) throw usage("assign: give --to NAME (a console user) or --unassign (or --to '')");
+      const to = opts.unassign || opts.to!.trim() === '' ? null : opts.to!.trim();
+      await withCases(async (ctx) => {
+        const c = await assignCase(ctx.db, id, to, { actor: actorOf(opts.as, ctx), note: opts.note, now: new Date() });
+        printOut(
+          opts.json
+            ? `${JSON.stringify(caseJson(c), null, 2)}\n`
+            : `case ${c.id} ${c.assignee ? `assigned to ${c.assignee}` : 'unassigned'}\n`,
+        );
+      });
+    });
+
+  cases
+    .command('comment <id>')
+    .description("add a note to a case's history without changing its state")
+    .requiredOption('--note <text>', 'the comment')
+    .option('--as <name>', 'who comments (default: PAYRECON_ACTOR, else the OS user)')
+    .option('--json', 'print the case as JSON')
+    .addHelpText('after', `\nExit: 0 noted; 3 no such case, empty note, bad arguments.\n${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`)
+    .action(async (id: string, opts: { note: string; as?: string; json?: boolean }) => {
+      await withCases(async (ctx) => {
+        const c = await commentCase(ctx.db, id, { actor: actorOf(opts.as, ctx), note: opts.note, now: new Date() });
+        printOut(opts.json ? `${JSON.stringify(caseJson(c), null, 2)}\n` : `case ${c.id}: comment added by ${c.history.at(-1)!.actor}\n`);
+      });
+    });
 
   cases
     .command('show <id>')
@@ -96,35 +157,147 @@ export function registerCases(program: Command): void {
       });
     });
 
-  cases
-    .command('resolve <id>')
-    .description('resolve a case with a reason and a note')
+  const resolve = cases
+    .command('resolve [id]')
+    .description('resolve a case with a reason and a note; or, with --all-matching, every case the list filters select')
     .addOption(new Option('--reason <reason>', 'why it is resolved').choices([...RESOLUTION_REASONS]).makeOptionMandatory())
     .requiredOption('--note <text>', 'what was done (required)')
     .option('--as <name>', 'who resolves (default: PAYRECON_ACTOR, else the OS user)')
-    .option('--json', 'print the case as JSON')
+    .option('--json', 'print the case (with --all-matching: the outcome) as JSON')
+    .option('--all-matching', 'resolve every unresolved case the filters below select (at least one filter required)');
+  addBulkFilters(resolve)
     .addHelpText(
       'after',
       `
 Reasons: provider-corrected (the provider fixed its side), adjusted (we booked a correction),
 written-off (accepted as is: the case stays resolved while the finding persists), duplicate,
 false-positive, other. A resolved case whose finding comes back is reopened (except written-off).
-Exit: 0 resolved; 3 no such case, already resolved, bad arguments.
+--all-matching: one audit event per case; a case that changed while the command ran is left as it is and counted.
+Exit: 0 resolved; 3 no such case, already resolved, no filter with --all-matching, bad arguments.
 ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     )
-    .action(async (id: string, opts: { reason: string; note: string; as?: string; json?: boolean }) => {
-      await withCases(async (ctx) => {
-        const c = await resolveCase(ctx.db, id, { actor: actorOf(opts.as, ctx), reason: opts.reason, note: opts.note, now: new Date() });
-        // The alert this case was behind may be over now: resolve it and send its one "resolved" message.
-        await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
-        printOut(
-          opts.json
-            ? `${JSON.stringify(caseJson(c), null, 2)}\n`
-            : `case ${c.id} resolved (${c.resolution}) by ${c.history.at(-1)!.actor}\n`,
-        );
-      });
-    });
+    .action(
+      async (
+        id: string | undefined,
+        opts: ListOptions & { reason: string; note: string; as?: string; json?: boolean; allMatching?: boolean },
+      ) => {
+        if (opts.allMatching && id !== undefined) throw usage('resolve: give a case id or --all-matching with filters, not both');
+        if (!opts.allMatching && id === undefined) throw usage('resolve: give a case id, or --all-matching with the list filters');
+        await withCases(async (ctx) => {
+          const now = new Date();
+          const actor = actorOf(opts.as, ctx);
+          if (opts.allMatching) {
+            const filter = { ...listFilter({ ...opts, state: opts.state ?? undefined }, ctx, now) };
+            if (isEmptyFilter(filter))
+              throw usage(
+                '--all-matching: give at least one filter (--code, --currency, --day, --older-than, --ref, --assignee) so this cannot resolve the whole queue by accident',
+              );
+            const selected: SelectedCase[] = [];
+            for await (const c of eachCase(ctx.db.knex, filter)) selected.push({ id: c.id, version: c.version });
+            const out = await actOnCases(ctx.db, selected, { kind: 'resolve', actor, reason: opts.reason, note: opts.note }, now);
+            await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
+            printOut(
+              opts.json
+                ? `${JSON.stringify({ matched: selected.length, resolved: out.done.length, refused: out.refused }, null, 2)}\n`
+                : `${plural(out.done.length, 'case')} resolved (${opts.reason}) of ${count(selected.length)} matching${out.refused.length ? `; ${count(out.refused.length)} left as they were (changed meanwhile or already resolved)` : ''}\n`,
+            );
+            return;
+          }
+          const c = await resolveCase(ctx.db, id!, { actor, reason: opts.reason, note: opts.note, now });
+          // The alert this case was behind may be over now: resolve it and send its one "resolved" message.
+          await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
+          printOut(
+            opts.json
+              ? `${JSON.stringify(caseJson(c), null, 2)}\n`
+              : `case ${c.id} resolved (${c.resolution}) by ${c.history.at(-1)!.actor}\n`,
+          );
+        });
+      },
+    );
 }
+
+interface ListOptions {
+  state?: CaseState | 'all';
+  code?: string;
+  currency?: string;
+  day?: string;
+  olderThan?: string;
+  ref?: string;
+  assignee?: string;
+  sort: CaseSort;
+  limit: string;
+  after?: string;
+  json?: boolean;
+  all?: boolean;
+  csv?: boolean;
+}
+
+/** The list's filters on a bulk command (no paging: it acts on every match). */
+function addBulkFilters(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--state <state>', 'open or acknowledged (default: both)').choices(['open', 'acknowledged']))
+    .addOption(new Option('--code <code>', 'a finding code').choices(CASE_CODES).argParser((v) => v.toUpperCase()))
+    .addOption(new Option('--currency <code>', 'INR, NGN or IDR').choices(['INR', 'NGN', 'IDR']).argParser((v) => v.toUpperCase()))
+    .option('--day <YYYY-MM-DD>', 'cases about business day D in REPORT_TIMEZONE')
+    .option('--older-than <age>', 'opened (or reopened) longer ago than this: 30m, 12h, 3d')
+    .option('--ref <text>', `a merchant or transaction ref, whole or its first ${REF_PIECE_MIN}+ characters`)
+    .option('--assignee <name>', "a console user's cases; '' for nobody's");
+}
+
+function listFilter(opts: Omit<ListOptions, 'sort' | 'limit'>, ctx: JobDeps, now: Date): CaseFilter {
+  const olderThan = opts.olderThan === undefined ? undefined : inputOf(() => parseAge(opts.olderThan!), '--older-than');
+  const day = opts.day === undefined ? undefined : inputOf(() => businessDay(opts.day!, ctx.config.REPORT_TIMEZONE), '--day');
+  if (opts.ref !== undefined && opts.ref.trim().length < REF_PIECE_MIN)
+    throw usage(`--ref: give at least ${REF_PIECE_MIN} characters of a merchant or transaction ref (got ${JSON.stringify(opts.ref)})`);
+  return {
+    states: opts.state === 'all' ? undefined : opts.state ? [opts.state] : ['open', 'acknowledged'],
+    code: opts.code,
+    currency: opts.currency,
+    occurredFrom: day?.start.toJSDate(),
+    occurredTo: day?.end.toJSDate(),
+    openedBefore: olderThan === undefined ? undefined : new Date(now.getTime() - olderThan),
+    ref: opts.ref?.trim(),
+    assignee: opts.assignee === undefined ? undefined : opts.assignee.trim() === '' ? null : opts.assignee.trim(),
+  };
+}
+
+function pageSize(text: string): number {
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 1000)
+    throw new Error(`expected a whole number from 1 to 1000 (got ${JSON.stringify(text)})`);
+  return Number(text);
+}
+
+/** "showing 1–100 of 20,003" and the command for the next page (this one's arguments with --after). */
+function pageFooter(page: { first: number; cases: unknown[]; total: number; next: string | null }, argv: readonly string[]): string {
+  const shown = `showing ${count(page.first)}–${count(page.first + page.cases.length - 1)} of ${count(page.total)}`;
+  if (!page.next) return shown;
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--after') i++;
+    else if (!argv[i].startsWith('--after='))
+      args.push(/^[\w@%+=:,./-]+$/.test(argv[i]) ? argv[i] : `'${argv[i].replaceAll("'", "'\\''")}'`);
+  }
+  return `${shown}; next page: payrecon ${args.join(' ')} --after ${page.next}`;
+}
+
+// LF, not the reports' CRLF: stdout goes through the terminal sanitizer, which shows a bare CR as text.
+const csvLine = (row: readonly string[]) => `${encodeCsvRecord(row).slice(0, -2)}\n`;
+
+async function printCsv(ctx: JobDeps, filter: CaseFilter, now: Date): Promise<void> {
+  printOut(csvLine(EXPORT_COLUMNS));
+  let chunk = '';
+  for await (const c of eachCase(ctx.db.knex, filter)) {
+    chunk += csvLine(exportRow(c, ctx.config.CASE_SLA_HOURS, now));
+    if (chunk.length > 65_536) {
+      printOut(chunk);
+      chunk = '';
+    }
+  }
+  printOut(chunk);
+}
+
+const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;
+const count = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 
 async function withCases(fn: (deps: JobDeps) => Promise<void>): Promise<void> {
   await withJob('cases', {}, fn);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { CURRENCIES } from '../money/decimal.ts';
 import { cronSetting } from './cron-setting.ts';
+import { MISMATCH_CODES } from '../domain/verdicts.ts';
 import { JOURNAL_SETTINGS } from './journal-settings.ts';
 
 const intIn = (min: number, max: number) =>
@@ -75,6 +76,30 @@ const tolerances = z
         return z.NEVER;
       }
       out[m[1]] = m[2];
+    }
+    return out;
+  });
+
+/** "FEE=48,STATUS=24,default=72": hours a case of a code may stay unresolved before it breaches its SLA. */
+const slaHours = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    const out: Record<string, number> = {};
+    for (const part of v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const m = /^([A-Za-z_]{2,32})=(\d{1,5})$/.exec(part);
+      const code = m?.[1].toLowerCase() === 'default' ? 'default' : m?.[1].toUpperCase();
+      if (!m || !code || (code !== 'default' && !(MISMATCH_CODES as readonly string[]).includes(code)) || Number(m[2]) === 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected CODE=hours pairs such as "FEE=48,STATUS=24,default=72", CODE one of ${MISMATCH_CODES.join(', ')} or default, hours a whole number above 0 (got "${part}")`,
+        });
+        return z.NEVER;
+      }
+      out[code] = Number(m[2]);
     }
     return out;
   });
@@ -435,6 +460,12 @@ export const ENV_VARS = {
       .regex(/^[^\x00-\x1f\x7f]{1,100}$/, 'expected a name of up to 100 printable characters, such as asha@finance'),
     secret: false,
     doc: '`payrecon cases ack|resolve`: who acts, when `--as` is not given (default: the OS user)',
+  },
+  CASE_SLA_HOURS: {
+    schema: slaHours,
+    default: 'default=72',
+    secret: false,
+    doc: 'hours a case may stay unresolved per code before the queue marks it as breaching its SLA, e.g. FEE=48,STATUS=24,default=72 (codes not listed take default)',
   },
   CONSOLE_HOST: {
     schema: text,

@@ -2,6 +2,9 @@ import type { Knex } from 'knex';
 import type { Direction } from '../domain/types.ts';
 import type { CaseReason, CaseState, Transition } from '../recon/cases.ts';
 import { timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
+import { caseWhere, type CaseFilter } from './case-filter.ts';
+
+export type { CaseFilter };
 
 type Conn = Knex | Knex.Transaction;
 
@@ -49,11 +52,19 @@ export interface StoredCase {
   seenCount: number;
   finding: CaseFinding;
   version: number;
+  /** The console user working it; null: nobody. */
+  assignee: string | null;
+  /** |local - provider| as decimal text when both are amounts; null otherwise. */
+  atRisk: string | null;
 }
+
+/** An audit row: a state change, or a comment or an assignment that leaves the state as it was. */
+export type CaseEventKind = 'transition' | 'comment' | 'assign';
 
 export interface CaseEventRow {
   id: string;
   caseId: string;
+  kind: CaseEventKind;
   fromState: CaseState | null;
   toState: CaseState;
   reason: string | null;
@@ -62,10 +73,11 @@ export interface CaseEventRow {
   at: Date;
 }
 
-const COLUMNS = `id::text AS id, subject, code, direction, order_id::text AS order_id, merchant_ref, transaction_ref, currency,
-  window_start, window_end, occurred_at, state, resolution, created_at, opened_at, state_changed_at, last_seen_at, seen_count, finding, version`;
+export const COLUMNS = `id::text AS id, subject, code, direction, order_id::text AS order_id, merchant_ref, transaction_ref, currency,
+  window_start, window_end, occurred_at, state, resolution, created_at, opened_at, state_changed_at, last_seen_at, seen_count, finding, version,
+  assignee, at_risk::text AS at_risk`;
 
-function toCase(r: Record<string, unknown>): StoredCase {
+export function toCase(r: Record<string, unknown>): StoredCase {
   return {
     id: r.id as string,
     subject: r.subject as string,
@@ -87,10 +99,12 @@ function toCase(r: Record<string, unknown>): StoredCase {
     seenCount: Number(r.seen_count),
     finding: (r.finding ?? {}) as CaseFinding,
     version: Number(r.version),
+    assignee: (r.assignee as string | null) ?? null,
+    atRisk: (r.at_risk as string | null) ?? null,
   };
 }
 
-const rowsOf = (res: unknown) => (res as { rows: Array<Record<string, unknown>> }).rows;
+export const rowsOf = (res: unknown) => (res as { rows: Array<Record<string, unknown>> }).rows;
 
 /** A case's key (subject and code) as one map key. */
 export const caseKey = (subject: string, code: string): string => `${subject}\u0000${code}`;
@@ -305,68 +319,41 @@ async function insertCaseEvents(db: Conn, events: ReadonlyArray<{ caseId: string
 }
 
 export async function caseHistory(db: Conn, caseId: string): Promise<CaseEventRow[]> {
+  return (await caseHistories(db, [caseId])).get(caseId) ?? [];
+}
+
+/** The histories of many cases in one query (a page of the queue), by case id. */
+export async function caseHistories(db: Conn, caseIds: readonly string[]): Promise<Map<string, CaseEventRow[]>> {
+  const out = new Map<string, CaseEventRow[]>(caseIds.map((id) => [id, []]));
+  if (caseIds.length === 0) return out;
   // Qualified: a bare `ORDER BY id` sorts by the text alias, putting event 10 before event 9.
   const res = await db.raw(
-    `SELECT id::text AS id, case_id::text AS case_id, from_state, to_state, reason, note, actor, at
-       FROM case_events WHERE case_id = ?::bigint ORDER BY case_events.id`,
-    [caseId],
+    `SELECT id::text AS id, case_id::text AS case_id, kind, from_state, to_state, reason, note, actor, at
+       FROM case_events WHERE case_id = ANY (?::bigint[]) ORDER BY case_events.case_id, case_events.id`,
+    [caseIds as unknown as Knex.RawBinding],
   );
-  return rowsOf(res).map((r) => ({
+  for (const r of rowsOf(res)) out.get(r.case_id as string)?.push(eventOf(r));
+  return out;
+}
+
+function eventOf(r: Record<string, unknown>): CaseEventRow {
+  return {
     id: r.id as string,
     caseId: r.case_id as string,
+    kind: r.kind as CaseEventKind,
     fromState: r.from_state as CaseState | null,
     toState: r.to_state as CaseState,
     reason: r.reason as string | null,
     note: r.note as string,
     actor: r.actor as string,
     at: r.at as Date,
-  }));
+  };
 }
 
-export interface CaseFilter {
-  states?: readonly CaseState[];
-  code?: string;
-  currency?: string;
-  /** occurred_at in [from, to): a business day. */
-  occurredFrom?: Date;
-  occurredTo?: Date;
-  /** Opened (or reopened) at or before this instant. */
-  openedBefore?: Date;
-  limit?: number;
-}
-
-/** Cases matching the filter, oldest opened first (the queue's order). */
+/** Cases matching the filter, oldest opened first (the queue's order); at most `limit` (10,000). */
 export async function selectCases(db: Conn, f: CaseFilter): Promise<StoredCase[]> {
-  const where: string[] = [];
-  const args: Knex.RawBinding[] = [];
-  if (f.states?.length) {
-    where.push('state = ANY (?::text[])');
-    args.push(f.states as unknown as Knex.RawBinding);
-  }
-  if (f.code) {
-    where.push('code = ?');
-    args.push(f.code);
-  }
-  if (f.currency) {
-    where.push('currency = ?');
-    args.push(f.currency);
-  }
-  if (f.occurredFrom) {
-    where.push('occurred_at >= ?');
-    args.push(f.occurredFrom);
-  }
-  if (f.occurredTo) {
-    where.push('occurred_at < ?');
-    args.push(f.occurredTo);
-  }
-  if (f.openedBefore) {
-    where.push('opened_at <= ?');
-    args.push(f.openedBefore);
-  }
-  args.push(f.limit ?? 10_000);
-  // Built from the constant conditions above only; every value is a bound parameter.
-  const WHERE = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const res = await db.raw(`SELECT ${COLUMNS} FROM cases ${WHERE} ORDER BY opened_at, cases.id LIMIT ?`, args);
+  const w = caseWhere(f);
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases ${w.sql} ORDER BY opened_at, cases.id LIMIT ?`, [...w.args, f.limit ?? 10_000]);
   return rowsOf(res).map(toCase);
 }
 

@@ -4,7 +4,7 @@
  * fresh database that drop() removes WITH (FORCE); without one, an embedded PGlite in a temp dir.
  * TEST_DB_ENGINE=pglite forces PGlite even when a server answers.
  *
- *   const t = await createTestDatabase('orders');   // migrated
+ *   const t = await createTestDatabase('orders');   // migrated: a copy of a template migrated once per run
  *   afterAll(() => t.drop());
  *   it.skipIf(requiresServer('two processes take the lock'))('...', ...)
  */
@@ -16,6 +16,7 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { openDatabase, type Db } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { copyPgliteTemplate, PG_TEMPLATE_ENV, TEMPLATE_SCHEMA } from './db-template.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -35,8 +36,13 @@ export interface TestDatabase {
 export interface TestDatabaseOptions {
   /** Force an engine; 'postgres' throws when no server answers. Default: Postgres when available. */
   engine?: Engine;
-  /** Apply sql/ migrations (default true). */
+  /** Apply sql/ migrations (default true); false gives an empty database, for tests of migrating itself. */
   migrate?: boolean;
+  /**
+   * Migrated databases are copies of a template migrated once per run (db-template.ts), default true;
+   * false runs migrate() on this database instead.
+   */
+  fromTemplate?: boolean;
   /** Extra environment merged into the config (e.g. { RECON_BATCH_SIZE: '10' }). */
   env?: Record<string, string>;
 }
@@ -99,11 +105,17 @@ export async function createTestDatabase(name = 'db', options: TestDatabaseOptio
     .slice(0, 30);
   const dbName = `payrecon_t_${slug}_${randomBytes(4).toString('hex')}`;
 
+  const migrated = options.migrate !== false;
+  const wantsTemplate = migrated && options.fromTemplate !== false && (options.env?.DATABASE_SCHEMA || TEMPLATE_SCHEMA) === TEMPLATE_SCHEMA;
+  let cloned: boolean;
   let config: Config;
   let url: string | undefined;
   let cleanup: () => Promise<void>;
   if (engine === 'postgres') {
-    await admin(`CREATE DATABASE ${dbName}`);
+    // Named by the global setup; absent when a test runs without it (then migrate below).
+    const template = wantsTemplate ? process.env[PG_TEMPLATE_ENV] : undefined;
+    await admin(template ? `CREATE DATABASE ${dbName} TEMPLATE ${template}` : `CREATE DATABASE ${dbName}`);
+    cloned = template !== undefined;
     const u = new URL(TEST_DATABASE_URL);
     u.pathname = `/${dbName}`;
     url = u.toString();
@@ -111,12 +123,14 @@ export async function createTestDatabase(name = 'db', options: TestDatabaseOptio
     cleanup = () => admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   } else {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${dbName}-`));
+    if (wantsTemplate) await copyPgliteTemplate(dir);
+    cloned = wantsTemplate;
     config = loadConfig({ ...CHECK_AT_ONCE_ENV, ...options.env, DATABASE_URL: '', PGLITE_DIR: dir });
     cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
   }
 
   const db = await openDatabase(config, { applicationName: dbName });
-  if (options.migrate !== false) await migrate(db);
+  if (migrated && !cloned) await migrate(db);
   let dropped = false;
   return {
     db,

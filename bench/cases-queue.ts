@@ -1,0 +1,140 @@
+/**
+ * The exceptions queue at volume (issue 28): 1M payment orders, 100,000 open cases over them (bulk
+ * SQL), and the server time of what an analyst does: the queue's first page, page 500, a ref search,
+ * a case page (each through the console in-process, fastify's inject, no socket), and a bulk resolve
+ * of 10,000 cases (the console's path: one audit event per case, version-checked).
+ *
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node --import tsx bench/cases-queue.ts [--orders 1000000] [--cases 100000] [--runs 30]
+ *
+ * Target: each page under 150 ms at p95; the bulk resolve under 30 s.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { loadConfig } from '../src/config/config.ts';
+import { openDatabase } from '../src/db/connect.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { buildConsole } from '../src/console/app.ts';
+import { addUser } from '../src/console/users.ts';
+import { silentLogger } from '../src/log/logger.ts';
+import { eachCase, selectCasePage } from '../src/db/case-queue.ts';
+import { actOnCases } from '../src/cases/bulk.ts';
+
+const { values } = parseArgs({
+  options: {
+    orders: { type: 'string', default: '1000000' },
+    cases: { type: 'string', default: '100000' },
+    runs: { type: 'string', default: '30' },
+  },
+});
+const ORDERS = Number(values.orders);
+const CASES = Number(values.cases);
+const RUNS = Number(values.runs);
+const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const log = (msg: string) => process.stderr.write(`[cases-queue ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+const dbName = `payrecon_bench_cases_${randomBytes(4).toString('hex')}`;
+const admin = async (sql: string) => {
+  const c = new pg.Client({ connectionString: server });
+  await c.connect();
+  await c.query(sql).finally(() => c.end());
+};
+await admin(`CREATE DATABASE ${dbName}`);
+const url = new URL(server);
+url.pathname = `/${dbName}`;
+const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', CASE_SLA_HOURS: 'FEE=48,STATUS=24,default=72' });
+const db = await openDatabase(config);
+try {
+  await migrate(db);
+  const now = new Date();
+  let t0 = Date.now();
+  await db.knex.raw(
+    `INSERT INTO payment_orders (merchant_ref, transaction_ref, currency, method, amount, fee, status, status_category, created_at, updated_at, finalized_at)
+     SELECT 'ORD-' || lpad(g::text, 8, '0') || '-' || md5(g::text), 'TX' || md5('t' || g), (ARRAY['INR', 'NGN', 'IDR'])[1 + g % 3], 'upi',
+            ((1000 + g % 5000) || '.00')::numeric, 10.00, 'Success', 'success', t, t, t
+       FROM generate_series(1, ?::int) AS g, LATERAL (SELECT ?::timestamptz - g * interval '2 seconds' AS t) AS o`,
+    [ORDERS, now],
+  );
+  log(`${ORDERS} orders in ${Date.now() - t0} ms`);
+  t0 = Date.now();
+  // Every (ORDERS / CASES)th order has a case: FEE, AMOUNT or STATUS in turn.
+  await db.knex.raw(
+    `INSERT INTO cases (subject, code, direction, order_id, merchant_ref, transaction_ref, currency, occurred_at,
+                        state, created_at, opened_at, state_changed_at, last_seen_at, finding)
+     SELECT 'payment:' || o.id, (ARRAY['FEE', 'AMOUNT', 'STATUS'])[1 + o.id % 3], 'payment', o.id, o.merchant_ref, o.transaction_ref, o.currency,
+            o.created_at, 'open', o.created_at, o.created_at, o.created_at, o.created_at,
+            CASE WHEN o.id % 3 = 2 THEN jsonb_build_object('local', 'success', 'provider', 'failed', 'note', 'status differs')
+                 ELSE jsonb_build_object('local', o.amount::text, 'provider', (o.amount + o.id % 7)::text, 'note', 'differs') END
+       FROM payment_orders o WHERE o.id % ?::int = 0 LIMIT ?::int`,
+    [Math.max(1, Math.floor(ORDERS / CASES)), CASES],
+  );
+  await db.knex.raw(
+    `INSERT INTO case_events (case_id, from_state, to_state, reason, note, actor, at)
+     SELECT id, NULL, 'open', NULL, 'finding opened', 'payrecon', opened_at FROM cases ORDER BY id`,
+  );
+  // A database in steady state: autovacuum has set the visibility map, so the count reads the index only.
+  await db.knex.raw('VACUUM ANALYZE');
+  log(`${CASES} cases in ${Date.now() - t0} ms`);
+
+  await addUser(db.knex, { name: 'bench', role: 'finance', password: 'correct horse battery staple', actor: { name: 'bench' }, now });
+  const app = await buildConsole({ db, config, now: () => new Date(), logger: silentLogger });
+  // Signed in as a browser would be: the login form's CSRF cookie and token, then the session cookie.
+  const loginPage = await app.inject({ method: 'GET', url: '/login' });
+  const jar = new Map(loginPage.cookies.map((c) => [c.name, c.value]));
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(loginPage.body)![1];
+  const login = await app.inject({
+    method: 'POST',
+    url: '/login',
+    headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ _csrf: csrf, name: 'bench', password: 'correct horse battery staple' }).toString(),
+  });
+  for (const c of login.cookies) jar.set(c.name, c.value);
+  const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+
+  // Page 500's cursor: the 49,900th case of the queue, read once (as a person clicking "next" would hold it).
+  const page499 = await selectCasePage(db.knex, { states: ['open', 'acknowledged'] }, { sort: 'age', limit: 100 });
+  let after = page499.next!;
+  for (let i = 2; i < 500; i++)
+    after = (await selectCasePage(db.knex, { states: ['open', 'acknowledged'] }, { sort: 'age', limit: 100, after })).next!;
+  const someCase = (await db.knex.raw(`SELECT id::text AS id, merchant_ref FROM cases ORDER BY id OFFSET ? LIMIT 1`, [
+    Math.floor(CASES / 2),
+  ])) as {
+    rows: Array<{ id: string; merchant_ref: string }>;
+  };
+  const { id, merchant_ref: ref } = someCase.rows[0];
+
+  const time = async (name: string, url: string) => {
+    const ms: number[] = [];
+    for (let i = 0; i < RUNS + 3; i++) {
+      const t = process.hrtime.bigint();
+      const res = await app.inject({ method: 'GET', url, headers: { cookie } });
+      const took = Number(process.hrtime.bigint() - t) / 1e6;
+      if (res.statusCode !== 200) throw new Error(`${name}: ${res.statusCode}`);
+      if (i >= 3) ms.push(took); // the first three warm the caches and the JIT
+    }
+    ms.sort((a, b) => a - b);
+    const q = (p: number) => ms[Math.min(ms.length - 1, Math.ceil(p * ms.length) - 1)].toFixed(1);
+    process.stdout.write(`${name.padEnd(28)} p50 ${q(0.5).padStart(7)} ms   p95 ${q(0.95).padStart(7)} ms\n`);
+  };
+  process.stdout.write(`cases-queue: ${ORDERS} orders, ${CASES} open cases, ${RUNS} runs each (server time, fastify inject)\n`);
+  await time('queue, first page', '/cases');
+  await time('queue, page 500', `/cases?after=${after}`);
+  await time('queue by risk, first page', '/cases?sort=risk');
+  await time('ref search (14 chars)', `/cases?ref=${ref.slice(0, 14).toLowerCase()}`);
+  await time('case page', `/cases/${id}`);
+
+  const selected: Array<{ id: string; version: number }> = [];
+  for await (const c of eachCase(db.knex, { states: ['open'], code: 'FEE' })) {
+    if (selected.length === 10_000) break;
+    selected.push({ id: c.id, version: c.version });
+  }
+  t0 = Date.now();
+  const out = await actOnCases(db, selected, { kind: 'resolve', actor: 'bench', reason: 'adjusted', note: 'bench' }, new Date());
+  process.stdout.write(
+    `bulk resolve                 ${out.done.length} cases in ${((Date.now() - t0) / 1000).toFixed(2)} s (${out.refused.length} refused)\n`,
+  );
+  await app.close();
+} finally {
+  await db.close();
+  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+}
