@@ -35,6 +35,12 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '30' },
     cli: { type: 'string', default: 'dist' },
     keep: { type: 'boolean', default: false },
+    // Reuse the databases a `--keep` run left (same --days/--orders-per-day): no drop, no seed; kept at the end.
+    reuse: { type: 'boolean', default: false },
+    // The baseline holds the measured day plus this much history: what the day legitimately reads (RECON_LOOKBACK_DAYS + 1).
+    'baseline-days': { type: 'string', default: '31' },
+    // Time only the operations whose name contains one of these comma-separated texts (iterating on one query).
+    only: { type: 'string', default: '' },
   },
 });
 const whole = (flag: string, v: string, min: number) => {
@@ -45,6 +51,9 @@ const DAYS = whole('--days', values.days!, 1);
 const N = whole('--orders-per-day', values['orders-per-day']!, 10);
 const REPS = whole('--reps', values.reps!, 5);
 const SEED = whole('--seed', values.seed!, 0);
+const BASELINE_DAYS = whole('--baseline-days', values['baseline-days']!, 0);
+const REUSE = values.reuse === true;
+if (BASELINE_DAYS >= DAYS) throw new Error(`--baseline-days: expected fewer than --days (${DAYS}); got ${BASELINE_DAYS}`);
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CLI = cliEntry(ROOT, values.cli);
 const MERCHANT = { PROVIDER_MERCHANT_ID: 'bench-merchant', PROVIDER_SECRET: 'bench-secret-0123456789' };
@@ -136,7 +145,7 @@ async function makeDue(url: URL): Promise<void> {
 
 let sandbox: ReturnType<typeof spawn> | undefined;
 try {
-  for (const name of [fullName, `${fullName}_empty`]) {
+  for (const name of REUSE ? [] : [fullName, `${fullName}_empty`]) {
     await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin(`CREATE DATABASE ${name}`);
   }
@@ -154,11 +163,14 @@ try {
     const db = await openDatabase(loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' }), { poolMax: 2 });
     try {
       await migrate(db);
-      if (url === fullUrl) {
-        const t0 = performance.now();
-        await seedHistory(db, { days: DAYS, perDay: N, dayStart, log });
-        log(`history seeded: ${DAYS} days x ${N} orders in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+      if (REUSE) {
+        await db.knex.raw('ANALYZE');
+        continue;
       }
+      const days = url === fullUrl ? DAYS : BASELINE_DAYS;
+      const t0 = performance.now();
+      if (days > 0) await seedHistory(db, { days, perDay: N, dayStart, now, log });
+      log(`${url.pathname.slice(1)}: ${days} days x ${N} orders seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
       await loadMeasuredDay(db);
     } finally {
       await db.close();
@@ -169,13 +181,13 @@ try {
     { name: `daily: reconcile --date ${measuredDate}`, args: () => ['reconcile', '--date', measuredDate] },
     { name: `daily: report --date ${measuredDate}`, args: () => ['report', '--date', measuredDate, '--force'] },
     { name: `due sweep (${Math.ceil(N / 96 / 2) * 2} orders)`, before: makeDue, args: () => ['reconcile'] },
-    // The empty database has no middle of history: its own day (same size) stands in for it.
+    // The baseline has no middle of history: its own measured day (same size, same lookback) stands in for it.
     { name: 'report --date <middle of history>', args: (u) => ['report', '--date', u === fullUrl ? midDate : measuredDate, '--force'] },
     { name: 'status', args: () => ['status', '--json'] },
     { name: 'snapshot (with roll-forward)', args: () => ['snapshot', '--json'] },
   ];
   const rows: Array<[string, number, number]> = [];
-  for (const op of operations) {
+  for (const op of operations.filter((o) => values.only!.split(',').some((part) => o.name.includes(part)))) {
     const medians: number[] = [];
     for (const url of [emptyUrl, fullUrl]) {
       const times: number[] = [];
@@ -202,7 +214,7 @@ try {
 
   const out: string[] = [];
   out.push(
-    `history: ${DAYS} days x ${N} orders/day, ${REPS} repetitions (median), ${os.cpus().length} cores, node ${process.version}, ${now.toISOString()}`,
+    `history: ${DAYS} days x ${N} orders/day (baseline: ${BASELINE_DAYS} days), ${REPS} repetitions (median), ${os.cpus().length} cores, node ${process.version}, ${now.toISOString()}`,
   );
   out.push('| operation | empty (ms) | full (ms) | ratio |', '| --- | ---: | ---: | ---: |');
   for (const [name, e, f] of rows) out.push(`| ${name} | ${e.toFixed(0)} | ${f.toFixed(0)} | ${(f / e).toFixed(2)} |`);
@@ -211,11 +223,11 @@ try {
       `${name}: ${(s.bytes / 1e6).toFixed(0)} MB, ${s.orders} orders, ${(s.bytes / 1e6 / (s.orders / 1e6)).toFixed(0)} MB per million orders`,
     );
   }
-  out.push(`history: max ratio ${Math.max(...rows.map(([, e, f]) => f / e)).toFixed(2)}`);
+  if (rows.length > 0) out.push(`history: max ratio ${Math.max(...rows.map(([, e, f]) => f / e)).toFixed(2)}`);
   process.stdout.write(`${out.join('\n')}\n`);
 } finally {
   sandbox?.kill('SIGTERM');
-  if (!values.keep) {
+  if (!values.keep && !REUSE) {
     for (const name of [fullName, `${fullName}_empty`]) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
   }
   fs.rmSync(tmp, { recursive: true, force: true });

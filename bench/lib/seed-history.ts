@@ -7,7 +7,10 @@ import type { Db } from '../../src/db/connect.ts';
  * notification per payment, a daily alert (resolved), a report version per day recording every order,
  * hourly balance and rate snapshots of three currencies, and the runs behind them.
  */
-export async function seedHistory(db: Db, opts: { days: number; perDay: number; dayStart: Date; log: (m: string) => void }): Promise<void> {
+export async function seedHistory(
+  db: Db,
+  opts: { days: number; perDay: number; dayStart: Date; now: Date; log: (m: string) => void },
+): Promise<void> {
   const { days, perDay } = opts;
   const k = db.knex;
   const base = opts.dayStart.toISOString();
@@ -33,11 +36,15 @@ export async function seedHistory(db: Db, opts: { days: number; perDay: number; 
          SELECT 'h${dir[1]}-' || d || '-' || i, 'ht${dir[1]}-' || d || '-' || i, (ARRAY['INR','NGN','IDR'])[1 + i % 3], 'BANK',
                 (1000 + i % 9000)::numeric / 100, ${payout ? `'HDFC', 'UTR' || i,` : '(1000 + i % 9000)::numeric / 100,'} 1.25,
                 CASE WHEN i % 20 = 0 THEN 'Failed' ELSE 'Success' END, CASE WHEN i % 20 = 0 THEN 'failed' ELSE 'success' END,
-                t, t, t + interval '2 minutes', t + interval '4 hours', 5
+                t, t, t + interval '2 minutes',
+                -- The weekly re-check of final orders (RECON_FINAL_RECHECK_DAYS) in its steady state: each
+                -- was last asked within the past six days, spread, so no backlog is due during the bench
+                -- (a backlog of every lookback order would be re-checked by the first sweep and left mismatched).
+                greatest(t + interval '4 hours', ?::timestamptz - interval '6 days' + (i::bigint * 432000 / ?::int) * interval '1 second'), 5
            FROM generate_series(?::int, ?::int, -1) d, generate_series(1, ?::int) i,
                 LATERAL (SELECT ?::timestamptz - d * interval '1 day' + (i * 86400 / ?::int) * interval '1 second' AS t) x
           WHERE (i % 2 = 0) = ${payout ? 'false' : 'true'}`,
-        [from, to, perDay, base, perDay],
+        [opts.now.toISOString(), perDay, from, to, perDay, base, perDay],
       );
       // Five checks per order, each by one of the day's reconcile runs; the fifth is the latest.
       await k.raw(

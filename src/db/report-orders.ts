@@ -101,16 +101,16 @@ export const ORDERS_WITH_LATEST_CHECK = ordersWithLatestCheck();
 
 /**
  * The orders of the window that may be open now: not final or never checked (the *_orders_open
- * indexes), or with a check since the window began that left them open (recon_items_open). A
- * superset: the latest check decides. `extra` adds more candidates. Bindings: from, to, from.
+ * indexes), or whose newest check, since the window began, left them open (recon_open, sql/031:
+ * one row per open order, so the lookback does not read superseded checks). A superset: the latest
+ * check decides. `extra` adds more candidates. Bindings: from, to, from.
  */
 const mayBeOpen = (table: string, direction: string, extra = ''): string =>
   `AND id IN (
       SELECT id FROM ${table} WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz
          AND (status_category IN ('pending', 'unknown') OR last_checked_at IS NULL)
       UNION
-      SELECT order_id FROM recon_items
-       WHERE direction = '${direction}' AND verdict IN ('pending', 'mismatch', 'error') AND checked_at >= ?::timestamptz
+      SELECT order_id FROM recon_open WHERE direction = '${direction}' AND checked_at >= ?::timestamptz
       ${extra})`;
 
 export const windowBindings = (w: Window): string[] => [w.from, w.to, w.from, w.to];
