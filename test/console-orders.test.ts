@@ -8,6 +8,7 @@ import { Agent, addUsers, buildTestConsole, FixedClock } from './helpers/console
 import { insertOrders } from '../src/db/orders.ts';
 import { observeCaseNow } from '../src/cases/observe.ts';
 import { writeReports } from '../src/report/write-reports.ts';
+import { csvTable } from '../src/console/pages/format.ts';
 
 let t: TestDatabase;
 let app: FastifyInstance;
@@ -164,5 +165,30 @@ describe('favicon and report.html', () => {
     expect(page.headers['content-security-policy']).toContain('sandbox');
     const csv = await agent.get(`/reports/${versionId}/files/items.csv`);
     expect(csv.headers['content-disposition']).toMatch(/^attachment; /);
+  });
+});
+
+describe('links from the day page and report tables', () => {
+  it("the day page lists the version's mismatches linking their order and case, and the day's cases", async () => {
+    // As a report records a checked mismatch (the test's order was never checked: it is recorded unchecked).
+    await t.db
+      .knex('report_version_orders')
+      .where({ version_id: versionId, direction: 'payment', order_id: onlyId })
+      .update({ verdict: 'mismatch', codes: ['FEE'] });
+    const agent = new Agent(app);
+    await agent.login('vera');
+    const body = (await agent.get('/days/2026-11-21')).body;
+    expect(body).toContain('Mismatches <span class="muted">(1 in v1)');
+    expect(body).toContain(`<a href="/orders/payment/${onlyId}">ORD-Unique-000111</a>`);
+    expect(body).toContain(`<a href="/cases/${caseId}">#${caseId}</a>`);
+    expect(body).toContain('href="/cases?day=2026-11-21"');
+    expect(body).toContain('id="v1"');
+  });
+
+  it('report tables (open items, late changes) link refs to their order and case ids to their case', () => {
+    const table = csvTable({ columns: ['merchant_ref', 'case_id', 'amount'], rows: [['ORD-Unique-000111', '7 9', '5']], truncated: false }).text;
+    expect(table).toContain('<a href="/search?ref=ORD-Unique-000111">ORD-Unique-000111</a>');
+    expect(table).toContain('<a href="/cases/7">#7</a>');
+    expect(table).toContain('<a href="/cases/9">#9</a>');
   });
 });

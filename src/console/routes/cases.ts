@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { DateTime } from 'luxon';
+import { versionsOfOrder, type OrderInVersion } from '../../db/order-lookup.ts';
+import { orderLink } from '../pages/links.ts';
 import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { acknowledgeCase, CaseActionError, listCases, resolveCase, showCase, type CaseDetail } from '../../cases/work.ts';
 import { CASE_STATES, RESOLUTION_REASONS, ageBucket, parseAge, type CaseState } from '../../recon/cases.ts';
@@ -179,10 +182,15 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
   app.post('/cases/:id/resolve', { config: { access: 'work-cases' } }, act('resolve'));
 }
 
-async function findCase(deps: ConsoleDeps, id: string): Promise<CaseDetail | null> {
+/** A case with the report versions that recorded its order (the page links them). */
+type CaseView = CaseDetail & { versions: OrderInVersion[] };
+
+async function findCase(deps: ConsoleDeps, id: string): Promise<CaseView | null> {
   if (!/^[1-9]\d{0,17}$/.test(id)) return null;
   try {
-    return await showCase(deps.db, id);
+    const c = await showCase(deps.db, id);
+    const versions = c.direction && c.orderId ? await versionsOfOrder(deps.db.knex, c.direction, c.orderId) : [];
+    return { ...c, versions };
   } catch (err) {
     if (err instanceof CaseActionError) return null;
     throw err;
@@ -198,13 +206,15 @@ function valueCell(value: unknown, currency: string | null): string {
 function casePage(
   deps: ConsoleDeps,
   s: NonNullable<import('fastify').FastifyRequest['session']>,
-  c: CaseDetail,
+  c: CaseView,
   error: string | null,
 ): string {
   const zone = deps.config.REPORT_TIMEZONE;
   const cur = c.currency ?? '';
   const o = c.order;
   const mayWork = can(s.role, 'work-cases');
+  // The business day the case is about, as `cases list --day` selects it.
+  const caseDay = DateTime.fromJSDate(c.occurredAt, { zone }).toISODate()!;
   const rows: Array<[string, unknown, unknown]> = [];
   const latest = c.checks[c.checks.length - 1];
   // Both sides as the latest check saw them: the order may have been updated since (a resolved pending order).
@@ -249,7 +259,21 @@ function casePage(
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <dl class="facts">
       <dt>about</dt>
-      <dd>${o ? html`${o.direction} ${o.merchantRef} (transaction ${o.transactionRef}), ${o.currency} ${o.method}` : c.subject}</dd>
+      <dd>
+        ${
+          o
+            ? html`${o.direction} ${orderLink(o.merchantRef, o)} (transaction ${o.transactionRef}), ${o.currency} ${o.method}`
+            : c.transactionRef
+              ? orderLink(c.transactionRef)
+              : c.subject
+        }
+      </dd>
+      <dt>business day</dt>
+      <dd><a href="/days/${caseDay}">${caseDay}</a></dd>
+      <dt>report versions</dt>
+      <dd>
+        ${c.versions.length ? c.versions.map((v) => html`<a href="/days/${v.businessDate}#v${v.version}">${v.businessDate} v${v.version}</a> `) : '-'}
+      </dd>
       <dt>finding</dt>
       <dd>${c.finding.note ?? ''}</dd>
       <dt>occurred</dt>

@@ -3,7 +3,9 @@ import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { listReportDays, versionsOfDay, type ReportVersionFiles } from '../../db/report-days.ts';
 import { businessDay } from '../../report/date.ts';
 import { html, type Html } from '../html.ts';
-import { csrfField, page } from '../pages/layout.ts';
+import { csrfField, page, stateBadge } from '../pages/layout.ts';
+import { caseLink, orderHref } from '../pages/links.ts';
+import { versionMismatches, type DayMismatch } from '../../db/day-mismatches.ts';
 import { at, count } from '../pages/format.ts';
 import { csvTable } from '../pages/format.ts';
 import { previewCsv, versionFiles } from '../report-files.ts';
@@ -112,6 +114,7 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
       }
     }
     const headline = current ? ((current.manifest.headline as string | undefined) ?? null) : null;
+    const mismatches = current ? await versionMismatches(deps.db.knex, current.id, MISMATCHES_SHOWN) : null;
     const body = html`<h1>Business day ${date} ${rerunForm(s, date)}</h1>
       ${
         current
@@ -120,6 +123,7 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
             </div>`
           : html`<p>No report version for this day yet.</p>`
       }
+      ${mismatches ? mismatchesSection(date, current!.version, mismatches) : null}
       ${
         versions.length
           ? html`<h2>Report versions</h2>
@@ -129,6 +133,41 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
       ${sections}`;
     return sendPage(reply, 200, page({ title: `Business day ${date}`, session: s, nav: 'days' }, body));
   });
+}
+
+const MISMATCHES_SHOWN = 200;
+
+function mismatchesSection(date: string, version: number, m: { total: number; rows: DayMismatch[] }): Html {
+  if (m.total === 0) return html`<h2>Mismatches</h2><p class="muted">v${version} recorded no mismatch or error.</p>`;
+  return html`<h2>
+      Mismatches <span class="muted">(${count(m.total)} in v${version}${m.total > m.rows.length ? `, the first ${m.rows.length}` : ''})</span>
+      <a href="/cases?day=${date}">this day's cases</a>
+    </h2>
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>order</th>
+            <th>direction</th>
+            <th>verdict</th>
+            <th>codes</th>
+            <th>cases</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${m.rows.map(
+            (r) =>
+              html`<tr>
+                <td><a href="${orderHref(r.direction, r.orderId)}">${r.merchantRef ?? `${r.direction} ${r.orderId}`}</a></td>
+                <td>${r.direction}</td>
+                <td>${stateBadge(r.verdict)}</td>
+                <td>${r.codes.join(' ')}</td>
+                <td>${r.caseIds.map((id) => html`${caseLink(id)} `)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>`;
 }
 
 function versionsTable(versions: ReportVersionFiles[], zone: string): Html {
@@ -146,7 +185,7 @@ function versionsTable(versions: ReportVersionFiles[], zone: string): Html {
         ${versions.map(
           (v, i) =>
             html`<tr>
-              <td>v${v.version}${i === 0 ? html` <span class="state state-completed">current</span>` : null}</td>
+              <td id="v${v.version}">v${v.version}${i === 0 ? html` <span class="state state-completed">current</span>` : null}</td>
               <td>${at(v.createdAt, zone)}</td>
               <td>${v.emailStatus}</td>
               <td class="wrap">${versionFiles(v).map((f) => html`<a href="/reports/${v.id}/files/${f.name}" download>${f.name}</a> `)}</td>
