@@ -10,6 +10,7 @@ import { at, count } from '../pages/format.ts';
 import { csvTable } from '../pages/format.ts';
 import { previewCsv, versionFiles } from '../report-files.ts';
 import { can } from '../auth/roles.ts';
+import { rerunRefusal } from '../can-do.ts';
 import type { Session } from '../auth/sessions.ts';
 
 /** The report's sections shown on a day's page, in order, where the version has the file. */
@@ -23,8 +24,10 @@ const SECTIONS: ReadonlyArray<{ title: string; match: (name: string) => boolean 
   { title: 'Balances', match: (n) => n === 'balances.csv' },
 ];
 
-function rerunForm(session: Session, date: string, label = 'Rerun this day'): Html | null {
+function rerunForm(session: Session, date: string, refusal: string | null, label = 'Rerun this day'): Html | null {
   if (!can(session.role, 'rerun')) return null;
+  // Said here rather than queued to fail in the worker.
+  if (refusal) return html`<span class="muted rerun-refused" title="${refusal}">(rerun unavailable: ${refusal})</span>`;
   return html`<form class="inline" method="post" action="/reruns">
     ${csrfField(session)}<input type="hidden" name="date" value="${date}" /><button type="submit">${label}</button>
   </form>`;
@@ -32,6 +35,7 @@ function rerunForm(session: Session, date: string, label = 'Rerun this day'): Ht
 
 export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   const zone = deps.config.REPORT_TIMEZONE;
+  const cannotRerun = rerunRefusal(deps.config);
 
   app.get('/days', { config: { access: 'read' } }, async (request, reply) => {
     const s = request.session!;
@@ -41,7 +45,7 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
         Days in ${zone} with report versions, newest first. A rerun reconciles the day again and writes a new version when anything changed.
       </p>
       ${
-        can(s.role, 'rerun')
+        can(s.role, 'rerun') && !cannotRerun
           ? html`<form class="filters" method="post" action="/reruns">
               ${csrfField(s)}<label>Rerun another day <input type="date" name="date" required /></label
               ><button type="submit">Queue rerun</button>
@@ -72,7 +76,7 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
                         <td class="num">v${d.currentVersion}</td>
                         <td class="num">${count(d.versions)}</td>
                         <td>${at(d.createdAt, zone)}</td>
-                        <td>${rerunForm(s, d.businessDate, 'Rerun')}</td>
+                        <td>${rerunForm(s, d.businessDate, cannotRerun, 'Rerun')}</td>
                       </tr>`,
                   )}
                 </tbody>
@@ -115,7 +119,7 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
     }
     const headline = current ? ((current.manifest.headline as string | undefined) ?? null) : null;
     const mismatches = current ? await versionMismatches(deps.db.knex, current.id, MISMATCHES_SHOWN) : null;
-    const body = html`<h1>Business day ${date} ${rerunForm(s, date)}</h1>
+    const body = html`<h1>Business day ${date} ${rerunForm(s, date, cannotRerun)}</h1>
       ${
         current
           ? html`<div class="headline">
@@ -188,7 +192,12 @@ function versionsTable(versions: ReportVersionFiles[], zone: string): Html {
               <td id="v${v.version}">v${v.version}${i === 0 ? html` <span class="state state-completed">current</span>` : null}</td>
               <td>${at(v.createdAt, zone)}</td>
               <td>${v.emailStatus}</td>
-              <td class="wrap">${versionFiles(v).map((f) => html`<a href="/reports/${v.id}/files/${f.name}" download>${f.name}</a> `)}</td>
+              <td class="wrap">${versionFiles(v).map((f) =>
+                  // report.html opens in the browser; the others download.
+                  f.name.endsWith('.html')
+                    ? html`<a href="/reports/${v.id}/files/${f.name}" target="_blank" rel="noopener">${f.name}</a> `
+                    : html`<a href="/reports/${v.id}/files/${f.name}" download>${f.name}</a> `,
+                )}</td>
             </tr>`,
         )}
       </tbody>
