@@ -55,7 +55,7 @@ export function orderPageBody(d: OrderPageData): Html {
       <dt>final since</dt>
       <dd>${at(o.finalizedAt, d.zone)}</dd>
       <dt>checked</dt>
-      <dd>${count(o.checkCount)} times, last ${at(o.lastCheckedAt, d.zone)}</dd>
+      <dd>${count(o.checkCount)} ${o.checkCount === 1 ? "time" : "times"}, last ${at(o.lastCheckedAt, d.zone)}</dd>
     </dl>
     <h2>Merchant's record against the provider <span class="muted">(provider: its last answer, ${at(last?.checkedAt, d.zone)})</span></h2>
     ${table(
