@@ -76,10 +76,14 @@ describe.skipIf(requiresBrowser('console search and rerun-and-send in Chromium')
 
       await page.goto(`${running.url}/days/${today}`);
       await Promise.all([page.waitForURL(/\/reruns\/\d+$/), page.click('button:has-text("Rerun this day")')]);
-      await page.waitForFunction(() => /done: reconciled and reported|failed/.test(document.querySelector('#step')?.textContent ?? ''), null, {
-        timeout: 60_000,
-        polling: 200,
-      });
+      await page.waitForFunction(
+        () => /done: reconciled and reported|failed/.test(document.querySelector('#step')?.textContent ?? ''),
+        null,
+        {
+          timeout: 60_000,
+          polling: 200,
+        },
+      );
       expect(await page.textContent('#step')).toContain('done: reconciled and reported');
       expect(await page.textContent('main')).toContain('Report v2');
       // First checks said "resolved" (pending, then final); the rerun's say "matched", and the payout's fee differs.

@@ -34,7 +34,9 @@ beforeAll(async () => {
       status: 'sent',
       case_ids: ids,
     });
-  await t.db.knex('alerts').insert({ fingerprint: 'fp-job', kind: 'job-failed', title: 'reconcile failed', payload: {}, created_at: clock.now() });
+  await t.db
+    .knex('alerts')
+    .insert({ fingerprint: 'fp-job', kind: 'job-failed', title: 'reconcile failed', payload: {}, created_at: clock.now() });
   app = await buildTestConsole(t, clock);
 });
 afterAll(async () => {

@@ -186,7 +186,11 @@ describe('links from the day page and report tables', () => {
   });
 
   it('report tables (open items, late changes) link refs to their order and case ids to their case', () => {
-    const table = csvTable({ columns: ['merchant_ref', 'case_id', 'amount'], rows: [['ORD-Unique-000111', '7 9', '5']], truncated: false }).text;
+    const table = csvTable({
+      columns: ['merchant_ref', 'case_id', 'amount'],
+      rows: [['ORD-Unique-000111', '7 9', '5']],
+      truncated: false,
+    }).text;
     expect(table).toContain('<a href="/search?ref=ORD-Unique-000111">ORD-Unique-000111</a>');
     expect(table).toContain('<a href="/cases/7">#7</a>');
     expect(table).toContain('<a href="/cases/9">#9</a>');

@@ -110,7 +110,9 @@ describe('a finished rerun reports back', () => {
       await t.db.knex('report_versions').where({ business_date: DAY, version: 2 }).update({ email_status: 'none' });
       const agent = new Agent(noMail);
       await agent.login('fiona');
-      expect((await agent.get(`/reruns/${rerunId}`)).body).toContain('Cannot send from here: e-mail is not configured (SMTP_URL is not set).');
+      expect((await agent.get(`/reruns/${rerunId}`)).body).toContain(
+        'Cannot send from here: e-mail is not configured (SMTP_URL is not set).',
+      );
       const res = await agent.post(`/reruns/${rerunId}/send`);
       expect(res.statusCode).toBe(409);
       expect(res.body).toContain('Cannot send: e-mail is not configured');

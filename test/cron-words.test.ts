@@ -4,7 +4,7 @@ import { schedulerSeemsAlive } from '../src/status/scheduler-alive.ts';
 import { ENV_VARS } from '../src/config/schema.ts';
 
 describe('cron in words', () => {
-  it("says the SCHEDULE_* defaults in words", () => {
+  it('says the SCHEDULE_* defaults in words', () => {
     expect(cronInWords('*/15 * * * *')).toBe('every 15 minutes');
     expect(cronInWords('0 * * * *')).toBe('every hour, on the hour');
     expect(cronInWords('30 2 * * *')).toBe('daily at 02:30');

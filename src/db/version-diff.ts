@@ -54,7 +54,8 @@ export async function changedOrders(
       LIMIT ?`,
     [beforeId, afterId, limit],
   )) as { rows: Array<Record<string, unknown>> };
-  const side = (verdict: unknown, codes: unknown) => (verdict === null ? null : { verdict: verdict as string, codes: (codes as string[]) ?? [] });
+  const side = (verdict: unknown, codes: unknown) =>
+    verdict === null ? null : { verdict: verdict as string, codes: (codes as string[]) ?? [] };
   return {
     total: res.rows.length ? Number(res.rows[0].total) : 0,
     rows: res.rows.map((r) => ({

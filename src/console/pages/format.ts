@@ -36,7 +36,8 @@ export function csvTable(preview: CsvPreview): Html {
     const name = preview.columns[i];
     // Refs and case ids lead to their order and case pages (a whole ref lands on its order).
     if (value && (name === 'merchant_ref' || name === 'transaction_ref')) return html`<td>${orderLink(value)}</td>`;
-    if (value && name === 'case_id') return html`<td>${value.split(/\s+/).map((id) => (/^\d+$/.test(id) ? html`${caseLink(id)} ` : `${id} `))}</td>`;
+    if (value && name === 'case_id')
+      return html`<td>${value.split(/\s+/).map((id) => (/^\d+$/.test(id) ? html`${caseLink(id)} ` : `${id} `))}</td>`;
     if (numeric[i] && DECIMAL.test(value)) return html`<td class="num">${amount(value, cur >= 0 ? row[cur] : '')}</td>`;
     if (numeric[i] && INTEGER.test(value)) return html`<td class="num">${count(value)}</td>`;
     return html`<td>${value}</td>`;

@@ -24,7 +24,15 @@ export function page(opts: PageOptions, body: Html): string {
           ${link('jobs', '/jobs', 'Jobs')} ${can(s.role, 'manage-users') ? link('users', '/users', 'Users') : null}
         </nav>
         <form class="search" method="get" action="/search" role="search">
-          <input type="search" name="ref" value="${opts.searched ?? ''}" placeholder="merchant or transaction ref" aria-label="Search by ref" minlength="6" required />
+          <input
+            type="search"
+            name="ref"
+            value="${opts.searched ?? ''}"
+            placeholder="merchant or transaction ref"
+            aria-label="Search by ref"
+            minlength="6"
+            required
+          />
           <button class="secondary" type="submit">Find</button>
         </form>
         <div class="who">

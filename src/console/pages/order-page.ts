@@ -38,7 +38,9 @@ export function orderPageBody(d: OrderPageData): Html {
   const sides: Array<[string, string | null, string | null]> = [
     ['status', o.status, last?.providerStatus ?? null],
     ['amount', amount(o.amount, cur), amount(last?.providerAmount, cur)],
-    ...(o.direction === 'payment' ? [['paid amount', amount(o.paidAmount, cur), amount(last?.providerPaidAmount, cur)] as [string, string, string]] : []),
+    ...(o.direction === 'payment'
+      ? [['paid amount', amount(o.paidAmount, cur), amount(last?.providerPaidAmount, cur)] as [string, string, string]]
+      : []),
     ['fee', amount(o.fee, cur), amount(last?.providerFee, cur)],
     ...(o.direction === 'payout' ? [['UTR', o.utr, last?.providerUtr ?? null] as [string, string | null, string | null]] : []),
   ];
@@ -55,7 +57,7 @@ export function orderPageBody(d: OrderPageData): Html {
       <dt>final since</dt>
       <dd>${at(o.finalizedAt, d.zone)}</dd>
       <dt>checked</dt>
-      <dd>${count(o.checkCount)} ${o.checkCount === 1 ? "time" : "times"}, last ${at(o.lastCheckedAt, d.zone)}</dd>
+      <dd>${count(o.checkCount)} ${o.checkCount === 1 ? 'time' : 'times'}, last ${at(o.lastCheckedAt, d.zone)}</dd>
     </dl>
     <h2>Merchant's record against the provider <span class="muted">(provider: its last answer, ${at(last?.checkedAt, d.zone)})</span></h2>
     ${table(
@@ -78,7 +80,8 @@ export function orderPageBody(d: OrderPageData): Html {
             ${d.cases.map(
               (c) =>
                 html`<li>
-                  ${caseLink(c.id, `Case ${c.id}: ${c.code}`)} ${stateBadge(c.state)}${c.resolution ? html` <span class="muted">${c.resolution}</span>` : null}
+                  ${caseLink(c.id, `Case ${c.id}: ${c.code}`)}
+                  ${stateBadge(c.state)}${c.resolution ? html` <span class="muted">${c.resolution}</span>` : null}
                 </li>`,
             )}
           </ul>`

@@ -48,7 +48,9 @@ export function rerunOutcome(s: Session, o: RerunOutcome): Html {
     </tr>`;
   const sent = v.emailStatus === 'sent';
   return html`<h2>Report v${v.version}${p ? html` <span class="muted">against v${p.version}</span>` : null}</h2>
-    <div class="headline" id="headline">${(v.manifest.headline as string | undefined) ?? html`<span class="muted">(no headline)</span>`}</div>
+    <div class="headline" id="headline">
+      ${(v.manifest.headline as string | undefined) ?? html`<span class="muted">(no headline)</span>`}
+    </div>
     <div class="grid2">
       <div class="table-wrap">
         <table>

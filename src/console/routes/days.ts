@@ -142,9 +142,12 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
 const MISMATCHES_SHOWN = 200;
 
 function mismatchesSection(date: string, version: number, m: { total: number; rows: DayMismatch[] }): Html {
-  if (m.total === 0) return html`<h2>Mismatches</h2><p class="muted">v${version} recorded no mismatch or error.</p>`;
+  if (m.total === 0)
+    return html`<h2>Mismatches</h2>
+      <p class="muted">v${version} recorded no mismatch or error.</p>`;
   return html`<h2>
-      Mismatches <span class="muted">(${count(m.total)} in v${version}${m.total > m.rows.length ? `, the first ${m.rows.length}` : ''})</span>
+      Mismatches
+      <span class="muted">(${count(m.total)} in v${version}${m.total > m.rows.length ? `, the first ${m.rows.length}` : ''})</span>
       <a href="/cases?day=${date}">this day's cases</a>
     </h2>
     <div class="table-wrap">
@@ -192,12 +195,14 @@ function versionsTable(versions: ReportVersionFiles[], zone: string): Html {
               <td id="v${v.version}">v${v.version}${i === 0 ? html` <span class="state state-completed">current</span>` : null}</td>
               <td>${at(v.createdAt, zone)}</td>
               <td>${v.emailStatus}</td>
-              <td class="wrap">${versionFiles(v).map((f) =>
+              <td class="wrap">
+                ${versionFiles(v).map((f) =>
                   // report.html opens in the browser; the others download.
                   f.name.endsWith('.html')
                     ? html`<a href="/reports/${v.id}/files/${f.name}" target="_blank" rel="noopener">${f.name}</a> `
                     : html`<a href="/reports/${v.id}/files/${f.name}" download>${f.name}</a> `,
-                )}</td>
+                )}
+              </td>
             </tr>`,
         )}
       </tbody>

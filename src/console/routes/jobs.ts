@@ -45,9 +45,9 @@ export function registerJobRoutes(app: FastifyInstance, deps: ConsoleDeps): void
         Times in ${zone}.
         ${
           alive
-            ? 'Next times come from this console\'s SCHEDULE_* settings.'
-            : html`<strong id="no-scheduler">No scheduler seems to be running</strong> (no scheduled job started in its last two
-                intervals): nothing runs by itself until <code>payrecon schedule</code> is started.`
+            ? "Next times come from this console's SCHEDULE_* settings."
+            : html`<strong id="no-scheduler">No scheduler seems to be running</strong> (no scheduled job started in its last two intervals):
+                nothing runs by itself until <code>payrecon schedule</code> is started.`
         }
       </p>
       <div class="table-wrap">
@@ -93,7 +93,8 @@ export function registerJobRoutes(app: FastifyInstance, deps: ConsoleDeps): void
               ${failedReruns.map(
                 (r) =>
                   html`<li>
-                    <strong>console rerun</strong> <a href="/reruns/${r.id}">#${r.id}</a> of <a href="/days/${r.businessDate}">${r.businessDate}</a>
+                    <strong>console rerun</strong> <a href="/reruns/${r.id}">#${r.id}</a> of
+                    <a href="/days/${r.businessDate}">${r.businessDate}</a>
                     (asked by ${r.requestedBy}): failed${r.error ? `: ${scrub(r.error, secrets)}` : ''}
                   </li>`,
               )}
@@ -119,7 +120,9 @@ export function registerJobRoutes(app: FastifyInstance, deps: ConsoleDeps): void
                   ${alerts.map(
                     (a) =>
                       html`<tr>
-                        <td>${at(a.lastAt, zone)}${a.count > 1 ? html`<br /><span class="muted">first ${at(a.firstAt, zone)}</span>` : null}</td>
+                        <td>
+                          ${at(a.lastAt, zone)}${a.count > 1 ? html`<br /><span class="muted">first ${at(a.firstAt, zone)}</span>` : null}
+                        </td>
                         <td>${a.kind}</td>
                         <td>${stateBadge(a.status)}</td>
                         <td class="num">${count(a.count)}</td>

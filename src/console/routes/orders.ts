@@ -21,7 +21,15 @@ export function registerOrderRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
     const raw = (request.query as { ref?: unknown }).ref;
     const piece = typeof raw === 'string' ? raw.trim() : '';
     const answer = (status: number, body: ReturnType<typeof html>) =>
-      sendPage(reply, status, page({ title: 'Search', session: s, searched: piece }, html`<h1>Search by ref</h1>${body}`));
+      sendPage(
+        reply,
+        status,
+        page(
+          { title: 'Search', session: s, searched: piece },
+          html`<h1>Search by ref</h1>
+            ${body}`,
+        ),
+      );
     if (piece.length < MIN_REF_PIECE)
       return answer(
         400,
@@ -39,9 +47,10 @@ export function registerOrderRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
       );
     return answer(
       200,
-      html`<p>${found.length > SHOWN ? `More than ${SHOWN}` : found.length} orders have a ref starting with “${piece}”${
-        found.length > SHOWN ? '; type more of it to narrow them' : ''
-      }.</p>
+      html`<p>
+          ${found.length > SHOWN ? `More than ${SHOWN}` : found.length} orders have a ref starting with
+          “${piece}”${found.length > SHOWN ? '; type more of it to narrow them' : ''}.
+        </p>
         <div class="table-wrap">
           <table>
             <thead>

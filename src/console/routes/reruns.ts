@@ -119,7 +119,11 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
       </dl>
       ${outcome ? rerunOutcome(s, outcome) : null}
       ${active ? html`<p class="muted">This page reloads every 2 seconds until the rerun ends.</p>` : null}`;
-    return sendPage(reply, status, page({ title: `Rerun #${r.id}`, session: s, nav: 'reruns', refreshSeconds: active ? 2 : undefined }, body));
+    return sendPage(
+      reply,
+      status,
+      page({ title: `Rerun #${r.id}`, session: s, nav: 'reruns', refreshSeconds: active ? 2 : undefined }, body),
+    );
   };
 
   app.post('/reruns', { config: { access: 'rerun' } }, async (request, reply) => {
@@ -202,7 +206,10 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
     if (result.status === 'sent') return reply.redirect(`/reruns/${r.id}`, 303);
     if (result.status === 'already_sent') return refuse(409, `v${r.reportVersion} was already sent to accounting; it is not sent twice.`);
     if (result.status === 'busy') return refuse(409, 'Another process is sending this version right now; reload in a moment.');
-    return refuse(502, `The mail server did not take it: ${scrub(result.error, secrets)}. It stays pending and is retried by the next report run.`);
+    return refuse(
+      502,
+      `The mail server did not take it: ${scrub(result.error, secrets)}. It stays pending and is retried by the next report run.`,
+    );
   });
 }
 
