@@ -178,7 +178,7 @@ describe('links from the day page and report tables', () => {
     const agent = new Agent(app);
     await agent.login('vera');
     const body = (await agent.get('/days/2026-11-21')).body;
-    expect(body).toContain('Mismatches <span class="muted">(1 in v1)');
+    expect(body).toMatch(/Mismatches\s*<span class="muted">\(1 in v1\)/);
     expect(body).toContain(`<a href="/orders/payment/${onlyId}">ORD-Unique-000111</a>`);
     expect(body).toContain(`<a href="/cases/${caseId}">#${caseId}</a>`);
     expect(body).toContain('href="/cases?day=2026-11-21"');
