@@ -23,7 +23,13 @@ let versionId: string;
 beforeAll(async () => {
   reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-console-reports-'));
   t = await createTestDatabase('console_http', {
-    env: { PROVIDER_SECRET: SECRET, REPORT_DIR: reportDir, CONSOLE_IDLE_TIMEOUT_MIN: '30', CONSOLE_ABSOLUTE_TIMEOUT_MIN: '120' },
+    env: {
+      PROVIDER_SECRET: SECRET,
+      PROVIDER_BASE_URL: 'http://127.0.0.1:9',
+      REPORT_DIR: reportDir,
+      CONSOLE_IDLE_TIMEOUT_MIN: '30',
+      CONSOLE_ABSOLUTE_TIMEOUT_MIN: '120',
+    },
   });
   await addUsers(t, clock, { vera: 'viewer', fiona: 'finance', adam: 'admin', bob: 'finance' });
   const written = await writeReports(t.db.knex, { date: '2026-11-21', timezone: 'UTC', reportDir, now: clock.now() });

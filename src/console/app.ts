@@ -15,6 +15,8 @@ import { registerRerunRoutes } from './routes/reruns.ts';
 import { registerJobRoutes } from './routes/jobs.ts';
 import { registerUserRoutes } from './routes/users.ts';
 import { registerCaseRoutes } from './routes/cases.ts';
+import { registerOrderRoutes } from './routes/orders.ts';
+import { FAVICON_SVG } from './pages/favicon.ts';
 
 function refuse(request: FastifyRequest, reply: FastifyReply, status: 401 | 403, message: string): FastifyReply {
   return sendPage(
@@ -48,10 +50,12 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   const policy = sessionPolicy(config);
 
   app.addHook('onSend', async (_request, reply) => {
-    reply.header(
-      'Content-Security-Policy',
-      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    );
+    // A route may set a stricter or report-specific policy (report.html shown inline).
+    if (!reply.hasHeader('Content-Security-Policy'))
+      reply.header(
+        'Content-Security-Policy',
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      );
     reply.header('X-Content-Type-Options', 'nosniff');
     reply.header('Referrer-Policy', 'same-origin');
     reply.header('X-Frame-Options', 'DENY');
@@ -128,12 +132,17 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   app.get('/console.css', { config: { access: 'public' } }, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('Cache-Control', 'max-age=300').send(CONSOLE_CSS),
   );
+  // An SVG under the name browsers ask for unprompted: no 404 on every page.
+  app.get('/favicon.ico', { config: { access: 'public' } }, async (_request, reply) =>
+    reply.type('image/svg+xml').header('Cache-Control', 'max-age=86400').send(FAVICON_SVG),
+  );
   app.get('/', { config: { access: 'read' } }, async (_request, reply) => reply.redirect('/days', 302));
 
   registerAuthRoutes(app, deps, policy);
   registerDayRoutes(app, deps);
   registerDownloadRoutes(app, deps);
   registerCaseRoutes(app, deps);
+  registerOrderRoutes(app, deps);
   registerRerunRoutes(app, deps);
   registerJobRoutes(app, deps);
   registerUserRoutes(app, deps);

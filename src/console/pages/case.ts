@@ -1,5 +1,8 @@
 import type { FastifyRequest } from 'fastify';
+import { DateTime } from 'luxon';
 import type { CaseDetail } from '../../cases/work.ts';
+import type { OrderInVersion } from '../../db/order-lookup.ts';
+import { orderLink } from './links.ts';
 import { RESOLUTION_REASONS, ageBucket } from '../../recon/cases.ts';
 import type { ConsoleDeps } from '../http-kit.ts';
 import { html, type Html } from '../html.ts';
@@ -16,10 +19,13 @@ export interface Typed {
 }
 
 /** One case: both sides as the latest check saw them, the actions the role may take, its checks and history. */
+/** A case with the report versions that recorded its order (the page links them). */
+export type CaseView = CaseDetail & { versions: OrderInVersion[] };
+
 export function casePage(
   deps: ConsoleDeps,
   s: NonNullable<FastifyRequest['session']>,
-  c: CaseDetail,
+  c: CaseView,
   error: string | null,
   typed: Typed,
   users: readonly string[],
@@ -29,6 +35,8 @@ export function casePage(
   const cur = c.currency ?? '';
   const o = c.order;
   const mayWork = can(s.role, 'work-cases');
+  // The business day the case is about, as `cases list --day` selects it.
+  const caseDay = DateTime.fromJSDate(c.occurredAt, { zone }).toISODate()!;
   const rows: Array<[string, unknown, unknown]> = [];
   const latest = c.checks[c.checks.length - 1];
   // Both sides as the latest check saw them: the order may have been updated since (a resolved pending order).
@@ -101,7 +109,21 @@ export function casePage(
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <dl class="facts">
       <dt>about</dt>
-      <dd>${o ? html`${o.direction} ${o.merchantRef} (transaction ${o.transactionRef}), ${o.currency} ${o.method}` : c.subject}</dd>
+      <dd>
+        ${
+          o
+            ? html`${o.direction} ${orderLink(o.merchantRef, o)} (transaction ${o.transactionRef}), ${o.currency} ${o.method}`
+            : c.transactionRef
+              ? orderLink(c.transactionRef)
+              : c.subject
+        }
+      </dd>
+      <dt>business day</dt>
+      <dd><a href="/days/${caseDay}">${caseDay}</a></dd>
+      <dt>report versions</dt>
+      <dd>
+        ${c.versions.length ? c.versions.map((v) => html`<a href="/days/${v.businessDate}#v${v.version}">${v.businessDate} v${v.version}</a> `) : '-'}
+      </dd>
       <dt>finding</dt>
       <dd>${c.finding.note ?? ''}</dd>
       <dt>occurred</dt>

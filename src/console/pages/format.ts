@@ -4,6 +4,7 @@ import { isCurrency } from '../../money/decimal.ts';
 import { groupDigits } from '../../money/group-digits.ts';
 import { html, type Html } from '../html.ts';
 import type { CsvPreview } from '../report-files.ts';
+import { caseLink, orderLink } from './links.ts';
 
 /** "2026-11-22 18:05" in the business time zone; "-" for none. */
 export function at(d: Date | null | undefined, zone: string): string {
@@ -33,6 +34,11 @@ export function csvTable(preview: CsvPreview): Html {
   const cur = preview.columns.findIndex((c) => c === 'currency');
   const numeric = preview.columns.map((c) => !IDENTIFIER.test(c));
   const cell = (value: string, i: number, row: string[]) => {
+    const name = preview.columns[i];
+    // Refs and case ids lead to their order and case pages (a whole ref lands on its order).
+    if (value && (name === 'merchant_ref' || name === 'transaction_ref')) return html`<td>${orderLink(value)}</td>`;
+    if (value && name === 'case_id')
+      return html`<td>${value.split(/\s+/).map((id) => (/^\d+$/.test(id) ? html`${caseLink(id)} ` : `${id} `))}</td>`;
     if (numeric[i] && DECIMAL.test(value)) return html`<td class="num">${amount(value, cur >= 0 ? row[cur] : '')}</td>`;
     if (numeric[i] && INTEGER.test(value)) return html`<td class="num">${count(value)}</td>`;
     return html`<td>${value}</td>`;

@@ -9,6 +9,8 @@ export interface PageOptions {
   nav?: 'days' | 'cases' | 'reruns' | 'jobs' | 'users';
   /** Reload every N seconds (a running rerun), without JavaScript. */
   refreshSeconds?: number;
+  /** What the search box shows (the ref just searched). */
+  searched?: string;
 }
 
 /** The page shell: nav by role, the signed-in user and a logout form carrying the CSRF token. */
@@ -21,6 +23,18 @@ export function page(opts: PageOptions, body: Html): string {
           ${link('days', '/days', 'Business days')} ${link('cases', '/cases', 'Cases')} ${link('reruns', '/reruns', 'Reruns')}
           ${link('jobs', '/jobs', 'Jobs')} ${can(s.role, 'manage-users') ? link('users', '/users', 'Users') : null}
         </nav>
+        <form class="search" method="get" action="/search" role="search">
+          <input
+            type="search"
+            name="ref"
+            value="${opts.searched ?? ''}"
+            placeholder="merchant or transaction ref"
+            aria-label="Search by ref"
+            minlength="6"
+            required
+          />
+          <button class="secondary" type="submit">Find</button>
+        </form>
         <div class="who">
           <span>${s.userName} (${s.role})</span>
           <form class="inline" method="post" action="/logout">${csrfField(s)}<button class="secondary" type="submit">Log out</button></form>
@@ -34,6 +48,7 @@ export function page(opts: PageOptions, body: Html): string {
         ${opts.refreshSeconds ? html`<meta http-equiv="refresh" content="${opts.refreshSeconds}" />` : null}
         <title>${opts.title} · payrecon</title>
         <link rel="stylesheet" href="/console.css" />
+        <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
       </head>
       <body>
         <header><span class="brand">payrecon</span>${nav}</header>

@@ -39,4 +39,5 @@ button.secondary { background:#fff; color:var(--fg); border-color:var(--line); }
 dl.facts { display:grid; grid-template-columns: max-content 1fr; gap:4px 16px; margin:0; }
 dl.facts dt { color:var(--muted); }
 progress { width:240px; }
+header form.search { display:flex; gap:6px; } header form.search input { width:260px; }
 `;

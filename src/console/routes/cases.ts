@@ -1,15 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { versionsOfOrder } from '../../db/order-lookup.ts';
 import { sendPage, type ConsoleDeps } from '../http-kit.ts';
-import {
-  acknowledgeCase,
-  assignableUsers,
-  assignCase,
-  CaseActionError,
-  commentCase,
-  resolveCase,
-  showCase,
-  type CaseDetail,
-} from '../../cases/work.ts';
+import { acknowledgeCase, assignableUsers, assignCase, CaseActionError, commentCase, resolveCase, showCase } from '../../cases/work.ts';
 import { actOnCases, type SelectedCase } from '../../cases/bulk.ts';
 import { CASE_STATES, RESOLUTION_REASONS, parseAge, type CaseState } from '../../recon/cases.ts';
 import { MISMATCH_CODES } from '../../domain/verdicts.ts';
@@ -22,7 +14,7 @@ import { businessDay } from '../../report/date.ts';
 import { CURRENCIES } from '../../money/decimal.ts';
 import { html, type Html } from '../html.ts';
 import { page } from '../pages/layout.ts';
-import { casePage, type Typed } from '../pages/case.ts';
+import { casePage, type CaseView, type Typed } from '../pages/case.ts';
 
 const PAGE = 100;
 const VERSION_MISSING =
@@ -242,10 +234,12 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
   });
 }
 
-async function findCase(deps: ConsoleDeps, id: string): Promise<CaseDetail | null> {
+async function findCase(deps: ConsoleDeps, id: string): Promise<CaseView | null> {
   if (!/^[1-9]\d{0,17}$/.test(id)) return null;
   try {
-    return await showCase(deps.db, id);
+    const c = await showCase(deps.db, id);
+    const versions = c.direction && c.orderId ? await versionsOfOrder(deps.db.knex, c.direction, c.orderId) : [];
+    return { ...c, versions };
   } catch (err) {
     if (err instanceof CaseActionError) return null;
     throw err;

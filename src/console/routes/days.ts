@@ -3,11 +3,14 @@ import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { listReportDays, versionsOfDay, type ReportVersionFiles } from '../../db/report-days.ts';
 import { businessDay } from '../../report/date.ts';
 import { html, type Html } from '../html.ts';
-import { csrfField, page } from '../pages/layout.ts';
+import { csrfField, page, stateBadge } from '../pages/layout.ts';
+import { caseLink, orderHref } from '../pages/links.ts';
+import { versionMismatches, type DayMismatch } from '../../db/day-mismatches.ts';
 import { at, count } from '../pages/format.ts';
 import { csvTable } from '../pages/format.ts';
 import { previewCsv, versionFiles } from '../report-files.ts';
 import { can } from '../auth/roles.ts';
+import { rerunRefusal } from '../can-do.ts';
 import type { Session } from '../auth/sessions.ts';
 
 /** The report's sections shown on a day's page, in order, where the version has the file. */
@@ -21,8 +24,10 @@ const SECTIONS: ReadonlyArray<{ title: string; match: (name: string) => boolean 
   { title: 'Balances', match: (n) => n === 'balances.csv' },
 ];
 
-function rerunForm(session: Session, date: string, label = 'Rerun this day'): Html | null {
+function rerunForm(session: Session, date: string, refusal: string | null, label = 'Rerun this day'): Html | null {
   if (!can(session.role, 'rerun')) return null;
+  // Said here rather than queued to fail in the worker.
+  if (refusal) return html`<span class="muted rerun-refused" title="${refusal}">(rerun unavailable: ${refusal})</span>`;
   return html`<form class="inline" method="post" action="/reruns">
     ${csrfField(session)}<input type="hidden" name="date" value="${date}" /><button type="submit">${label}</button>
   </form>`;
@@ -30,6 +35,7 @@ function rerunForm(session: Session, date: string, label = 'Rerun this day'): Ht
 
 export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   const zone = deps.config.REPORT_TIMEZONE;
+  const cannotRerun = rerunRefusal(deps.config);
 
   app.get('/days', { config: { access: 'read' } }, async (request, reply) => {
     const s = request.session!;
@@ -39,7 +45,7 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
         Days in ${zone} with report versions, newest first. A rerun reconciles the day again and writes a new version when anything changed.
       </p>
       ${
-        can(s.role, 'rerun')
+        can(s.role, 'rerun') && !cannotRerun
           ? html`<form class="filters" method="post" action="/reruns">
               ${csrfField(s)}<label>Rerun another day <input type="date" name="date" required /></label
               ><button type="submit">Queue rerun</button>
@@ -70,7 +76,7 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
                         <td class="num">v${d.currentVersion}</td>
                         <td class="num">${count(d.versions)}</td>
                         <td>${at(d.createdAt, zone)}</td>
-                        <td>${rerunForm(s, d.businessDate, 'Rerun')}</td>
+                        <td>${rerunForm(s, d.businessDate, cannotRerun, 'Rerun')}</td>
                       </tr>`,
                   )}
                 </tbody>
@@ -112,7 +118,8 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
       }
     }
     const headline = current ? ((current.manifest.headline as string | undefined) ?? null) : null;
-    const body = html`<h1>Business day ${date} ${rerunForm(s, date)}</h1>
+    const mismatches = current ? await versionMismatches(deps.db.knex, current.id, MISMATCHES_SHOWN) : null;
+    const body = html`<h1>Business day ${date} ${rerunForm(s, date, cannotRerun)}</h1>
       ${
         current
           ? html`<div class="headline">
@@ -120,6 +127,7 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
             </div>`
           : html`<p>No report version for this day yet.</p>`
       }
+      ${mismatches ? mismatchesSection(date, current!.version, mismatches) : null}
       ${
         versions.length
           ? html`<h2>Report versions</h2>
@@ -129,6 +137,44 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
       ${sections}`;
     return sendPage(reply, 200, page({ title: `Business day ${date}`, session: s, nav: 'days' }, body));
   });
+}
+
+const MISMATCHES_SHOWN = 200;
+
+function mismatchesSection(date: string, version: number, m: { total: number; rows: DayMismatch[] }): Html {
+  if (m.total === 0)
+    return html`<h2>Mismatches</h2>
+      <p class="muted">v${version} recorded no mismatch or error.</p>`;
+  return html`<h2>
+      Mismatches
+      <span class="muted">(${count(m.total)} in v${version}${m.total > m.rows.length ? `, the first ${m.rows.length}` : ''})</span>
+      <a href="/cases?day=${date}">this day's cases</a>
+    </h2>
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>order</th>
+            <th>direction</th>
+            <th>verdict</th>
+            <th>codes</th>
+            <th>cases</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${m.rows.map(
+            (r) =>
+              html`<tr>
+                <td><a href="${orderHref(r.direction, r.orderId)}">${r.merchantRef ?? `${r.direction} ${r.orderId}`}</a></td>
+                <td>${r.direction}</td>
+                <td>${stateBadge(r.verdict)}</td>
+                <td>${r.codes.join(' ')}</td>
+                <td>${r.caseIds.map((id) => html`${caseLink(id)} `)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>`;
 }
 
 function versionsTable(versions: ReportVersionFiles[], zone: string): Html {
@@ -146,10 +192,17 @@ function versionsTable(versions: ReportVersionFiles[], zone: string): Html {
         ${versions.map(
           (v, i) =>
             html`<tr>
-              <td>v${v.version}${i === 0 ? html` <span class="state state-completed">current</span>` : null}</td>
+              <td id="v${v.version}">v${v.version}${i === 0 ? html` <span class="state state-completed">current</span>` : null}</td>
               <td>${at(v.createdAt, zone)}</td>
               <td>${v.emailStatus}</td>
-              <td class="wrap">${versionFiles(v).map((f) => html`<a href="/reports/${v.id}/files/${f.name}" download>${f.name}</a> `)}</td>
+              <td class="wrap">
+                ${versionFiles(v).map((f) =>
+                  // report.html opens in the browser; the others download.
+                  f.name.endsWith('.html')
+                    ? html`<a href="/reports/${v.id}/files/${f.name}" target="_blank" rel="noopener">${f.name}</a> `
+                    : html`<a href="/reports/${v.id}/files/${f.name}" download>${f.name}</a> `,
+                )}
+              </td>
             </tr>`,
         )}
       </tbody>

@@ -6,6 +6,8 @@ import { CONTENT_TYPES, versionFiles } from '../report-files.ts';
 import { html } from '../html.ts';
 import { page } from '../pages/layout.ts';
 
+const REPORT_HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox; frame-ancestors 'none'; base-uri 'none'";
+
 export function registerDownloadRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   /**
    * A report file by version id and the file's name in that version. The name only selects among
@@ -20,9 +22,16 @@ export function registerDownloadRoutes(app: FastifyInstance, deps: ConsoleDeps):
     const file = versionFiles(version).find((f) => f.name === name);
     if (!file) return notFound();
     const ext = file.name.slice(file.name.lastIndexOf('.') + 1);
+    // report.html opens in the browser; the rest download. The report's own inline styles and
+    // charts need a looser policy than the console's pages, in a sandbox without scripts or forms.
+    const inline = ext === 'html';
+    if (inline) reply.header('Content-Security-Policy', REPORT_HTML_CSP);
     return reply
-      .type(CONTENT_TYPES[ext] ?? 'application/octet-stream')
-      .header('Content-Disposition', `attachment; filename="payrecon-${version.businessDate}-v${version.version}-${file.name}"`)
+      .type(inline ? 'text/html; charset=utf-8' : (CONTENT_TYPES[ext] ?? 'application/octet-stream'))
+      .header(
+        'Content-Disposition',
+        `${inline ? 'inline' : 'attachment'}; filename="payrecon-${version.businessDate}-v${version.version}-${file.name}"`,
+      )
       .header('Content-Length', file.bytes)
       .send(fs.createReadStream(file.path));
   });

@@ -7,11 +7,21 @@ import { scrub, secretValues } from '../../config/redact.ts';
 import { html, type Html } from '../html.ts';
 import { page, stateBadge } from '../pages/layout.ts';
 import { at, count } from '../pages/format.ts';
+import { rerunOutcome, type RerunOutcome } from '../pages/rerun-outcome.ts';
+import { rerunRefusal, sendRefusal } from '../can-do.ts';
+import { versionsOfDay } from '../../db/report-days.ts';
+import { changedOrders, versionTally } from '../../db/version-diff.ts';
+import { createMailer } from '../../notify/mailer.ts';
+import { sendReportEmail } from '../../report/email/send.ts';
+import { can } from '../auth/roles.ts';
+import type { Session } from '../auth/sessions.ts';
+import type { FastifyReply } from 'fastify';
 
 export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   const zone = deps.config.REPORT_TIMEZONE;
   const secrets = secretValues(deps.config);
   const errorText = (r: RerunRow) => (r.error ? scrub(r.error, secrets) : null);
+  const rerunOf = async (id: string) => (/^[1-9]\d{0,17}$/.test(id) ? findRerun(deps.db.knex, id) : null);
 
   app.get('/reruns', { config: { access: 'read' } }, async (request, reply) => {
     const s = request.session!;
@@ -62,8 +72,73 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
     return sendPage(reply, 200, page({ title: 'Reruns', session: s, nav: 'reruns', refreshSeconds: active ? 3 : undefined }, body));
   });
 
+  /** The finished rerun's version against the one before it, and whether it can be sent. */
+  const outcomeOf = async (s: Session, r: RerunRow): Promise<RerunOutcome | null> => {
+    if (r.state !== 'completed' || r.reportVersion === null) return null;
+    const versions = await versionsOfDay(deps.db.knex, r.businessDate);
+    const version = versions.find((v) => v.version === r.reportVersion);
+    if (!version) return null;
+    const previous = versions.find((v) => v.version < version.version) ?? null;
+    return {
+      version,
+      previous,
+      tally: await versionTally(deps.db.knex, version.id),
+      previousTally: previous ? await versionTally(deps.db.knex, previous.id) : null,
+      changed: previous ? await changedOrders(deps.db.knex, previous.id, version.id, CHANGED_SHOWN) : null,
+      sendRefusal: sendRefusal(deps.config),
+      maySend: can(s.role, 'rerun'),
+      rerunId: r.id,
+    };
+  };
+
+  const rerunPage = async (reply: FastifyReply, s: Session, r: RerunRow, status = 200, message: Html | null = null) => {
+    const progress = r.state === 'running' ? await rerunReconcileProgress(deps.db.knex, r.id) : null;
+    const outcome = await outcomeOf(s, r);
+    const active = r.state === 'queued' || r.state === 'running';
+    const body = html`<h1>Rerun #${r.id} of <a href="/days/${r.businessDate}">${r.businessDate}</a> ${stateBadge(r.state)}</h1>
+      ${message}
+      <dl class="facts">
+        <dt>asked by</dt>
+        <dd>${r.requestedBy}, ${at(r.requestedAt, zone)}</dd>
+        <dt>started</dt>
+        <dd>${at(r.startedAt, zone)}</dd>
+        <dt>finished</dt>
+        <dd>${at(r.finishedAt, zone)}</dd>
+        <dt>step</dt>
+        <dd id="step">${stepText(r, progress)}</dd>
+        <dt>reconcile run ids</dt>
+        <dd>${r.reconcileRunIds.join(', ') || '-'}</dd>
+        <dt>report version</dt>
+        <dd>${r.reportVersion === null ? '-' : html`<a href="/days/${r.businessDate}#v${r.reportVersion}">v${r.reportVersion}</a>`}</dd>
+        ${
+          r.error
+            ? html`<dt>error</dt>
+                <dd class="error">${errorText(r)}</dd>`
+            : null
+        }
+      </dl>
+      ${outcome ? rerunOutcome(s, outcome) : null}
+      ${active ? html`<p class="muted">This page reloads every 2 seconds until the rerun ends.</p>` : null}`;
+    return sendPage(
+      reply,
+      status,
+      page({ title: `Rerun #${r.id}`, session: s, nav: 'reruns', refreshSeconds: active ? 2 : undefined }, body),
+    );
+  };
+
   app.post('/reruns', { config: { access: 'rerun' } }, async (request, reply) => {
     const s = request.session!;
+    const cannot = rerunRefusal(deps.config);
+    if (cannot)
+      return sendPage(
+        reply,
+        409,
+        page(
+          { title: 'Cannot rerun', session: s, nav: 'reruns' },
+          html`<h1>Cannot queue the rerun</h1>
+            <p class="error">${cannot}</p>`,
+        ),
+      );
     const raw = (request.body as Record<string, unknown>).date;
     let date: string;
     try {
@@ -99,36 +174,46 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
 
   app.get('/reruns/:id', { config: { access: 'read' } }, async (request, reply) => {
     const s = request.session!;
-    const id = (request.params as { id: string }).id;
-    const r = /^[1-9]\d{0,17}$/.test(id) ? await findRerun(deps.db.knex, id) : null;
+    const r = await rerunOf((request.params as { id: string }).id);
     if (!r) return sendPage(reply, 404, page({ title: 'Not found', session: s, nav: 'reruns' }, html`<h1>No such rerun</h1>`));
-    const progress = r.state === 'running' ? await rerunReconcileProgress(deps.db.knex, r.id) : null;
-    const active = r.state === 'queued' || r.state === 'running';
-    const body = html`<h1>Rerun #${r.id} of <a href="/days/${r.businessDate}">${r.businessDate}</a> ${stateBadge(r.state)}</h1>
-      <dl class="facts">
-        <dt>asked by</dt>
-        <dd>${r.requestedBy}, ${at(r.requestedAt, zone)}</dd>
-        <dt>started</dt>
-        <dd>${at(r.startedAt, zone)}</dd>
-        <dt>finished</dt>
-        <dd>${at(r.finishedAt, zone)}</dd>
-        <dt>step</dt>
-        <dd id="step">${stepText(r, progress)}</dd>
-        <dt>reconcile run ids</dt>
-        <dd>${r.reconcileRunIds.join(', ') || '-'}</dd>
-        <dt>report version</dt>
-        <dd>${r.reportVersion === null ? '-' : html`<a href="/days/${r.businessDate}">v${r.reportVersion}</a>`}</dd>
-        ${
-          r.error
-            ? html`<dt>error</dt>
-                <dd class="error">${errorText(r)}</dd>`
-            : null
-        }
-      </dl>
-      ${active ? html`<p class="muted">This page reloads every 2 seconds until the rerun ends.</p>` : null}`;
-    return sendPage(reply, 200, page({ title: `Rerun #${r.id}`, session: s, nav: 'reruns', refreshSeconds: active ? 2 : undefined }, body));
+    return rerunPage(reply, s, r);
+  });
+
+  /** E-mails the rerun's version to accounting, once (sendReportEmail refuses a sent version); recorded. */
+  app.post('/reruns/:id/send', { config: { access: 'rerun' } }, async (request, reply) => {
+    const s = request.session!;
+    const r = await rerunOf((request.params as { id: string }).id);
+    if (!r) return sendPage(reply, 404, page({ title: 'Not found', session: s, nav: 'reruns' }, html`<h1>No such rerun</h1>`));
+    const refuse = (status: number, text: string) => rerunPage(reply, s, r, status, html`<p class="error" role="alert">${text}</p>`);
+    if (r.state !== 'completed' || r.reportVersion === null) return refuse(409, 'This rerun has no finished report version to send.');
+    const cannot = sendRefusal(deps.config);
+    if (cannot) return refuse(409, `Cannot send: ${cannot}`);
+    const mailer = createMailer(deps.config);
+    let result;
+    try {
+      result = await sendReportEmail(deps.db, mailer, { businessDate: r.businessDate, version: r.reportVersion, now: deps.now(), secrets });
+    } finally {
+      mailer.close();
+    }
+    await recordAction(deps.db.knex, {
+      at: deps.now(),
+      actor: s.userName,
+      action: `report-email-${result.status}`,
+      target: `${r.businessDate} v${r.reportVersion}`,
+      address: request.ip,
+      detail: { rerun: r.id, versionId: result.versionId },
+    });
+    if (result.status === 'sent') return reply.redirect(`/reruns/${r.id}`, 303);
+    if (result.status === 'already_sent') return refuse(409, `v${r.reportVersion} was already sent to accounting; it is not sent twice.`);
+    if (result.status === 'busy') return refuse(409, 'Another process is sending this version right now; reload in a moment.');
+    return refuse(
+      502,
+      `The mail server did not take it: ${scrub(result.error, secrets)}. It stays pending and is retried by the next report run.`,
+    );
   });
 }
+
+const CHANGED_SHOWN = 200;
 
 function stepText(r: RerunRow, progress: { selected: number; checked: number; runId: string } | null): Html | string {
   if (r.state === 'queued') return 'waiting in the queue';

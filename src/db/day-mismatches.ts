@@ -1,0 +1,47 @@
+import type { Knex } from 'knex';
+import type { Direction } from '../domain/types.ts';
+
+type Conn = Knex | Knex.Transaction;
+
+/** An order a report version recorded as a mismatch or error, with its refs and cases. */
+export interface DayMismatch {
+  direction: Direction;
+  orderId: string;
+  merchantRef: string | null;
+  transactionRef: string | null;
+  currency: string | null;
+  verdict: string;
+  codes: string[];
+  caseIds: string[];
+}
+
+/** A version's mismatches and errors (the first `limit`, by order) and how many there are. */
+export async function versionMismatches(db: Conn, versionId: string, limit: number): Promise<{ total: number; rows: DayMismatch[] }> {
+  const res = (await db.raw(
+    `SELECT r.direction, r.order_id::text AS order_id, r.verdict, r.codes,
+            coalesce(p.merchant_ref, q.merchant_ref) AS merchant_ref, coalesce(p.transaction_ref, q.transaction_ref) AS transaction_ref,
+            coalesce(p.currency, q.currency) AS currency,
+            (SELECT array_agg(c.id::text ORDER BY c.id) FROM cases c WHERE c.direction = r.direction AND c.order_id = r.order_id) AS case_ids,
+            count(*) OVER () AS total
+       FROM report_version_orders r
+       LEFT JOIN payment_orders p ON r.direction = 'payment' AND p.id = r.order_id
+       LEFT JOIN payout_orders q ON r.direction = 'payout' AND q.id = r.order_id
+      WHERE r.version_id = ?::bigint AND r.verdict IN ('mismatch', 'error')
+      ORDER BY r.direction, r.order_id
+      LIMIT ?`,
+    [versionId, limit],
+  )) as { rows: Array<Record<string, unknown>> };
+  return {
+    total: res.rows.length ? Number(res.rows[0].total) : 0,
+    rows: res.rows.map((r) => ({
+      direction: r.direction as Direction,
+      orderId: r.order_id as string,
+      merchantRef: r.merchant_ref as string | null,
+      transactionRef: r.transaction_ref as string | null,
+      currency: r.currency as string | null,
+      verdict: r.verdict as string,
+      codes: (r.codes as string[] | null) ?? [],
+      caseIds: (r.case_ids as string[] | null) ?? [],
+    })),
+  };
+}

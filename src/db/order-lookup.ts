@@ -1,0 +1,130 @@
+import type { Knex } from 'knex';
+import type { Direction } from '../domain/types.ts';
+
+type Conn = Knex | Knex.Transaction;
+
+/** An order a ref search found. */
+export interface RefMatch {
+  direction: Direction;
+  id: string;
+  merchantRef: string;
+  transactionRef: string;
+  currency: string;
+  amount: string;
+  status: string;
+  createdAt: Date;
+}
+
+/** LIKE's own characters in a typed piece match themselves, not any character. */
+const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * Orders whose merchant or transaction ref starts with `piece`, in any case (sql/030's prefix
+ * indexes), payments then payouts, at most `limit`. The caller checks the piece's length.
+ */
+export async function ordersByRefPrefix(db: Conn, piece: string, limit: number): Promise<RefMatch[]> {
+  const pattern = `${likeLiteral(piece.toLowerCase())}%`;
+  const one = (direction: Direction, table: string) =>
+    `(SELECT '${direction}' AS direction, id::text AS id, merchant_ref, transaction_ref, currency, amount::text AS amount, status, created_at
+        FROM ${table}
+       WHERE lower(merchant_ref) LIKE ? OR lower(transaction_ref) LIKE ?
+       ORDER BY id LIMIT ?)`;
+  const res = (await db.raw(`${one('payment', 'payment_orders')} UNION ALL ${one('payout', 'payout_orders')} LIMIT ?`, [
+    pattern,
+    pattern,
+    limit,
+    pattern,
+    pattern,
+    limit,
+    limit,
+  ])) as { rows: Array<Record<string, unknown>> };
+  return res.rows.map((r) => ({
+    direction: r.direction as Direction,
+    id: r.id as string,
+    merchantRef: r.merchant_ref as string,
+    transactionRef: r.transaction_ref as string,
+    currency: r.currency as string,
+    amount: r.amount as string,
+    status: r.status as string,
+    createdAt: r.created_at as Date,
+  }));
+}
+
+/** A webhook notification about an order, as the order page lists them. */
+export interface OrderNotification {
+  id: string;
+  receivedAt: Date;
+  status: string | null;
+  amount: string | null;
+  fee: string | null;
+  deliveries: number;
+  confirmation: string;
+  confirmationNote: string | null;
+}
+
+export async function notificationsOfOrder(db: Conn, direction: Direction, transactionRef: string): Promise<OrderNotification[]> {
+  const res = (await db.raw(
+    `SELECT id::text AS id, received_at, status, amount::text AS amount, fee::text AS fee, deliveries, confirmation, confirmation_note
+       FROM webhook_events WHERE transaction_ref = ? AND direction = ? ORDER BY received_at, id LIMIT 200`,
+    [transactionRef, direction],
+  )) as { rows: Array<Record<string, unknown>> };
+  return res.rows.map((r) => ({
+    id: r.id as string,
+    receivedAt: r.received_at as Date,
+    status: r.status as string | null,
+    amount: r.amount as string | null,
+    fee: r.fee as string | null,
+    deliveries: Number(r.deliveries),
+    confirmation: r.confirmation as string,
+    confirmationNote: r.confirmation_note as string | null,
+  }));
+}
+
+/** A case about an order (any state). */
+export interface OrderCase {
+  id: string;
+  code: string;
+  state: string;
+  resolution: string | null;
+  openedAt: Date;
+}
+
+export async function casesOfOrder(db: Conn, direction: Direction, orderId: string): Promise<OrderCase[]> {
+  const res = (await db.raw(
+    `SELECT id::text AS id, code, state, resolution, opened_at FROM cases WHERE direction = ? AND order_id = ?::bigint ORDER BY id`,
+    [direction, orderId],
+  )) as { rows: Array<Record<string, unknown>> };
+  return res.rows.map((r) => ({
+    id: r.id as string,
+    code: r.code as string,
+    state: r.state as string,
+    resolution: r.resolution as string | null,
+    openedAt: r.opened_at as Date,
+  }));
+}
+
+/** A report version that recorded the order, with what it said. */
+export interface OrderInVersion {
+  versionId: string;
+  businessDate: string;
+  version: number;
+  verdict: string;
+  codes: string[];
+}
+
+export async function versionsOfOrder(db: Conn, direction: Direction, orderId: string): Promise<OrderInVersion[]> {
+  const res = (await db.raw(
+    `SELECT v.id::text AS version_id, v.business_date::text AS business_date, v.version, o.verdict, o.codes
+       FROM report_version_orders o JOIN report_versions v ON v.id = o.version_id
+      WHERE o.direction = ? AND o.order_id = ?::bigint
+      ORDER BY v.business_date DESC, v.version DESC LIMIT 200`,
+    [direction, orderId],
+  )) as { rows: Array<Record<string, unknown>> };
+  return res.rows.map((r) => ({
+    versionId: r.version_id as string,
+    businessDate: r.business_date as string,
+    version: Number(r.version),
+    verdict: r.verdict as string,
+    codes: (r.codes as string[] | null) ?? [],
+  }));
+}
