@@ -394,8 +394,11 @@ async function writeFiles(
   const drifts: Drift[] = [...rollForwards.values()].flatMap((r) =>
     r && r.withinTolerance === false && r.drift !== null ? [{ currency: r.currency, drift: r.drift }] : [],
   );
+  // Currencies with fewer than two snapshots in the window: their balances were not checked.
+  const notChecked = [...rollForwards.values()].flatMap((r) => (r && r.drift === null ? [r.currency] : []));
   const overall = totals.overall();
   const headline = reportHeadline({
+    balancesNotChecked: notChecked.length > 0 && notChecked.length === currencies.length ? 'all' : notChecked,
     orders: overall.orders,
     verdicts: overall.verdicts,
     drifts,
