@@ -7,7 +7,7 @@ export function buildProgram(): Command {
   const program = new Command('payrecon')
     .description("Reconcile a merchant's pay-ins and payouts (INR, NGN, IDR) against its provider, and report to accounting.")
     .version('0.1.0')
-    .showHelpAfterError()
+    .showSuggestionAfterError()
     // Before the subcommands are added, so they inherit it: bad arguments exit 3, not commander's 1.
     .exitOverride()
     .addHelpText(
@@ -17,7 +17,18 @@ Exit status: 0 done, 1 mismatches found (with --fail-on-mismatch), 2 run could n
 Quick start: payrecon demo`,
     );
   for (const register of COMMANDS) register(program);
+  pointToHelpAfterError(program, []);
   return program;
+}
+
+/**
+ * After a usage error: the error and commander's suggestion, then one line naming the command's
+ * --help. The whole help (60 lines) would scroll the useful line away.
+ */
+function pointToHelpAfterError(cmd: Command, parents: string[]): void {
+  const path = [...parents, cmd.name()];
+  cmd.showHelpAfterError(`Run '${path.join(' ')} --help' for the options.`);
+  for (const sub of cmd.commands) pointToHelpAfterError(sub, path);
 }
 
 /** Entry point for bin/payrecon.mjs: runs one command and sets the exit code. */

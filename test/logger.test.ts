@@ -55,6 +55,6 @@ describe.skipIf(!script)('the CLI at a terminal', () => {
     const output = r.stdout.replace(/\r/g, '').split('\n').filter(Boolean);
     expect(r.status).toBe(3);
     expect(output[0]).toBe(`payrecon status: database embedded PGlite at ${path.join(dir, 'pglite')}`);
-    expect(output.slice(1)).toEqual([expect.stringMatching(/^payrecon: The database schema "payrecon" is not migrated/)]);
+    expect(output.slice(1)).toEqual([expect.stringMatching(/^payrecon: embedded PGlite at .* is not migrated/)]);
   });
 });

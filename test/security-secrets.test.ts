@@ -248,10 +248,12 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     // its type chosen by direction (`extra`, `extraType`), a literal column (`EPOCH_MS('taken_at')`), and
     // 'ASC' | 'DESC' (`order`), a report cursor's name and its query, both from the fixed REPORT_QUERIES map
     // (`cursor`, `sql`), and a batch's `unnest(?::type[], …) AS v(…)` from unnestRows, whose names and types
-    // are the caller's constant column lists and whose values are bindings (`v.sql`). A new interpolation
-    // fails here until someone reviews it and lists it.
+    // are the caller's constant column lists and whose values are bindings (`v.sql`); prune's fixed
+    // per-table specs (`params`, `eligible`, `head`, `last`, `time`: constant text from its SPECS map) and a
+    // snapshot query's constant `where` from its two call sites. A new interpolation fails here until someone
+    // reviews it and lists it.
     const allowed =
-      /^(COLUMNS|CURSOR|ITEMS_SQL|pageSize|table|extra|extraType|order|cursor|sql|v\.sql|EPOCH_MS\('\w+'\)|quoteIdent\([\w.]+\)|[A-Z_]+)$/;
+      /^(COLUMNS|CURSOR|ITEMS_SQL|pageSize|table|extra|extraType|order|cursor|sql|v\.sql|params|eligible|head|last|time|where|EPOCH_MS\('\w+'\)|quoteIdent\([\w.]+\)|[A-Z_]+)$/;
     const offenders: string[] = [];
     for (const dir of ['src', 'jobs']) {
       for (const file of walk(path.join(ROOT, dir)).filter((f) => f.endsWith('.ts') && !f.includes(`${path.sep}sandbox${path.sep}`))) {

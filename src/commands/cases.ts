@@ -12,6 +12,7 @@ import { MISMATCH_CODES } from '../domain/verdicts.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from '../domain/exit-codes.ts';
 import { UsageError } from '../domain/errors.ts';
+import { currencyOption } from './currency-option.ts';
 
 const usage = (message: string) => new UsageError(message);
 // UNKNOWN_ORDER is a mismatch code now too; a Set keeps each code once.
@@ -39,7 +40,7 @@ export function registerCases(program: Command): void {
     .description('cases matching the filters, oldest opened first (default: open and acknowledged)')
     .addOption(new Option('--state <state>', 'open, acknowledged, resolved, or all').choices([...CASE_STATES, 'all']))
     .addOption(new Option('--code <code>', 'a finding code').choices(CASE_CODES).argParser((v) => v.toUpperCase()))
-    .addOption(new Option('--currency <code>', 'INR, NGN or IDR').choices(['INR', 'NGN', 'IDR']).argParser((v) => v.toUpperCase()))
+    .addOption(currencyOption('INR, NGN or IDR (any case)'))
     .option('--day <YYYY-MM-DD>', 'cases about business day D in REPORT_TIMEZONE (orders created that day, drift windows ending that day)')
     .option('--older-than <age>', 'opened (or reopened) longer ago than this: 30m, 12h, 3d')
     .option('--json', 'print the cases, each with its history, as JSON')

@@ -17,7 +17,8 @@ export function registerDemo(program: Command): void {
     .addHelpText(
       'after',
       `
-Needs nothing configured. Writes reports to REPORT_DIR/<today>/vN/; running it again writes a new version.
+Needs nothing configured. Writes reports to REPORT_DIR/demo/<today>/v1/, a folder of its own that each run
+starts afresh (the demo's database is new each run); nothing else in REPORT_DIR is touched.
 With DATABASE_URL set, uses (and recreates) the schema payrecon_demo there instead of PGlite.
 Examples:
   payrecon demo

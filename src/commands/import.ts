@@ -4,7 +4,8 @@ import { loadConfig, type Config } from '../config/config.ts';
 import { withJob } from '../runtime/with-job.ts';
 import { importOrders, type ImportResult } from '../db/import.ts';
 import { IMPORT_COLUMNS } from '../db/import-row.ts';
-import { createStatusMapper } from '../domain/status.ts';
+import { createStatusMapper, DEFAULT_STATUS_MAP, knownStatusStrings } from '../domain/status.ts';
+import { printErr } from '../log/terminal.ts';
 import type { Direction } from '../domain/types.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from '../domain/exit-codes.ts';
@@ -38,6 +39,8 @@ export async function runImport(
         statusOf: createStatusMapper(config.PROVIDER_STATUS_MAP),
       });
       out.write(opts.json ? `${JSON.stringify(result)}\n` : describe(file, result));
+      const warning = unknownStatusWarning(result, config);
+      if (warning) printErr(warning);
       return result;
     });
   } finally {
@@ -49,6 +52,23 @@ function describe(file: string, r: ImportResult): string {
   const lines = r.rejected.map((x) => `  line ${x.line}: ${x.reason}\n`).join('');
   const summary = `${file}: ${r.rows} ${r.kind} rows read, ${r.inserted} inserted, ${r.rejected.length} rejected\n`;
   return r.rejected.length ? `${summary}rejected:\n${lines}` : summary;
+}
+
+/**
+ * An unknown status is stored as `unknown` and the next reconcile calls the order NOT_FOUND/STALE,
+ * so say so now, with the strings payrecon knows and how to add one.
+ */
+function unknownStatusWarning(r: ImportResult, config: Config): string | null {
+  const found = Object.entries(r.unknownStatuses);
+  if (found.length === 0) return null;
+  const count = found.reduce((n, [, c]) => n + c, 0);
+  const which = found.map(([s, c]) => `${JSON.stringify(s)} ×${c}`).join(', ');
+  const [first] = found[0]!;
+  return (
+    `warning: ${count} row(s) have a status payrecon does not know (${which}); they are stored as "unknown" and reconcile will report them.\n` +
+    `  known statuses (any case): ${knownStatusStrings(config.PROVIDER_STATUS_MAP).join(', ')}\n` +
+    `  to map one, set e.g. PROVIDER_STATUS_MAP="${first}=success" (categories: pending, success, failed)\n`
+  );
 }
 
 function parseKind(v: string): Direction {
@@ -69,7 +89,7 @@ export function registerImport(program: Command): void {
     )
     .argument('<file.csv>', 'CSV file with a header row')
     .requiredOption('--kind <kind>', 'payment or payout', parseKind)
-    .option('--json', 'print {kind, rows, inserted, rejected: [{line, reason}]} as JSON')
+    .option('--json', 'print {kind, rows, inserted, rejected: [{line, reason}], unknownStatuses: {status: rows}} as JSON')
     .addHelpText(
       'after',
       `
@@ -77,8 +97,10 @@ Columns (by header name, any order):
 ${columnsHelp('payment')}
 ${columnsHelp('payout')}
 Rules: merchant_ref and transaction_ref UUID-shaped and unique (in the file and the database);
-currency INR, NGN or IDR; amounts non-negative decimals with at most the currency's 2 decimals;
-status non-empty (mapped with PROVIDER_STATUS_MAP; unseen strings become "unknown");
+currency INR, NGN or IDR (any case, stored upper case); amounts non-negative decimals with at most the currency's 2 decimals;
+status non-empty, matched in any case against the known strings:
+  ${Object.keys(DEFAULT_STATUS_MAP).join(', ')}
+  plus those PROVIDER_STATUS_MAP adds; any other string is stored as "unknown", with a warning naming the count;
 created_at/updated_at/finalized_at ISO-8601 with an offset (2024-03-01T10:15:00+05:30);
 text without control characters and not starting with = + - @ (spreadsheet formulas).
 finalized_at defaults to updated_at (itself defaulting to created_at) when the status is final.

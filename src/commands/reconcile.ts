@@ -1,10 +1,11 @@
 import { printOut } from '../log/terminal.ts';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { currencyOption } from './currency-option.ts';
 import { DEFAULT_LOCK_WAIT_MS, reconcileJob } from '../services/reconcile.ts';
 import { parseWait } from './wait-option.ts';
 import type { RunSummary } from '../runner/reconcile.ts';
 import { renderTable } from '../cli-ui/table.ts';
-import { CURRENCIES, type Currency } from '../money/decimal.ts';
+import type { Currency } from '../money/decimal.ts';
 import type { Direction } from '../domain/types.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp } from './env-help.ts';
 import { codeCounts, verdictCounts } from '../recon/run-counts.ts';
@@ -31,15 +32,7 @@ export function registerReconcile(program: Command): void {
     .option('--to <YYYY-MM-DD>', 'last business day of a range, inclusive')
     .option('--ref <ref>', 'one order, by merchantRef or transactionRef')
     .addOption(new Option('--kind <kind>', 'only payments or only payouts').choices(['payment', 'payout']))
-    .addOption(
-      // A custom argParser replaces commander's choices check, so the parser checks the list itself.
-      new Option('--currency <code>', 'only one currency').choices([...CURRENCIES]).argParser((v) => {
-        const code = v.toUpperCase();
-        if (!(CURRENCIES as readonly string[]).includes(code))
-          throw new InvalidArgumentError(`Allowed choices are ${CURRENCIES.join(', ')}.`);
-        return code;
-      }),
-    )
+    .addOption(currencyOption('only one currency (any case)'))
     .option(
       '--wait <duration>',
       `with --date/--from/--to/--ref: how long to wait for a running reconcile (e.g. 90s, 10m, 0); default ${DEFAULT_LOCK_WAIT_MS / 60_000}m`,

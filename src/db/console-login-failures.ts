@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { advisoryKey } from './advisory.ts';
+import { arrayLiteral } from './unnest.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -51,7 +52,7 @@ export async function settleLoginFailure(db: Conn, reservation: LoginReservation
  */
 export async function forgiveLoginFailures(db: Conn, reservation: LoginReservation): Promise<void> {
   const ids = [reservation.id, ...reservation.forgivable];
-  await db.raw(`DELETE FROM console_login_failures WHERE id IN (${ids.map(() => '?::bigint').join(', ')})`, ids);
+  await db.raw(`DELETE FROM console_login_failures WHERE id = ANY(?::bigint[])`, [arrayLiteral(ids, (id) => id)]);
 }
 
 /** Attempts since `since` (failed, or reserved and still being verified), for this user name and for this address. */

@@ -60,6 +60,27 @@ export async function listUsers(db: Conn): Promise<ConsoleUser[]> {
   return res.rows.map((r) => withoutHash(toUser(r)));
 }
 
+/** A user as `users list` shows them: with the start of their latest console session, when there is one. */
+export interface ConsoleUserListed extends ConsoleUser {
+  lastSignInAt: Date | null;
+}
+
+export async function listUsersWithSignIn(db: Conn): Promise<ConsoleUserListed[]> {
+  const res = (await db.raw(
+    `SELECT u.id::text AS id, u.name, u.role, u.disabled_at IS NOT NULL AS disabled, u.created_at,
+            (SELECT max(s.created_at) FROM console_sessions s WHERE s.user_id = u.id) AS last_sign_in_at
+     FROM console_users u ORDER BY u.name`,
+  )) as { rows: Array<Omit<Row, 'password_hash'> & { last_sign_in_at: Date | null }> };
+  return res.rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    role: r.role,
+    disabled: r.disabled,
+    createdAt: r.created_at,
+    lastSignInAt: r.last_sign_in_at,
+  }));
+}
+
 /** Disables an enabled user; false when there is no such enabled user. */
 export async function disableUser(db: Conn, name: string, now: Date): Promise<boolean> {
   const res = (await db.raw(

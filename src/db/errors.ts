@@ -5,10 +5,14 @@ export class NotMigratedError extends UsageError {
   constructor(
     readonly schema: string,
     readonly pending: readonly string[],
+    /** Which database was looked at (describeDatabase), so the fix is applied to the right one. */
+    readonly database?: string,
+    /** How the database was chosen and how to choose another, when the caller knows. */
+    readonly hint?: string,
   ) {
-    super(
-      `The database schema "${schema}" is not migrated (${pending.length} pending: ${pending.join(', ')}); run \`payrecon migrate\` first.`,
-    );
+    const which = database ? `${database} is` : `The database schema "${schema}" is`;
+    const shown = pending.length > 3 ? `${pending[0]} … ${pending.at(-1)}` : pending.join(', ');
+    super(`${which} not migrated (${pending.length} pending: ${shown}); run \`payrecon migrate\` first${hint ? `. ${hint}` : '.'}`);
     this.name = 'NotMigratedError';
   }
 }

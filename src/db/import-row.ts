@@ -102,9 +102,10 @@ export function validateOrderRow(kind: Direction, rec: Readonly<Record<string, s
     }
   };
   const get = (k: string) => rec[k] ?? '';
-  const currency = get('currency');
+  // Any case, stored upper case: the same rule as `--currency` on the command line.
+  const currency = get('currency').toUpperCase();
   const knownCurrency = isCurrency(currency);
-  if (!knownCurrency) problems.push(`currency: ${show(currency)} is not one of ${CURRENCIES.join(', ')}`);
+  if (!knownCurrency) problems.push(`currency: ${show(get('currency'))} is not one of ${CURRENCIES.join(', ')} (any case)`);
   // With an unknown currency the amounts are still checked, against the widest minor unit.
   const decimals = rules.maxDecimals ?? (knownCurrency ? CURRENCY_DECIMALS[currency] : Math.max(...Object.values(CURRENCY_DECIMALS)));
   const status = check(() => text('status', get('status'), true)!);

@@ -11,6 +11,8 @@ export interface ImportResult {
   rows: number;
   inserted: number;
   rejected: OrderCsvRejection[];
+  /** Inserted rows whose status string the status map does not know (stored as `unknown`), by string. */
+  unknownStatuses: Record<string, number>;
 }
 
 export interface ImportOptions extends RowRules {
@@ -28,7 +30,7 @@ export interface ImportOptions extends RowRules {
 export async function importOrders(db: Knex, input: Readable, opts: ImportOptions): Promise<ImportResult> {
   const { kind } = opts;
   const batchSize = opts.batchSize ?? 500;
-  const result: ImportResult = { kind, rows: 0, inserted: 0, rejected: [] };
+  const result: ImportResult = { kind, rows: 0, inserted: 0, rejected: [], unknownStatuses: {} };
   let batch: OrderCsvRow[] = [];
   for await (const row of readOrderCsv(input, opts)) {
     result.rows++;
@@ -81,21 +83,27 @@ async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: Im
       .ignore()
       .returning('merchant_ref');
     const written = new Set(rows.map((r: { merchant_ref: string }) => r.merchant_ref));
-    result.inserted += written.size;
     for (const p of fresh) {
-      if (!written.has(p.order.merchantRef))
-        result.rejected.push({ line: p.line, reason: 'merchant_ref or transaction_ref was inserted concurrently' });
+      if (written.has(p.order.merchantRef)) countInserted(result, p);
+      else result.rejected.push({ line: p.line, reason: 'merchant_ref or transaction_ref was inserted concurrently' });
     }
   } catch {
     // A row the checks above let through but the database refuses: find it, one row per statement.
     for (const p of fresh) {
       try {
         const rows = await db(table).insert(toColumns(kind, p.order)).onConflict().ignore().returning('merchant_ref');
-        if (rows.length) result.inserted++;
+        if (rows.length) countInserted(result, p);
         else result.rejected.push({ line: p.line, reason: 'merchant_ref or transaction_ref was inserted concurrently' });
       } catch (err) {
         result.rejected.push({ line: p.line, reason: `refused by the database: ${(err as Error).message.split('\n')[0]}` });
       }
     }
   }
+}
+
+function countInserted(result: ImportResult, p: OrderCsvRow): void {
+  result.inserted++;
+  if (p.order.statusCategory !== 'unknown') return;
+  const status = p.order.status ?? '';
+  result.unknownStatuses[status] = (result.unknownStatuses[status] ?? 0) + 1;
 }

@@ -81,8 +81,8 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
   return all.filter((f) => !done.has(f));
 }
 
-/** Throws NotMigratedError ("run `payrecon migrate`") when any migration is pending. */
-export async function assertMigrated(db: Db): Promise<void> {
+/** Throws NotMigratedError ("run `payrecon migrate`", naming the database when given) when any migration is pending. */
+export async function assertMigrated(db: Db, described?: { database: string; hint?: string }): Promise<void> {
   const pending = await pendingMigrations(db);
-  if (pending.length) throw new NotMigratedError(db.schema, pending);
+  if (pending.length) throw new NotMigratedError(db.schema, pending, described?.database, described?.hint);
 }

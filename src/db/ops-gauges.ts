@@ -16,7 +16,7 @@ export interface OpsGaugeRows {
  */
 export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promise<OpsGaugeRows> {
   return db.transaction(async (trx) => {
-    await trx.raw(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(statementTimeoutMs))}`);
+    await trx.raw(`SELECT set_config('statement_timeout', ?, true)`, [String(Math.max(1, Math.floor(statementTimeoutMs)))]);
     const cases = await trx.raw<{ rows: { code: string; currency: string | null; n: number }[] }>(
       `SELECT code, currency, count(*)::int AS n FROM cases WHERE state = 'open' GROUP BY code, currency`,
     );
@@ -43,7 +43,7 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
 /** Readiness: the database answers within the timeout. */
 export async function pingDatabase(db: Knex, statementTimeoutMs: number): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx.raw(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(statementTimeoutMs))}`);
+    await trx.raw(`SELECT set_config('statement_timeout', ?, true)`, [String(Math.max(1, Math.floor(statementTimeoutMs)))]);
     await trx.raw('SELECT 1');
   });
 }

@@ -348,6 +348,9 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
   const extra = direction === 'payment' ? 'paid_amount' : 'utr';
   const v = unnestRows(updates, checkUpdateColumns(direction));
   const table = tableOf(direction);
+  // Only payments have a paid amount: a constant line of SQL or none, never a value.
+  const PROVIDER_PAID_SET =
+    direction === 'payment' ? '\n       provider_paid_amount = COALESCE(v.provider_paid_amount, o.provider_paid_amount),' : '';
   const res = await trx.raw(
     `UPDATE ${table} AS o SET
        last_checked_at = v.checked_at,
@@ -359,7 +362,7 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
        ${extra} = COALESCE(v.extra, o.${extra}),
        finalized_at = COALESCE(v.finalized_at, o.finalized_at),
        open_seen_at = GREATEST(o.open_seen_at, v.open_seen_at),
-       provider_fee = COALESCE(v.provider_fee, o.provider_fee),${direction === 'payment' ? '\n       provider_paid_amount = COALESCE(v.provider_paid_amount, o.provider_paid_amount),' : ''}
+       provider_fee = COALESCE(v.provider_fee, o.provider_fee),${PROVIDER_PAID_SET}
        updated_at = COALESCE(v.updated_at, o.updated_at)
      FROM ${v.sql}
      WHERE o.id = v.id

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import { loadConfig, readEnv } from '../config/config.ts';
 import { openDatabase, type Db } from '../db/connect.ts';
+import { freshDemoReportDir } from './demo-report-dir.ts';
 import { migrate } from '../db/migrate.ts';
 import { startSandbox, type Sandbox } from '../sandbox/server.ts';
 import { SandboxControl } from '../sandbox/control-client.ts';
@@ -57,6 +58,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   fs.rmSync(opts.dataDir, { recursive: true, force: true });
   const base = loadConfig({ ...env, PGLITE_DIR: opts.dataDir });
   const usingServer = Boolean(base.DATABASE_URL);
+  const reportDir = freshDemoReportDir(base.REPORT_DIR);
 
   // The provider's time stands still except where the night moves it on (control clock/advance): orders
   // settle between the jobs, never during a snapshot's balance reading. With the sandbox on real time, a
@@ -76,6 +78,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     ...env,
     PGLITE_DIR: opts.dataDir,
     PROVIDER_BASE_URL: sandbox.url,
+    REPORT_DIR: reportDir,
     ...(usingServer ? { DATABASE_SCHEMA: 'payrecon_demo' } : {}),
     // A night in seconds: orders are checked as soon as they exist, and every open order around
     // each balance reading, instead of waiting out the production delays (README, requests per order).

@@ -28,4 +28,9 @@ export function createStatusMapper(overrides: Readonly<Record<string, StatusCate
   return (status) => (typeof status === 'string' ? (table.get(status.trim().toLowerCase()) ?? 'unknown') : 'unknown');
 }
 
+/** The status strings a mapper with these overrides knows (lower case, as matched), for --help and warnings. */
+export function knownStatusStrings(overrides: Readonly<Record<string, StatusCategory>> = {}): string[] {
+  return [...new Set([...Object.keys(DEFAULT_STATUS_MAP), ...Object.keys(overrides).map((k) => k.trim().toLowerCase())])];
+}
+
 export const isFinalCategory = (c: StatusCategory): boolean => c === 'success' || c === 'failed';

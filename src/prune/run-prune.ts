@@ -52,7 +52,7 @@ export async function runPrune(opts: PruneOptions): Promise<PruneResult> {
       for (;;) {
         if (opts.signal?.aborted || held.lost.aborted) return 'stopped' as const;
         const batch = await opts.db.knex.transaction(async (trx) => {
-          await trx.raw(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(opts.lockTimeoutMs))}`);
+          await trx.raw(`SELECT set_config('lock_timeout', ?, true)`, [String(Math.max(1, Math.floor(opts.lockTimeoutMs)))]);
           const b = await deletePrunableBatch(trx, table, opts.cutoff, {
             afterId,
             limit: opts.batchSize,

@@ -47,6 +47,8 @@ import {
   ratesTable,
 } from './sheet-tables.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
+import { claimReportDir } from './report-dir-owner.ts';
+import { installationId } from '../db/installation.ts';
 import { lastRateByCurrency, lateChangesSummaryTable, openItemsSummaryTable, ordersTable } from './summary-tables.ts';
 import { rollForwardTable, timingItemsTable } from './rollforward-tables.ts';
 import {
@@ -69,6 +71,8 @@ export interface WriteReportsOptions {
   /** IANA zone of the business day. */
   timezone: string;
   reportDir: string;
+  /** Which database, in words (describeDatabase), for the REPORT_DIR marker and its refusal. */
+  databaseDescription?: string;
   /** created_at of a new version (the only clock read, so tests are deterministic). */
   now: Date;
   /** Write a new version even when the content equals the current one. */
@@ -119,6 +123,9 @@ export async function writeReports(db: Knex, opts: WriteReportsOptions): Promise
   const day = businessDay(opts.date, opts.timezone);
   const partial = dayIsPartial(day, opts.now);
   const dateDir = path.resolve(opts.reportDir, day.date);
+  // Before anything is made in it: a folder of another database is refused whole.
+  const owner = { installationId: await installationId(db), database: opts.databaseDescription ?? 'a payrecon database' };
+  await claimReportDir(opts.reportDir, owner, opts.now);
   await ensureWritableDir(dateDir);
   const scope = reportScope(day, opts.lookbackDays ?? 30, partial);
   if (db.isTransaction) return writeInTransaction(db as Knex.Transaction, opts, scope, dateDir, true);

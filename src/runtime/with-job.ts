@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config/config.ts';
 import { secretValues } from '../config/redact.ts';
 import { openDatabase, type Db } from '../db/connect.ts';
-import { describeDatabase } from '../db/describe.ts';
+import { databaseChoiceHint, describeDatabase } from '../db/describe.ts';
 import { assertMigrated } from '../db/migrate.ts';
 import { createLogger } from '../log/logger.ts';
 import { alertForFailedRun } from '../notify/alert-builders.ts';
@@ -75,7 +75,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
       else logger.info({ database }, 'database');
       db = await openDatabase(config, { applicationName: `payrecon-${job}` });
     }
-    if (opts.requireMigrated !== false) await assertMigrated(db);
+    if (opts.requireMigrated !== false) await assertMigrated(db, { database, hint: databaseChoiceHint(config) });
     const deps: JobDeps = {
       config,
       logger,

@@ -2,6 +2,7 @@
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig, type Config } from '../config/config.ts';
 import { secretValues } from '../config/redact.ts';
+import { describeDatabase } from '../db/describe.ts';
 import { businessDay, dayIsPartial, defaultReportDate } from '../report/date.ts';
 import { writeReports, type WriteReportsResult } from '../report/write-reports.ts';
 import { createMailer, type Mailer } from '../notify/mailer.ts';
@@ -52,6 +53,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       date,
       timezone: config.REPORT_TIMEZONE,
       reportDir: config.REPORT_DIR,
+      databaseDescription: describeDatabase(config),
       now: now(),
       force: options.force ?? false,
       logger,
