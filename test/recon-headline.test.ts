@@ -64,8 +64,16 @@ describe('report headline', () => {
       f: facts({ v: { matched: 10 }, balancesNotChecked: ['NGN'] }),
       line: '10 orders, 0 mismatches, NGN balances not checked',
     },
-    { name: 'every balance checked: all matched', f: facts({ v: { matched: 10 }, balancesNotChecked: [] }), line: '10 orders, all matched' },
-    { name: 'balances not checked with mismatches: the mismatches say it', f: facts({ v: { matched: 1, mismatch: 1 }, balancesNotChecked: 'all' }), line: '2 orders, 1 mismatch' },
+    {
+      name: 'every balance checked: all matched',
+      f: facts({ v: { matched: 10 }, balancesNotChecked: [] }),
+      line: '10 orders, all matched',
+    },
+    {
+      name: 'balances not checked with mismatches: the mismatches say it',
+      f: facts({ v: { matched: 1, mismatch: 1 }, balancesNotChecked: 'all' }),
+      line: '2 orders, 1 mismatch',
+    },
   ])('$name', ({ f, line }) => {
     expect(reportHeadline(f)).toBe(line);
   });

@@ -42,8 +42,9 @@ describe('report e-mail in a 700 px reading pane', () => {
       try {
         const page = await browser.newPage({ viewport: { width: 700, height: 900 } });
         // The inline charts (cid:) as the files they are, so the page lays out with them.
-        const html = mail.html.replace(/cid:([a-z-]+)@payrecon/g, (_, name: string) =>
-          `data:image/png;base64,${fs.readFileSync(path.join(directory, `chart-${name}.png`)).toString('base64')}`,
+        const html = mail.html.replace(
+          /cid:([a-z-]+)@payrecon/g,
+          (_, name: string) => `data:image/png;base64,${fs.readFileSync(path.join(directory, `chart-${name}.png`)).toString('base64')}`,
         );
         await page.setContent(html);
         const width = await page.evaluate(() => document.documentElement.scrollWidth);

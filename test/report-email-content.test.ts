@@ -25,7 +25,6 @@ describe('report e-mail content', () => {
     timezone: 'Asia/Kolkata',
     files: { 'summary_orders.csv': {}, 'summary_rollforward.csv': {}, 'timing_items.csv': {} },
   });
-  const size = Object.values(csv).reduce((n, t) => n + Buffer.byteLength(t), 0);
 
   it('reads the headline from the manifest and renders the tables through their definitions (empty ones left out)', () => {
     const c = buildReportEmail(ref(versionDir({ ...csv, 'manifest.json': manifest })), { previouslySent: 1 });
@@ -36,10 +35,18 @@ describe('report e-mail content', () => {
   });
 
   it('attaches mismatches.csv and the journal files (not the CSVs for machines) while together at most the limit; none above it', () => {
-    const attached = { 'mismatches.csv': 'merchant_ref\r\nM-1\r\n', 'journal.csv': 'entry_id\r\n1\r\n', 'journal_xero_2.csv': 'Narration\r\nx\r\n' };
+    const attached = {
+      'mismatches.csv': 'merchant_ref\r\nM-1\r\n',
+      'journal.csv': 'entry_id\r\n1\r\n',
+      'journal_xero_2.csv': 'Narration\r\nx\r\n',
+    };
     const both = Object.values(attached).reduce((n, t) => n + Buffer.byteLength(t), 0);
     const dir = versionDir({ ...csv, ...attached, 'manifest.json': manifest });
-    expect(filesOf(buildReportEmail(ref(dir), { csvAttachLimitBytes: both }))).toEqual(['journal.csv', 'journal_xero_2.csv', 'mismatches.csv']);
+    expect(filesOf(buildReportEmail(ref(dir), { csvAttachLimitBytes: both }))).toEqual([
+      'journal.csv',
+      'journal_xero_2.csv',
+      'mismatches.csv',
+    ]);
     const over = buildReportEmail(ref(dir), { csvAttachLimitBytes: both - 1 });
     expect(filesOf(over)).toEqual([]);
     expect(over.text).toContain('Not attached: the CSV files (');
@@ -60,9 +67,19 @@ describe('report e-mail content', () => {
   });
 
   it.each([
-    { sent: null, version: 1, short: '(first report, version 1)', long: 'This is the first report for 2024-05-01 e-mailed to you; it carries version 1.' },
+    {
+      sent: null,
+      version: 1,
+      short: '(first report, version 1)',
+      long: 'This is the first report for 2024-05-01 e-mailed to you; it carries version 1.',
+    },
     { sent: null, version: 2, short: '(version 2)', long: 'Version 2 of 2024-05-01.' },
-    { sent: 1, version: 2, short: '(update: version 2 replaces 1)', long: 'Version 2 of 2024-05-01, replaces version 1, which you received earlier.' },
+    {
+      sent: 1,
+      version: 2,
+      short: '(update: version 2 replaces 1)',
+      long: 'Version 2 of 2024-05-01, replaces version 1, which you received earlier.',
+    },
   ])('says the version truly: version $version, last sent $sent', ({ sent, version, short, long }) => {
     const c = buildReportEmail({ ...ref(versionDir({ ...csv, 'manifest.json': manifest })), version }, { previouslySent: sent });
     expect(c.subject.endsWith(short)).toBe(true);

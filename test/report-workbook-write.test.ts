@@ -46,7 +46,8 @@ describe("a version's workbook, charts and report.html", () => {
     await t?.drop();
   });
 
-  const csv = (name: string) => parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Record<string, string>[];
+  const csv = (name: string) =>
+    parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Record<string, string>[];
 
   it('lists every file in the manifest with the SHA-256 of its bytes', () => {
     for (const name of EXTRA_FILES) {

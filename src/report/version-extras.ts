@@ -77,7 +77,9 @@ const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('he
 export async function writeVersionExtras(input: VersionExtrasInput): Promise<Partial<Record<ExtraFileName, ExtraFileResult>>> {
   const { workbook, mismatches } = input.daySheets;
   try {
-    const [orders, ...others] = [...input.summary].sort((a, b) => Number(b.name === 'summary_orders') - Number(a.name === 'summary_orders'));
+    const [orders, ...others] = [...input.summary].sort(
+      (a, b) => Number(b.name === 'summary_orders') - Number(a.name === 'summary_orders'),
+    );
     workbook.tableSheet('Summary', orders, [
       input.headline,
       `Business day ${input.date} in ${input.timezone}, version ${input.version}${input.partial ? ' (written before the day was over)' : ''}.`,

@@ -159,7 +159,9 @@ function moneyTable(dir: string, manifest: ManifestView | null): EmailTable | nu
   const rollFile = path.join(dir, 'summary_rollforward.csv');
   const roll = rollSpec && fs.existsSync(rollFile) ? tableFromCsv(rollSpec, fs.readFileSync(rollFile)) : null;
   const drift = new Map<string, string>();
-  if (roll) for (const r of roll.rows) drift.set(String(r[col(roll, 'currency')]), r[col(roll, 'drift')] === null ? 'not checked' : String(r[col(roll, 'drift')]));
+  if (roll)
+    for (const r of roll.rows)
+      drift.set(String(r[col(roll, 'currency')]), r[col(roll, 'drift')] === null ? 'not checked' : String(r[col(roll, 'drift')]));
   const [cur, dirCol] = [col(orders, 'currency'), col(orders, 'direction')];
   const pick = (r: readonly unknown[], name: string) => {
     const i = col(orders, name);

@@ -57,10 +57,14 @@ export function workbookXml(sheets: readonly SheetPart[]): string {
   const sheetRef = (name: string) => `'${name.replaceAll("'", "''")}'`;
   const filters = sheets.flatMap((s, i) => [
     ...(s.autoFilter
-      ? [`<definedName name="_xlnm._FilterDatabase" localSheetId="${i}" hidden="1">${xmlAttr(absolute(s.name, s.autoFilter))}</definedName>`]
+      ? [
+          `<definedName name="_xlnm._FilterDatabase" localSheetId="${i}" hidden="1">${xmlAttr(absolute(s.name, s.autoFilter))}</definedName>`,
+        ]
       : []),
     ...(s.headerRow
-      ? [`<definedName name="_xlnm.Print_Titles" localSheetId="${i}">${xmlAttr(`${sheetRef(s.name)}!$${s.headerRow}:$${s.headerRow}`)}</definedName>`]
+      ? [
+          `<definedName name="_xlnm.Print_Titles" localSheetId="${i}">${xmlAttr(`${sheetRef(s.name)}!$${s.headerRow}:$${s.headerRow}`)}</definedName>`,
+        ]
       : []),
   ]);
   return (

@@ -1,12 +1,22 @@
 import type { CellValue, ColumnKind, TableColumn } from '../table.ts';
 import { amountDecimals, currencyDecimals, holdsExactly, wallClockSerial } from './cells.ts';
-import { amountStyle, COUNT_STYLE, DATE_STYLE, DATETIME_STYLE, EXACT_TEXT_STYLE, TEXT_STYLE, type CellStyle, type StyleSheet } from './styles.ts';
+import {
+  amountStyle,
+  COUNT_STYLE,
+  DATE_STYLE,
+  DATETIME_STYLE,
+  EXACT_TEXT_STYLE,
+  TEXT_STYLE,
+  type CellStyle,
+  type StyleSheet,
+} from './styles.ts';
 import { inlineString } from './xml.ts';
 
 /** A column's kind in the workbook: a business date (YYYY-MM-DD text elsewhere) is a date cell here. */
 export type SheetKind = ColumnKind | 'date';
 
-export const sheetKind = (c: TableColumn): SheetKind => (c.kind === 'text' && (c.name === 'business_date' || c.name === 'date') ? 'date' : c.kind);
+export const sheetKind = (c: TableColumn): SheetKind =>
+  c.kind === 'text' && (c.name === 'business_date' || c.name === 'date') ? 'date' : c.kind;
 
 /** "2026-11-25" as a spreadsheet date serial (days since 1899-12-30); null when it is no such date. */
 function dateSerial(text: string): number | null {
@@ -103,7 +113,9 @@ export class CellEncoder {
     switch (kind) {
       case 'date': {
         const serial = dateSerial(String(raw));
-        return serial === null ? `${style(TEXT_STYLE)} t="inlineStr">${inlineString(String(raw))}</c>` : `${style(DATE_STYLE)}><v>${serial}</v></c>`;
+        return serial === null
+          ? `${style(TEXT_STYLE)} t="inlineStr">${inlineString(String(raw))}</c>`
+          : `${style(DATE_STYLE)}><v>${serial}</v></c>`;
       }
       case 'text':
         return `${style(TEXT_STYLE)} t="inlineStr">${inlineString(String(raw))}</c>`;
