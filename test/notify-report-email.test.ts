@@ -109,7 +109,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
 
     const mail = sink.received[0];
     expect(mail.subject).toBe(
-      `payrecon ${DATE}: 9 orders, 3 mismatches, 1 error… (first report, version 1)`, // cut to stay under 90 characters
+      `payrecon ${DATE}: 9 orders, 3 mismatches, 1 error… (v1, first report)`, // cut to stay under 90 characters
     );
     expect(mail.text).toContain(`This is the first report for ${DATE} e-mailed to you; it carries version 1.`);
     // No path on the server in either part.
@@ -163,7 +163,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     expect(resent.status).toBe('sent');
     expect(sink.received).toHaveLength(2);
     expect(sink.received[1].messageId).toBe(`<payrecon.report.${DATE}.v1.${now.getTime()}@merchant.example>`);
-    expect(sink.received[1].subject).toMatch(/\(version 1, sent again\)$/);
+    expect(sink.received[1].subject).toMatch(/\(v1, sent again\)$/);
     expect(await reportDeliveryById(t.db.knex, versionId)).toMatchObject({ email_status: 'sent', emailed_at: later, email_attempts: 4 });
   });
 

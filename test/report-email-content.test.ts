@@ -28,7 +28,7 @@ describe('report e-mail content', () => {
 
   it('reads the headline from the manifest and renders the tables through their definitions (empty ones left out)', () => {
     const c = buildReportEmail(ref(versionDir({ ...csv, 'manifest.json': manifest })), { previouslySent: 1 });
-    expect(c.subject).toBe('payrecon 2024-05-01: 2 orders, all matched (update: version 2 replaces 1)');
+    expect(c.subject).toBe('payrecon 2024-05-01: 2 orders, all matched (v2, replaces v1)');
     expect(c.text).toMatch(/INR\s+payment\s+2\s+1,234,567\.50/);
     expect(c.text).toMatch(/INR\s+2024-05-01 00:05:00 \+05:30\s+10,500\.00\s+1\s+980\.00/);
     expect(c.text).not.toContain('Timing items of the roll-forward');
@@ -61,7 +61,7 @@ describe('report e-mail content', () => {
       'orders,INR,payment,3,2,0,0,1,0,0,300.00,3.00,297.00,',
     ].join('\r\n');
     const c = buildReportEmail(ref(versionDir({ 'summary.csv': legacy, 'manifest.json': '{"files":{"summary.csv":{}}}' })));
-    expect(c.subject).toBe('payrecon 2024-05-01: 3 orders, 1 mismatch (version 2)');
+    expect(c.subject).toBe('payrecon 2024-05-01: 3 orders, 1 mismatch (v2)');
     expect(c.text).toMatch(/INR\s+payment\s+3\s+2/);
     expect(filesOf(c)).toEqual([]);
   });
@@ -70,14 +70,14 @@ describe('report e-mail content', () => {
     {
       sent: null,
       version: 1,
-      short: '(first report, version 1)',
+      short: '(v1, first report)',
       long: 'This is the first report for 2024-05-01 e-mailed to you; it carries version 1.',
     },
-    { sent: null, version: 2, short: '(version 2)', long: 'Version 2 of 2024-05-01.' },
+    { sent: null, version: 2, short: '(v2)', long: 'Version 2 of 2024-05-01.' },
     {
       sent: 1,
       version: 2,
-      short: '(update: version 2 replaces 1)',
+      short: '(v2, replaces v1)',
       long: 'Version 2 of 2024-05-01, replaces version 1, which you received earlier.',
     },
   ])('says the version truly: version $version, last sent $sent', ({ sent, version, short, long }) => {
@@ -95,7 +95,7 @@ describe('report e-mail content', () => {
     });
     const c = buildReportEmail(ref(versionDir({ ...csv, 'manifest.json': long })), { previouslySent: 1 });
     expect(c.subject.length).toBeLessThan(90);
-    expect(c.subject).toBe('payrecon 2024-05-01: 9 orders, 3 mismatches, 1 error… (update: version 2 replaces 1)');
+    expect(c.subject).toBe('payrecon 2024-05-01: 9 orders, 3 mismatches, 1 error… (v2, replaces v1)');
     expect(c.html).toContain('<meta charset="utf-8">');
     expect(c.html.indexOf('Money per currency')).toBeLessThan(c.html.indexOf('The other files of this version'));
   });

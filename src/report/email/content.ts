@@ -134,14 +134,17 @@ export function buildReportEmail(v: ReportVersionRef, opts: ReportContentOptions
 }
 
 /**
- * "payrecon <date>: " + headline + " (version …)", within SUBJECT_MAX_CHARS: a long headline is
- * cut after its last whole part (parts are separated by "," or ";"), else at a word, and ends "…".
+ * "payrecon <date>: " + headline + " (version …)", within SUBJECT_MAX_CHARS: a long headline loses
+ * its earlier-days part (after ";"), else is cut after its last whole part (","), else at a word; it ends "…".
  */
 export function fitSubject(head: string, line: string, tail: string): string {
   const room = SUBJECT_MAX_CHARS - head.length - tail.length;
   if (line.length <= room) return head + line + tail;
   const cut = line.slice(0, Math.max(0, room - 1));
-  const part = Math.max(cut.lastIndexOf(','), cut.lastIndexOf(';'));
+  // Earlier days' items (after ";") go first: the day's own counts are the news.
+  const day = line.indexOf(';');
+  if (day > 0 && day <= room - 1) return `${head}${line.slice(0, day)}…${tail}`;
+  const part = cut.lastIndexOf(',');
   const kept = part > 0 ? cut.slice(0, part) : cut.replace(/\s+\S*$/, '') || cut;
   return `${head}${kept}…${tail}`;
 }
@@ -232,6 +235,7 @@ function summaryOf(dir: string, manifest: ManifestView | null): { headline: stri
 }
 
 /**
+ * The subject says it short (`v2, replaces v1`: the subject has room for the headline), the body in full.
  * How a version reads to the person receiving it: the day's first e-mail says it is the first
  * (and which version it carries: earlier ones may have been written and never sent); a later one
  * says which e-mailed version it replaces.
@@ -239,20 +243,20 @@ function summaryOf(dir: string, manifest: ManifestView | null): { headline: stri
 export function versionLabel(date: string, version: number, previouslySent: number | null): { short: string; long: string } {
   if (previouslySent === null && version === 1) {
     return {
-      short: `first report, version ${version}`,
+      short: `v${version}, first report`,
       long: `This is the first report for ${date} e-mailed to you; it carries version ${version}.`,
     };
   }
   // A first e-mail of a later version: earlier ones were written and never sent, so it is no "first report".
-  if (previouslySent === null) return { short: `version ${version}`, long: `Version ${version} of ${date}.` };
+  if (previouslySent === null) return { short: `v${version}`, long: `Version ${version} of ${date}.` };
   if (previouslySent === version) {
     return {
-      short: `version ${version}, sent again`,
+      short: `v${version}, sent again`,
       long: `Version ${version} of ${date}, sent again: nothing changed since it was first e-mailed.`,
     };
   }
   return {
-    short: `update: version ${version} replaces ${previouslySent}`,
+    short: `v${version}, replaces v${previouslySent}`,
     long: `Version ${version} of ${date}, replaces version ${previouslySent}, which you received earlier.`,
   };
 }
