@@ -54,6 +54,26 @@ describe('report headline', () => {
       f: facts({ v: { unchecked: 3 }, unknownOrders: 1 }),
       line: '3 orders not yet reconciled, 1 mismatch (1 unknown order)',
     },
+    {
+      name: 'a day without two balance snapshots is never all matched',
+      f: facts({ v: { matched: 10 }, balancesNotChecked: 'all' }),
+      line: '10 orders, 0 mismatches, balances not checked',
+    },
+    {
+      name: 'one currency without two snapshots is named',
+      f: facts({ v: { matched: 10 }, balancesNotChecked: ['NGN'] }),
+      line: '10 orders, 0 mismatches, NGN balances not checked',
+    },
+    {
+      name: 'every balance checked: all matched',
+      f: facts({ v: { matched: 10 }, balancesNotChecked: [] }),
+      line: '10 orders, all matched',
+    },
+    {
+      name: 'balances not checked with mismatches: the mismatches say it',
+      f: facts({ v: { matched: 1, mismatch: 1 }, balancesNotChecked: 'all' }),
+      line: '2 orders, 1 mismatch',
+    },
   ])('$name', ({ f, line }) => {
     expect(reportHeadline(f)).toBe(line);
   });

@@ -75,7 +75,7 @@ describe('business-day reports on Postgres with the sandbox', () => {
   const report = (date: string, now: Date, more: { email?: boolean; force?: boolean } = {}) =>
     reportJob({ date, now: () => now, ...more }, { config: world.config });
   const mailsFor = (date: string) => sink.received.filter((m) => m.subject?.startsWith(`payrecon ${date}:`));
-  /** Subjects without the trailing version label ("(first report, version 1)"): the headline is what is tested here. */
+  /** Subjects without the trailing version label ("(v1, first report)"): the headline is what is tested here. */
   const subjectsFor = (date: string) => mailsFor(date).map((m) => m.subject!.replace(/ \([^()]*\)$/, ''));
 
   it('a past day rerun, then that day\'s report shows the rerun; an unchecked day is never "all matched"', async () => {
@@ -107,7 +107,7 @@ describe('business-day reports on Postgres with the sandbox', () => {
     const rerun = readCsv(after.report.directory, 'items.csv');
     expect(rerun.map((r) => r.transaction_ref).sort()).toEqual(orders.map((o) => o.transactionRef).sort());
     expect(rerun.every((r) => runIds.includes(r.run_id) && r.verdict !== 'unchecked')).toBe(true);
-    expect(after.report.manifest.headline).toBe('6 orders, all matched');
+    expect(after.report.manifest.headline).toBe('6 orders, 0 mismatches, balances not checked'); // no balance snapshots in the sandbox day
     expect(after.report.manifest.run_ids).toEqual(expect.arrayContaining(runIds));
   });
 
@@ -142,7 +142,7 @@ describe('business-day reports on Postgres with the sandbox', () => {
     expect(items.map((r) => r.transaction_ref).sort()).toEqual(orders.map((o) => o.transactionRef).sort());
     expect(items.every((r) => reconcileRunIds.includes(r.run_id) && r.verdict === 'resolved')).toBe(true);
     expect(manifestOf(version.directory).run_ids).toEqual(expect.arrayContaining(reconcileRunIds));
-    expect(subjectsFor(day)).toEqual([`payrecon ${day}: 4 orders, all matched`]);
+    expect(subjectsFor(day)).toEqual([`payrecon ${day}: 4 orders, 0 mismatches, balances not checked`]);
   });
 
   it('carries the open items of earlier days with their business day, age and aging bucket', async () => {
@@ -202,7 +202,7 @@ describe('business-day reports on Postgres with the sandbox', () => {
     await reconcile({ date: day });
     const v1 = await report(day, morningAfter(day));
     // (The open items of earlier days follow after the semicolon.)
-    expect(v1.report.manifest.headline).toMatch(/^2 orders, all matched;/);
+    expect(v1.report.manifest.headline).toMatch(/^2 orders, 0 mismatches, balances not checked;/);
 
     // Days later the provider reverses one success; a rerun of the day finds it (the other is matched now).
     await world.control.setOrder(reversed.transactionRef, { status: 'Failed' });
@@ -246,7 +246,10 @@ describe('business-day reports on Postgres with the sandbox', () => {
     expect(today.report.manifest.partial).toBe(true);
     expect(today.report.manifest.headline).toMatch(/^day not over, so far: 1 order not yet reconciled/);
     expect(headlineOf(today.report.directory)).toBe(today.report.manifest.headline);
-    expect(subjectsFor('2026-03-28')).toEqual([`payrecon 2026-03-28: ${today.report.manifest.headline}`]);
+    // The subject keeps the day's own part of the headline; the earlier days' part is cut to stay under 90 characters.
+    const [subject] = subjectsFor('2026-03-28');
+    expect(subject.startsWith(`payrecon 2026-03-28: ${today.report.manifest.headline.split(';')[0]}`)).toBe(true);
+    expect(mailsFor('2026-03-28').every((m) => m.subject!.length < 90)).toBe(true);
   });
 
   it('an identical rerun makes no new version and sends no e-mail; the manifest names the runs behind the version', async () => {

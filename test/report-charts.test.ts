@@ -67,20 +67,38 @@ describe('charts', () => {
     expect(a[2].svg).toContain('age in days');
   });
 
-  it('shades the days no report was written for, instead of drawing them as days without mismatches', async () => {
+  it('leaves the days no report was written for off the axis and counts them, instead of drawing them as days without mismatches', async () => {
     const days = chartDays('2026-11-22');
     const reported = days.filter((d) => d !== '2026-11-20' && d !== '2026-11-21');
     const [withGaps] = await renderDayCharts({ ...DATA, reportedDays: reported });
     const [complete] = await renderDayCharts(DATA);
-    const rules = (svg: string) => (svg.match(/<g class="mark-rule role-mark[^"]*"[^>]*>(.*?)<\/g>/s)?.[1].match(/<line/g) ?? []).length;
-    expect(rules(withGaps.svg)).toBe(2);
-    expect(rules(complete.svg)).toBe(0);
-    expect(withGaps.svg).toContain('grey: no report was written for the day');
-    expect(complete.svg).not.toContain('grey:');
+    expect(withGaps.svg).toContain('2 of 30 days without a report are left out');
+    expect(withGaps.svg).not.toContain('2026-11-20');
+    expect(complete.svg).not.toContain('without a report');
     const [nothing] = await renderDayCharts({ ...DATA, codeCounts: [], reportedDays: ['2026-11-22'] });
     expect(nothing.svg).toContain('no mismatches in the days reported');
-    expect(nothing.svg).toContain('grey: no report was written for the day');
-    expect(rules(nothing.svg)).toBe(29);
+    expect(nothing.svg).toContain('29 of 30 days without a report are left out');
+  });
+
+  it('labels the roll-forward axis as a person reads it (bn, M) and writes the drift over its bar', async () => {
+    const [, roll] = await renderDayCharts({
+      ...DATA,
+      rollForward: [
+        {
+          currency: 'NGN',
+          opening: '300000000.00',
+          payments_in: '1200000000.00',
+          payouts_out: '900000000.00',
+          timing_movement: null,
+          closing: '600001250.00',
+          drift: '1250.00',
+        },
+      ],
+    });
+    expect(roll.svg).toContain('>1 bn<');
+    expect(roll.svg).toContain('>500 M<');
+    expect(roll.svg).not.toMatch(/>\d+(\.\d+)?G</);
+    expect(roll.svg).toContain('>1,250.00<');
   });
 
   it('says so when there is nothing to draw', async () => {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
 import { CsvFile } from '../src/report/csv-file.ts';
 import { businessView } from '../src/report/business-view.ts';
 
@@ -14,11 +15,29 @@ describe('CsvFile', () => {
     await csv.write(['line\nbreak', 'cr\rhere']);
     await csv.write(['-12.50', 'ünï']);
     const result = await csv.close();
-    const text = 'a,b\r\n"1,5","say ""hi"""\r\n"line\nbreak","cr\rhere"\r\n-12.50,ünï\r\n';
+    const text = '\ufeffa,b\r\n"1,5","say ""hi"""\r\n"line\nbreak","cr\rhere"\r\n-12.50,ünï\r\n';
     const bytes = fs.readFileSync(file);
     expect(bytes.toString('utf8')).toBe(text);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     expect(result).toEqual({ rows: 3, bytes: bytes.length, sha256, business_sha256: sha256 });
+  });
+
+  it('starts with a UTF-8 BOM and quotes fields holding a semicolon or a tab, the separators spreadsheets guess', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-csv-')), 'x.csv');
+    const csv = new CsvFile(file, ['note', 'ifsc', 'arrow']);
+    await csv.write(['no closing snapshot; roll-forward not checked', '022', 'INR → USDT']);
+    await csv.write(['tab\there', '0001234', 'plain']);
+    await csv.close();
+    const bytes = fs.readFileSync(file);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.toString('utf8')).toBe(
+      '\ufeffnote,ifsc,arrow\r\n"no closing snapshot; roll-forward not checked",022,INR → USDT\r\n"tab\there",0001234,plain\r\n',
+    );
+    // Read back as every reader here does: the BOM stripped, leading zeros kept as text.
+    expect(parse(bytes, { columns: true, bom: true })).toEqual([
+      { note: 'no closing snapshot; roll-forward not checked', ifsc: '022', arrow: 'INR → USDT' },
+      { note: 'tab\there', ifsc: '0001234', arrow: 'plain' },
+    ]);
   });
 
   it('hashes the business view beside the bytes: equal when only run ids and check times differ', async () => {

@@ -25,20 +25,29 @@ describe('report e-mail content', () => {
     timezone: 'Asia/Kolkata',
     files: { 'summary_orders.csv': {}, 'summary_rollforward.csv': {}, 'timing_items.csv': {} },
   });
-  const size = Object.values(csv).reduce((n, t) => n + Buffer.byteLength(t), 0);
 
   it('reads the headline from the manifest and renders the tables through their definitions (empty ones left out)', () => {
     const c = buildReportEmail(ref(versionDir({ ...csv, 'manifest.json': manifest })), { previouslySent: 1 });
-    expect(c.subject).toBe('payrecon 2024-05-01: 2 orders, all matched (update: version 2 replaces 1)');
+    expect(c.subject).toBe('payrecon 2024-05-01: 2 orders, all matched (v2, replaces v1)');
     expect(c.text).toMatch(/INR\s+payment\s+2\s+1,234,567\.50/);
     expect(c.text).toMatch(/INR\s+2024-05-01 00:05:00 \+05:30\s+10,500\.00\s+1\s+980\.00/);
     expect(c.text).not.toContain('Timing items of the roll-forward');
   });
 
-  it('attaches the CSV files while together at most the limit, in the manifest order; none above it', () => {
-    const dir = versionDir({ ...csv, 'manifest.json': manifest });
-    expect(filesOf(buildReportEmail(ref(dir), { csvAttachLimitBytes: size }))).toEqual(Object.keys(csv));
-    const over = buildReportEmail(ref(dir), { csvAttachLimitBytes: size - 1 });
+  it('attaches mismatches.csv and the journal files (not the CSVs for machines) while together at most the limit; none above it', () => {
+    const attached = {
+      'mismatches.csv': 'merchant_ref\r\nM-1\r\n',
+      'journal.csv': 'entry_id\r\n1\r\n',
+      'journal_xero_2.csv': 'Narration\r\nx\r\n',
+    };
+    const both = Object.values(attached).reduce((n, t) => n + Buffer.byteLength(t), 0);
+    const dir = versionDir({ ...csv, ...attached, 'manifest.json': manifest });
+    expect(filesOf(buildReportEmail(ref(dir), { csvAttachLimitBytes: both }))).toEqual([
+      'journal.csv',
+      'journal_xero_2.csv',
+      'mismatches.csv',
+    ]);
+    const over = buildReportEmail(ref(dir), { csvAttachLimitBytes: both - 1 });
     expect(filesOf(over)).toEqual([]);
     expect(over.text).toContain('Not attached: the CSV files (');
     expect(over.text).toContain('kept with report 2024-05-01 version 2');
@@ -52,8 +61,42 @@ describe('report e-mail content', () => {
       'orders,INR,payment,3,2,0,0,1,0,0,300.00,3.00,297.00,',
     ].join('\r\n');
     const c = buildReportEmail(ref(versionDir({ 'summary.csv': legacy, 'manifest.json': '{"files":{"summary.csv":{}}}' })));
-    expect(c.subject).toBe('payrecon 2024-05-01: 3 orders, 1 mismatch (first report, version 2)');
+    expect(c.subject).toBe('payrecon 2024-05-01: 3 orders, 1 mismatch (v2)');
     expect(c.text).toMatch(/INR\s+payment\s+3\s+2/);
-    expect(filesOf(c)).toEqual(['summary.csv']);
+    expect(filesOf(c)).toEqual([]);
+  });
+
+  it.each([
+    {
+      sent: null,
+      version: 1,
+      short: '(v1, first report)',
+      long: 'This is the first report for 2024-05-01 e-mailed to you; it carries version 1.',
+    },
+    { sent: null, version: 2, short: '(v2)', long: 'Version 2 of 2024-05-01.' },
+    {
+      sent: 1,
+      version: 2,
+      short: '(v2, replaces v1)',
+      long: 'Version 2 of 2024-05-01, replaces version 1, which you received earlier.',
+    },
+  ])('says the version truly: version $version, last sent $sent', ({ sent, version, short, long }) => {
+    const c = buildReportEmail({ ...ref(versionDir({ ...csv, 'manifest.json': manifest })), version }, { previouslySent: sent });
+    expect(c.subject.endsWith(short)).toBe(true);
+    expect(c.text).toContain(long);
+    expect(c.text).not.toMatch(sent === null && version > 1 ? /first report/ : /^$/);
+  });
+
+  it('keeps the subject under 90 characters, the headline cut at a word; money per currency first; a charset in the HTML', () => {
+    const long = JSON.stringify({
+      headline: '9 orders, 3 mismatches, 1 error, 1 not yet reconciled, INR drift 0.50, NGN drift 1,250.00; 3 open items from earlier days',
+      timezone: 'Asia/Kolkata',
+      files: {},
+    });
+    const c = buildReportEmail(ref(versionDir({ ...csv, 'manifest.json': long })), { previouslySent: 1 });
+    expect(c.subject.length).toBeLessThan(90);
+    expect(c.subject).toBe('payrecon 2024-05-01: 9 orders, 3 mismatches, 1 error… (v2, replaces v1)');
+    expect(c.html).toContain('<meta charset="utf-8">');
+    expect(c.html.indexOf('Money per currency')).toBeLessThan(c.html.indexOf('The other files of this version'));
   });
 });

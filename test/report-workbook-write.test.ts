@@ -46,7 +46,8 @@ describe("a version's workbook, charts and report.html", () => {
     await t?.drop();
   });
 
-  const csv = (name: string) => parse(fs.readFileSync(path.join(r.directory, name)), { columns: true }) as Record<string, string>[];
+  const csv = (name: string) =>
+    parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Record<string, string>[];
 
   it('lists every file in the manifest with the SHA-256 of its bytes', () => {
     for (const name of EXTRA_FILES) {
@@ -63,14 +64,21 @@ describe("a version's workbook, charts and report.html", () => {
       'Open items',
       'Late changes',
       'Roll-forward',
+      'Timing items',
       'Items',
       'Balances',
       'Rates',
+      'Unknown orders',
+      'Identity mismatches',
+      'Open items by age',
+      'Late changes by currency',
+      'Cases',
+      'Case activity',
       'Journal',
     ]);
     const items = wb.getWorksheet('Items')!;
     expect(items.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
-    expect(items.getRow(1).getCell(3).value).toBe('merchant ref');
+    expect(items.getRow(1).getCell(1).value).toBe('business date');
     expect(items.autoFilter).toMatch(/^A1:AA\d+$/);
   });
 
@@ -88,6 +96,62 @@ describe("a version's workbook, charts and report.html", () => {
       const num = (v: string) => (v === '' ? null : Number(v));
       expect([row.getCell(7).value ?? null, row.getCell(8).value ?? null]).toEqual([num(l.debit), num(l.credit)]);
     });
+  });
+
+  it('one table per sheet, money first, business date a date, USDT formatted, printed landscape to the page width with its header repeated', () => {
+    const valuesOf = (name: string) => Array.from(wb.getWorksheet(name)!.getSheetValues(), (v) => (Array.isArray(v) ? v.slice(1) : []));
+    for (const ws of wb.worksheets) {
+      // One header row per sheet: a row styled as a header appears once.
+      const isHeader = (row: ExcelJS.Row) => {
+        const fill = row.getCell(1).fill;
+        return fill?.type === 'pattern' && fill.fgColor?.argb === 'FFE8ECF2';
+      };
+      const headerRows = ws.getRows(1, Math.min(ws.rowCount, 5_000))!.filter(isHeader);
+      expect(headerRows.length, ws.name).toBeLessThanOrEqual(1);
+      expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
+      if (ws.name === 'Items' || ws.name === 'Summary') expect(ws.pageSetup.printTitlesRow, ws.name).toMatch(/^\$?\d+:\$?\d+$/);
+    }
+    // Summary: the money per currency and direction, nothing stacked under it.
+    const summary = valuesOf('Summary');
+    const headerAt = summary.findIndex((r) => r[0] === 'currency');
+    const header = summary[headerAt] as string[];
+    expect(header.slice(0, 6)).toEqual(['currency', 'direction', 'gross', 'paid', 'fees', 'net']);
+    expect(header).toEqual(expect.arrayContaining(['gross USDT', 'fees USDT', 'net USDT']));
+    expect(summary.some((r) => r[0] === 'Roll-forward per currency')).toBe(false);
+    const ordersCsv = csv('summary_orders.csv');
+    const ws = wb.getWorksheet('Summary')!;
+    ordersCsv.forEach((row, k) => {
+      const cells = ws.getRow(headerAt + 1 + k); // getSheetValues is indexed by row number
+      expect(cells.getCell(1).value).toBe(row.currency);
+      for (const [label, column] of [
+        ['gross', 'gross'],
+        ['fees', 'fees'],
+        ['net', 'net'],
+        ['gross USDT', 'gross_usdt'],
+        ['fees USDT', 'fees_usdt'],
+        ['net USDT', 'net_usdt'],
+      ]) {
+        const cell = cells.getCell(header.indexOf(label) + 1);
+        if (row[column] === '') continue;
+        expect(new Decimal(String(cell.value)).equals(row[column]), `${row.currency} ${row.direction} ${label}`).toBe(true);
+        if (label.endsWith('USDT')) expect(cell.numFmt, label).toBe('#,##0.000000');
+      }
+    });
+    // A total row per currency carries the USDT of both directions added.
+    const total = ordersCsv.find((x) => x.currency === 'INR' && x.direction === 'total')!;
+    const parts = ordersCsv.filter((x) => x.currency === 'INR' && x.direction !== 'total' && x.net_usdt !== '');
+    expect(parts.length).toBeGreaterThan(0);
+    expect(parts.reduce((a, x) => a.plus(x.net_usdt), new Decimal(0)).equals(total.net_usdt)).toBe(true);
+    // The business date is a date cell, shown as a date.
+    const date = wb.getWorksheet('Items')!.getRow(2).getCell(1);
+    expect(date.type).toBe(ExcelJS.ValueType.Date);
+    expect((date.value as Date).toISOString()).toBe('2024-05-01T00:00:00.000Z');
+    expect(date.numFmt).toBe('yyyy-mm-dd');
+    // Wide enough for an IFSC code (11 characters) and a header beside its filter button.
+    const items = wb.getWorksheet('Items')!;
+    const itemsHeader = (items.getRow(1).values as string[]).slice(1);
+    expect(items.getColumn(itemsHeader.indexOf('bank code') + 1).width).toBeGreaterThanOrEqual(14);
+    itemsHeader.forEach((label, i) => expect(items.getColumn(i + 1).width, label).toBeGreaterThanOrEqual(label.length + 3));
   });
 
   it('types its cells: text ids keep leading zeros, amounts are formatted numbers, times are local date-times', () => {
@@ -134,16 +198,13 @@ describe("a version's workbook, charts and report.html", () => {
     });
   });
 
-  it('shows the roll-forward and its timing items on the Roll-forward sheet, as in summary_rollforward.csv and timing_items.csv', () => {
-    const sheet = wb.getWorksheet('Roll-forward')!;
-    const rows = Array.from(sheet.getSheetValues(), (v) => (Array.isArray(v) ? v.slice(1) : []));
-    const titleAt = (title: string) => rows.findIndex((r) => r[0] === title);
-    const roll = titleAt('Roll-forward per currency');
-    const timing = titleAt('Timing items of the roll-forward');
+  it('shows the roll-forward and its timing items on sheets of their own, as in summary_rollforward.csv and timing_items.csv', () => {
+    const valuesOf = (name: string) => Array.from(wb.getWorksheet(name)!.getSheetValues(), (v) => (Array.isArray(v) ? v.slice(1) : []));
+    const rows = valuesOf('Roll-forward');
+    const roll = rows.findIndex((r) => r[0] === 'Roll-forward per currency');
     expect(roll).toBeGreaterThanOrEqual(0);
-    expect(timing).toBeGreaterThan(roll);
     expect(rows[roll + 1]).toEqual(expect.arrayContaining(['timing items', 'timing movement']));
-    const inr = rows.slice(roll + 2, timing).find((r) => r[0] === 'INR')!;
+    const inr = rows.slice(roll + 2).find((r) => r[0] === 'INR')!;
     const header = rows[roll + 1] as string[];
     const rollCsv = csv('summary_rollforward.csv').find((x) => x.currency === 'INR')!;
     for (const [label, column] of [
@@ -156,18 +217,20 @@ describe("a version's workbook, charts and report.html", () => {
       expect(new Decimal(String(inr[header.indexOf(label)])).equals(rollCsv[column]), label).toBe(true);
     const items = csv('timing_items.csv');
     expect(items.map((x) => x.merchant_ref)).toEqual(['M-MIDNIGHT']);
-    const listed = rows[timing + 2] as unknown[];
-    expect(listed.slice(0, 4)).toEqual(['INR', 'payment', 'M-MIDNIGHT', 980]);
+    const timingRows = valuesOf('Timing items');
+    const timing = timingRows.findIndex((r) => r[0] === 'Timing items of the roll-forward');
+    const listed = timingRows[timing + 2] as unknown[];
+    expect(listed.slice(0, 4)).toEqual(['INR', 'payment', 980, 'M-MIDNIGHT']);
   });
 
   it('has as many Mismatches rows as mismatches.csv, with a signed difference', () => {
     const sheet = wb.getWorksheet('Mismatches')!;
     const rows = csv('mismatches.csv');
     const header = (sheet.getRow(1).values as string[]).slice(1);
-    expect(header.slice(0, 6)).toEqual(['business date', 'direction', 'merchant ref', 'mismatch codes', 'difference', 'currency']);
+    expect(header.slice(0, 4)).toEqual(['business date', 'currency', 'direction', 'difference']);
     const differences = sheet
       .getRows(2, rows.length)!
-      .map((row) => row.getCell(5).value)
+      .map((row) => row.getCell(4).value)
       .filter((v) => v !== null && v !== undefined);
     expect(differences.length).toBeGreaterThan(0);
     expect(differences.every((v) => typeof v === 'number')).toBe(true);

@@ -53,7 +53,7 @@ afterAll(() => fs.rm(dir, { recursive: true, force: true }));
 async function write(name: string, opts: { rowLimit?: number; expectedRows?: number } = {}) {
   const file = path.join(dir, name);
   const wb = new WorkbookFile(file, { zone: 'Asia/Kolkata', created: new Date('2026-11-22T00:00:00Z') });
-  wb.tablesSheet('Summary', [SUMMARY], ['Reconciliation of 2026-11-22']);
+  wb.tableSheet('Summary', SUMMARY, ['Reconciliation of 2026-11-22']);
   const sheet = wb.sheet('Items', COLUMNS, { ...opts, fullFile: 'items.csv' });
   for (const r of ROWS) sheet.add(r);
   sheet.close();
@@ -108,40 +108,41 @@ describe('reconciliation.xlsx', () => {
     const wb = await read(file);
     expect(wb.worksheets.map((w) => w.name)).toEqual(['Summary', 'Items']);
     const ws = wb.getWorksheet('Items')!;
+    // Money first (the keys, then the amounts), the rest in the table's order.
     expect(ws.getRow(1).values).toEqual([
       undefined,
+      'currency',
+      'amount',
+      'difference',
       'checked at',
       'merchant ref',
       'bank code',
       'utr',
-      'currency',
-      'amount',
-      'difference',
       'reason',
     ]);
     expect(ws.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     expect(ws.autoFilter).toEqual('A1:H5');
 
     const r2 = ws.getRow(2);
-    expect(r2.getCell(1).type).toBe(ExcelJS.ValueType.Date);
-    expect((r2.getCell(1).value as Date).toISOString()).toBe('2026-11-22T15:45:30.000Z');
-    expect(r2.getCell(1).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
-    expect(r2.getCell(3).value).toBe('044');
-    expect(r2.getCell(3).type).toBe(ExcelJS.ValueType.String);
-    expect(r2.getCell(4).value).toBe('192358463048');
-    expect(r2.getCell(4).type).toBe(ExcelJS.ValueType.String);
-    expect(r2.getCell(6).value).toBe(250000);
-    expect(r2.getCell(6).numFmt).toBe('#,##0.00');
-    expect(r2.getCell(7).value).toBe(-922752.47);
+    expect(r2.getCell(4).type).toBe(ExcelJS.ValueType.Date);
+    expect((r2.getCell(4).value as Date).toISOString()).toBe('2026-11-22T15:45:30.000Z');
+    expect(r2.getCell(4).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
+    expect(r2.getCell(6).value).toBe('044');
+    expect(r2.getCell(6).type).toBe(ExcelJS.ValueType.String);
+    expect(r2.getCell(7).value).toBe('192358463048');
+    expect(r2.getCell(7).type).toBe(ExcelJS.ValueType.String);
+    expect(r2.getCell(2).value).toBe(250000);
+    expect(r2.getCell(2).numFmt).toBe('#,##0.00');
+    expect(r2.getCell(3).value).toBe(-922752.47);
 
     const r3 = ws.getRow(3);
-    expect(r3.getCell(6).type).toBe(ExcelJS.ValueType.String);
-    expect(r3.getCell(6).value).toBe('123456789012345.67');
-    expect(r3.getCell(6).fill).toMatchObject({ type: 'pattern' });
+    expect(r3.getCell(2).type).toBe(ExcelJS.ValueType.String);
+    expect(r3.getCell(2).value).toBe('123456789012345.67');
+    expect(r3.getCell(2).fill).toMatchObject({ type: 'pattern' });
     // Text stays text in a workbook: no formula is ever written.
     expect(r3.getCell(8).type).toBe(ExcelJS.ValueType.String);
     expect(r3.getCell(8).value).toBe('=HYPERLINK("x")');
-    expect(ws.getRow(4).getCell(4).value).toBe('000123');
+    expect(ws.getRow(4).getCell(7).value).toBe('000123');
   });
 
   it('ends each data sheet with a totals row per currency equal to the exact sums', async () => {
@@ -150,18 +151,18 @@ describe('reconciliation.xlsx', () => {
     // header, 4 rows, blank, INR, NGN
     const inr = ws.getRow(7);
     const ngn = ws.getRow(8);
-    expect(inr.getCell(5).value).toBe('INR');
-    expect(inr.getCell(1).value).toBe('total');
-    expect(inr.getCell(6).value).toBe(250017.5);
-    expect(inr.getCell(7).value).toBe(-922751.97);
-    expect(inr.getCell(6).font).toMatchObject({ bold: true });
-    expect(ngn.getCell(6).value).toBe('123456789013345.67');
+    expect(inr.getCell(1).value).toBe('INR');
+    expect(inr.getCell(4).value).toBe('total');
+    expect(inr.getCell(2).value).toBe(250017.5);
+    expect(inr.getCell(3).value).toBe(-922751.97);
+    expect(inr.getCell(2).font).toMatchObject({ bold: true });
+    expect(ngn.getCell(2).value).toBe('123456789013345.67');
   });
 
   it('shows an amount finer than the minor unit with all its decimals, as a number, and totals it exactly', async () => {
     const file = path.join(dir, 'fine.xlsx');
     const wb = new WorkbookFile(file, { zone: 'Asia/Kolkata', created: new Date('2026-11-22T00:00:00Z') });
-    wb.tablesSheet('Summary', [{ ...SUMMARY, rows: [['INR', 1, '0.005']] }]);
+    wb.tableSheet('Summary', { ...SUMMARY, rows: [['INR', 1, '0.005']] });
     const sheet = wb.sheet('Items', COLUMNS);
     sheet.add([T, 'f-1', '044', null, 'INR', '0.005', '-0.004', '']);
     sheet.add([T, 'f-2', '044', null, 'INR', '250.50', '0.50', '']);
@@ -170,12 +171,12 @@ describe('reconciliation.xlsx', () => {
     const book = await read(file);
     const ws = book.getWorksheet('Items')!;
     const cases = [
-      { name: 'half a minor unit', cell: ws.getRow(2).getCell(6), value: 0.005, numFmt: '#,##0.000' },
-      { name: 'a negative below half a minor unit', cell: ws.getRow(2).getCell(7), value: -0.004, numFmt: '#,##0.000' },
-      { name: 'an ordinary amount', cell: ws.getRow(3).getCell(6), value: 250.5, numFmt: '#,##0.00' },
-      { name: 'the total of the amounts', cell: ws.getRow(5).getCell(6), value: 250.505, numFmt: '#,##0.000' },
-      { name: 'the total of the differences', cell: ws.getRow(5).getCell(7), value: 0.496, numFmt: '#,##0.000' },
-      { name: 'a summary amount', cell: book.getWorksheet('Summary')!.getRow(3).getCell(3), value: 0.005, numFmt: '#,##0.000' },
+      { name: 'half a minor unit', cell: ws.getRow(2).getCell(2), value: 0.005, numFmt: '#,##0.000' },
+      { name: 'a negative below half a minor unit', cell: ws.getRow(2).getCell(3), value: -0.004, numFmt: '#,##0.000' },
+      { name: 'an ordinary amount', cell: ws.getRow(3).getCell(2), value: 250.5, numFmt: '#,##0.00' },
+      { name: 'the total of the amounts', cell: ws.getRow(5).getCell(2), value: 250.505, numFmt: '#,##0.000' },
+      { name: 'the total of the differences', cell: ws.getRow(5).getCell(3), value: 0.496, numFmt: '#,##0.000' },
+      { name: 'a summary amount', cell: book.getWorksheet('Summary')!.getRow(3).getCell(2), value: 0.005, numFmt: '#,##0.000' },
     ];
     for (const c of cases) {
       expect(c.cell.type, c.name).toBe(ExcelJS.ValueType.Number);
@@ -189,7 +190,7 @@ describe('reconciliation.xlsx', () => {
     expect(dropped).toBe(2);
     const ws = (await read(file)).getWorksheet('Items')!;
     expect(String(ws.getRow(1).getCell(1).value)).toMatch(/first 2 of 4 rows: a sheet holds at most 36\. Every row is in items\.csv\./);
-    expect(ws.getRow(2).getCell(2).value).toBe('merchant ref');
+    expect(ws.getRow(2).getCell(5).value).toBe('merchant ref');
     expect(ws.views[0]).toMatchObject({ state: 'frozen', ySplit: 2 });
   });
 
@@ -229,14 +230,14 @@ describe('sheets written at the same time', () => {
     }
     items.close();
     mismatches.close();
-    wb.tablesSheet('Summary', [SUMMARY]);
+    wb.tableSheet('Summary', SUMMARY);
     await wb.close();
     expect((await fs.readdir(dir)).filter((f) => f.startsWith('together.xlsx.'))).toEqual([]);
     const book = await read(file);
     expect(book.worksheets.map((w) => w.name)).toEqual(['Summary', 'Mismatches', 'Items']);
-    expect(book.getWorksheet('Items')!.getRow(20_001).getCell(2).value).toBe('ref-019999');
-    expect(book.getWorksheet('Mismatches')!.getRow(5_001).getCell(2).value).toBe('ref-019996');
+    expect(book.getWorksheet('Items')!.getRow(20_001).getCell(5).value).toBe('ref-019999');
+    expect(book.getWorksheet('Mismatches')!.getRow(5_001).getCell(5).value).toBe('ref-019996');
     expect(book.getWorksheet('Mismatches')!.autoFilter).toBe('A1:H5001');
-    expect(book.getWorksheet('Items')!.getRow(20_003).getCell(6).value).toBe(200000);
+    expect(book.getWorksheet('Items')!.getRow(20_003).getCell(2).value).toBe(200000);
   });
 });

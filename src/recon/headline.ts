@@ -16,6 +16,9 @@ import type { ReportVerdict } from '../domain/verdicts.ts';
  * - Orders the provider confirmed and the merchant has no record of (UNKNOWN_ORDER) are mismatches
  *   of the day they were notified: they count among the mismatches and are named, since no order
  *   count includes them, and a day with any is never "all matched".
+ * - A day whose balances were not checked (fewer than two snapshots in its window) is never "all
+ *   matched" either: the orders may agree while money went missing, so it says "balances not checked"
+ *   where it would have said "all matched" (any other headline already says what is wrong).
  */
 /** A currency's roll-forward drift beyond tolerance, as the headline names it. */
 export interface Drift {
@@ -33,6 +36,11 @@ export interface HeadlineFacts {
   lateChanges: number;
   /** UNKNOWN_ORDER findings of the day (none when left out). */
   unknownOrders?: number;
+  /**
+   * Currencies whose roll-forward was not checked (fewer than two snapshots in the window): 'all'
+   * when none was, else the list (empty or left out: every balance was checked).
+   */
+  balancesNotChecked?: 'all' | readonly Currency[];
 }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
@@ -43,6 +51,8 @@ export function reportHeadline(f: HeadlineFacts): string {
   const mismatches = () =>
     plural(v.mismatch + unknown, 'mismatch', 'mismatches') +
     (unknown > 0 ? ` (${plural(unknown, 'unknown order', 'unknown orders')})` : '');
+  const nc = f.balancesNotChecked ?? [];
+  const unchecked = nc === 'all' || nc.length > 0;
   const parts: string[] = [];
   if (f.orders === 0 || v.unchecked === f.orders) {
     parts.push(f.orders === 0 ? 'no orders' : `${plural(f.orders, 'order', 'orders')} not yet reconciled`);
@@ -50,7 +60,8 @@ export function reportHeadline(f: HeadlineFacts): string {
   } else {
     parts.push(plural(f.orders, 'order', 'orders'));
     const clean = v.mismatch === 0 && unknown === 0 && v.error === 0 && v.pending === 0 && v.unchecked === 0 && f.drifts.length === 0;
-    if (clean) parts.push('all matched');
+    if (clean && !unchecked) parts.push('all matched');
+    else if (clean) parts.push('0 mismatches', nc === 'all' ? 'balances not checked' : `${nc.join(', ')} balances not checked`);
     else {
       parts.push(mismatches());
       if (v.error > 0) parts.push(plural(v.error, 'error', 'errors'));

@@ -17,13 +17,20 @@ export interface CsvFileResult {
 
 /**
  * RFC 4180: CRLF records, fields quoted when they hold a comma, quote, CR or LF (a bare LF
- * too, although the record delimiter is CRLF), quotes doubled inside: the bytes the files were
- * first written with through csv-stringify (record_delimiter windows, quoted_match /[\r\n]/, no BOM).
+ * too, although the record delimiter is CRLF), quotes doubled inside. Also quoted: a semicolon or
+ * a tab, the separators a spreadsheet guesses in some locales ("…snapshot; roll-forward not
+ * checked" was split in two). A file starts with a UTF-8 byte order mark so a spreadsheet reads
+ * `→` and `ü` as UTF-8; every reader here parses with `bom: true`.
+ *
+ * These files are for machines (scripts, imports): a spreadsheet opening one still turns `022`
+ * into 22 whatever the quoting, and rewriting values (`="022"`, a leading apostrophe) would break
+ * the scripts. People open the workbook, where identifiers are text cells (docs/accounting-files.md).
  */
 
-const NEEDS_QUOTES = /[",\r\n]/;
+const NEEDS_QUOTES = /[",;\t\r\n]/;
+export const UTF8_BOM = '\ufeff';
 
-/** One field as csv-stringify wrote it with those options (null/undefined: empty). */
+/** One field (null/undefined: empty). */
 export function encodeCsvField(value: string | null | undefined): string {
   if (value === null || value === undefined || value === '') return '';
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
@@ -77,7 +84,7 @@ export class CsvFile {
     this.done.catch((err: unknown) => {
       this.failure = err;
     });
-    this.pending = encodeCsvRecord(header);
+    this.pending = UTF8_BOM + encodeCsvRecord(header);
     this.businessPending = this.view ? encodeCsvRecord(this.view(header)) : '';
   }
 

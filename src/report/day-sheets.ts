@@ -4,7 +4,23 @@ import type { TableColumn, TableRow } from './table.ts';
 import { WorkbookFile, type SheetWriter } from './workbook/writer.ts';
 
 /** The workbook's tabs in reading order (they are written in another). */
-const TABS = ['Summary', 'Mismatches', 'Open items', 'Late changes', 'Roll-forward', 'Items', 'Balances', 'Rates'];
+const TABS = [
+  'Summary',
+  'Mismatches',
+  'Open items',
+  'Late changes',
+  'Roll-forward',
+  'Timing items',
+  'Items',
+  'Balances',
+  'Rates',
+  'Unknown orders',
+  'Identity mismatches',
+  'Open items by age',
+  'Late changes by currency',
+  'Cases',
+  'Case activity',
+];
 
 /** Mismatches shown in report.html (all of them are in mismatches.csv and the workbook). */
 const HTML_MISMATCH_ROWS = 200;

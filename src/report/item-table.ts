@@ -26,7 +26,8 @@ export const ITEM_TABLE_COLUMNS: readonly TableColumn[] = [
   ...CASE_COLUMNS,
   COLUMN.method,
   COLUMN.transaction_ref,
-  { name: 'bank_code', kind: 'text', width: 10 },
+  // IFSC codes are 11 characters; room for the filter button beside the header.
+  { name: 'bank_code', kind: 'text', width: 16 },
   { name: 'utr', kind: 'text', width: 16 },
   { name: 'created_at', kind: 'datetime' },
   { name: 'finalized_at', kind: 'datetime' },

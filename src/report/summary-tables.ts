@@ -34,6 +34,9 @@ const ORDER_COLUMNS: readonly TableColumn[] = [
   { name: 'net_usdt', kind: 'decimal', label: 'net USDT', decimals: USDT_DECIMALS },
   // Last, so the columns before it keep their places for scripts that read them by position.
   { name: 'identity_mismatches', kind: 'count', label: 'identity mismatches' },
+  // Added after it, for the same reason: gross and fees in USDT beside net USDT.
+  { name: 'gross_usdt', kind: 'decimal', label: 'gross USDT', decimals: USDT_DECIMALS },
+  { name: 'fees_usdt', kind: 'decimal', label: 'fees USDT', decimals: USDT_DECIMALS },
 ];
 
 function orderValues(currency: string, direction: string, t: OrderTotals): TableRow {
@@ -59,7 +62,7 @@ export const ORDERS_SUMMARY: TableSpec = {
     'gross = Σ amount; paid = Σ paid amount (payouts: the amount sent); fees = Σ provider fee.',
     'net = the effect on the provider balance: payments paid − fees (an inflow, +), payouts −(amount + fees) (an outflow, −); the total row adds both.',
     'identity mismatches: orders whose provider record is another order, another method or in another currency (CURRENCY, METHOD, MERCHANT_REF); counted above, their money in no money column: see summary_identity_mismatches.',
-    'USDT rate: the day’s last rate snapshot (deposit for payments, withdraw for payouts), currency units per 1 USDT.',
+    'USDT rate: the day’s last rate snapshot (deposit for payments, withdraw for payouts), currency units per 1 USDT; gross, fees and net USDT = the amount ÷ that rate; a total row adds the USDT of both directions.',
   ],
 };
 
@@ -89,12 +92,21 @@ export function ordersTable(
   const rows: TableRow[] = [];
   for (const c of currencies) {
     const both = DIRECTIONS.map((d) => totals.get(c, d));
+    // USDT per direction at its own rate; the currency's total row adds the two (a sum of USDT, not one rate).
+    const usdt = { net: new Decimal(0), gross: new Decimal(0), fees: new Decimal(0), rated: true };
     DIRECTIONS.forEach((d, i) => {
       const rate = rates.get(c);
       const rateText = rate ? (d === 'payment' ? rate.deposit : rate.withdraw) : null;
       const usable = rateText !== null && !new Decimal(rateText).isZero();
-      const netUsdt = usable ? both[i].net.dividedBy(rateText!).toFixed(USDT_DECIMALS) : null;
-      rows.push([...orderValues(c, d, both[i]), rateText, netUsdt, both[i].identity]);
+      const inUsdt = (v: Decimal) => (usable ? v.dividedBy(rateText!).toFixed(USDT_DECIMALS) : null);
+      const [net, gross, fees] = [inUsdt(both[i].net), inUsdt(both[i].gross), inUsdt(both[i].fees)];
+      if (net === null || gross === null || fees === null) usdt.rated = false;
+      else {
+        usdt.net = usdt.net.plus(net);
+        usdt.gross = usdt.gross.plus(gross);
+        usdt.fees = usdt.fees.plus(fees);
+      }
+      rows.push([...orderValues(c, d, both[i]), rateText, net, both[i].identity, gross, fees]);
     });
     const sum = both.reduce((a, b) => ({
       orders: a.orders + b.orders,
@@ -107,7 +119,8 @@ export function ordersTable(
       fees: a.fees.plus(b.fees),
       net: a.net.plus(b.net),
     }));
-    rows.push([...orderValues(c, 'total', sum), null, null, sum.identity]);
+    const u = (v: Decimal) => (usdt.rated ? v.toFixed(USDT_DECIMALS) : null);
+    rows.push([...orderValues(c, 'total', sum), null, u(usdt.net), sum.identity, u(usdt.gross), u(usdt.fees)]);
   }
   const unrated = currencies.filter((c) => !rates.has(c));
   return {

@@ -50,8 +50,24 @@ export interface VersionExtrasInput {
   formatTime: (ms: number) => string;
 }
 
-/** Summary tables the Roll-forward sheet shows again. */
-const ROLLFORWARD_SHEET = [ROLLFORWARD_SUMMARY.name, TIMING_ITEMS.name];
+/**
+ * The sheet of each summary table, one table per sheet (the Summary keeps the money per currency
+ * and direction); a table not named here gets a sheet named by its title.
+ */
+export const SUMMARY_SHEETS: Readonly<Record<string, string>> = {
+  summary_orders: 'Summary',
+  [ROLLFORWARD_SUMMARY.name]: 'Roll-forward',
+  [TIMING_ITEMS.name]: 'Timing items',
+  summary_unknown_orders: 'Unknown orders',
+  summary_identity_mismatches: 'Identity mismatches',
+  summary_open_items: 'Open items by age',
+  summary_late_changes: 'Late changes by currency',
+  summary_cases: 'Cases',
+  summary_case_activity: 'Case activity',
+};
+
+/** A tab name from a table: its sheet, or its title cut to the 31 characters a tab holds. */
+const sheetName = (t: Table): string => SUMMARY_SHEETS[t.name] ?? t.title.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31);
 
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
@@ -63,18 +79,17 @@ const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('he
 export async function writeVersionExtras(input: VersionExtrasInput): Promise<Partial<Record<ExtraFileName, ExtraFileResult>>> {
   const { workbook, mismatches } = input.daySheets;
   try {
-    workbook.tablesSheet('Summary', input.summary, [
+    const [orders, ...others] = [...input.summary].sort(
+      (a, b) => Number(b.name === 'summary_orders') - Number(a.name === 'summary_orders'),
+    );
+    workbook.tableSheet('Summary', orders, [
       input.headline,
       `Business day ${input.date} in ${input.timezone}, version ${input.version}${input.partial ? ' (written before the day was over)' : ''}.`,
       "Amounts are numbers with thousands separators and their currency's decimals, or all of their own when an amount is finer than the currency's minor unit (never rounded); an amount shaded orange is text, because it has more than 15 significant digits, which a spreadsheet number cannot hold exactly.",
     ]);
     await streamSheet(workbook, 'Open items', input.openItems);
     await streamSheet(workbook, 'Late changes', input.lateChanges);
-    // The roll-forward and its timing items, one under the other: the timing items explain the row.
-    workbook.tablesSheet(
-      'Roll-forward',
-      input.summary.filter((t) => ROLLFORWARD_SHEET.includes(t.name)),
-    );
+    for (const t of others) workbook.tableSheet(sheetName(t), t);
     tableSheet(workbook, 'Balances', input.balances);
     tableSheet(workbook, 'Rates', input.rates);
     tableSheet(workbook, 'Journal', input.journal);

@@ -440,8 +440,11 @@ async function writeFiles(
     r && r.withinTolerance === false && r.drift !== null ? [{ currency: r.currency, drift: r.drift }] : [],
   );
   const journals = dayJournals({ date: scope.date, currencies, rollForwards, late, feeDifferences, rates });
+  // Currencies with fewer than two snapshots in the window: their balances were not checked.
+  const notChecked = [...rollForwards.values()].flatMap((r) => (r && r.drift === null ? [r.currency] : []));
   const overall = totals.overall();
   const headline = reportHeadline({
+    balancesNotChecked: notChecked.length > 0 && notChecked.length === currencies.length ? 'all' : notChecked,
     orders: overall.orders,
     verdicts: overall.verdicts,
     drifts,

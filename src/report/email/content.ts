@@ -10,6 +10,19 @@ import { tableText } from '../text-table.ts';
 import type { Table } from '../table.ts';
 import { readReportSummary, reportHeadline } from './legacy-summary.ts';
 
+/** A subject longer than this is cut in most mail clients' lists: the headline is shortened to fit. */
+export const SUBJECT_MAX_CHARS = 89;
+
+/**
+ * The CSV files attached: mismatches.csv (what accounting works through) and the journal files
+ * (journal*.csv, posted to the ledger) when the version has them. The other CSVs are for
+ * machines and stay with the version (console, report.html); the workbook holds every table.
+ */
+export const isAttachedCsv = (name: string): boolean => name === 'mismatches.csv' || /^journal.*\.csv$/.test(name);
+
+/** E-mail width the layout is made for (a reading pane): nothing wider than this scrolls the page. */
+const EMAIL_WIDTH_PX = 680;
+
 /**
  * The CSV files are attached while together at most 2 MB: a day of a few thousand orders. Above
  * it none is attached (the workbook carries every table, and the files are kept with the version,
@@ -65,7 +78,8 @@ export function buildReportEmail(v: ReportVersionRef, opts: ReportContentOptions
   const manifest = readManifest(dir);
   const { headline: line, tables } = summaryOf(dir, manifest);
   const label = versionLabel(v.business_date, v.version, opts.previouslySent ?? null);
-  const subject = `payrecon ${v.business_date}: ${line} (${label.short})`;
+  const subject = fitSubject(`payrecon ${v.business_date}: `, line, ` (${label.short})`);
+  const money = moneyTable(dir, manifest);
 
   const { attachments, notAttached } = fileAttachments(dir, manifest, opts.csvAttachLimitBytes ?? CSV_ATTACH_LIMIT_BYTES);
   const attachedNames = attachments.map((a) => a.filename).join(', ');
@@ -87,27 +101,92 @@ export function buildReportEmail(v: ReportVersionRef, opts: ReportContentOptions
     intro,
     label.long,
     '',
-    ...tables.flatMap((t) => [t.title, t.text, '']),
+    ...(money ? [money.title, money.text, ''] : []),
     attachedNames ? `Attached: ${attachedNames}.` : '',
     archiveLine,
+    'The other files of this version (CSV for scripts, report.html) are in the console.',
+    '',
+    ...tables.flatMap((t) => [t.title, t.text, '']),
     charts.length ? 'The charts are in the HTML part of this e-mail, and in report.html of this version.' : '',
     '',
   ]
     .filter((l, i, all) => l !== '' || all[i - 1] !== '')
     .join('\n');
+  // Money first, then the files, then charts and the detail tables; a wide table scrolls in its own
+  // box so the message never scrolls sideways in a reading pane.
+  const scroll = (inner: string) => `<div style="max-width:100%;overflow-x:auto">${inner}</div>`;
   const html = [
-    '<!doctype html><html><body style="font-family:Arial,sans-serif;font-size:14px;color:#1d2330">',
+    '<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>',
+    `<body style="margin:0;padding:8px;font-family:Arial,sans-serif;font-size:14px;color:#1d2330"><div style="max-width:${EMAIL_WIDTH_PX}px">`,
     `<p style="font-size:16px;font-weight:600">${escapeHtml(intro)}</p>`,
     `<p>${escapeHtml(label.long)}</p>`,
+    ...(money ? [`<h3>${escapeHtml(money.title)}</h3>`, scroll(money.html)] : []),
+    `<p>${attachedNames ? `Attached: ${escapeHtml(attachedNames)}.` : ''}${archiveLine ? `<br>${escapeHtml(archiveLine)}` : ''}` +
+      '<br>The other files of this version (CSV for scripts, report.html) are in the console.</p>',
     ...charts.map(
       (c) =>
         `<p><img src="cid:${c.name}@payrecon" alt="${escapeHtml(c.name.replaceAll('-', ' '))}" width="640" style="max-width:100%;height:auto"></p>`,
     ),
-    ...tables.map((t) => `<h3>${escapeHtml(t.title)}</h3>\n${t.html}`),
-    `<p>${attachedNames ? `Attached: ${escapeHtml(attachedNames)}.` : ''}${archiveLine ? `<br>${escapeHtml(archiveLine)}` : ''}</p>`,
-    '</body></html>',
+    ...tables.map((t) => `<h3>${escapeHtml(t.title)}</h3>\n${scroll(t.html)}`),
+    '</div></body></html>',
   ].join('\n');
   return { subject, text, html, attachments: [...attachments, ...inline] };
+}
+
+/**
+ * "payrecon <date>: " + headline + " (version …)", within SUBJECT_MAX_CHARS: a long headline loses
+ * its earlier-days part (after ";"), else is cut after its last whole part (","), else at a word; it ends "…".
+ */
+export function fitSubject(head: string, line: string, tail: string): string {
+  const room = SUBJECT_MAX_CHARS - head.length - tail.length;
+  if (line.length <= room) return head + line + tail;
+  const cut = line.slice(0, Math.max(0, room - 1));
+  // Earlier days' items (after ";") go first: the day's own counts are the news.
+  const day = line.indexOf(';');
+  if (day > 0 && day <= room - 1) return `${head}${line.slice(0, day)}…${tail}`;
+  const part = cut.lastIndexOf(',');
+  const kept = part > 0 ? cut.slice(0, part) : cut.replace(/\s+\S*$/, '') || cut;
+  return `${head}${kept}…${tail}`;
+}
+
+/**
+ * Per currency the money of the day: net and fees (summary_orders total rows), mismatches, and
+ * the roll-forward drift (summary_rollforward): what accounting reads first.
+ */
+function moneyTable(dir: string, manifest: ManifestView | null): EmailTable | null {
+  const ordersFile = path.join(dir, 'summary_orders.csv');
+  if (!fs.existsSync(ordersFile)) return null;
+  const orders = tableFromCsv(SUMMARY_SPECS[0], fs.readFileSync(ordersFile));
+  const col = (t: Table, name: string) => t.columns.findIndex((c) => c.name === name);
+  const rollSpec = SUMMARY_SPECS.find((s) => s.name === 'summary_rollforward');
+  const rollFile = path.join(dir, 'summary_rollforward.csv');
+  const roll = rollSpec && fs.existsSync(rollFile) ? tableFromCsv(rollSpec, fs.readFileSync(rollFile)) : null;
+  const drift = new Map<string, string>();
+  if (roll)
+    for (const r of roll.rows)
+      drift.set(String(r[col(roll, 'currency')]), r[col(roll, 'drift')] === null ? 'not checked' : String(r[col(roll, 'drift')]));
+  const [cur, dirCol] = [col(orders, 'currency'), col(orders, 'direction')];
+  const pick = (r: readonly unknown[], name: string) => {
+    const i = col(orders, name);
+    return i < 0 ? null : (r[i] as string | number | null);
+  };
+  const table: Table = {
+    name: 'money',
+    title: 'Money per currency',
+    columns: [
+      { name: 'currency', kind: 'text' },
+      { name: 'net', kind: 'amount' },
+      { name: 'fees', kind: 'amount' },
+      { name: 'mismatch', kind: 'count', label: 'mismatches' },
+      { name: 'drift', kind: 'text' },
+      { name: 'net_usdt', kind: 'decimal', label: 'net USDT', decimals: 2 },
+    ],
+    rows: orders.rows
+      .filter((r) => r[dirCol] === 'total')
+      .map((r) => [r[cur], pick(r, 'net'), pick(r, 'fees'), pick(r, 'mismatch'), drift.get(String(r[cur])) ?? null, pick(r, 'net_usdt')]),
+  };
+  const formatTime = timeFormatter(manifest?.timezone ?? 'UTC');
+  return { title: table.title, html: tableHtml(table, formatTime), text: tableText(table, formatTime) };
 }
 
 interface ManifestView {
@@ -156,31 +235,34 @@ function summaryOf(dir: string, manifest: ManifestView | null): { headline: stri
 }
 
 /**
+ * The subject says it short (`v2, replaces v1`: the subject has room for the headline), the body in full.
  * How a version reads to the person receiving it: the day's first e-mail says it is the first
  * (and which version it carries: earlier ones may have been written and never sent); a later one
  * says which e-mailed version it replaces.
  */
 export function versionLabel(date: string, version: number, previouslySent: number | null): { short: string; long: string } {
-  if (previouslySent === null) {
+  if (previouslySent === null && version === 1) {
     return {
-      short: `first report, version ${version}`,
+      short: `v${version}, first report`,
       long: `This is the first report for ${date} e-mailed to you; it carries version ${version}.`,
     };
   }
+  // A first e-mail of a later version: earlier ones were written and never sent, so it is no "first report".
+  if (previouslySent === null) return { short: `v${version}`, long: `Version ${version} of ${date}.` };
   if (previouslySent === version) {
     return {
-      short: `version ${version}, sent again`,
+      short: `v${version}, sent again`,
       long: `Version ${version} of ${date}, sent again: nothing changed since it was first e-mailed.`,
     };
   }
   return {
-    short: `update: version ${version} replaces ${previouslySent}`,
-    long: `An update for ${date}: version ${version} replaces version ${previouslySent}, which you received earlier.`,
+    short: `v${version}, replaces v${previouslySent}`,
+    long: `Version ${version} of ${date}, replaces version ${previouslySent}, which you received earlier.`,
   };
 }
 
 /**
- * The workbook first (what most readers open), then the CSV files in the manifest's order while
+ * The workbook first (what most readers open), then mismatches.csv and the journal files in the manifest's order while
  * together within the limit; what is left out is named with its size.
  */
 function fileAttachments(
@@ -201,7 +283,7 @@ function fileAttachments(
       });
     else notAttached.push(`reconciliation.xlsx (${megabytes(size)}, too large to e-mail)`);
   }
-  const csvs = csvFiles(dir, manifest);
+  const csvs = csvFiles(dir, manifest).filter(isAttachedCsv);
   const total = csvs.reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
   if (total <= csvLimit) {
     for (const f of csvs) attachments.push({ filename: f, path: path.join(dir, f), contentType: 'text/csv; charset=utf-8' });

@@ -77,7 +77,7 @@ export function reportHtml(input: ReportHtmlInput, formatTime: (ms: number) => s
   const files = input.files
     .map(
       (f) =>
-        `<tr><td style="padding:2px 8px"><code>${escapeHtml(f.name)}</code></td><td style="padding:2px 8px;text-align:right">${f.rows === null ? '' : groupDigits(String(f.rows))}</td><td style="padding:2px 8px">${escapeHtml(f.purpose)}</td></tr>`,
+        `<tr><td style="padding:2px 8px"><a href="${escapeHtml(encodeURIComponent(f.name))}"><code>${escapeHtml(f.name)}</code></a></td><td style="padding:2px 8px;text-align:right">${f.rows === null ? '' : groupDigits(String(f.rows))}</td><td style="padding:2px 8px">${escapeHtml(f.purpose)}</td></tr>`,
     )
     .join('\n');
   return `<!doctype html>

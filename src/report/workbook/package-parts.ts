@@ -45,6 +45,8 @@ export interface SheetPart {
   readonly name: string;
   readonly part: string;
   readonly autoFilter: string | null;
+  /** The header row, repeated on every printed page; none for a sheet without one. */
+  readonly headerRow?: number;
 }
 
 /** The autofilter range as the defined name spreadsheets keep it under: 'Items'!$A$1:$X$9. */
@@ -52,13 +54,19 @@ const absolute = (name: string, ref: string) => `'${name.replaceAll("'", "''")}'
 
 export function workbookXml(sheets: readonly SheetPart[]): string {
   const list = sheets.map((s, i) => `<sheet name="${xmlAttr(s.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('');
-  const filters = sheets.flatMap((s, i) =>
-    s.autoFilter
+  const sheetRef = (name: string) => `'${name.replaceAll("'", "''")}'`;
+  const filters = sheets.flatMap((s, i) => [
+    ...(s.autoFilter
       ? [
           `<definedName name="_xlnm._FilterDatabase" localSheetId="${i}" hidden="1">${xmlAttr(absolute(s.name, s.autoFilter))}</definedName>`,
         ]
-      : [],
-  );
+      : []),
+    ...(s.headerRow
+      ? [
+          `<definedName name="_xlnm.Print_Titles" localSheetId="${i}">${xmlAttr(`${sheetRef(s.name)}!$${s.headerRow}:$${s.headerRow}`)}</definedName>`,
+        ]
+      : []),
+  ]);
   return (
     `${XML_DECLARATION}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}">` +
     `<bookViews><workbookView activeTab="0"/></bookViews><sheets>${list}</sheets>` +

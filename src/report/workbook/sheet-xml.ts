@@ -13,6 +13,8 @@ export function sheetHead(widths: readonly number[], frozenRows: number): string
   const cols = widths.map((w, i) => `<col min="${i + 1}" max="${i + 1}" width="${w}" customWidth="1"/>`).join('');
   return (
     `${XML_DECLARATION}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}">` +
+    // Printed to fit the page width (pageSetup below), as many pages down as it takes.
+    '<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>' +
     `<sheetViews><sheetView workbookViewId="0">${pane}</sheetView></sheetViews>` +
     '<sheetFormatPr defaultRowHeight="15"/>' +
     (cols ? `<cols>${cols}</cols>` : '') +
@@ -24,7 +26,8 @@ export function sheetTail(autoFilter: string | null): string {
   return (
     '</sheetData>' +
     (autoFilter ? `<autoFilter ref="${autoFilter}"/>` : '') +
-    '<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>'
+    '<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>' +
+    '<pageSetup paperSize="9" orientation="landscape" fitToWidth="1" fitToHeight="0"/></worksheet>'
   );
 }
 

@@ -16,6 +16,7 @@ export interface CellStyle {
 export const amountStyle = (decimals: number, bold = false): CellStyle => ({ numFmt: amountFormat(decimals), bold });
 export const COUNT_STYLE: CellStyle = { numFmt: COUNT_FORMAT };
 export const DATETIME_STYLE: CellStyle = { numFmt: DATETIME_FORMAT };
+export const DATE_STYLE: CellStyle = { numFmt: 'yyyy-mm-dd' };
 export const TEXT_STYLE: CellStyle = { numFmt: '@' };
 
 /** An amount kept as text because a spreadsheet number would round it: right-aligned, shaded, italic. */

@@ -1,7 +1,30 @@
-import type { CellValue, ColumnKind } from '../table.ts';
+import type { CellValue, ColumnKind, TableColumn } from '../table.ts';
 import { amountDecimals, currencyDecimals, holdsExactly, wallClockSerial } from './cells.ts';
-import { amountStyle, COUNT_STYLE, DATETIME_STYLE, EXACT_TEXT_STYLE, TEXT_STYLE, type CellStyle, type StyleSheet } from './styles.ts';
+import {
+  amountStyle,
+  COUNT_STYLE,
+  DATE_STYLE,
+  DATETIME_STYLE,
+  EXACT_TEXT_STYLE,
+  TEXT_STYLE,
+  type CellStyle,
+  type StyleSheet,
+} from './styles.ts';
 import { inlineString } from './xml.ts';
+
+/** A column's kind in the workbook: a business date (YYYY-MM-DD text elsewhere) is a date cell here. */
+export type SheetKind = ColumnKind | 'date';
+
+export const sheetKind = (c: TableColumn): SheetKind =>
+  c.kind === 'text' && (c.name === 'business_date' || c.name === 'date') ? 'date' : c.kind;
+
+/** "2026-11-25" as a spreadsheet date serial (days since 1899-12-30); null when it is no such date. */
+function dateSerial(text: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return null;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return Number.isNaN(ms) ? null : ms / 86_400_000 + 25_569;
+}
 
 /**
  * Raw table values as SpreadsheetML cells: text stays text ("044" keeps its zero), amounts
@@ -17,6 +40,7 @@ export class CellEncoder {
   private readonly text: string;
   private readonly count: string;
   private readonly datetime: string;
+  private readonly date: string;
   private readonly exact: string;
   private readonly amounts = new Map<string | null, { decimals: number; prefix: string }>();
 
@@ -28,13 +52,21 @@ export class CellEncoder {
     this.text = ` s="${styles.id(TEXT_STYLE)}" t="inlineStr">`;
     this.count = ` s="${styles.id(COUNT_STYLE)}"><v>`;
     this.datetime = ` s="${styles.id(DATETIME_STYLE)}"><v>`;
+    this.date = ` s="${styles.id(DATE_STYLE)}"><v>`;
     this.exact = ` s="${styles.id(EXACT_TEXT_STYLE)}" t="inlineStr">`;
   }
 
-  /** A cell of the column's kind; null for an empty value (no cell is written). */
-  cell(kind: ColumnKind, raw: CellValue, currency: string | null): string | null {
+  /**
+   * A cell of the column's kind; null for an empty value (no cell is written). `decimals`: a
+   * decimal column's fixed decimals (USDT: 6), shown with them and thousands separators.
+   */
+  cell(kind: SheetKind, raw: CellValue, currency: string | null, decimals?: number): string | null {
     if (raw === null || raw === '') return null;
     switch (kind) {
+      case 'date': {
+        const serial = dateSerial(String(raw));
+        return serial === null ? `${this.text}${inlineString(String(raw))}</c>` : `${this.date}${serial}</v></c>`;
+      }
       case 'text':
         return `${this.text}${inlineString(String(raw))}</c>`;
       case 'count': {
@@ -51,15 +83,14 @@ export class CellEncoder {
           return `${this.exact}${inlineString(text)}</c>`;
         }
         // Decimal text is a valid xsd:double as it is: no float round trip.
-        if (kind === 'decimal') return `><v>${text}</v></c>`;
+        if (kind === 'decimal')
+          return decimals === undefined ? `><v>${text}</v></c>` : ` s="${this.styles.id(amountStyle(decimals))}"><v>${text}</v></c>`;
         const format = this.amountFormat(currency);
         // Nearly every amount has no more decimals written than its currency: no scan, no look-up.
         const point = text.indexOf('.');
         if (point === -1 || text.length - point - 1 <= format.decimals) return `${format.prefix}${text}</v></c>`;
-        const decimals = amountDecimals(text, currency);
-        return decimals === format.decimals
-          ? `${format.prefix}${text}</v></c>`
-          : ` s="${this.styles.id(amountStyle(decimals))}"><v>${text}</v></c>`;
+        const own = amountDecimals(text, currency);
+        return own === format.decimals ? `${format.prefix}${text}</v></c>` : ` s="${this.styles.id(amountStyle(own))}"><v>${text}</v></c>`;
       }
     }
   }
@@ -76,10 +107,16 @@ export class CellEncoder {
   }
 
   /** The same cell in bold (totals rows): the kind's look plus bold. */
-  boldCell(kind: ColumnKind, raw: CellValue, currency: string | null): string | null {
+  boldCell(kind: SheetKind, raw: CellValue, currency: string | null, decimals?: number): string | null {
     if (raw === null || raw === '') return null;
     const style = (s: CellStyle) => ` s="${this.styles.id({ ...s, bold: true })}"`;
     switch (kind) {
+      case 'date': {
+        const serial = dateSerial(String(raw));
+        return serial === null
+          ? `${style(TEXT_STYLE)} t="inlineStr">${inlineString(String(raw))}</c>`
+          : `${style(DATE_STYLE)}><v>${serial}</v></c>`;
+      }
       case 'text':
         return `${style(TEXT_STYLE)} t="inlineStr">${inlineString(String(raw))}</c>`;
       case 'count': {
@@ -97,9 +134,8 @@ export class CellEncoder {
           this.exactTexts += 1;
           return `${style(EXACT_TEXT_STYLE)} t="inlineStr">${inlineString(text)}</c>`;
         }
-        return kind === 'amount'
-          ? `${style(amountStyle(amountDecimals(text, currency)))}><v>${text}</v></c>`
-          : `${style({})}><v>${text}</v></c>`;
+        if (kind === 'amount') return `${style(amountStyle(amountDecimals(text, currency)))}><v>${text}</v></c>`;
+        return decimals === undefined ? `${style({})}><v>${text}</v></c>` : `${style(amountStyle(decimals))}><v>${text}</v></c>`;
       }
     }
   }
@@ -111,8 +147,9 @@ export class CellEncoder {
 }
 
 /** Column width in characters by kind, when the column names none. */
-export function defaultWidth(kind: ColumnKind, name: string): number {
+export function defaultWidth(kind: SheetKind, name: string): number {
   if (name.endsWith('_ref')) return 38;
+  if (kind === 'date') return 12;
   if (name === 'reason' || name === 'note') return 60;
   switch (kind) {
     case 'text':

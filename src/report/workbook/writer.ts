@@ -5,13 +5,25 @@ import { CONTENT_TYPES, ROOT_RELS, coreProperties, workbookRels, workbookXml, ty
 import { ScaledSum } from './scaled-sum.ts';
 import { rangeRef, rowXml, sheetHead, sheetTail } from './sheet-xml.ts';
 import { BOLD_STYLE, HEADER_STYLE, NOTE_STYLE, NOTICE_STYLE, StyleSheet, TITLE_STYLE } from './styles.ts';
-import { CellEncoder, defaultWidth } from './typed-cell.ts';
+import { CellEncoder, defaultWidth, sheetKind, type SheetKind } from './typed-cell.ts';
+import { moneyFirstOrder } from './column-order.ts';
 import { ZipFile, type TextEntry } from './zip.ts';
 
 /** Rows a worksheet holds (xlsx and every spreadsheet that reads it). */
 export const SHEET_ROW_LIMIT = 1_048_576;
 /** Rows kept free below the data for the blank row and the totals rows (one per currency). */
 const TOTALS_RESERVE = 32;
+/** Characters a header needs beyond its label: padding, and the autofilter's drop-down button over its right end. */
+const HEADER_ROOM = 5;
+
+/** A column's width: its own, or by kind, never narrower than its header with the filter button. */
+const widthOf = (c: TableColumn): number => Math.max(c.width ?? defaultWidth(sheetKind(c), c.name), columnLabel(c).length + HEADER_ROOM);
+
+/** A table with its columns in the workbook's order (money first; see column-order.ts). */
+function reordered(t: Table): Table {
+  const order = moneyFirstOrder(t.columns);
+  return { ...t, columns: order.map((i) => t.columns[i]), rows: t.rows.map((r) => order.map((i) => r[i])) };
+}
 
 export interface WorkbookResult {
   /** Data rows over all sheets (headers, titles and totals rows not counted). */
@@ -88,43 +100,50 @@ export class WorkbookFile {
     const { part, index } = this.nextPart(name);
     const entry =
       this.open.size === 0 ? this.zip.text(`xl/${part}`) : this.zip.spooled(`xl/${part}`, `${this.path}.sheet${index + 1}.part`);
-    const writer = new SheetWriter(name, columns, opts, this.cells, entry, (rows, autoFilter) => {
+    const writer = new SheetWriter(name, columns, opts, this.cells, entry, (rows, autoFilter, headerRow) => {
       this.rows += rows;
-      this.sheets[index] = { ...this.sheets[index], autoFilter };
+      this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow };
       this.open.delete(writer);
     });
     this.open.add(writer);
     return writer;
   }
 
-  /** A sheet of several small tables one under another (the Summary): title, header, rows, notes. */
-  tablesSheet(name: string, tables: readonly Table[], intro: readonly string[] = []): void {
-    const { part } = this.nextPart(name);
-    const widths: number[] = [];
-    for (const t of tables)
-      t.columns.forEach((c, i) => {
-        widths[i] = Math.max(widths[i] ?? 0, c.width ?? defaultWidth(c.kind, c.name), columnLabel(c).length + 2);
-      });
-    const lines: string[] = [sheetHead(widths, 0)];
+  /**
+   * A sheet of one small table: intro lines, title, header, rows, notes. One table per sheet, so
+   * each column is sized, filtered and printed for its own values (nine tables sharing columns
+   * put `gross` in a 60-wide column and printed values under the next table's headers).
+   */
+  tableSheet(name: string, table: Table, intro: readonly string[] = []): void {
+    const { part, index } = this.nextPart(name);
+    const t = reordered(table);
+    const widths = t.columns.map(widthOf);
+    const headerRow = intro.length + (intro.length ? 1 : 0) + 2;
+    const lines: string[] = [sheetHead(widths, headerRow)];
     let row = 0;
     const add = (cells: (string | null)[]) => lines.push(rowXml(++row, cells));
     for (const text of intro) add([this.cells.styledText(text, NOTE_STYLE)]);
     if (intro.length) row += 1;
-    for (const t of tables) {
-      add([this.cells.styledText(t.title, TITLE_STYLE)]);
-      add(t.columns.map((c) => this.cells.styledText(columnLabel(c), HEADER_STYLE)));
-      const cur = currencyIndex(t.columns);
-      for (const r of t.rows) {
-        const currency = cur >= 0 ? (r[cur] as string | null) : null;
-        // A totals row (its first cell says "total") is bold, as in the data sheets.
-        const bold = typeof r[0] === 'string' && r[0].toLowerCase().startsWith('total');
-        add(t.columns.map((c, i) => (bold ? this.cells.boldCell(c.kind, r[i], currency) : this.cells.cell(c.kind, r[i], currency))));
-        this.rows += 1;
-      }
-      for (const note of t.notes ?? []) add([this.cells.styledText(note, NOTE_STYLE)]);
-      row += 1;
+    add([this.cells.styledText(t.title, TITLE_STYLE)]);
+    add(t.columns.map((c) => this.cells.styledText(columnLabel(c), HEADER_STYLE)));
+    const cur = currencyIndex(t.columns);
+    const dir = t.columns.findIndex((c) => c.name === 'direction');
+    const kinds = t.columns.map(sheetKind);
+    for (const r of t.rows) {
+      const currency = cur >= 0 ? (r[cur] as string | null) : null;
+      // A totals row (its first cell, or its direction, says "total") is bold, as in the data sheets.
+      const bold = [r[0], dir >= 0 ? r[dir] : null].some((v) => typeof v === 'string' && v.toLowerCase().startsWith('total'));
+      add(
+        t.columns.map((c, i) =>
+          bold ? this.cells.boldCell(kinds[i], r[i], currency, c.decimals) : this.cells.cell(kinds[i], r[i], currency, c.decimals),
+        ),
+      );
+      this.rows += 1;
     }
-    lines.push(sheetTail(null));
+    const autoFilter = t.rows.length > 0 ? rangeRef(headerRow, headerRow + t.rows.length, t.columns.length) : null;
+    for (const note of t.notes ?? []) add([this.cells.styledText(note, NOTE_STYLE)]);
+    lines.push(sheetTail(autoFilter));
+    this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow };
     this.zip.add(`xl/${part}`, Buffer.from(lines.join('')));
   }
 
@@ -159,7 +178,11 @@ export class SheetWriter {
   private readonly headerRow: number;
   private readonly capacity: number;
   private readonly cur: number;
-  private readonly kinds: TableColumn['kind'][];
+  private readonly kinds: SheetKind[];
+  private readonly decimals: (number | undefined)[];
+  /** Source index of each written column (money first; see column-order.ts). */
+  private readonly order: number[];
+  private readonly columns: readonly TableColumn[];
   private readonly totals: Map<string, ScaledSum[]> | null;
   private readonly summed: number[];
   private readonly body: (string | null)[];
@@ -169,23 +192,27 @@ export class SheetWriter {
 
   constructor(
     readonly name: string,
-    private readonly columns: readonly TableColumn[],
+    sourceColumns: readonly TableColumn[],
     opts: SheetOptions,
     private readonly cells: CellEncoder,
     private readonly out: TextEntry,
-    private readonly onClose: (rows: number, autoFilter: string | null) => void,
+    private readonly onClose: (rows: number, autoFilter: string | null, headerRow: number) => void,
   ) {
+    this.order = moneyFirstOrder(sourceColumns);
+    const columns = this.order.map((i) => sourceColumns[i]);
+    this.columns = columns;
     const limit = opts.rowLimit ?? SHEET_ROW_LIMIT;
     const overflow = opts.expectedRows !== undefined && opts.expectedRows > limit - 1 - TOTALS_RESERVE;
     this.headerRow = overflow ? 2 : 1;
     this.capacity = limit - this.headerRow - TOTALS_RESERVE;
     this.cur = currencyIndex(columns);
-    this.kinds = columns.map((c) => c.kind);
+    this.kinds = columns.map(sheetKind);
+    this.decimals = columns.map((c) => c.decimals);
     this.body = new Array<string | null>(columns.length);
     this.summed = columns.flatMap((c, i) => (c.kind === 'amount' ? [i] : []));
     this.totals = (opts.totals ?? true) && this.cur >= 0 && this.summed.length > 0 ? new Map() : null;
 
-    const widths = columns.map((c) => c.width ?? Math.max(defaultWidth(c.kind, c.name), columnLabel(c).length + 2));
+    const widths = columns.map(widthOf);
     let head = sheetHead(widths, this.headerRow);
     if (overflow) {
       const notice =
@@ -209,14 +236,15 @@ export class SheetWriter {
    * Adds a row. Returns a promise only when the file is behind (await it before adding more):
    * a million rows without a million awaits.
    */
-  add(values: TableRow): Promise<void> | undefined {
+  add(row: TableRow): Promise<void> | undefined {
     if (this.closed) throw new Error(`sheet "${this.name}" is closed`);
     if (this.written >= this.capacity) {
       this.dropped += 1;
       return undefined;
     }
+    const values = this.order.map((i) => row[i]);
     const currency = this.cur >= 0 ? (values[this.cur] as string | null) : null;
-    for (let i = 0; i < this.kinds.length; i++) this.body[i] = this.cells.cell(this.kinds[i], values[i], currency);
+    for (let i = 0; i < this.kinds.length; i++) this.body[i] = this.cells.cell(this.kinds[i], values[i], currency, this.decimals[i]);
     this.written += 1;
     if (this.totals && currency !== null) this.sum(currency, values);
     return this.out.write(rowXml(this.headerRow + this.written, this.body));
@@ -255,6 +283,6 @@ export class SheetWriter {
     }
     const autoFilter = this.written > 0 ? rangeRef(this.headerRow, lastData, this.columns.length) : null;
     this.out.end(tail + sheetTail(autoFilter));
-    this.onClose(this.written, autoFilter);
+    this.onClose(this.written, autoFilter, this.headerRow);
   }
 }
