@@ -138,8 +138,14 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     expect(mail.html).toMatch(/text-align:right">drift<\/th>/);
     // The workbook first, then every CSV, each byte for byte; the charts inline (cid) and shown by the HTML.
     const files = mail.attachments.filter((a) => !a.cid);
-    // The workbook and mismatches.csv; the other CSVs are for machines and stay with the version.
-    expect(files.map((a) => a.filename)).toEqual(['reconciliation.xlsx', 'mismatches.csv']);
+    // The workbook, mismatches.csv and the journal files to import; the other CSVs are for machines and stay with the version.
+    expect(files.map((a) => a.filename)).toEqual([
+      'reconciliation.xlsx',
+      'mismatches.csv',
+      'journal.csv',
+      'journal_xero.csv',
+      'journal_quickbooks.csv',
+    ]);
     for (const a of files) expect(a.content.equals(fs.readFileSync(path.join(directory, a.filename!))), a.filename).toBe(true);
     const inline = mail.attachments.filter((a) => a.cid);
     expect(inline.map((a) => a.filename)).toEqual(['mismatches-by-code.png', 'roll-forward.png', 'open-items-aging.png']);

@@ -74,6 +74,7 @@ describe("a version's workbook, charts and report.html", () => {
       'Late changes by currency',
       'Cases',
       'Case activity',
+      'Journal per currency',
       'Journal',
     ]);
     const items = wb.getWorksheet('Items')!;

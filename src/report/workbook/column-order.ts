@@ -1,7 +1,10 @@
 import type { TableColumn } from '../table.ts';
 
-/** Columns a row is known by: they stay first, before the money. */
-const KEYS = ['business_date', 'date', 'currency', 'direction'];
+/**
+ * Columns a row is known by: they stay first, before the money. A journal line is known by its entry
+ * and its account, as an accountant reads a journal: entry, date, account, then debit and credit.
+ */
+const KEYS = ['entry_id', 'business_date', 'date', 'currency', 'direction', 'role', 'account_code', 'account_name'];
 
 /**
  * The workbook's column order: the keys, then the money (amounts, then other decimals such as
