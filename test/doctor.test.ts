@@ -78,6 +78,27 @@ describe.skipIf(requiresServer('doctor connects to a real Postgres'))('payrecon 
     expect(JSON.stringify(report)).not.toMatch(/s3cret-smtp-pw|not-the-secret/);
   });
 
+  it('a report directory marked by another database fails alone, naming both; its own marker is fine', async () => {
+    const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-doctor-shared-'));
+    try {
+      const marker = path.join(shared, '.payrecon-database.json');
+      fs.writeFileSync(marker, JSON.stringify({ installationId: '00000000-0000-4000-8000-000000000000', database: 'another database' }));
+      const report = await runDoctor({ ...good, REPORT_DIR: shared });
+      expect(statuses(report)).toEqual({ ...ALL_OK, 'report directory': 'failed' });
+      const check = report.checks.find((c) => c.name === 'report directory')!;
+      expect(check.detail).toContain('another database');
+      expect(check.fix).toContain("set REPORT_DIR to a folder of this database's own");
+      const own = await world.t.db.knex.raw(`SELECT id::text AS id FROM installation`);
+      fs.writeFileSync(
+        marker,
+        JSON.stringify({ installationId: (own as { rows: Array<{ id: string }> }).rows[0].id, database: 'this one' }),
+      );
+      expect(statuses(await runDoctor({ ...good, REPORT_DIR: shared }))).toEqual(ALL_OK);
+    } finally {
+      fs.rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
   it('a bad configuration: the variable named, nothing else checked, exit 2 from the CLI', async () => {
     const report = await runDoctor({ ...good, RECON_CONCURRENCY: 'lots' });
     expect(report.checks).toHaveLength(1);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { EXIT } from '../domain/exit-codes.ts';
+import { UsageError } from '../domain/errors.ts';
 
 /** Marks a folder as the demo's own: only such a folder is wiped when the demo starts again. */
 const DEMO_FILE = '.payrecon-demo';
@@ -13,11 +13,8 @@ const DEMO_FILE = '.payrecon-demo';
 export function freshDemoReportDir(reportDir: string): string {
   const dir = path.resolve(reportDir, 'demo');
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0 && !fs.existsSync(path.join(dir, DEMO_FILE)))
-    throw Object.assign(
-      new Error(
-        `${dir}: holds files the demo did not write; the demo keeps its reports there and starts it afresh. Move them, or set REPORT_DIR elsewhere.`,
-      ),
-      { exitCode: EXIT.USAGE },
+    throw new UsageError(
+      `${dir}: holds files the demo did not write; the demo keeps its reports there and starts it afresh. Move them, or set REPORT_DIR elsewhere.`,
     );
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });

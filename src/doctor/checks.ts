@@ -8,6 +8,8 @@ import { openDatabase } from '../db/connect.ts';
 import { describeDatabase } from '../db/describe.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { createProviderClient } from '../provider/from-config.ts';
+import { installationId } from '../db/installation.ts';
+import { OWNER_FILE } from '../report/report-dir-owner.ts';
 
 export type CheckStatus = 'ok' | 'failed' | 'skipped';
 
@@ -174,7 +176,6 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
     await fs.promises.mkdir(dir, { recursive: true });
     await fs.promises.writeFile(probe, 'payrecon doctor\n', { flag: 'wx' });
     await fs.promises.rm(probe);
-    return { name, status: 'ok', detail: `${dir} writable` };
   } catch (err) {
     return {
       name,
@@ -182,5 +183,43 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
       detail: `${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
       fix: 'set REPORT_DIR to a directory this user may write, or fix its permissions',
     };
+  }
+  const owner = await reportDirOwner(dir);
+  if (!owner) return { name, status: 'ok', detail: `${dir} writable, not yet marked by a database` };
+  const mine = await ownInstallation(config);
+  if (mine === null) return { name, status: 'ok', detail: `${dir} writable; its owner not compared (the database did not answer)` };
+  if (owner.installationId !== mine)
+    return {
+      name,
+      status: 'failed',
+      detail: `${dir} holds the reports of another database (${owner.database ?? 'unknown'}, installation ${owner.installationId}); this one is installation ${mine}`,
+      fix: "set REPORT_DIR to a folder of this database's own (two databases in one folder would interleave their version numbers)",
+    };
+  return { name, status: 'ok', detail: `${dir} writable, this database's own` };
+}
+
+async function reportDirOwner(dir: string): Promise<{ installationId: string; database?: string } | null> {
+  try {
+    const parsed = JSON.parse(await fs.promises.readFile(path.join(dir, OWNER_FILE), 'utf8')) as {
+      installationId?: unknown;
+      database?: unknown;
+    };
+    return typeof parsed.installationId === 'string'
+      ? { installationId: parsed.installationId, database: typeof parsed.database === 'string' ? parsed.database : undefined }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+async function ownInstallation(config: Config): Promise<string | null> {
+  let db;
+  try {
+    db = await openDatabase(config, { applicationName: 'payrecon-doctor', poolMax: 1 });
+    return await installationId(db.knex);
+  } catch {
+    return null;
+  } finally {
+    await db?.close();
   }
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { EXIT } from '../domain/exit-codes.ts';
+import { UsageError } from '../domain/errors.ts';
 import { ReportDirError } from './version-dir.ts';
 
 /**
@@ -22,8 +22,7 @@ interface OwnerFile extends ReportDirOwner {
   markedAt: string;
 }
 
-export class ReportDirOwnedError extends Error {
-  readonly exitCode = EXIT.USAGE;
+export class ReportDirOwnedError extends UsageError {
   constructor(dir: string, found: OwnerFile, mine: ReportDirOwner) {
     super(
       `REPORT_DIR ${dir} holds the reports of another database (${found.database}, installation ${found.installationId}, marked ${found.markedAt}); ` +
@@ -68,7 +67,5 @@ async function readOwner(file: string): Promise<OwnerFile> {
   } catch {
     // reported below
   }
-  throw Object.assign(new Error(`${file}: not a payrecon report-folder marker (expected JSON with installationId); restore or remove it`), {
-    exitCode: EXIT.USAGE,
-  });
+  throw new UsageError(`${file}: not a payrecon report-folder marker (expected JSON with installationId); restore or remove it`);
 }
