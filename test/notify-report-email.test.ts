@@ -109,7 +109,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
 
     const mail = sink.received[0];
     expect(mail.subject).toBe(
-      `payrecon ${DATE}: 9 orders, 3 mismatches, 1 error… (v1, first report)`, // cut to stay under 90 characters
+      `payrecon ${DATE}: 9 orders, 3 mismatches, 1 error, 1 not yet reconciled… (v1)`, // cut to stay under 90 characters
     );
     expect(mail.text).toContain(`This is the first report for ${DATE} e-mailed to you; it carries version 1.`);
     // No path on the server in either part.

@@ -75,7 +75,7 @@ describe('business-day reports on Postgres with the sandbox', () => {
   const report = (date: string, now: Date, more: { email?: boolean; force?: boolean } = {}) =>
     reportJob({ date, now: () => now, ...more }, { config: world.config });
   const mailsFor = (date: string) => sink.received.filter((m) => m.subject?.startsWith(`payrecon ${date}:`));
-  /** Subjects without the trailing version label ("(v1, first report)"): the headline is what is tested here. */
+  /** Subjects without the trailing version label ("(v1)"): the headline is what is tested here. */
   const subjectsFor = (date: string) => mailsFor(date).map((m) => m.subject!.replace(/ \([^()]*\)$/, ''));
 
   it('a past day rerun, then that day\'s report shows the rerun; an unchecked day is never "all matched"', async () => {

@@ -70,7 +70,7 @@ describe('report e-mail content', () => {
     {
       sent: null,
       version: 1,
-      short: '(v1, first report)',
+      short: '(v1)',
       long: 'This is the first report for 2024-05-01 e-mailed to you; it carries version 1.',
     },
     { sent: null, version: 2, short: '(v2)', long: 'Version 2 of 2024-05-01.' },

@@ -51,13 +51,13 @@ describe('summary_orders', () => {
 
   it('is written exactly: counts by verdict and provider status (failed included), gross, paid, fees, net, a total row per currency', () => {
     expect(csvOf(t)).toEqual([
-      'currency,direction,orders,matched,resolved,pending,mismatch,error,unchecked,provider_success,provider_pending,provider_failed,provider_unknown,provider_none,gross,paid,fees,net,usdt_rate,net_usdt,identity_mismatches',
-      'INR,payment,4,2,1,0,0,0,1,2,0,1,0,1,350.50,340.50,4.00,336.50,,,0',
-      'INR,payout,2,1,0,1,0,0,0,1,1,0,0,0,1000.00,1000.00,15.00,-1015.00,,,0',
-      'INR,total,6,3,1,1,0,0,1,3,1,1,0,1,1350.50,1340.50,19.00,-678.50,,,0',
-      'NGN,payment,0,0,0,0,0,0,0,0,0,0,0,0,0.00,0.00,0.00,0.00,,,0',
-      'NGN,payout,1,1,0,0,0,0,0,1,0,0,0,0,5000.00,5000.00,50.00,-5050.00,,,0',
-      'NGN,total,1,1,0,0,0,0,0,1,0,0,0,0,5000.00,5000.00,50.00,-5050.00,,,0',
+      'currency,direction,orders,matched,resolved,pending,mismatch,error,unchecked,provider_success,provider_pending,provider_failed,provider_unknown,provider_none,gross,paid,fees,net,usdt_rate,net_usdt,identity_mismatches,gross_usdt,fees_usdt',
+      'INR,payment,4,2,1,0,0,0,1,2,0,1,0,1,350.50,340.50,4.00,336.50,,,0,,',
+      'INR,payout,2,1,0,1,0,0,0,1,1,0,0,0,1000.00,1000.00,15.00,-1015.00,,,0,,',
+      'INR,total,6,3,1,1,0,0,1,3,1,1,0,1,1350.50,1340.50,19.00,-678.50,,,0,,',
+      'NGN,payment,0,0,0,0,0,0,0,0,0,0,0,0,0.00,0.00,0.00,0.00,,,0,,',
+      'NGN,payout,1,1,0,0,0,0,0,1,0,0,0,0,5000.00,5000.00,50.00,-5050.00,,,0,,',
+      'NGN,total,1,1,0,0,0,0,0,1,0,0,0,0,5000.00,5000.00,50.00,-5050.00,,,0,,',
     ]);
   });
 

@@ -243,7 +243,8 @@ function summaryOf(dir: string, manifest: ManifestView | null): { headline: stri
 export function versionLabel(date: string, version: number, previouslySent: number | null): { short: string; long: string } {
   if (previouslySent === null && version === 1) {
     return {
-      short: `v${version}, first report`,
+      // The subject's room is the headline's: v1 is a first report by its number; the body says it in full.
+      short: `v${version}`,
       long: `This is the first report for ${date} e-mailed to you; it carries version ${version}.`,
     };
   }
