@@ -153,9 +153,10 @@ describe('export', () => {
     expect(header.at(-2)).toBe('resolution reason');
     expect(sheet.actualRowCount).toBe(1 + 83);
     const c = (await getCase(t.db.knex, '5'))!;
-    const row = sheet.getRows(2, 83)!.find((r) => String(r.getCell(1).value) === '5')!;
-    expect(String(row.getCell(6).value)).toBe(c.merchantRef);
-    expect(row.getCell(15).value ?? '').toBe('');
+    const col = (label: string) => header.indexOf(label) + 1;
+    const row = sheet.getRows(2, 83)!.find((r) => String(r.getCell(col('case id')).value) === '5')!;
+    expect(String(row.getCell(col('merchant ref')).value)).toBe(c.merchantRef);
+    expect(row.getCell(col('resolution reason')).value ?? '').toBe('');
     expect((await vera.get('/cases/export.xlsx?code=fee')).statusCode).toBe(400);
   });
 });

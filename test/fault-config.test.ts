@@ -68,6 +68,7 @@ const TABLE: Array<[string, string, string]> = [
   ['JOURNAL_ACCOUNTS_FILE', '/nonexistent/accounts.json', 'cannot read'],
   ['JOURNAL_BASE_CURRENCY', 'EUR', 'USDT or one of INR, NGN, IDR'],
   ['FEE_SCHEDULE_FILE', '/nonexistent/fees.json', 'cannot read'],
+  ['CASE_SLA_HOURS', 'FOO=1', 'CODE=hours pairs'],
 ];
 
 /** Free text by design (a path, an id, a key): any non-blank value is acceptable. */

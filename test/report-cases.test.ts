@@ -100,7 +100,7 @@ describe('reports showing case state', () => {
     };
     expect(sheetText('Mismatches')).toContain('case state');
     expect(sheetText('Open items')).toContain('case state');
-    expect(sheetText('Summary')).toContain('Cases by currency and code');
+    expect(sheetText('Cases')).toContain('Cases by currency and code');
     expect(header('Mismatches').length).toBeGreaterThan(0);
 
     const html = fs.readFileSync(path.join(r.directory, 'report.html'), 'utf8');

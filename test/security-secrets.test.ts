@@ -250,10 +250,12 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     // (`cursor`, `sql`), and a batch's `unnest(?::type[], …) AS v(…)` from unnestRows, whose names and types
     // are the caller's constant column lists and whose values are bindings (`v.sql`); prune's fixed
     // per-table specs (`params`, `eligible`, `head`, `last`, `time`: constant text from its SPECS map) and a
-    // snapshot query's constant `where` from its two call sites. A new interpolation fails here until someone
+    // snapshot query's constant `where` from its two call sites; the case queue's `w.sql` (caseWhere: text
+    // with ? placeholders, values bound), its keyset `k.expr` and `dir` (a fixed map by sort, ASC | DESC), an
+    // order lookup's `one(direction, table)` over constant names, and late postings' `u.sql` (unnestRows). A new interpolation fails here until someone
     // reviews it and lists it.
     const allowed =
-      /^(COLUMNS|CURSOR|ITEMS_SQL|pageSize|table|extra|extraType|order|cursor|sql|v\.sql|params|eligible|head|last|time|where|EPOCH_MS\('\w+'\)|quoteIdent\([\w.]+\)|[A-Z_]+)$/;
+      /^(COLUMNS|CURSOR|ITEMS_SQL|pageSize|table|extra|extraType|order|cursor|sql|v\.sql|u\.sql|w\.sql|k\.expr|dir|one\('\w+', '\w+'\)|params|eligible|head|last|time|where|EPOCH_MS\('\w+'\)|quoteIdent\([\w.]+\)|[A-Z_]+)$/;
     const offenders: string[] = [];
     for (const dir of ['src', 'jobs']) {
       for (const file of walk(path.join(ROOT, dir)).filter((f) => f.endsWith('.ts') && !f.includes(`${path.sep}sandbox${path.sep}`))) {

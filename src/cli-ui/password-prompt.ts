@@ -1,3 +1,4 @@
+import { printErr } from '../log/terminal.ts';
 /**
  * Reads passwords typed on the terminal without echoing them: stdin in raw mode, one key at a time,
  * the prompts on stderr so stdout stays clean for scripts. All answers are read in one raw session,
@@ -9,7 +10,7 @@ export function promptPasswords(prompts: readonly string[]): Promise<string[] | 
   const stdin = process.stdin;
   const answers: string[] = [];
   let typed = '';
-  process.stderr.write(prompts[0] ?? '');
+  printErr(prompts[0] ?? '');
   stdin.setRawMode(true);
   stdin.setEncoding('utf8');
   stdin.resume();
@@ -23,14 +24,14 @@ export function promptPasswords(prompts: readonly string[]): Promise<string[] | 
     const onData = (chunk: string) => {
       for (const ch of chunk) {
         if (ch === '\r' || ch === '\n') {
-          process.stderr.write('\n');
+          printErr('\n');
           answers.push(typed);
           typed = '';
           if (answers.length === prompts.length) return finish(answers);
-          process.stderr.write(prompts[answers.length]!);
+          printErr(prompts[answers.length]!);
         } else if (ch === '\u0003' || ch === '\u0004') {
           // Ctrl-C and Ctrl-D: raw mode swallows the signal, so stop here as the user asked.
-          process.stderr.write('\n');
+          printErr('\n');
           return finish(null);
         } else if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
         else typed += ch;

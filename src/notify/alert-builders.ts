@@ -1,6 +1,7 @@
 import type { Currency } from '../money/decimal.ts';
 import { groupedAmount } from '../recon/format.ts';
 import type { RateFlag } from '../recon/rates.ts';
+import { TAKEN_FROM_PROVIDER } from '../recon/compare.ts';
 import { MISMATCH_CODES, type MismatchCode, type Verdict } from '../domain/verdicts.ts';
 import type { AlertInput } from './raise-alert.ts';
 
@@ -195,8 +196,19 @@ function sample(items: readonly CheckedOrderSummary[]): OrderSample[] {
   return [...items]
     .sort((a, b) => cmp(a.merchantRef, b.merchantRef) || cmp(a.transactionRef, b.transactionRef))
     .slice(0, SAMPLE_ORDERS)
-    .map((i) => ({ merchantRef: i.merchantRef, transactionRef: i.transactionRef, codes: [...i.codes], reason: i.reason }));
+    .map((i) => ({ merchantRef: i.merchantRef, transactionRef: i.transactionRef, codes: [...i.codes], reason: findingReason(i.reason) }));
 }
+
+/**
+ * The reason without what the first check filled in for the merchant ("fee 5.00 taken from the
+ * provider (none recorded)"): the next check of the same finding says nothing of it, and the alert
+ * would otherwise read as news and be sent again.
+ */
+const findingReason = (reason: string) =>
+  reason
+    .split('; ')
+    .filter((part) => !part.endsWith(TAKEN_FROM_PROVIDER))
+    .join('; ');
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;

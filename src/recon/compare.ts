@@ -122,6 +122,9 @@ function updateFrom(local: LocalOrder, provider: ProviderOrder): OrderUpdate | n
   return { status: provider.status, category: provider.category, finalized: false };
 }
 
+/** The end of a reason that says which values a check filled in (alerts leave it out: it is about that check's write, not the finding). */
+export const TAKEN_FROM_PROVIDER = 'taken from the provider (none recorded)';
+
 /** Says which values the update took from the provider because the merchant had recorded none. */
 function takenFromProvider(update: OrderUpdate | null, currency: LocalOrder['currency']): string | null {
   if (!update) return null;
@@ -130,7 +133,7 @@ function takenFromProvider(update: OrderUpdate | null, currency: LocalOrder['cur
     update.paidAmount !== undefined && `paidAmount ${show(update.paidAmount, currency)}`,
     update.utr !== undefined && `utr ${update.utr}`,
   ].filter((t): t is string => typeof t === 'string');
-  return taken.length > 0 ? `${taken.join(', ')} taken from the provider (none recorded)` : null;
+  return taken.length > 0 ? `${taken.join(', ')} ${TAKEN_FROM_PROVIDER}` : null;
 }
 
 function reasonFor(verdict: Verdict, local: LocalOrder, provider: ProviderOrder | null, findings: Finding[]): string {
