@@ -85,9 +85,12 @@ describe.skipIf(requiresServer(NEEDS))('the journal over 48 simulated hours', ()
     // 48 hours from some time of day span three UTC days (the first may hold the whole run's start).
     expect(new Set(days.map((d) => d.date)).size).toBeGreaterThanOrEqual(2);
     for (const d of days) {
-      expect(d.closingMinusOpening, `${d.date} ${d.currency} checked`).not.toBeNull();
-      expect(new Decimal(d.wallet).equals(d.closingMinusOpening!), `${d.date} ${d.currency}`).toBe(true);
+      // A day holding one snapshot alone (the run starting just before midnight, on a fresh database,
+      // opens and closes on it) is not checked: it posts nothing, and its movement goes to the next day.
+      if (d.closingMinusOpening === null) expect(new Decimal(d.wallet).isZero(), `${d.date} ${d.currency} unchecked`).toBe(true);
+      else expect(new Decimal(d.wallet).equals(d.closingMinusOpening), `${d.date} ${d.currency}`).toBe(true);
     }
+    expect(days.filter((d) => d.closingMinusOpening !== null).length, 'days checked').toBeGreaterThanOrEqual(CURRENCIES.length);
     for (const c of CURRENCIES) {
       const total = days.filter((d) => d.currency === c).reduce((a, d) => a.plus(d.wallet), new Decimal(0));
       const { first, last } = ends.get(c)!;
