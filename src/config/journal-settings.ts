@@ -1,22 +1,12 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { CURRENCIES } from '../money/decimal.ts';
+import { JOURNAL_ROLES } from '../domain/journal-roles.ts';
 
 // Settings held in JSON files (a chart of accounts, a fee schedule): read and validated when the
 // configuration loads, so a wrong key stops the job before anything runs, naming the key.
 
-const ROLES = [
-  'wallet',
-  'payments_clearing',
-  'payouts_clearing',
-  'fees',
-  'timing',
-  'reversal',
-  'fee_correction',
-  'fee_difference',
-  'suspense',
-  'rounding',
-] as const;
+const ROLES = JOURNAL_ROLES;
 
 const decimalText = z.string().regex(/^\d+(\.\d+)?$/, 'expected a non-negative decimal as text, such as "1.5"');
 

@@ -1,20 +1,6 @@
 import type { Currency } from '../money/decimal.ts';
 import type { Amount } from '../domain/types.ts';
-
-/** The roles a journal line can carry; docs/accounting.md explains each. */
-export const JOURNAL_ROLES = [
-  'wallet',
-  'payments_clearing',
-  'payouts_clearing',
-  'fees',
-  'timing',
-  'reversal',
-  'fee_correction',
-  'fee_difference',
-  'suspense',
-  'rounding',
-] as const;
-export type JournalRole = (typeof JOURNAL_ROLES)[number];
+import type { JournalRole } from '../domain/journal-roles.ts';
 
 export type JournalKind = 'payments' | 'payouts' | 'timing' | 'late' | 'fee_difference' | 'drift';
 

@@ -2,7 +2,8 @@ import { Decimal, normalizeDecimal, type Currency } from '../money/decimal.ts';
 import type { Amount, Direction } from '../domain/types.ts';
 import { readAmount } from './amounts.ts';
 import { usdtValues, type DayRate } from './journal-usdt.ts';
-import type { JournalEntry, JournalKind, JournalLine, JournalRole } from './journal-types.ts';
+import type { JournalEntry, JournalKind, JournalLine } from './journal-types.ts';
+import type { JournalRole } from '../domain/journal-roles.ts';
 
 /**
  * The double-entry journal of one business day's provider activity (see docs/accounting.md).

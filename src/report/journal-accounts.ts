@@ -1,4 +1,4 @@
-import type { JournalRole } from '../recon/journal-types.ts';
+import type { JournalRole } from '../domain/journal-roles.ts';
 
 export interface Account {
   code: string;
