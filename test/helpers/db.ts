@@ -131,6 +131,10 @@ export async function createTestDatabase(name = 'db', options: TestDatabaseOptio
 
   const db = await openDatabase(config, { applicationName: dbName });
   if (migrated && !cloned) await migrate(db);
+  // A copy of the template carries the template's installation id (made once, at migration): each test
+  // database is its own installation, as each migrated database is, or the REPORT_DIR guard would take
+  // two of them for one.
+  if (cloned) await db.knex.raw(`UPDATE ${TEMPLATE_SCHEMA}.installation SET id = gen_random_uuid()`);
   let dropped = false;
   return {
     db,
