@@ -9,6 +9,7 @@ import { html, type Html } from '../html.ts';
 import { csrfField, page, stateBadge } from './layout.ts';
 import { amount, at } from './format.ts';
 import { plural, valueCell } from './case-queue.ts';
+import { checksTable } from './checks-table.ts';
 import { can } from '../auth/roles.ts';
 
 /** What the person typed into the case's forms, kept across a refusal. */
@@ -177,41 +178,7 @@ export function casePage(
     }
     ${actions}
     <h2>Checks of the order</h2>
-    ${
-      c.checks.length
-        ? html`<div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>checked</th>
-                  <th class="num">run</th>
-                  <th>verdict</th>
-                  <th>codes</th>
-                  <th>provider status</th>
-                  <th class="num">provider amount</th>
-                  <th class="num">provider fee</th>
-                  <th>reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${c.checks.map(
-                  (i) =>
-                    html`<tr>
-                      <td>${at(i.checkedAt, zone)}</td>
-                      <td class="num">${i.runId}</td>
-                      <td>${stateBadge(i.verdict)}</td>
-                      <td>${i.codes.join(' ')}</td>
-                      <td>${i.providerStatus ?? ''}</td>
-                      <td class="num">${amount(i.providerAmount, i.currency)}</td>
-                      <td class="num">${amount(i.providerFee, i.currency)}</td>
-                      <td class="wrap">${i.reason}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-        : html`<p class="muted">No checks recorded for an order.</p>`
-    }
+    ${c.checks.length ? checksTable(c.checks, zone) : html`<p class="muted">No checks recorded for an order.</p>`}
     <h2>History</h2>
     <div class="table-wrap">
       <table>

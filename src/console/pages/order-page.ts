@@ -5,6 +5,7 @@ import { html, type Html } from '../html.ts';
 import { stateBadge } from './layout.ts';
 import { amount, at, count } from './format.ts';
 import { caseLink } from './links.ts';
+import { checksTable } from './checks-table.ts';
 
 export interface OrderPageData {
   order: OrderRow;
@@ -88,33 +89,7 @@ export function orderPageBody(d: OrderPageData): Html {
         : html`<p class="muted">No case about this order.</p>`
     }
     <h2>Checks</h2>
-    ${
-      d.checks.length
-        ? table(
-            html`<th>checked</th>
-              <th class="num">run</th>
-              <th>verdict</th>
-              <th>codes</th>
-              <th>provider status</th>
-              <th class="num">provider amount</th>
-              <th class="num">provider fee</th>
-              <th>reason</th>`,
-            d.checks.map(
-              (i) =>
-                html`<tr>
-                  <td>${at(i.checkedAt, d.zone)}</td>
-                  <td class="num">${i.runId}</td>
-                  <td>${stateBadge(i.verdict)}</td>
-                  <td>${i.codes.join(' ')}</td>
-                  <td>${i.providerStatus ?? ''}</td>
-                  <td class="num">${amount(i.providerAmount, i.currency)}</td>
-                  <td class="num">${amount(i.providerFee, i.currency)}</td>
-                  <td class="wrap">${i.reason}</td>
-                </tr>`,
-            ),
-          )
-        : html`<p class="muted">Never checked.</p>`
-    }
+    ${d.checks.length ? checksTable(d.checks, d.zone) : html`<p class="muted">Never checked.</p>`}
     <h2>Webhook notifications</h2>
     ${
       d.notifications.length
