@@ -9,7 +9,7 @@ import { describeDatabase } from '../db/describe.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { createProviderClient } from '../provider/from-config.ts';
 import { installationId } from '../db/installation.ts';
-import { OWNER_FILE } from '../report/report-dir-owner.ts';
+import { OWNER_FILE, readReportDirOwner } from '../report/report-dir-owner.ts';
 
 export type CheckStatus = 'ok' | 'failed' | 'skipped';
 
@@ -184,7 +184,12 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
       fix: 'set REPORT_DIR to a directory this user may write, or fix its permissions',
     };
   }
-  const owner = await reportDirOwner(dir);
+  let owner;
+  try {
+    owner = await readReportDirOwner(dir);
+  } catch (err) {
+    return { name, status: 'failed', detail: (err as Error).message, fix: `restore or remove ${OWNER_FILE} in REPORT_DIR` };
+  }
   if (!owner) return { name, status: 'ok', detail: `${dir} writable, not yet marked by a database` };
   const mine = await ownInstallation(config);
   if (mine === null) return { name, status: 'ok', detail: `${dir} writable; its owner not compared (the database did not answer)` };
@@ -192,24 +197,10 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
     return {
       name,
       status: 'failed',
-      detail: `${dir} holds the reports of another database (${owner.database ?? 'unknown'}, installation ${owner.installationId}); this one is installation ${mine}`,
+      detail: `${dir} holds the reports of another database (${owner.database}, installation ${owner.installationId}); this one is installation ${mine}`,
       fix: "set REPORT_DIR to a folder of this database's own (two databases in one folder would interleave their version numbers)",
     };
   return { name, status: 'ok', detail: `${dir} writable, this database's own` };
-}
-
-async function reportDirOwner(dir: string): Promise<{ installationId: string; database?: string } | null> {
-  try {
-    const parsed = JSON.parse(await fs.promises.readFile(path.join(dir, OWNER_FILE), 'utf8')) as {
-      installationId?: unknown;
-      database?: unknown;
-    };
-    return typeof parsed.installationId === 'string'
-      ? { installationId: parsed.installationId, database: typeof parsed.database === 'string' ? parsed.database : undefined }
-      : null;
-  } catch {
-    return null;
-  }
 }
 
 async function ownInstallation(config: Config): Promise<string | null> {

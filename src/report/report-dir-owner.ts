@@ -18,7 +18,7 @@ export interface ReportDirOwner {
   database: string;
 }
 
-interface OwnerFile extends ReportDirOwner {
+export interface OwnerFile extends ReportDirOwner {
   markedAt: string;
 }
 
@@ -55,12 +55,20 @@ export async function claimReportDir(reportDir: string, mine: ReportDirOwner, no
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new ReportDirError(dir, err);
   }
-  const found = await readOwner(file);
+  const found = (await readReportDirOwner(dir))!;
   if (found.installationId !== mine.installationId) throw new ReportDirOwnedError(dir, found, mine);
 }
 
-async function readOwner(file: string): Promise<OwnerFile> {
-  const text = await fs.readFile(file, 'utf8');
+/** The folder's marker, or null when it has none; a marker that cannot be read as one is a usage error. */
+export async function readReportDirOwner(reportDir: string): Promise<OwnerFile | null> {
+  const file = path.join(path.resolve(reportDir), OWNER_FILE);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
   try {
     const parsed = JSON.parse(text) as Partial<OwnerFile>;
     if (typeof parsed.installationId === 'string') return parsed as OwnerFile;
