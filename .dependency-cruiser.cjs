@@ -6,7 +6,7 @@
 //   runtime    src/runtime (withJob, exit codes, alerting)
 //   pipelines  src/reconcile, src/import, src/snapshot, src/banks, src/webhook, src/report, src/status, src/schedule, src/cli-ui, src/sandbox, src/cases, src/console, src/metrics, src/doctor, src/prune
 //   core/io    src/recon (pure core), src/db, src/provider, src/notify
-//   base       src/config, src/money, src/log, src/domain (the words every layer shares: amounts, directions,
+//   base       src/config, src/money, src/log, src/html (the one HTML builder, escaping by default), src/domain (the words every layer shares: amounts, directions,
 //              statuses, verdicts, refs, business dates, exit statuses and the errors that carry them)
 const ENTRIES = '^(src/cli[.]ts|jobs/)';
 const COMMANDS = '^src/commands/';
@@ -15,7 +15,7 @@ const RUNTIME = '^src/runtime/';
 const PIPELINES =
   '^src/(reconcile|import|snapshot|banks|webhook|report|status|schedule|cli-ui|sandbox|console|cases|metrics|doctor|prune)/';
 const CORE_IO = '^src/(recon|db|provider|notify)/';
-const BASE = '^src/(config|money|log|domain)/';
+const BASE = '^src/(config|money|log|domain|html)/';
 
 const upward = (name, from, above) => ({
   name,

@@ -6,7 +6,7 @@ import { resolveSession, startSession } from './auth/sessions.ts';
 import { can } from './auth/roles.ts';
 import { SESSION_COOKIE, cookieOptions, sameToken, sendPage, sessionPolicy, type ConsoleDeps } from './http-kit.ts';
 import { CONSOLE_CSS } from './pages/style.ts';
-import { html } from './html.ts';
+import { html } from '../html/html.ts';
 import { page } from './pages/layout.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
 import { registerDayRoutes } from './routes/days.ts';

@@ -6,7 +6,7 @@ import { MISMATCH_CODES } from '../../domain/verdicts.ts';
 import { breachesSla } from '../../recon/case-sla.ts';
 import { CURRENCIES } from '../../money/decimal.ts';
 import { can } from '../auth/roles.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { csrfField, stateBadge } from './layout.ts';
 import { amount, at, count } from './format.ts';
 

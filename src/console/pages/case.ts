@@ -5,7 +5,7 @@ import type { OrderInVersion } from '../../db/order-lookup.ts';
 import { orderLink } from './links.ts';
 import { RESOLUTION_REASONS, ageBucket } from '../../recon/cases.ts';
 import type { ConsoleDeps } from '../http-kit.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { csrfField, page, stateBadge } from './layout.ts';
 import { amount, at } from './format.ts';
 import { plural, valueCell } from './case-queue.ts';

@@ -1,5 +1,5 @@
 import type { StoredReconItem } from '../../db/items.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { stateBadge } from './layout.ts';
 import { amount, at } from './format.ts';
 

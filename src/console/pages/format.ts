@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { groupedAmount } from '../../recon/format.ts';
 import { isCurrency } from '../../money/decimal.ts';
 import { groupDigits } from '../../money/group-digits.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 import type { CsvPreview } from '../report-files.ts';
 import { caseLink, orderLink } from './links.ts';
 

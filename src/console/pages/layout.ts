@@ -1,4 +1,4 @@
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 import type { Session } from '../auth/sessions.ts';
 import { can } from '../auth/roles.ts';
 

@@ -1,4 +1,4 @@
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 
 /** An order's page. */
 export function orderHref(direction: string, id: string): string {

@@ -1,7 +1,7 @@
 import type { OrderRow } from '../../db/orders.ts';
 import type { StoredReconItem } from '../../db/items.ts';
 import type { OrderCase, OrderInVersion, OrderNotification } from '../../db/order-lookup.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { stateBadge } from './layout.ts';
 import { amount, at, count } from './format.ts';
 import { caseLink } from './links.ts';

@@ -1,7 +1,7 @@
 import type { ReportVersionFiles } from '../../db/report-days.ts';
 import type { ChangedOrder, VersionTally } from '../../db/version-diff.ts';
 import type { Session } from '../auth/sessions.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { csrfField } from './layout.ts';
 import { count } from './format.ts';
 import { orderHref } from './links.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { cookieOptions, LOGIN_CSRF_COOKIE, safeNext, sameToken, sendPage, SESSION_COOKIE, type ConsoleDeps } from '../http-kit.ts';
 import { login, logout, type SessionPolicy } from '../auth/sessions.ts';
-import { html } from '../html.ts';
+import { html } from '../../html/html.ts';
 import { page } from '../pages/layout.ts';
 
 function loginPage(csrf: string, next: string, message: string | null): string {

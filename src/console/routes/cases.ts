@@ -12,7 +12,7 @@ import { writeQueueWorkbook } from '../../cases/export-workbook.ts';
 import fs from 'node:fs/promises';
 import { businessDay } from '../../report/date.ts';
 import { CURRENCIES } from '../../money/decimal.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { page } from '../pages/layout.ts';
 import { casePage, type CaseView, type Typed } from '../pages/case.ts';
 

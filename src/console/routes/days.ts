@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { listReportDays, versionsOfDay, type ReportVersionFiles } from '../../db/report-days.ts';
 import { businessDay } from '../../report/date.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { csrfField, page, stateBadge } from '../pages/layout.ts';
 import { caseLink, orderHref } from '../pages/links.ts';
 import { versionMismatches, type DayMismatch } from '../../db/day-mismatches.ts';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { findReportVersionById } from '../../db/report-days.ts';
 import { CONTENT_TYPES, versionFiles } from '../report-files.ts';
-import { html } from '../html.ts';
+import { html } from '../../html/html.ts';
 import { page } from '../pages/layout.ts';
 
 const REPORT_HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox; frame-ancestors 'none'; base-uri 'none'";

@@ -5,7 +5,7 @@ import { pendingReportDeliveries } from '../../db/deliveries.ts';
 import { schedulesFromConfig } from '../../schedule/schedules.ts';
 import { buildStatus, type JobStatus } from '../../status/build.ts';
 import { scrub, secretValues } from '../../config/redact.ts';
-import { html } from '../html.ts';
+import { html } from '../../html/html.ts';
 import { page, stateBadge } from '../pages/layout.ts';
 import { at, count } from '../pages/format.ts';
 import { tallyCounts } from '../../recon/run-counts.ts';

@@ -3,7 +3,7 @@ import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { casesOfOrder, notificationsOfOrder, ordersByRefPrefix, versionsOfOrder } from '../../db/order-lookup.ts';
 import { findOrderById } from '../../db/orders.ts';
 import { selectItemsOfOrder } from '../../db/items.ts';
-import { html } from '../html.ts';
+import { html } from '../../html/html.ts';
 import { page } from '../pages/layout.ts';
 import { amount, at } from '../pages/format.ts';
 import { orderHref } from '../pages/links.ts';

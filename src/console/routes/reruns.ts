@@ -4,7 +4,7 @@ import { enqueueRerun, findRerun, listReruns, rerunReconcileProgress, type Rerun
 import { recordAction } from '../../db/console-actions.ts';
 import { businessDay, dayIsPartial } from '../../report/date.ts';
 import { scrub, secretValues } from '../../config/redact.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { page, stateBadge } from '../pages/layout.ts';
 import { at, count } from '../pages/format.ts';
 import { rerunOutcome, type RerunOutcome } from '../pages/rerun-outcome.ts';

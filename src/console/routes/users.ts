@@ -3,7 +3,7 @@ import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { listUsers } from '../../db/console-users.ts';
 import { recentActions } from '../../db/console-actions.ts';
 import { disableUser, UserInputError } from '../users.ts';
-import { html } from '../html.ts';
+import { html } from '../../html/html.ts';
 import { csrfField, page, stateBadge } from '../pages/layout.ts';
 import { at } from '../pages/format.ts';
 

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MailAttachment } from '../../notify/mailer.ts';
-import { escapeHtml, htmlTable, textTable } from '../html/html.ts';
+import { escapeHtml } from '../../html/html.ts';
+import { htmlTable, textTable } from '../html/html.ts';
 import { timeFormatter } from '../format.ts';
 import { tableHtml } from '../html/table-html.ts';
 import { SUMMARY_SPECS } from '../summary-specs.ts';

@@ -1,11 +1,5 @@
+import { escapeHtml } from '../../html/html.ts';
 import { groupDigits } from '../../money/group-digits.ts';
-
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text safe inside HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]);
-}
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
 

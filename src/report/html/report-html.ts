@@ -1,4 +1,4 @@
-import { escapeHtml } from './html.ts';
+import { escapeHtml } from '../../html/html.ts';
 import type { RenderedChart } from '../charts/day-charts.ts';
 import { groupDigits } from '../../money/group-digits.ts';
 import type { Table } from '../table.ts';

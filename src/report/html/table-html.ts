@@ -1,4 +1,4 @@
-import { escapeHtml } from './html.ts';
+import { escapeHtml } from '../../html/html.ts';
 import { displayValue, isNumericKind } from '../display.ts';
 import { columnLabel, currencyIndex, type Table } from '../table.ts';
 
