@@ -1,4 +1,4 @@
-// The sample CSVs docs/getting-started.md imports: every row goes in, every status is known.
+// The sample CSVs docs/guides/getting-started.md imports: every row goes in, every status is known.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

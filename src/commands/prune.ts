@@ -18,7 +18,7 @@ Removes, when older than the retention: superseded checks of final orders, finis
 webhook payloads, resolved alerts, ended console sessions and login failures. Never an order, a
 case or its history, a report version, or what an open case, an unresolved alert or a recorded
 report version needs. Small batches, each its own short transaction: safe while a reconcile runs.
-With PRUNE_ARCHIVE_DIR, each removed row is written there first (docs/retention.md).
+With PRUNE_ARCHIVE_DIR, each removed row is written there first (docs/operations/retention.md).
 Exit: 0 done (or skipped: another prune holds the lock), 2 the database failed, 3 bad configuration.
 ${envHelp([...DB_ENV, 'RETENTION_DAYS', 'PRUNE_ARCHIVE_DIR', 'PRUNE_BATCH_SIZE'])}`,
     )

@@ -22,7 +22,7 @@ At start, a job whose last occurrence has no run since (and a daily whose date h
 run or no report) runs at once. Several schedulers may run against one database for failover:
 each job's advisory lock lets one of them run it, the others log a skip.
 SIGTERM/SIGINT: no new runs; a running reconcile checkpoints; waits up to SCHEDULE_SHUTDOWN_TIMEOUT_MS.
-Health and metrics: with SCHEDULE_HTTP_PORT set, GET /healthz, /readyz and /metrics (docs/operations.md).
+Health and metrics: with SCHEDULE_HTTP_PORT set, GET /healthz, /readyz and /metrics (docs/operations/running-in-production.md).
 Logs: JSON lines on stderr. See also: payrecon status, payrecon doctor.
 Exit: 0 stopped cleanly, 2 a job was still running at the shutdown timeout, 3 bad configuration.
 ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'SCHEDULE_PRUNE', 'SCHEDULE_SHUTDOWN_TIMEOUT_MS', 'SCHEDULE_HTTP_PORT', 'SCHEDULE_HTTP_HOST', 'REPORT_TIMEZONE', 'SMTP_URL', 'REPORT_EMAIL_TO'])}`,

@@ -69,7 +69,7 @@ export const JOURNAL_SETTINGS = {
     ),
     default: '',
     secret: false,
-    doc: 'JSON file mapping journal roles (or role:CUR) to {code, name} in your chart of accounts; unset roles keep the defaults (docs/accounting.md)',
+    doc: 'JSON file mapping journal roles (or role:CUR) to {code, name} in your chart of accounts; unset roles keep the defaults (docs/guides/for-accounting.md)',
   },
   JOURNAL_BASE_CURRENCY: {
     schema: z.enum(['USDT', ...CURRENCIES], { message: `expected USDT or one of ${CURRENCIES.join(', ')}` }),

@@ -1,4 +1,4 @@
-/** The roles a journal line can carry (the core posts them, the chart of accounts maps them); docs/accounting.md explains each. */
+/** The roles a journal line can carry (the core posts them, the chart of accounts maps them); docs/guides/for-accounting.md explains each. */
 export const JOURNAL_ROLES = [
   'wallet',
   'payments_clearing',

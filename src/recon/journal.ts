@@ -6,7 +6,7 @@ import type { JournalEntry, JournalKind, JournalLine } from './journal-types.ts'
 import type { JournalRole } from '../domain/journal-roles.ts';
 
 /**
- * The double-entry journal of one business day's provider activity (see docs/accounting.md).
+ * The double-entry journal of one business day's provider activity (see docs/guides/for-accounting.md).
  * Lines carry a role, mapped to the merchant's chart of accounts when rendered. Entries: one per
  * currency and kind; a late change (a reversal, a fee correction) is an entry of its own naming
  * the original day and order. Every entry balances per currency; the wallet lines of a currency

@@ -24,7 +24,7 @@ export interface CsvFileResult {
  *
  * These files are for machines (scripts, imports): a spreadsheet opening one still turns `022`
  * into 22 whatever the quoting, and rewriting values (`="022"`, a leading apostrophe) would break
- * the scripts. People open the workbook, where identifiers are text cells (docs/accounting-files.md).
+ * the scripts. People open the workbook, where identifiers are text cells (docs/reference/accounting-files.md).
  */
 
 const NEEDS_QUOTES = /[",;\t\r\n]/;

@@ -26,7 +26,7 @@ export const FILE_PURPOSES: Readonly<Record<string, string>> = {
   'balances.csv': 'the balance snapshots of the day (total_excluding_credit = available + pending + held; credit is not funds)',
   'rates.csv': 'the USDT rate snapshots of the day',
   'journal.csv':
-    'the day’s double-entry journal: one balanced entry per currency and kind, a role and account per line, debit/credit in the currency and in USDT (docs/accounting.md)',
+    'the day’s double-entry journal: one balanced entry per currency and kind, a role and account per line, debit/credit in the currency and in USDT (docs/guides/for-accounting.md)',
   'journal_xero.csv':
     'the journal in Xero’s manual journal import layout, in JOURNAL_BASE_CURRENCY; past 300 lines continued in journal_xero_2.csv, …',
   'journal_quickbooks.csv': 'the journal in QuickBooks Online’s journal import layout, in each entry’s currency with its exchange rate',

@@ -5,7 +5,7 @@ export interface Account {
   name: string;
 }
 
-/** Defaults until JOURNAL_ACCOUNTS_FILE names the merchant's own accounts (docs/accounting.md). */
+/** Defaults until JOURNAL_ACCOUNTS_FILE names the merchant's own accounts (docs/guides/for-accounting.md). */
 export const DEFAULT_ACCOUNTS: Readonly<Record<JournalRole, Account>> = {
   wallet: { code: '1210', name: 'Provider wallet' },
   payments_clearing: { code: '1220', name: 'Payments clearing' },

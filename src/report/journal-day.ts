@@ -9,7 +9,7 @@ import type { LateChangeRow, RateSnapshotRow, ReportItemRow } from '../db/report
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
 
 /**
- * The inputs of a day's journal as the report gathers them (docs/accounting.md): the roll-forward
+ * The inputs of a day's journal as the report gathers them (docs/guides/for-accounting.md): the roll-forward
  * per currency (provider values, as summary_rollforward.csv), the late changes observed in the day,
  * the fee differences against the contract of the day's orders, the day's closing rate snapshot.
  */

@@ -23,7 +23,7 @@ export const JOURNAL_SUMMARY: TableSpec = {
     { name: 'note', kind: 'text', width: 40 },
   ],
   notes: [
-    'Debits equal credits in every currency. Wallet movement = the roll-forward’s closing − opening; suspense = the drift less what known late changes explain (docs/accounting.md).',
+    'Debits equal credits in every currency. Wallet movement = the roll-forward’s closing − opening; suspense = the drift less what known late changes explain (docs/guides/for-accounting.md).',
     'Suspense and fees above contract are debits (positive) or credits (negative). The lines are in journal.csv; journal_xero.csv and journal_quickbooks.csv are for import.',
   ],
 };
