@@ -45,6 +45,32 @@ function emptyTotals(): OrderTotals {
   };
 }
 
+/** What one order adds to the Summary's money columns (decimal text). */
+export interface SettledMoney {
+  gross: string;
+  paid: string;
+  fee: string | null;
+}
+
+/**
+ * An order's share of the Summary's money, or null when it has none: only orders the provider
+ * reports as success moved money, and an identity mismatch's money is another order's. gross: the
+ * provider's amount (the merchant's where none was given); paid: a payment's paid amount (its
+ * amount where none was given), a payout's amount; fee: the provider's.
+ */
+export function settledMoney(r: ReportItemRow): SettledMoney | null {
+  if (r.provider_category !== 'success' || isNotThisOrder(r)) return null;
+  const gross = r.provider_amount ?? r.local_amount;
+  const paid = r.direction === 'payment' ? (r.provider_paid_amount ?? gross) : gross;
+  return { gross, paid, fee: r.provider_fee };
+}
+
+/** The signed effect on the provider balance: payments +(paid − fee), payouts −(amount + fee). */
+export function settledNet(direction: string, m: SettledMoney): string {
+  const fee = m.fee ?? '0';
+  return direction === 'payment' ? new Decimal(m.paid).minus(fee).toFixed() : new Decimal(m.gross).plus(fee).negated().toFixed();
+}
+
 /** The money sums of one currency and direction while the rows stream past (exact, no Decimal per row). */
 interface Sums {
   gross: DecimalSum;
@@ -85,23 +111,17 @@ export class OrderTotalsAccumulator {
       this.apart.add(r);
       return;
     }
-    if (r.provider_category !== 'success') return;
+    const m = settledMoney(r);
+    if (m === null) return;
     t.settled += 1;
     const s = this.sums.get(t)!;
-    const amount = r.provider_amount ?? r.local_amount;
-    s.gross.add(amount);
-    if (r.provider_fee !== null) {
-      s.fees.add(r.provider_fee);
-      s.net.add(r.provider_fee, -1);
+    s.gross.add(m.gross);
+    s.paid.add(m.paid);
+    if (m.fee !== null) {
+      s.fees.add(m.fee);
+      s.net.add(m.fee, -1);
     }
-    if (r.direction === 'payment') {
-      const paid = r.provider_paid_amount ?? amount;
-      s.paid.add(paid);
-      s.net.add(paid);
-    } else {
-      s.paid.add(amount);
-      s.net.add(amount, -1);
-    }
+    s.net.add(r.direction === 'payment' ? m.paid : m.gross, r.direction === 'payment' ? 1 : -1);
   }
 
   /** The totals with their money sums as Decimals. */

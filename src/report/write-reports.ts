@@ -346,7 +346,7 @@ async function writeFiles(
         const wait = items.write(cells);
         if (wait) await wait;
         if (r.verdict === 'mismatch') await mismatches.write(cells);
-        const sheetsWait = daySheets.add(row, r.verdict === 'mismatch');
+        const sheetsWait = daySheets.add(row, r);
         if (sheetsWait) await sheetsWait;
         totals.add(r);
         feeDifferences.add(r);

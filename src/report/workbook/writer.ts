@@ -8,6 +8,7 @@ import { BOLD_STYLE, HEADER_STYLE, NOTE_STYLE, NOTICE_STYLE, StyleSheet, TITLE_S
 import { CellEncoder, defaultWidth, sheetKind, type SheetKind } from './typed-cell.ts';
 import { moneyFirstOrder } from './column-order.ts';
 import { ZipFile, type TextEntry } from './zip.ts';
+import { columnName } from './xml.ts';
 
 /** Rows a worksheet holds (xlsx and every spreadsheet that reads it). */
 export const SHEET_ROW_LIMIT = 1_048_576;
@@ -39,8 +40,10 @@ export interface SheetOptions {
   fullFile?: string;
   /** Rows one sheet holds; SHEET_ROW_LIMIT unless a test needs a small one. */
   rowLimit?: number;
-  /** Totals rows per currency under the data: default when the sheet has amounts and a currency. */
+  /** Totals rows per currency (and direction) under the data: default when the sheet has amounts and a currency. */
   totals?: boolean;
+  /** The amount columns (by name) the totals rows sum; default every amount column. */
+  totalColumns?: readonly string[];
 }
 
 /**
@@ -173,11 +176,25 @@ export class WorkbookFile {
   }
 }
 
+/**
+ * The formula of a totals cell: the column's values of the rows the autofilter shows (SUBTOTAL
+ * over each row, by OFFSET) that match every criterion. Understood by Excel and LibreOffice alike.
+ */
+function subtotalRange(first: number, last: number) {
+  return (column: number, criteria: readonly { column: number; value: string }[]): string => {
+    const col = (i: number) => `$${columnName(i)}$${first}:$${columnName(i)}$${last}`;
+    const top = `$${columnName(column)}$${first}`;
+    const matches = criteria.map((c) => `--(${col(c.column)}="${c.value.replaceAll('"', '""')}")`);
+    return `SUMPRODUCT(SUBTOTAL(109,OFFSET(${top},ROW(${col(column)})-ROW(${top}),0)),${matches.join(',')})`;
+  };
+}
+
 /** One data sheet being written; rows go out as they are added. */
 export class SheetWriter {
   private readonly headerRow: number;
   private readonly capacity: number;
   private readonly cur: number;
+  private readonly dir: number;
   private readonly kinds: SheetKind[];
   private readonly decimals: (number | undefined)[];
   /** Source index of each written column (money first; see column-order.ts). */
@@ -206,10 +223,13 @@ export class SheetWriter {
     this.headerRow = overflow ? 2 : 1;
     this.capacity = limit - this.headerRow - TOTALS_RESERVE;
     this.cur = currencyIndex(columns);
+    this.dir = columns.findIndex((c) => c.name === 'direction');
     this.kinds = columns.map(sheetKind);
     this.decimals = columns.map((c) => c.decimals);
     this.body = new Array<string | null>(columns.length);
-    this.summed = columns.flatMap((c, i) => (c.kind === 'amount' ? [i] : []));
+    this.summed = columns.flatMap((c, i) =>
+      c.kind === 'amount' && (opts.totalColumns === undefined || opts.totalColumns.includes(c.name)) ? [i] : [],
+    );
     this.totals = (opts.totals ?? true) && this.cur >= 0 && this.summed.length > 0 ? new Map() : null;
 
     const widths = columns.map(widthOf);
@@ -246,16 +266,17 @@ export class SheetWriter {
     const currency = this.cur >= 0 ? (values[this.cur] as string | null) : null;
     for (let i = 0; i < this.kinds.length; i++) this.body[i] = this.cells.cell(this.kinds[i], values[i], currency, this.decimals[i]);
     this.written += 1;
-    if (this.totals && currency !== null) this.sum(currency, values);
+    if (this.totals && currency !== null) this.sum(currency, this.dir >= 0 ? (values[this.dir] as string | null) : null, values);
     return this.out.write(rowXml(this.headerRow + this.written, this.body));
   }
 
-  private sum(currency: string, values: TableRow): void {
-    let sums = this.totals!.get(currency);
+  private sum(currency: string, direction: string | null, values: TableRow): void {
+    const key = direction === null ? currency : `${currency}\u0000${direction}`;
+    let sums = this.totals!.get(key);
     if (!sums) {
       const scale = currencyDecimals(currency);
       sums = this.summed.map(() => new ScaledSum(scale));
-      this.totals!.set(currency, sums);
+      this.totals!.set(key, sums);
     }
     for (let k = 0; k < this.summed.length; k++) {
       const v = values[this.summed[k]];
@@ -263,21 +284,36 @@ export class SheetWriter {
     }
   }
 
-  /** Totals rows (after one blank row), the autofilter over the data, and the sheet is ended. */
+  /**
+   * Totals rows (after one blank row), one per currency and direction, the autofilter over the
+   * data, and the sheet is ended. Each total is a formula that sums the rows of its currency and
+   * direction the autofilter shows (SUBTOTAL 109 skips filtered rows), with its exact value cached
+   * so a reader that does not recalculate shows it too.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     const lastData = this.headerRow + this.written;
     let tail = '';
     if (this.totals && this.totals.size > 0) {
-      const label = this.columns.findIndex((c, i) => i !== this.cur && c.kind !== 'amount');
+      const label = this.columns.findIndex((c, i) => i !== this.cur && i !== this.dir && c.kind !== 'amount');
+      const range = subtotalRange(this.headerRow + 1, lastData);
       let row = lastData + 1;
-      for (const currency of [...this.totals.keys()].sort()) {
-        const sums = this.totals.get(currency)!;
+      for (const key of [...this.totals.keys()].sort()) {
+        const [currency, direction] = key.split('\u0000') as [string, string | undefined];
+        const sums = this.totals.get(key)!;
         const body = new Array<string | null>(this.columns.length).fill(null);
         if (label >= 0) body[label] = this.cells.styledText('total', BOLD_STYLE);
         body[this.cur] = this.cells.styledText(currency, BOLD_STYLE);
-        this.summed.forEach((col, k) => (body[col] = this.cells.boldCell('amount', sums[k].toString(), currency)));
+        const criteria = [{ column: this.cur, value: currency }];
+        if (direction !== undefined) {
+          body[this.dir] = this.cells.styledText(direction, BOLD_STYLE);
+          criteria.push({ column: this.dir, value: direction });
+        }
+        this.summed.forEach((col, k) => {
+          const total = sums[k].toString();
+          body[col] = this.cells.formulaCell(range(col, criteria), total, currency) ?? this.cells.boldCell('amount', total, currency);
+        });
         tail += rowXml(++row, body);
       }
     }
