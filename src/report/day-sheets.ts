@@ -8,6 +8,7 @@ import { WorkbookFile, type SheetWriter } from './workbook/writer.ts';
 /** The workbook's tabs in reading order (they are written in another). */
 const TABS = [
   'Summary',
+  'Orders by verdict',
   'Mismatches',
   'Open items',
   'Late changes',

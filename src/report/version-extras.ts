@@ -7,6 +7,7 @@ import { reportHtml, type VersionLine } from './html/report-html.ts';
 import type { DayItemSheets } from './day-sheets.ts';
 import { ROLLFORWARD_SUMMARY, TIMING_ITEMS } from './rollforward-tables.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
+import { summarySheets } from './summary-sheets.ts';
 import { writeFileSynced } from './version-dir.ts';
 import type { WorkbookFile } from './workbook/writer.ts';
 
@@ -82,11 +83,13 @@ export async function writeVersionExtras(input: VersionExtrasInput): Promise<Par
     const [orders, ...others] = [...input.summary].sort(
       (a, b) => Number(b.name === 'summary_orders') - Number(a.name === 'summary_orders'),
     );
-    workbook.tableSheet('Summary', orders, [
+    const { summary, verdicts } = summarySheets(orders);
+    workbook.tableSheet('Summary', summary, [
       input.headline,
       `Business day ${input.date} in ${input.timezone}, version ${input.version}${input.partial ? ' (written before the day was over)' : ''}.`,
       "Amounts are numbers with thousands separators and their currency's decimals, or all of their own when an amount is finer than the currency's minor unit (never rounded); an amount shaded orange is text, because it has more than 15 significant digits, which a spreadsheet number cannot hold exactly.",
     ]);
+    workbook.tableSheet('Orders by verdict', verdicts);
     await streamSheet(workbook, 'Open items', input.openItems);
     await streamSheet(workbook, 'Late changes', input.lateChanges);
     for (const t of others) workbook.tableSheet(sheetName(t), t);

@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
-import { columnLabel, currencyIndex, type Table, type TableColumn, type TableRow } from '../table.ts';
+import { columnLabel, currencyIndex, type CellValue, type Table, type TableColumn, type TableRow } from '../table.ts';
 import { currencyDecimals } from './cells.ts';
 import { CONTENT_TYPES, ROOT_RELS, coreProperties, workbookRels, workbookXml, type SheetPart } from './package-parts.ts';
 import { ScaledSum } from './scaled-sum.ts';
-import { rangeRef, rowXml, sheetHead, sheetTail } from './sheet-xml.ts';
+import { fitsPageWidth, rangeRef, rowXml, sheetHead, sheetTail } from './sheet-xml.ts';
 import { BOLD_STYLE, HEADER_STYLE, NOTE_STYLE, NOTICE_STYLE, StyleSheet, TITLE_STYLE } from './styles.ts';
 import { CellEncoder, defaultWidth, sheetKind, type SheetKind } from './typed-cell.ts';
 import { moneyFirstOrder } from './column-order.ts';
@@ -19,6 +19,24 @@ const HEADER_ROOM = 5;
 
 /** A column's width: its own, or by kind, never narrower than its header with the filter button. */
 const widthOf = (c: TableColumn): number => Math.max(c.width ?? defaultWidth(sheetKind(c), c.name), columnLabel(c).length + HEADER_ROOM);
+
+/** Characters a value takes on screen: an amount with its thousands separators, anything else as written. */
+function shownLength(c: TableColumn, v: CellValue): number {
+  if (v === null) return 0;
+  const text = String(v);
+  if (c.kind !== 'amount' && c.kind !== 'decimal' && c.kind !== 'count') return c.kind === 'datetime' ? 19 : text.length;
+  const whole = text.replace(/^-/, '').split('.')[0].length;
+  return text.length + Math.floor((whole - 1) / 3);
+}
+
+/** Widest a column grows to its longest value (long reasons wrap past this, off to the right). */
+const MAX_WIDTH = 60;
+
+/** A small table's column width: its longest value or its header with the filter button, whichever is wider. */
+function fittedWidth(c: TableColumn, values: readonly CellValue[]): number {
+  const longest = values.reduce<number>((a, v) => Math.max(a, shownLength(c, v)), 0);
+  return Math.min(MAX_WIDTH, Math.max(longest + 2, columnLabel(c).length + HEADER_ROOM, sheetKind(c) === 'date' ? 12 : 0));
+}
 
 /** A table with its columns in the workbook's order (money first; see column-order.ts). */
 function reordered(t: Table): Table {
@@ -120,12 +138,19 @@ export class WorkbookFile {
   tableSheet(name: string, table: Table, intro: readonly string[] = []): void {
     const { part, index } = this.nextPart(name);
     const t = reordered(table);
-    const widths = t.columns.map(widthOf);
+    const widths = t.columns.map((c, i) => fittedWidth(c, t.rows.map((r) => r[i])));
     const headerRow = intro.length + (intro.length ? 1 : 0) + 2;
     const lines: string[] = [sheetHead(widths, headerRow)];
     let row = 0;
     const add = (cells: (string | null)[]) => lines.push(rowXml(++row, cells));
-    for (const text of intro) add([this.cells.styledText(text, NOTE_STYLE)]);
+    // A note spans the table's width, wrapped, so it neither widens the printed page nor runs off to the right.
+    const span = widths.reduce((a, b) => a + b, 0);
+    const merged: string[] = [];
+    const note = (text: string) => {
+      lines.push(rowXml(++row, [this.cells.styledText(text, NOTE_STYLE)], 15 * Math.ceil((text.length * 1.1) / span)));
+      if (widths.length > 1) merged.push(rangeRef(row, row, widths.length));
+    };
+    for (const text of intro) note(text);
     if (intro.length) row += 1;
     add([this.cells.styledText(t.title, TITLE_STYLE)]);
     add(t.columns.map((c) => this.cells.styledText(columnLabel(c), HEADER_STYLE)));
@@ -144,8 +169,8 @@ export class WorkbookFile {
       this.rows += 1;
     }
     const autoFilter = t.rows.length > 0 ? rangeRef(headerRow, headerRow + t.rows.length, t.columns.length) : null;
-    for (const note of t.notes ?? []) add([this.cells.styledText(note, NOTE_STYLE)]);
-    lines.push(sheetTail(autoFilter));
+    for (const text of t.notes ?? []) note(text);
+    lines.push(sheetTail(autoFilter, fitsPageWidth(widths), merged));
     this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow };
     this.zip.add(`xl/${part}`, Buffer.from(lines.join('')));
   }
@@ -203,6 +228,7 @@ export class SheetWriter {
   private readonly totals: Map<string, ScaledSum[]> | null;
   private readonly summed: number[];
   private readonly body: (string | null)[];
+  private readonly fit: boolean;
   private written = 0;
   private dropped = 0;
   private closed = false;
@@ -233,6 +259,7 @@ export class SheetWriter {
     this.totals = (opts.totals ?? true) && this.cur >= 0 && this.summed.length > 0 ? new Map() : null;
 
     const widths = columns.map(widthOf);
+    this.fit = fitsPageWidth(widths);
     let head = sheetHead(widths, this.headerRow);
     if (overflow) {
       const notice =
@@ -318,7 +345,7 @@ export class SheetWriter {
       }
     }
     const autoFilter = this.written > 0 ? rangeRef(this.headerRow, lastData, this.columns.length) : null;
-    this.out.end(tail + sheetTail(autoFilter));
+    this.out.end(tail + sheetTail(autoFilter, this.fit));
     this.onClose(this.written, autoFilter, this.headerRow);
   }
 }
