@@ -60,6 +60,7 @@ describe("a version's workbook, charts and report.html", () => {
   it('holds the sheets in reading order, each with a frozen header and an autofilter over its data', () => {
     expect(wb.worksheets.map((w) => w.name)).toEqual([
       'Summary',
+      'Orders by verdict',
       'Mismatches',
       'Open items',
       'Late changes',
@@ -80,7 +81,7 @@ describe("a version's workbook, charts and report.html", () => {
     const items = wb.getWorksheet('Items')!;
     expect(items.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     expect(items.getRow(1).getCell(1).value).toBe('business date');
-    expect(items.autoFilter).toMatch(/^A1:AA\d+$/);
+    expect(items.autoFilter).toMatch(/^A1:AE\d+$/);
   });
 
   it('the Journal sheet is journal.csv as one table: debits and credits numbers, account codes text', () => {
@@ -109,7 +110,11 @@ describe("a version's workbook, charts and report.html", () => {
       };
       const headerRows = ws.getRows(1, Math.min(ws.rowCount, 5_000))!.filter(isHeader);
       expect(headerRows.length, ws.name).toBeLessThanOrEqual(1);
-      expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
+      // Fitted to the page width where that stays readable; a wider sheet at 60 %, its columns running on.
+      const width = ws.columns.reduce((a, c) => a + (c.width ?? 0), 0);
+      const print = width <= 275 ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 } : { fitToPage: false, scale: 60 };
+      expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', ...print });
+      if (ws.name === 'Summary') expect(ws.pageSetup.fitToPage).toBe(true);
       if (ws.name === 'Items' || ws.name === 'Summary') expect(ws.pageSetup.printTitlesRow, ws.name).toMatch(/^\$?\d+:\$?\d+$/);
     }
     // Summary: the money per currency and direction, nothing stacked under it.
@@ -179,24 +184,45 @@ describe("a version's workbook, charts and report.html", () => {
     expect((p044.getCell(col('created at')).value as Date).toISOString()).toBe('2024-05-01T14:30:00.000Z');
   });
 
-  it('ends the Items sheet with a totals row per currency equal to the sums of items.csv', () => {
+  it('ends Items with a totals row per currency and direction: SUBTOTAL formulas over the success orders, equal to the Summary', () => {
     const items = wb.getWorksheet('Items')!;
     const header = (items.getRow(1).values as string[]).slice(1);
+    expect(header.slice(0, 7)).toEqual(['business date', 'currency', 'direction', 'gross', 'paid', 'fee', 'net']);
     const rows = csv('items.csv');
-    const currencies = [...new Set(rows.map((x) => x.currency))].sort();
+    const orders = csv('summary_orders.csv').filter((x) => x.direction !== 'total' && Number(x.orders) > 0);
+    expect(orders.length).toBeGreaterThan(1);
     const totalsStart = 2 + rows.length + 1; // header, data, one blank row
-    currencies.forEach((currency, k) => {
-      const totals = items.getRow(totalsStart + k);
-      expect(totals.getCell(header.indexOf('currency') + 1).value).toBe(currency);
-      for (const column of ['local_amount', 'provider_amount', 'local_fee', 'provider_fee', 'difference']) {
-        const expected = rows
-          .filter((x) => x.currency === currency && x[column] !== '')
-          .reduce((s, x) => s.plus(x[column]), new Decimal(0));
-        const cell = totals.getCell(header.indexOf(column.replaceAll('_', ' ')) + 1);
-        expect(new Decimal(String(cell.value ?? 0)).equals(expected), `${currency} ${column}`).toBe(true);
+    const totals = items.getRows(totalsStart, orders.length)!;
+    orders.forEach((o, k) => {
+      const row = totals[k];
+      expect([row.getCell(2).value, row.getCell(3).value]).toEqual([o.currency, o.direction]);
+      for (const [label, column] of [
+        ['gross', 'gross'],
+        ['paid', 'paid'],
+        ['fee', 'fees'],
+        ['net', 'net'],
+      ]) {
+        const cell = row.getCell(header.indexOf(label) + 1);
+        const value = cell.value as ExcelJS.CellFormulaValue;
+        const name = `${o.currency} ${o.direction} ${label}`;
+        // Follows the autofilter: SUBTOTAL(109) of each row, by OFFSET, where currency and direction match.
+        expect(value.formula, name).toMatch(/^SUMPRODUCT\(SUBTOTAL\(109,OFFSET\(/);
+        expect(value.formula, name).toContain(`="${o.currency}")`);
+        expect(value.formula, name).toContain(`="${o.direction}")`);
+        // exceljs leaves out a cached result of 0.
+        expect(new Decimal(String(value.result ?? 0)).equals(o[column]), name).toBe(true);
         expect(cell.font?.bold).toBe(true);
       }
     });
+    // The Summary sheet shows the same figures.
+    const summary = wb.getWorksheet('Summary')!;
+    const sHeaderRow = summary.getRows(1, 20)!.find((r) => r.getCell(1).value === 'currency')!;
+    const sHeader = (sHeaderRow.values as string[]).slice(1);
+    const sRows = summary.getRows(sHeaderRow.number + 1, 12)!;
+    for (const o of orders) {
+      const r = sRows.find((x) => x.getCell(1).value === o.currency && x.getCell(2).value === o.direction)!;
+      expect(new Decimal(String(r.getCell(sHeader.indexOf('gross') + 1).value)).equals(o.gross)).toBe(true);
+    }
   });
 
   it('shows the roll-forward and its timing items on sheets of their own, as in summary_rollforward.csv and timing_items.csv', () => {
@@ -228,10 +254,10 @@ describe("a version's workbook, charts and report.html", () => {
     const sheet = wb.getWorksheet('Mismatches')!;
     const rows = csv('mismatches.csv');
     const header = (sheet.getRow(1).values as string[]).slice(1);
-    expect(header.slice(0, 4)).toEqual(['business date', 'currency', 'direction', 'difference']);
+    expect(header.slice(0, 4)).toEqual(['business date', 'currency', 'direction', 'gross']);
     const differences = sheet
       .getRows(2, rows.length)!
-      .map((row) => row.getCell(4).value)
+      .map((row) => row.getCell(header.indexOf('difference') + 1).value)
       .filter((v) => v !== null && v !== undefined);
     expect(differences.length).toBeGreaterThan(0);
     expect(differences.every((v) => typeof v === 'number')).toBe(true);
