@@ -263,6 +263,37 @@ describe("a version's workbook, charts and report.html", () => {
     expect(differences.every((v) => typeof v === 'number')).toBe(true);
   });
 
+  it.skipIf(requiresBrowser('report.html at 1,280 px in Chromium'))(
+    'report.html at 1,280 px: no sideways scrolling, the money columns inside the viewport, files linked, every version listed',
+    async () => {
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        await page.goto(pathToFileURL(path.join(r.directory, 'report.html')).href);
+        await page.screenshot({ path: screenshotPath('report-html-1280.png'), fullPage: true });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+        // The right edge of every money column's header, in the summary and the mismatches.
+        const MONEY = ['gross', 'paid', 'fees', 'net', 'difference', 'local amount', 'provider amount', 'provider fee', 'drift'];
+        const edges = await page.$$eval(
+          'table th',
+          (ths, money) =>
+            ths
+              .filter((th) => money.includes(th.textContent ?? ''))
+              .map((th) => ({ label: th.textContent, right: th.getBoundingClientRect().right })),
+          MONEY,
+        );
+        expect(edges.map((e) => e.label)).toEqual(expect.arrayContaining(['gross', 'net', 'difference', 'provider fee']));
+        for (const e of edges) expect(e.right, e.label!).toBeLessThanOrEqual(1280);
+        // Each file of the version links to it, beside report.html.
+        const links = await page.$$eval('#files a', (as) => as.map((a) => a.getAttribute('href')));
+        expect(links).toEqual(expect.arrayContaining(['reconciliation.xlsx', 'journal.csv', 'items.csv']));
+        expect(await page.$$eval('#versions tbody tr', (trs) => trs.length)).toBe(1);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
+
   it.skipIf(requiresBrowser('report.html renders its charts in Chromium'))(
     'report.html renders every chart in Chromium with no console errors',
     async () => {
@@ -302,22 +333,25 @@ describe("a version's workbook, charts and report.html", () => {
           page.$$eval(`#${id} + div table tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('th,td')].map((c) => c.textContent ?? '')));
         const roll = await cellsOf('summary_rollforward');
         expect(roll[0]).toEqual(expect.arrayContaining(['timing items', 'timing movement', 'opening snapshot', 'closing snapshot']));
-        expect(roll.find((row) => row[0] === 'INR')!.slice(0, 9)).toEqual([
-          'INR',
-          '2024-05-01 00:05:00 +05:30',
-          '10,500.00',
-          '490.00',
-          '1,318.00',
-          '-828.00',
-          '1',
-          '980.00',
-          '10,652.00',
-        ]);
+        // Money first, as in the workbook: the amounts, then the counts and the times.
+        const inr = roll.find((row) => row[0] === 'INR')!;
+        const byLabel = Object.fromEntries(roll[0].map((label, i) => [label, inr[i]]));
+        expect(byLabel).toMatchObject({
+          'opening snapshot': '2024-05-01 00:05:00 +05:30',
+          opening: '10,500.00',
+          'payments in': '490.00',
+          'payouts out': '1,318.00',
+          'movement by orders': '-828.00',
+          'timing items': '1',
+          'timing movement': '980.00',
+          'expected closing': '10,652.00',
+        });
+        expect(roll[0].slice(0, 3)).toEqual(['currency', 'opening', 'payments in']);
         expect((await cellsOf('timing_items'))[1]).toEqual([
           'INR',
           'payment',
-          'M-MIDNIGHT',
           '980.00',
+          'M-MIDNIGHT',
           '2024-05-01 00:00:00 +05:30',
           '2024-05-01 05:30:00 +05:30',
           'opening',
