@@ -1,5 +1,6 @@
 import { Decimal } from '../money/decimal.ts';
 import { DecimalSum } from '../money/decimal-sum.ts';
+import { scanDecimal, smallScaledValue } from '../money/decimal-text.ts';
 import type { ReportItemRow } from '../db/reports.ts';
 import { IdentityMismatchTotals, isNotThisOrder } from './identity-mismatches.ts';
 
@@ -68,7 +69,25 @@ export function settledMoney(r: ReportItemRow): SettledMoney | null {
 /** The signed effect on the provider balance: payments +(paid − fee), payouts −(amount + fee). */
 export function settledNet(direction: string, m: SettledMoney): string {
   const fee = m.fee ?? '0';
-  return direction === 'payment' ? new Decimal(m.paid).minus(fee).toFixed() : new Decimal(m.gross).plus(fee).negated().toFixed();
+  return direction === 'payment' ? sum(m.paid, 1, fee, -1) : sum(m.gross, -1, fee, -1);
+}
+
+/**
+ * sa·a + sb·b exactly, as decimal text with the more decimals of the two: as whole numbers of the
+ * smallest unit when both are short (a million rows, no Decimal each), else with Decimal.
+ */
+function sum(a: string, sa: 1 | -1, b: string, sb: 1 | -1): string {
+  // scanDecimal reuses one result object: each value is scanned again right before it is read.
+  const scale = Math.max(scanDecimal(a)?.fractionDigits ?? 0, scanDecimal(b)?.fractionDigits ?? 0);
+  const scanA = scanDecimal(a);
+  const va = scanA && smallScaledValue(a, scanA, scale);
+  const scanB = scanDecimal(b);
+  const vb = scanB && smallScaledValue(b, scanB, scale);
+  if (va == null || vb == null) return new Decimal(a).times(sa).plus(new Decimal(b).times(sb)).toFixed(scale);
+  const v = sa * va + sb * vb;
+  const digits = String(Math.abs(v)).padStart(scale + 1, '0');
+  const whole = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return v < 0 ? `-${whole}` : whole;
 }
 
 /** The money sums of one currency and direction while the rows stream past (exact, no Decimal per row). */
