@@ -9,7 +9,7 @@ import { ROLLFORWARD_SUMMARY, TIMING_ITEMS } from './rollforward-tables.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
 import { summarySheets } from './summary-sheets.ts';
 import { writeFileSynced } from './version-dir.ts';
-import type { WorkbookFile } from './workbook/writer.ts';
+import { fittedWidth, type WorkbookFile } from './workbook/writer.ts';
 
 import type { ExtraFileName, ExtraFileResult } from './manifest.ts';
 
@@ -155,9 +155,10 @@ async function streamSheet(workbook: WorkbookFile, name: string, source: Streame
   sheet.close();
 }
 
-/** A small table as a data sheet; one row per currency already, so no totals rows. */
+/** A small table as a data sheet, its columns as wide as their longest value; one row per currency already, so no totals rows. */
 function tableSheet(workbook: WorkbookFile, name: string, table: Table): void {
-  const sheet = workbook.sheet(name, table.columns, { totals: false });
+  const columns = table.columns.map((c, i) => ({ ...c, width: fittedWidth(c, table.rows.map((r) => r[i])) }));
+  const sheet = workbook.sheet(name, columns, { totals: false });
   for (const row of table.rows) sheet.add(row);
   sheet.close();
 }

@@ -33,7 +33,7 @@ function shownLength(c: TableColumn, v: CellValue): number {
 const MAX_WIDTH = 60;
 
 /** A small table's column width: its longest value or its header with the filter button, whichever is wider. */
-function fittedWidth(c: TableColumn, values: readonly CellValue[]): number {
+export function fittedWidth(c: TableColumn, values: readonly CellValue[]): number {
   const longest = values.reduce<number>((a, v) => Math.max(a, shownLength(c, v)), 0);
   return Math.min(MAX_WIDTH, Math.max(longest + 2, columnLabel(c).length + HEADER_ROOM, sheetKind(c) === 'date' ? 12 : 0));
 }
@@ -121,9 +121,9 @@ export class WorkbookFile {
     const { part, index } = this.nextPart(name);
     const entry =
       this.open.size === 0 ? this.zip.text(`xl/${part}`) : this.zip.spooled(`xl/${part}`, `${this.path}.sheet${index + 1}.part`);
-    const writer = new SheetWriter(name, columns, opts, this.cells, entry, (rows, autoFilter, headerRow) => {
+    const writer = new SheetWriter(name, columns, opts, this.cells, entry, (rows, autoFilter, headerRow, printArea) => {
       this.rows += rows;
-      this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow };
+      this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow, printArea };
       this.open.delete(writer);
     });
     this.open.add(writer);
@@ -171,7 +171,7 @@ export class WorkbookFile {
     const autoFilter = t.rows.length > 0 ? rangeRef(headerRow, headerRow + t.rows.length, t.columns.length) : null;
     for (const text of t.notes ?? []) note(text);
     lines.push(sheetTail(autoFilter, fitsPageWidth(widths), merged));
-    this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow };
+    this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow, printArea: rangeRef(1, row, t.columns.length) };
     this.zip.add(`xl/${part}`, Buffer.from(lines.join('')));
   }
 
@@ -239,7 +239,7 @@ export class SheetWriter {
     opts: SheetOptions,
     private readonly cells: CellEncoder,
     private readonly out: TextEntry,
-    private readonly onClose: (rows: number, autoFilter: string | null, headerRow: number) => void,
+    private readonly onClose: (rows: number, autoFilter: string | null, headerRow: number, printArea: string) => void,
   ) {
     this.order = moneyFirstOrder(sourceColumns);
     const columns = this.order.map((i) => sourceColumns[i]);
@@ -322,10 +322,11 @@ export class SheetWriter {
     this.closed = true;
     const lastData = this.headerRow + this.written;
     let tail = '';
+    let row = lastData;
     if (this.totals && this.totals.size > 0) {
       const label = this.columns.findIndex((c, i) => i !== this.cur && i !== this.dir && c.kind !== 'amount');
       const range = subtotalRange(this.headerRow + 1, lastData);
-      let row = lastData + 1;
+      row += 1;
       for (const key of [...this.totals.keys()].sort()) {
         const [currency, direction] = key.split('\u0000') as [string, string | undefined];
         const sums = this.totals.get(key)!;
@@ -346,6 +347,6 @@ export class SheetWriter {
     }
     const autoFilter = this.written > 0 ? rangeRef(this.headerRow, lastData, this.columns.length) : null;
     this.out.end(tail + sheetTail(autoFilter, this.fit));
-    this.onClose(this.written, autoFilter, this.headerRow);
+    this.onClose(this.written, autoFilter, this.headerRow, rangeRef(1, row, this.columns.length));
   }
 }
