@@ -94,7 +94,11 @@ describe('the day journal (pure)', () => {
 
   it('a reversal the provider made on one day and a check saw the next: suspense holds it one day, cleared the next', () => {
     // Day 1: the provider reversed ORD-7 (−500 on the balance); no check has seen it, so it is drift.
-    const quiet = { ...DAY.rollForward, payments: { paidAmount: null, fee: null, count: 0 }, payouts: { amount: null, fee: null, count: 0 } };
+    const quiet = {
+      ...DAY.rollForward,
+      payments: { paidAmount: null, fee: null, count: 0 },
+      payouts: { amount: null, fee: null, count: 0 },
+    };
     const base = { ...DAY, rollForward: { ...quiet, timingItems: [] } };
     const day1 = buildJournal({ ...base, rollForward: { ...base.rollForward, opening: '1000000', closing: '999500', drift: '-500' } });
     // Day 2: nothing moves; the check sees the reversal and posts it here.

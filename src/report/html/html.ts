@@ -15,9 +15,18 @@ export function htmlTable(header: readonly string[], rows: readonly (readonly st
     const text = numeric[i] ? groupDigits(v) : v;
     return tag === 'th' ? html`<th style="${style}">${text}</th>` : html`<td style="${style}">${text}</td>`;
   };
-  const head = html`<tr>${header.map((h, i) => cell('th', h, i))}</tr>`;
-  const body = rows.map((r) => html`<tr>${r.map((v, i) => cell('td', v, i))}</tr>\n`);
-  return html`<table style="border-collapse:collapse;font-family:Arial,sans-serif;font-size:12px;font-variant-numeric:tabular-nums">\n${head}\n${body}</table>`;
+  const head = html`<tr>
+    ${header.map((h, i) => cell('th', h, i))}
+  </tr>`;
+  const body = rows.map(
+    (r) =>
+      html`<tr>
+        ${r.map((v, i) => cell('td', v, i))}
+      </tr> `,
+  );
+  return html`<table style="border-collapse:collapse;font-family:Arial,sans-serif;font-size:12px;font-variant-numeric:tabular-nums">
+    ${head} ${body}
+  </table>`;
 }
 
 /** A fixed-width text table for the plain-text part. */

@@ -138,7 +138,12 @@ export class WorkbookFile {
   tableSheet(name: string, table: Table, intro: readonly string[] = []): void {
     const { part, index } = this.nextPart(name);
     const t = reordered(table);
-    const widths = t.columns.map((c, i) => fittedWidth(c, t.rows.map((r) => r[i])));
+    const widths = t.columns.map((c, i) =>
+      fittedWidth(
+        c,
+        t.rows.map((r) => r[i]),
+      ),
+    );
     const headerRow = intro.length + (intro.length ? 1 : 0) + 2;
     const lines: string[] = [sheetHead(widths, headerRow)];
     let row = 0;
