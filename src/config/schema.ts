@@ -562,7 +562,7 @@ export const ENV_VARS = {
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',
     }),
     secret: false,
-    doc: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; unset: `warn` on a terminal, `info` otherwise',
+    doc: 'log level; unset: `warn` on a terminal, `info` otherwise',
   },
   LOG_FORMAT: {
     schema: z.enum(['auto', 'json', 'text'], { message: 'expected auto, json or text' }),
