@@ -115,40 +115,19 @@ export function buildReportEmail(v: ReportVersionRef, opts: ReportContentOptions
     .join('\n');
   // Money first, then the files, then charts and the detail tables; a wide table scrolls in its own
   // box so the message never scrolls sideways in a reading pane.
+  // The templates are the message's markup as sent: prettier would reflow the HTML inside them.
+  // prettier-ignore
   const scroll = (inner: Html) => html`<div style="max-width:100%;overflow-x:auto">${inner}</div>`;
-  const body = html`<!doctype html>
-    <html>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-      </head>
-      <body style="margin:0;padding:8px;font-family:Arial,sans-serif;font-size:14px;color:#1d2330">
-        <div style="max-width:${EMAIL_WIDTH_PX}px">
-          <p style="font-size:16px;font-weight:600">${intro}</p>
-          <p>${label.long}</p>
-          ${
-            money
-              ? html`<h3>${money.title}</h3>
-                  ${scroll(money.html)} `
-              : null
-          }
-          <p>
-            ${attachedNames ? `Attached: ${attachedNames}.` : null}${archiveLine ? html`<br />${archiveLine}` : null}<br />The other files
-            of this version (CSV for scripts, report.html) are in the console.
-          </p>
-          ${charts.map(
-            (c) =>
-              html`<p>
-                <img src="cid:${c.name}@payrecon" alt="${c.name.replaceAll('-', ' ')}" width="640" style="max-width:100%;height:auto" />
-              </p> `,
-          )}${tables.map(
-            (t) =>
-              html`<h3>${t.title}</h3>
-                ${scroll(t.html)} `,
-          )}
-        </div>
-      </body>
-    </html>`;
+  // prettier-ignore
+  const body = html`<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="margin:0;padding:8px;font-family:Arial,sans-serif;font-size:14px;color:#1d2330"><div style="max-width:${EMAIL_WIDTH_PX}px">
+<p style="font-size:16px;font-weight:600">${intro}</p>
+<p>${label.long}</p>
+${money ? html`<h3>${money.title}</h3>\n${scroll(money.html)}\n` : null}<p>${attachedNames ? `Attached: ${attachedNames}.` : null}${archiveLine ? html`<br>${archiveLine}` : null}<br>The other files of this version (CSV for scripts, report.html) are in the console.</p>
+${charts.map(
+  (c) =>
+    html`<p><img src="cid:${c.name}@payrecon" alt="${c.name.replaceAll('-', ' ')}" width="640" style="max-width:100%;height:auto"></p>\n`,
+)}${tables.map((t) => html`<h3>${t.title}</h3>\n${scroll(t.html)}\n`)}</div></body></html>`;
   const htmlText = body.text;
   return { subject, text, html: htmlText, attachments: [...attachments, ...inline] };
 }

@@ -59,101 +59,65 @@ export function reportHtml(input: ReportHtmlInput, formatTime: (ms: number) => s
   const title = `Reconciliation ${input.date}, version ${input.version}`;
   const previous = input.versions.filter((v) => v.version !== input.version);
   // The charts' SVG is rendered by vega from our own data, and is markup by design.
-  const charts = input.charts.map((c) => html`<figure data-chart="${c.name}" aria-label="${c.title}">${new Html(c.svg)}</figure> `);
-  const tables = input.tables.map(
-    (t) =>
-      html`<h3 id="${t.name}">${t.title}</h3>
-        <div class="scroll">${tableHtml(t, formatTime)}</div> `,
+  // The templates are the page's markup as written: prettier would reflow the HTML inside them.
+  // prettier-ignore
+  const charts = input.charts.map(
+    (c) => html`<figure data-chart="${c.name}" aria-label="${c.title}">\n${new Html(c.svg)}\n</figure>\n`,
   );
+  // prettier-ignore
+  const tables = input.tables.map((t) => html`<h3 id="${t.name}">${t.title}</h3>\n<div class="scroll">${tableHtml(t, formatTime)}</div>\n`);
   const count = input.mismatchCount;
+  // prettier-ignore
   const mismatchText =
     count === 0
       ? html`<p>No mismatches.</p>`
-      : html`<p>
-            ${groupDigits(String(count))}
-            orders${count > input.mismatches.rows.length ? `; the first ${input.mismatches.rows.length} here, all in mismatches.csv and the workbook` : ''}.
-          </p>
-          <div class="scroll">${tableHtml(input.mismatches, formatTime)}</div>`;
+      : html`<p>${groupDigits(String(count))} orders${count > input.mismatches.rows.length ? `; the first ${input.mismatches.rows.length} here, all in mismatches.csv and the workbook` : ''}.</p>
+<div class="scroll">${tableHtml(input.mismatches, formatTime)}</div>`;
+  // prettier-ignore
   const versions = input.versions.map(
     (v) =>
-      html`<tr>
-        <td style="padding:2px 8px;text-align:right">${v.version}${v.version === input.version ? ' (this one)' : ''}</td>
-        <td style="padding:2px 8px">${readableTime(v.createdAt)}</td>
-        <td style="padding:2px 8px">${v.headline ?? ''}</td>
-      </tr> `,
+      html`<tr><td style="padding:2px 8px;text-align:right">${v.version}${v.version === input.version ? ' (this one)' : ''}</td><td style="padding:2px 8px">${readableTime(v.createdAt)}</td><td style="padding:2px 8px">${v.headline ?? ''}</td></tr>\n`,
   );
+  // prettier-ignore
   const files = input.files.map(
     (f) =>
-      html`<tr>
-        <td style="padding:2px 8px">
-          <a href="${encodeURIComponent(f.name)}"><code>${f.name}</code></a>
-        </td>
-        <td style="padding:2px 8px;text-align:right">${f.rows === null ? '' : groupDigits(String(f.rows))}</td>
-        <td style="padding:2px 8px">${f.purpose}</td>
-      </tr> `,
+      html`<tr><td style="padding:2px 8px"><a href="${encodeURIComponent(f.name)}"><code>${f.name}</code></a></td><td style="padding:2px 8px;text-align:right">${f.rows === null ? '' : groupDigits(String(f.rows))}</td><td style="padding:2px 8px">${f.purpose}</td></tr>\n`,
   );
   const earlier = previous.length ? `; ${previous.length === 1 ? 'one earlier version' : `${previous.length} earlier versions`} below` : '';
+  // prettier-ignore
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title}</title>
-        <style>
-          ${new Html(STYLE)}
-        </style>
-      </head>
-      <body>
-        <header>
-          <h1>${title}</h1>
-          <p class="headline">${input.headline}</p>
-          ${input.partial ? html`<p class="partial">Written before the day was over: every figure may still change.</p>` : null}
-          <p class="meta">
-            Business day ${input.date} in ${input.timezone}. Version ${input.version}, written ${readableTime(input.createdAt)}${earlier}.
-          </p>
-        </header>
-        <section id="charts">
-          <h2>The day in pictures</h2>
-          <div class="charts">${charts}</div>
-        </section>
-        <section id="summary">
-          <h2>Summary</h2>
-          ${tables}
-        </section>
-        <section id="mismatches">
-          <h2>Mismatches</h2>
-          ${mismatchText}
-        </section>
-        <section id="versions">
-          <h2>Versions of this day</h2>
-          <table style="border-collapse:collapse;font-size:13px">
-            <thead>
-              <tr>
-                <th style="padding:2px 8px">version</th>
-                <th style="padding:2px 8px;text-align:left">written</th>
-                <th style="padding:2px 8px;text-align:left">headline</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${versions}
-            </tbody>
-          </table>
-        </section>
-        <section id="files">
-          <h2>Files of this version</h2>
-          <table style="border-collapse:collapse;font-size:13px">
-            <thead>
-              <tr>
-                <th style="padding:2px 8px;text-align:left">file</th>
-                <th style="padding:2px 8px;text-align:right">rows</th>
-                <th style="padding:2px 8px;text-align:left">what it is for</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${files}
-            </tbody>
-          </table>
-        </section>
-      </body>
-    </html> `.text;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<header>
+<h1>${title}</h1>
+<p class="headline">${input.headline}</p>
+${input.partial ? html`<p class="partial">Written before the day was over: every figure may still change.</p>` : null}
+<p class="meta">Business day ${input.date} in ${input.timezone}. Version ${input.version}, written ${readableTime(input.createdAt)}${earlier}.</p>
+</header>
+<section id="charts"><h2>The day in pictures</h2>
+<div class="charts">
+${charts}</div>
+</section>
+<section id="summary"><h2>Summary</h2>
+${tables}</section>
+<section id="mismatches"><h2>Mismatches</h2>
+${mismatchText}
+</section>
+<section id="versions"><h2>Versions of this day</h2>
+<table style="border-collapse:collapse;font-size:13px"><thead><tr><th style="padding:2px 8px">version</th><th style="padding:2px 8px;text-align:left">written</th><th style="padding:2px 8px;text-align:left">headline</th></tr></thead>
+<tbody>${versions}</tbody></table>
+</section>
+<section id="files"><h2>Files of this version</h2>
+<table style="border-collapse:collapse;font-size:13px"><thead><tr><th style="padding:2px 8px;text-align:left">file</th><th style="padding:2px 8px;text-align:right">rows</th><th style="padding:2px 8px;text-align:left">what it is for</th></tr></thead>
+<tbody>${files}</tbody></table>
+</section>
+</body>
+</html>
+`.text;
 }
