@@ -91,7 +91,7 @@ describe('charts', () => {
           payouts_out: '900000000.00',
           timing_movement: null,
           closing: '600001250.00',
-          drift: '1250.00',
+          drift: '1250',
         },
       ],
     });

@@ -1,3 +1,4 @@
+import { CURRENCY_DECIMALS, Decimal, isCurrency } from '../../money/decimal.ts';
 import { groupDigits } from '../../money/group-digits.ts';
 import type { TopLevelSpec } from 'vega-lite';
 import { CHART_FONT } from './render.ts';
@@ -110,7 +111,8 @@ export function rollForwardChart(rows: readonly RollForwardBars[]): TopLevelSpec
     ];
     // The drift is named under the currency, above its panel: 1,250 on a 300 M axis is no visible
     // bar, and a label beside that bar ran past the chart's right edge.
-    const panel = r.drift === null ? r.currency : `${r.currency}|drift ${groupDigits(r.drift)}`;
+    const decimals = isCurrency(r.currency) ? CURRENCY_DECIMALS[r.currency] : 2;
+    const panel = r.drift === null ? r.currency : `${r.currency}|drift ${groupDigits(new Decimal(r.drift).toFixed(decimals))}`;
     return v.flatMap(([step, text, sign]) => (text === null ? [] : [{ panel, step, amount: sign * Number(text) }]));
   });
   return {
