@@ -7,6 +7,7 @@
 #   reconciliation.xlsx: hashed part by part, a date-time cell's fraction of a day -> <time>;
 #   manifest.json: created_at's time, every SHA-256 and the workbook's byte count (they follow the times).
 # Usage: scripts/demo-fingerprint.sh [checkout]   (default: the one this script is in)
+#   FP_KEEP=dir: copy the version's files there too, to see what a differing hash differs in.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "${1:-$here/..}" && pwd)
@@ -21,6 +22,7 @@ if ! (cd "$tmp" && env -i PATH="$PATH" HOME="$HOME" FP_NOW="$now" REPORT_DIR="$t
   exit 1
 fi
 version=$(ls -d "$tmp"/reports/demo/*/v1)
+if [ -n "${FP_KEEP:-}" ]; then mkdir -p "$FP_KEEP" && cp -r "$version"/. "$FP_KEEP"/; fi
 
 times='s/T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?/T<time>/g; s/ [0-9]{2}:[0-9]{2}:[0-9]{2} ([+-][0-9]{2}:[0-9]{2})/ <time> \1/g'
 hash() { sha256sum | cut -d' ' -f1; }
