@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isAttachedCsv } from '../src/report/email/content.ts';
 import { REPORT_FILES, SUMMARY_FILES } from '../src/report/manifest.ts';
-import { REPORT_TABLES } from '../src/report/report-tables.ts';
+import { REPORT_TABLES, WORKBOOK_TABS } from '../src/report/report-tables.ts';
 import { SUMMARY_SPECS } from '../src/report/summary-specs.ts';
 
 describe('the index of report tables', () => {
@@ -24,5 +24,11 @@ describe('the index of report tables', () => {
     const sheets = REPORT_TABLES.flatMap((t) => (t.sheet ? [t.sheet] : []));
     expect(new Set(sheets).size).toBe(sheets.length);
     for (const s of sheets) expect(s.length, s).toBeLessThanOrEqual(31);
+  });
+
+  it("orders only the index's sheets among the workbook's tabs, each once", () => {
+    const sheets = new Set(REPORT_TABLES.map((t) => t.sheet));
+    for (const tab of WORKBOOK_TABS) expect(sheets.has(tab), tab).toBe(true);
+    expect(new Set(WORKBOOK_TABS).size).toBe(WORKBOOK_TABS.length);
   });
 });

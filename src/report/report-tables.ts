@@ -161,6 +161,28 @@ export const REPORT_TABLES: readonly ReportTableEntry[] = [
   },
 ];
 
+/**
+ * The workbook's tabs in reading order (they are written in another): the index's sheets, money and
+ * what needs a person first. A sheet not listed (the journal's) follows, in the order written.
+ */
+export const WORKBOOK_TABS: readonly string[] = [
+  'Summary',
+  'Mismatches',
+  'Open items',
+  'Late changes',
+  'Roll-forward',
+  'Timing items',
+  'Items',
+  'Balances',
+  'Rates',
+  'Unknown orders',
+  'Identity mismatches',
+  'Open items by age',
+  'Late changes by currency',
+  'Cases',
+  'Case activity',
+];
+
 const BY_NAME = new Map(REPORT_TABLES.map((t) => [t.name, t]));
 
 /** The index entry of a table, by its name; undefined for a name not in the index (journal_xero_2, …). */
