@@ -25,6 +25,8 @@ export interface PlannedResolve {
   code: string;
   state: string;
   ref: string | null;
+  /** The order the case is about, for the ref's link; null for a drift case. */
+  order: { direction: string; id: string } | null;
 }
 
 export interface RefusedRow {
@@ -68,6 +70,7 @@ export function planImport(rows: readonly ImportRow[], stored: ReadonlyMap<strin
       code: c.code,
       state: c.state,
       ref: c.merchantRef ?? c.transactionRef,
+      order: c.direction && c.orderId ? { direction: c.direction, id: c.orderId } : null,
     });
   }
   return plan;

@@ -4,7 +4,7 @@ import type { BulkOutcome } from '../../cases/bulk.ts';
 import { RESOLUTION_REASONS } from '../../recon/cases.ts';
 import { html, type Html } from '../../html/html.ts';
 import { csrfField, stateBadge } from './layout.ts';
-import { caseLink } from './links.ts';
+import { caseLink, orderLink } from './links.ts';
 import { plural } from './case-queue.ts';
 
 /** The upload form: the CSRF field comes first, the server checks it before reading the file. */
@@ -65,7 +65,7 @@ export function importPreview(s: Session, v: { token: string; fileName: string; 
                         <td class="num">${p.row}</td>
                         <td class="num">${caseLink(p.id, p.id)}</td>
                         <td>${p.code}</td>
-                        <td>${p.ref ?? ''}</td>
+                        <td>${p.ref ? orderLink(p.ref, p.order ?? undefined) : ''}</td>
                         <td>${stateBadge(p.state)}</td>
                         <td>${p.reason}</td>
                         <td>${p.note}</td>
