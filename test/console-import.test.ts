@@ -202,9 +202,13 @@ describe('the round trip', () => {
     const columns = await upload(fiona, { filename: 'q.csv', bytes: Buffer.from('id,what\n2,adjusted\n') });
     expect(columns.statusCode).toBe(400);
     expect(columns.body).toContain('the first row has no case_id, version, resolution_reason, resolution_note columns');
-    const big = await upload(fiona, { filename: 'q.csv', bytes: Buffer.alloc(17 * 1024 * 1024, 0x41) });
+    const many = Buffer.from(`case_id,version,resolution_reason,resolution_note\n${'2,0,,\n'.repeat(20_001)}`);
+    const tooMany = await upload(fiona, { filename: 'q.csv', bytes: many });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.body).toContain('more than 20,000 rows: export a narrower filter');
+    const big = await upload(fiona, { filename: 'q.csv', bytes: Buffer.alloc(9 * 1024 * 1024, 0x41) });
     expect(big.statusCode).toBe(413);
-    expect(big.body).toContain('larger than 16 MB');
+    expect(big.body).toContain('larger than 8 MB');
     expect((await getCase(t.db.knex, '2'))!.state).toBe('open');
     // A form post of the upload route without a file.
     expect((await fiona.post('/cases/import', { file: 'x' })).statusCode).toBe(400);

@@ -18,8 +18,11 @@ export class ImportFileError extends Error {
   }
 }
 
-/** More rows than one upload applies: a workbook of the whole queue at 100,000 cases still fits. */
-export const IMPORT_MAX_ROWS = 100_000;
+/**
+ * Rows one upload may hold: a batch a person decided, not the whole queue. exceljs reads a workbook
+ * whole, about 10 KB of memory a row (1 GB at 100,000 rows, measured), so the cap bounds the memory.
+ */
+export const IMPORT_MAX_ROWS = 20_000;
 const NEEDED = ['case_id', 'version', 'resolution_reason', 'resolution_note'] as const;
 
 /**
@@ -93,8 +96,8 @@ async function workbookRows(bytes: Buffer): Promise<string[][]> {
   return rows;
 }
 
-/** What a workbook may unpack to: the export of 100,000 cases is about 60 MB of XML. */
-const WORKBOOK_MAX_INFLATED = 256 * 1024 * 1024;
+/** What a workbook may unpack to: the export of 20,000 cases is about 25 MB of XML, an Excel save less. */
+const WORKBOOK_MAX_INFLATED = 48 * 1024 * 1024;
 
 /** The sum of the uncompressed sizes the zip's central directory declares; null when there is none to read (or ZIP64). */
 function declaredSize(bytes: Buffer): number | null {

@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { sameToken } from './http-kit.ts';
 import type { Session } from './auth/sessions.ts';
 
-/** The largest upload read: a workbook of 100,000 exported cases is about 6 MB. */
-export const UPLOAD_MAX_BYTES = 16 * 1024 * 1024;
+/** The largest upload read: the export of 20,000 cases (the most one upload applies) is about 1.7 MB. */
+export const UPLOAD_MAX_BYTES = 8 * 1024 * 1024;
 
 export type Upload = { kind: 'file'; fileName: string; bytes: Buffer } | { kind: 'refused'; status: 400 | 403 | 413; message: string };
 

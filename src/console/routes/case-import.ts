@@ -16,10 +16,21 @@ export function registerCaseImportRoutes(app: FastifyInstance, deps: ConsoleDeps
     sendPage(reply, 200, titled(request.session!)(importForm(request.session!, null))),
   );
 
+  // One workbook read at a time in this process: exceljs holds a workbook whole (about 200 MB at the
+  // 20,000-row cap), so two at once would double that.
+  let reading = false;
+
   app.post('/cases/import', { config: { access: 'work-cases', csrf: 'upload' } }, async (request, reply) => {
     const s = request.session!;
     const upload = await readUpload(request, s);
     if (upload.kind === 'refused') return sendPage(reply, upload.status, titled(s)(importForm(s, upload.message)));
+    if (reading)
+      return sendPage(
+        reply.header('Retry-After', '30'),
+        503,
+        titled(s)(importForm(s, 'Another upload is being read in this console right now. Upload again in a minute.')),
+      );
+    reading = true;
     try {
       const { token, plan } = await previewImport(
         deps.db,
@@ -35,6 +46,8 @@ export function registerCaseImportRoutes(app: FastifyInstance, deps: ConsoleDeps
     } catch (err) {
       if (!(err instanceof ImportFileError)) throw err;
       return sendPage(reply, 400, titled(s)(importForm(s, `Nothing changed: ${err.message}`)));
+    } finally {
+      reading = false;
     }
   });
 
