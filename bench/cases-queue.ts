@@ -26,6 +26,7 @@ import { silentLogger } from '../src/log/logger.ts';
 import { eachCase, selectCasePage } from '../src/db/case-queue.ts';
 import { actOnCases } from '../src/cases/bulk.ts';
 import { businessDay } from '../src/report/date.ts';
+import { benchMachine, loadAverages, recordResult } from './lib/record.ts';
 
 const { values } = parseArgs({
   options: {
@@ -157,7 +158,9 @@ try {
   };
   const { id, merchant_ref: ref, order_id: orderId } = someCase.rows[0];
 
-  const time = async (name: string, url: string) => {
+  const loadBefore = loadAverages();
+  const figures: Record<string, number> = {};
+  const time = async (name: string, url: string, key: string) => {
     const ms: number[] = [];
     for (let i = 0; i < RUNS + 3; i++) {
       const t = process.hrtime.bigint();
@@ -169,15 +172,17 @@ try {
     ms.sort((a, b) => a - b);
     const q = (p: number) => ms[Math.min(ms.length - 1, Math.ceil(p * ms.length) - 1)].toFixed(1);
     process.stdout.write(`${name.padEnd(28)} p50 ${q(0.5).padStart(7)} ms   p95 ${q(0.95).padStart(7)} ms\n`);
+    figures[`${key}_p50_ms`] = Number(q(0.5));
+    figures[`${key}_p95_ms`] = Number(q(0.95));
   };
   process.stdout.write(`cases-queue: ${ORDERS} orders, ${CASES} open cases, ${RUNS} runs each (server time, fastify inject)\n`);
-  await time('queue, first page', '/cases');
-  await time('queue, page 500', `/cases?after=${after}`);
-  await time('queue by risk, first page', '/cases?sort=risk');
-  await time('ref search (14 chars)', `/cases?ref=${ref.slice(0, 14).toLowerCase()}`);
-  await time('case page', `/cases/${id}`);
-  await time('order page', `/orders/payment/${orderId}`);
-  await time(`day page (${day.date})`, `/days/${day.date}`);
+  await time('queue, first page', '/cases', 'queue_first_page');
+  await time('queue, page 500', `/cases?after=${after}`, 'queue_page_500');
+  await time('queue by risk, first page', '/cases?sort=risk', 'queue_by_risk_first_page');
+  await time('ref search (14 chars)', `/cases?ref=${ref.slice(0, 14).toLowerCase()}`, 'ref_search');
+  await time('case page', `/cases/${id}`, 'case_page');
+  await time('order page', `/orders/payment/${orderId}`, 'order_page');
+  await time(`day page (${day.date})`, `/days/${day.date}`, 'day_page');
 
   const selected: Array<{ id: string; version: number }> = [];
   for await (const c of eachCase(db.knex, { states: ['open'], code: 'FEE' })) {
@@ -186,9 +191,24 @@ try {
   }
   t0 = Date.now();
   const out = await actOnCases(db, selected, { kind: 'resolve', actor: 'bench', reason: 'adjusted', note: 'bench' }, new Date());
+  const bulkSeconds = (Date.now() - t0) / 1000;
   process.stdout.write(
-    `bulk resolve                 ${out.done.length} cases in ${((Date.now() - t0) / 1000).toFixed(2)} s (${out.refused.length} refused)\n`,
+    `bulk resolve                 ${out.done.length} cases in ${bulkSeconds.toFixed(2)} s (${out.refused.length} refused)\n`,
   );
+  recordResult('cases-queue', {
+    command: `BENCH_DATABASE_URL=<postgres> node --import tsx bench/cases-queue.ts --orders ${ORDERS} --cases ${CASES} --runs ${RUNS}`,
+    machine: benchMachine(),
+    load: { before_pages: loadBefore, after_bulk: loadAverages() },
+    figures: {
+      orders: ORDERS,
+      cases: CASES,
+      runs: RUNS,
+      ...figures,
+      bulk_resolved: out.done.length,
+      bulk_resolve_seconds: Number(bulkSeconds.toFixed(2)),
+    },
+    notes: ['server time through fastify inject (no socket); p50/p95 over the runs after three warm-ups'],
+  });
   await app.close();
 } finally {
   await db.close();
