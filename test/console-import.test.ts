@@ -137,6 +137,7 @@ describe('the round trip', () => {
     const done = await fiona.post(url, {});
     expect(done.statusCode).toBe(200);
     expect(done.body).toContain('2 cases resolved');
+    expect(done.body).toContain('<a href="/cases/3">#3</a>');
     expect(await getCase(t.db.knex, '3')).toMatchObject({ state: 'resolved', resolution: 'adjusted' });
     expect(await getCase(t.db.knex, '6')).toMatchObject({ state: 'resolved', resolution: 'written-off' });
     const audit = (await caseHistory(t.db.knex, '3')).filter((e) => e.toState === 'resolved');

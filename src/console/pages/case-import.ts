@@ -6,6 +6,7 @@ import { html, type Html } from '../../html/html.ts';
 import { csrfField, stateBadge } from './layout.ts';
 import { caseLink, orderLink } from './links.ts';
 import { plural } from './case-queue.ts';
+import { count } from './format.ts';
 
 /** The upload form: the CSRF field comes first, the server checks it before reading the file. */
 export function importForm(s: Session, problem: string | null): Html {
@@ -106,7 +107,16 @@ function refusedTable(rows: ImportPlan['refused']): Html {
 
 /** After the confirm: what was resolved, and what was left because it changed since the preview. */
 export function importDone(out: BulkOutcome): Html {
+  const SHOWN = 200;
   return html`<h1>${plural(out.done.length, 'case')} resolved</h1>
+    ${
+      out.done.length
+        ? html`<p class="wrap">
+            ${out.done.slice(0, SHOWN).map((id) => html`${caseLink(id)} `)}
+            ${out.done.length > SHOWN ? html`<span class="muted">and ${count(out.done.length - SHOWN)} more</span>` : null}
+          </p>`
+        : null
+    }
     ${
       out.refused.length
         ? html`<p class="error" role="alert">${plural(out.refused.length, 'case')} left as they were:</p>
