@@ -203,6 +203,16 @@ describe('the round trip', () => {
     const columns = await upload(fiona, { filename: 'q.csv', bytes: Buffer.from('id,what\n2,adjusted\n') });
     expect(columns.statusCode).toBe(400);
     expect(columns.body).toContain('the first row has no case_id, version, resolution_reason, resolution_note columns');
+    // A preview lists 500 rows of a table and says how many more.
+    const unknown = Array.from({ length: 501 }, (_, i) => `${900_000 + i},0,adjusted,x\n`).join('');
+    const long = await upload(fiona, {
+      filename: 'q.csv',
+      bytes: Buffer.from(`case_id,version,resolution_reason,resolution_note\n${unknown}`),
+    });
+    expect(long.statusCode).toBe(200);
+    expect(long.body).toContain('501 rows refused');
+    expect(long.body).toContain('and 1 more, not listed');
+    expect(long.body).not.toContain('900500');
     const many = Buffer.from(`case_id,version,resolution_reason,resolution_note\n${'2,0,,\n'.repeat(20_001)}`);
     const tooMany = await upload(fiona, { filename: 'q.csv', bytes: many });
     expect(tooMany.statusCode).toBe(400);

@@ -8,6 +8,10 @@ import { caseLink, orderLink } from './links.ts';
 import { plural } from './case-queue.ts';
 import { count } from './format.ts';
 
+/** Rows listed in each of the preview's tables: the page stays readable; the confirm applies them all. */
+const ROWS_SHOWN = 500;
+const more = (n: number) => (n > ROWS_SHOWN ? html`<p class="muted">and ${count(n - ROWS_SHOWN)} more, not listed</p>` : null);
+
 /** The upload form: the CSRF field comes first, the server checks it before reading the file. */
 export function importForm(s: Session, problem: string | null): Html {
   return html`<h1>Upload a filled-in workbook</h1>
@@ -60,7 +64,7 @@ export function importPreview(s: Session, v: { token: string; fileName: string; 
                   </tr>
                 </thead>
                 <tbody>
-                  ${plan.resolve.map(
+                  ${plan.resolve.slice(0, ROWS_SHOWN).map(
                     (p) =>
                       html`<tr>
                         <td class="num">${p.row}</td>
@@ -74,7 +78,8 @@ export function importPreview(s: Session, v: { token: string; fileName: string; 
                   )}
                 </tbody>
               </table>
-            </div>`
+            </div>
+            ${more(plan.resolve.length)}`
         : html`<p>Nothing to resolve: fill in the resolution reason and note of the cases you worked, then upload again.</p>`
     }
     <p><a href="/cases/import">upload another file</a> · <a href="/cases">back to the queue</a></p>`;
@@ -92,7 +97,7 @@ function refusedTable(rows: ImportPlan['refused']): Html {
           </tr>
         </thead>
         <tbody>
-          ${rows.map(
+          ${rows.slice(0, ROWS_SHOWN).map(
             (r) =>
               html`<tr>
                 <td class="num">${r.row}</td>
@@ -102,7 +107,8 @@ function refusedTable(rows: ImportPlan['refused']): Html {
           )}
         </tbody>
       </table>
-    </div>`;
+    </div>
+    ${more(rows.length)}`;
 }
 
 /** After the confirm: what was resolved, and what was left because it changed since the preview. */
