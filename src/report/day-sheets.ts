@@ -2,28 +2,10 @@ import path from 'node:path';
 import type { ReportItemRow } from '../db/reports.ts';
 import { ITEM_TABLE_COLUMNS } from './item-table.ts';
 import { settledMoney, settledNet } from './order-totals.ts';
+import { WORKBOOK_TABS } from './report-tables.ts';
 import type { TableColumn, TableRow } from './table.ts';
 import { WorkbookFile, type SheetWriter } from './workbook/writer.ts';
 
-/** The workbook's tabs in reading order (they are written in another). */
-const TABS = [
-  'Summary',
-  'Orders by verdict',
-  'Mismatches',
-  'Open items',
-  'Late changes',
-  'Roll-forward',
-  'Timing items',
-  'Items',
-  'Balances',
-  'Rates',
-  'Unknown orders',
-  'Identity mismatches',
-  'Open items by age',
-  'Late changes by currency',
-  'Cases',
-  'Case activity',
-];
 
 /**
  * The Summary's money per order, on the Items and Mismatches sheets only (items.csv keeps its
@@ -80,7 +62,7 @@ export class DayItemSheets {
       zone: opts.timezone,
       // A value from the data, not the clock: the same data gives the same bytes.
       created: new Date(`${opts.date}T00:00:00Z`),
-      order: TABS,
+      order: WORKBOOK_TABS,
     });
     // Items first: the big sheet streams straight into the zip, Mismatches through a temp file.
     this.items = this.workbook.sheet('Items', SHEET_COLUMNS, { expectedRows: opts.items, fullFile: 'items.csv', ...TOTALLED });
