@@ -6,7 +6,6 @@ import { WORKBOOK_TABS } from './report-tables.ts';
 import type { TableColumn, TableRow } from './table.ts';
 import { WorkbookFile, type SheetWriter } from './workbook/writer.ts';
 
-
 /**
  * The Summary's money per order, on the Items and Mismatches sheets only (items.csv keeps its
  * columns): filled for the orders the Summary sums (provider success, not an identity mismatch),

@@ -134,7 +134,13 @@ async function streamSheet(
 
 /** A small table as a data sheet, its columns as wide as their longest value; one row per currency already, so no totals rows. */
 function tableSheet(workbook: WorkbookFile, name: string, table: Table): void {
-  const columns = table.columns.map((c, i) => ({ ...c, width: fittedWidth(c, table.rows.map((r) => r[i])) }));
+  const columns = table.columns.map((c, i) => ({
+    ...c,
+    width: fittedWidth(
+      c,
+      table.rows.map((r) => r[i]),
+    ),
+  }));
   const sheet = workbook.sheet(name, columns, { totals: false });
   for (const row of table.rows) sheet.add(row);
   sheet.close();
