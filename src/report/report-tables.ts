@@ -167,7 +167,6 @@ export const REPORT_TABLES: readonly ReportTableEntry[] = [
  */
 export const WORKBOOK_TABS: readonly string[] = [
   'Summary',
-  'Orders by verdict',
   'Mismatches',
   'Open items',
   'Late changes',
