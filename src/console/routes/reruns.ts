@@ -206,6 +206,7 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
     if (result.status === 'sent') return reply.redirect(`/reruns/${r.id}`, 303);
     if (result.status === 'already_sent') return refuse(409, `v${r.reportVersion} was already sent to accounting; it is not sent twice.`);
     if (result.status === 'busy') return refuse(409, 'Another process is sending this version right now; reload in a moment.');
+    if (result.status === 'removed') return refuse(410, `Not sent: ${result.message}.`);
     return refuse(
       502,
       `The mail server did not take it: ${scrub(result.error, secrets)}. It stays pending and is retried by the next report run.`,
