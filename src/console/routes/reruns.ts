@@ -77,8 +77,10 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
     if (r.state !== 'completed' || r.reportVersion === null) return null;
     const versions = await versionsOfDay(deps.db.knex, r.businessDate);
     const version = versions.find((v) => v.version === r.reportVersion);
-    if (!version) return null;
-    const previous = versions.find((v) => v.version < version.version) ?? null;
+    // A version the retention removed has no recorded orders left to tally (its day page says so).
+    if (!version || version.removedAt) return null;
+    // Nor has a removed previous one: no comparison rather than "every order changed".
+    const previous = versions.find((v) => v.version < version.version && !v.removedAt) ?? null;
     return {
       version,
       previous,
