@@ -208,6 +208,17 @@ describe.skipIf(requiresServer('prune runs on Postgres'))('payrecon prune: repor
     expect(await exists(t.db.knex, 'recon_items', built.rows[0].id)).toBe(false);
   });
 
+  it('finishes a removal a prune left half done: the folder and recorded orders of a version marked removed go', async () => {
+    const date = oldDay();
+    await orderOn(date);
+    const [v1] = await versions(date, 2);
+    // As a prune stopped right after marking it: row marked, folder and recorded orders still there.
+    await t.db.knex.raw(`UPDATE report_versions SET removed_at = now(), orders_recorded = false WHERE id = ?::bigint`, [v1.record.id]);
+    await prune();
+    expect(fs.existsSync(v1.directory)).toBe(false);
+    expect((await versionRow(v1.record.id)).orders).toBe(0);
+  });
+
   it('archives a removed version first: one zip of its files, its row and its recorded orders, read back exactly', async () => {
     const date = oldDay();
     await orderOn(date);
