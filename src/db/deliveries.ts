@@ -18,10 +18,13 @@ export interface ReportDelivery {
   email_attempts: number;
   email_error: string | null;
   emailed_at: Date | null;
+  /** Set when the retention removed the version's files: nothing to send. */
+  removed_at: Date | null;
+  archived_to: string | null;
 }
 
 const COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest,
-  email_status, email_attempts, email_error, emailed_at`;
+  email_status, email_attempts, email_error, emailed_at, removed_at, archived_to`;
 
 export async function reportDeliveryById(db: Knex, id: string): Promise<ReportDelivery | null> {
   const res = (await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE id = ?::bigint`, [id])) as { rows: ReportDelivery[] };
@@ -36,15 +39,19 @@ export async function reportDeliveryByVersion(db: Knex, businessDate: string, ve
   return res.rows[0] ?? null;
 }
 
-/** Marks the version pending and counts the attempt; returns the row as it now is. */
-export async function beginEmailAttempt(db: Knex, id: string): Promise<ReportDelivery> {
+/**
+ * Marks the version pending and counts the attempt; returns the row as it now is, or null when the
+ * retention removed its files (a pending version is never removed: the two updates exclude each other).
+ */
+export async function beginEmailAttempt(db: Knex, id: string): Promise<ReportDelivery | null> {
   const res = (await db.raw(
     `UPDATE report_versions SET email_status = 'pending', email_attempts = email_attempts + 1
-      WHERE id = ?::bigint RETURNING ${COLUMNS}`,
+      WHERE id = ?::bigint AND removed_at IS NULL RETURNING ${COLUMNS}`,
     [id],
   )) as { rows: ReportDelivery[] };
-  if (!res.rows[0]) throw new Error(`report version ${id} does not exist`);
-  return res.rows[0];
+  if (res.rows[0]) return res.rows[0];
+  if (!(await reportDeliveryById(db, id))) throw new Error(`report version ${id} does not exist`);
+  return null;
 }
 
 export async function markEmailSent(db: Knex, id: string, at: Date): Promise<void> {

@@ -42,9 +42,12 @@ export interface ReportVersionFiles {
   manifest: Record<string, unknown>;
   createdAt: Date;
   emailStatus: string;
+  /** Set when the retention removed its files (they are gone; archivedTo: the zip they went to). */
+  removedAt: Date | null;
+  archivedTo: string | null;
 }
 
-const COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest, created_at, email_status`;
+const COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest, created_at, email_status, removed_at, archived_to`;
 type Row = {
   id: string;
   business_date: string;
@@ -53,6 +56,8 @@ type Row = {
   manifest: Record<string, unknown>;
   created_at: Date;
   email_status: string;
+  removed_at: Date | null;
+  archived_to: string | null;
 };
 const toVersion = (r: Row): ReportVersionFiles => ({
   id: r.id,
@@ -62,6 +67,8 @@ const toVersion = (r: Row): ReportVersionFiles => ({
   manifest: r.manifest,
   createdAt: r.created_at,
   emailStatus: r.email_status,
+  removedAt: r.removed_at,
+  archivedTo: r.archived_to,
 });
 
 /** A version by its id: how downloads find their directory (never from a path in the request). */
