@@ -59,7 +59,13 @@ export async function* pagesOf(
  * the pass is left for the next run; one that stopped being due is left out of its page. A resumed run
  * finds the ids after its checkpoint.
  */
-async function* duePagesOf(db: Db, direction: Direction, filter: DueFilter, afterId: string | null, size: number): AsyncGenerator<OrderRow[]> {
+async function* duePagesOf(
+  db: Db,
+  direction: Direction,
+  filter: DueFilter,
+  afterId: string | null,
+  size: number,
+): AsyncGenerator<OrderRow[]> {
   const ids = await selectDueIds(db.knex, direction, filter, afterId);
   for (let i = 0; i < ids.length; i += size) {
     const page = await selectDueOrders(db.knex, direction, filter, ids.slice(i, i + size));
