@@ -1,5 +1,5 @@
 import type { Db } from './connect.ts';
-import { advisoryKey } from './advisory.ts';
+import { jobLockName } from './locks.ts';
 import { stallOf } from '../recon/run-stall.ts';
 
 /** Who holds a job's lock, as far as the database can tell, for a message a person acts on. */
@@ -19,28 +19,9 @@ export interface LockHolder {
   lastProgressAt: Date | null;
 }
 
-/**
- * The holder of job's lock: the session in pg_locks (a bigint advisory key is stored as classid =
- * high 32 bits, objid = low 32 bits, objsubid = 1) and the job's latest running run.
- */
+/** The holder of job's lock: the session the engine names (Postgres: from pg_locks) and the job's latest running run. */
 export async function findLockHolder(db: Db, jobName: string): Promise<LockHolder> {
-  let sessionPid: number | null = null;
-  let application: string | null = null;
-  if (db.engine === 'postgres') {
-    const key = advisoryKey(`job:${db.schema}:${jobName}`);
-    const res = (await db.knex.raw(
-      `SELECT l.pid, a.application_name
-         FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-          AND l.classid::bigint = (?::bigint >> 32) & 4294967295
-          AND l.objid::bigint = ?::bigint & 4294967295
-        LIMIT 1`,
-      [key, key],
-    )) as { rows: Array<{ pid: number; application_name: string | null }> };
-    sessionPid = res.rows[0]?.pid ?? null;
-    application = res.rows[0]?.application_name || null;
-  }
+  const session = await db.engine.lockSession(jobLockName(db, jobName));
   const run = await db
     .knex('job_runs')
     .where({ job: jobName, status: 'running' })
@@ -50,8 +31,8 @@ export async function findLockHolder(db: Db, jobName: string): Promise<LockHolde
     ])
     .first('id', 'params', 'started_at', 'heartbeat_at', 'pid', 'host');
   return {
-    sessionPid,
-    application,
+    sessionPid: session?.pid ?? null,
+    application: session?.application ?? null,
     processPid: (run?.pid as number | null | undefined) ?? null,
     host: (run?.host as string | null | undefined) ?? null,
     runId: run ? String(run.id) : null,

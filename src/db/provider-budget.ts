@@ -55,8 +55,3 @@ export class PostgresSlotStore implements SlotStore {
     return { count, firstSlotMs: start, nowMs, retryInMs: count > 0 ? 0 : start - nowMs - req.horizonMs + 1 };
   }
 }
-
-/** The shared schedule on Postgres; undefined on embedded PGlite, whose one process keeps it in memory. */
-export function slotStoreFor(db: { engine: 'postgres' | 'pglite'; knex: Knex }): SlotStore | undefined {
-  return db.engine === 'postgres' ? new PostgresSlotStore(db.knex) : undefined;
-}
