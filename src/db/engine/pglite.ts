@@ -45,15 +45,18 @@ export async function openPglite(dataDir: string, schema: string): Promise<{ kne
  */
 export function pgliteEngine(pglite: PGlite): DbEngine {
   // Each lock held in this process, to the promise that settles when its holder is done.
-  const held = new Map<string, Promise<unknown>>();
-  const hold = <T>(lock: string, fn: () => Promise<T>): Promise<T> => {
-    const run = fn();
-    held.set(lock, run);
-    const release = () => {
-      if (held.get(lock) === run) held.delete(lock);
-    };
-    run.then(release, release);
-    return run;
+  const held = new Map<string, Promise<void>>();
+  const hold = async <T>(lock: string, fn: () => Promise<T>): Promise<T> => {
+    // Marked held before fn starts: fn may ask for the same lock before its first await.
+    let done!: () => void;
+    const mark = new Promise<void>((resolve) => (done = resolve));
+    held.set(lock, mark);
+    try {
+      return await fn();
+    } finally {
+      held.delete(lock);
+      done();
+    }
   };
   return {
     name: 'pglite',
@@ -67,7 +70,7 @@ export function pgliteEngine(pglite: PGlite): DbEngine {
 
     async waitLock<T>(lock: string, fn: () => Promise<T>): Promise<T> {
       // Woken in the order they began waiting; each looks again, as another may have taken it first.
-      for (let current = held.get(lock); current; current = held.get(lock)) await current.catch(() => undefined);
+      for (let current = held.get(lock); current; current = held.get(lock)) await current;
       return hold(lock, fn);
     },
 
