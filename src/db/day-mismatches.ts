@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Direction } from '../domain/types.ts';
+import { DIRECTIONS, type Direction } from '../domain/types.ts';
+import { count, oneOf, rowsOf, text, textOrNull, texts } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -17,7 +18,7 @@ export interface DayMismatch {
 
 /** A version's mismatches and errors (the first `limit`, by order) and how many there are. */
 export async function versionMismatches(db: Conn, versionId: string, limit: number): Promise<{ total: number; rows: DayMismatch[] }> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT r.direction, r.order_id::text AS order_id, r.verdict, r.codes,
             coalesce(p.merchant_ref, q.merchant_ref) AS merchant_ref, coalesce(p.transaction_ref, q.transaction_ref) AS transaction_ref,
             coalesce(p.currency, q.currency) AS currency,
@@ -30,18 +31,19 @@ export async function versionMismatches(db: Conn, versionId: string, limit: numb
       ORDER BY r.direction, r.order_id
       LIMIT ?`,
     [versionId, limit],
-  )) as { rows: Array<Record<string, unknown>> };
+  );
+  const rows = rowsOf(res);
   return {
-    total: res.rows.length ? Number(res.rows[0].total) : 0,
-    rows: res.rows.map((r) => ({
-      direction: r.direction as Direction,
-      orderId: r.order_id as string,
-      merchantRef: r.merchant_ref as string | null,
-      transactionRef: r.transaction_ref as string | null,
-      currency: r.currency as string | null,
-      verdict: r.verdict as string,
-      codes: (r.codes as string[] | null) ?? [],
-      caseIds: (r.case_ids as string[] | null) ?? [],
+    total: rows.length ? count(rows[0], 'total') : 0,
+    rows: rows.map((r) => ({
+      direction: oneOf(r, 'direction', DIRECTIONS),
+      orderId: text(r, 'order_id'),
+      merchantRef: textOrNull(r, 'merchant_ref'),
+      transactionRef: textOrNull(r, 'transaction_ref'),
+      currency: textOrNull(r, 'currency'),
+      verdict: text(r, 'verdict'),
+      codes: texts(r, 'codes'),
+      caseIds: texts(r, 'case_ids'),
     })),
   };
 }

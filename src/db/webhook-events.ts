@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Direction, StatusCategory } from '../domain/types.ts';
+import { DIRECTIONS, type Direction, type StatusCategory } from '../domain/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { ORDER_TABLES, toOrderRow, type OrderRow } from './orders.ts';
 import type { Notification } from '../provider/types.ts';
@@ -10,7 +10,6 @@ type Conn = Knex | Knex.Transaction;
 
 const CONFIRMATIONS = ['pending', 'confirmed', 'conflict', 'error'] as const;
 export type Confirmation = (typeof CONFIRMATIONS)[number];
-const DIRECTIONS: readonly Direction[] = ['payment', 'payout'];
 
 /** A verified notification as stored: its parsed fields, plus what makes it durable and deduplicable. */
 export interface NewWebhookEvent extends Notification {
