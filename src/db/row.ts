@@ -89,10 +89,6 @@ export function object(r: Row, column: string): Record<string, unknown> {
   throw new RowShapeError(column, 'a JSON object', v);
 }
 
-export function objectOrNull(r: Row, column: string): Record<string, unknown> | null {
-  return r[column] == null ? null : object(r, column);
-}
-
 /** A text[] (or a jsonb array of strings); NULL reads as empty. */
 export function texts(r: Row, column: string): string[] {
   const v = r[column];
