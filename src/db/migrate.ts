@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from './connect.ts';
 import { NotMigratedError } from './errors.ts';
 import { quoteIdent } from './ident.ts';
+import { rowsOf, textOrNull } from './row.ts';
 import { listMigrationFiles, readMigrationFile } from './sql-files.ts';
 
 export { NotMigratedError };
@@ -52,8 +53,8 @@ export async function migrate(db: Db): Promise<MigrateResult> {
 /** Migration files not yet applied; reads only, never creates the schema or knex's table. */
 export async function pendingMigrations(db: Db): Promise<string[]> {
   const all = listMigrationFiles();
-  const reg = await db.knex.raw<{ rows: { t: string | null }[] }>('select to_regclass(?) as t', [`${quoteIdent(db.schema)}.${TABLE}`]);
-  if (!reg.rows[0]?.t) return all;
+  const reg = await db.knex.raw('select to_regclass(?)::text as t', [`${quoteIdent(db.schema)}.${TABLE}`]);
+  if (!textOrNull(rowsOf(reg)[0], 't')) return all;
   const done = new Set((await db.knex.withSchema(db.schema).from(TABLE).select<{ name: string }[]>('name')).map((r) => r.name));
   return all.filter((f) => !done.has(f));
 }

@@ -206,7 +206,7 @@ export async function notificationStates(
   if (refs.length === 0) return out;
   const rows: Array<{ transaction_ref: string; confirmation: string; confirmation_note: string | null }> = await db('webhook_events')
     .where({ direction })
-    .whereIn('transaction_ref', refs as string[])
+    .whereIn('transaction_ref', [...refs])
     .select('transaction_ref', 'confirmation', 'confirmation_note')
     .orderBy('id');
   for (const r of rows) {
