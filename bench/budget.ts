@@ -35,6 +35,7 @@ import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 import { cliEntry } from './lib/cli-entry.ts';
+import { benchMachine, recordResult } from './lib/record.ts';
 
 const { values } = parseArgs({
   options: {
@@ -209,6 +210,39 @@ try {
     `${stormLoadBefore} → ${loadavg()}`,
   ];
   await db.close();
+  recordResult('budget', {
+    command: `${server ? 'BENCH_DATABASE_URL=<postgres> ' : ''}node --import tsx bench/budget.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: benchMachine('Postgres'),
+    load: {
+      capped_start: loadBefore.split(' ').map(Number),
+      capped_end: loadAfter.split(' ').map(Number),
+      storm_start: stormLoadBefore.split(' ').map(Number),
+    },
+    figures: {
+      rate_limit_per_s: R,
+      achieved_per_s: Math.round(achieved),
+      achieved_over_r: Number((achieved / R).toFixed(3)),
+      http_429: capped.rate.throttled,
+      busiest_window: capped.rate.busiestWindow,
+      busiest_calendar_second: capped.rate.busiestSecond,
+      urgent_worker_per_s: Number((uw.ok / uw.seconds).toFixed(1)),
+      sweep_worker_per_s: Number((sw.ok / sw.seconds).toFixed(1)),
+      slots_given_up_late: uw.expiredSlots + sw.expiredSlots,
+      sandbox_priority: sandboxPriority,
+      storm: {
+        sandbox_limit_per_s: STORM_R,
+        orders: STORM_N,
+        run_status: run.status,
+        checked: run.checked,
+        items: Number(items),
+        errors: errorsInRun,
+        http_429: after.rate.throttled,
+        requests: requests,
+        requests_per_order: Number((requests / STORM_N).toFixed(2)),
+        seconds: Number(stormSeconds.toFixed(1)),
+      },
+    },
+  });
 
   const table = (header: string[], row: string[]) =>
     `| ${header.join(' | ')} |\n| ${header.map(() => '---').join(' | ')} |\n| ${row.join(' | ')} |\n`;

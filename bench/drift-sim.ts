@@ -4,6 +4,7 @@
 // Exit 1 when any seed shows a false drift or misses its planted one.
 import { parseArgs } from 'node:util';
 import { simulateDrift, type SimResult } from '../test/helpers/drift-sim.ts';
+import { benchMachine, loadAverages, recordResult } from './lib/record.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,4 +32,20 @@ console.log(
     `windows ${sum((r) => r.windows)}, timing items ${sum((r) => r.timingItems)}, false drifts ${sum((r) => r.falseDrifts.length)}, ` +
     `planted drifts found ${sum((r) => (r.plantedFound ? 1 : 0))} of ${results.length} (${Math.round((Date.now() - started) / 1000)} s)`,
 );
+recordResult('drift-sim', {
+  command: `node --import tsx bench/drift-sim.ts ${process.argv.slice(2).join(' ')}`.trim(),
+  machine: benchMachine('Postgres'),
+  load: { end: loadAverages() },
+  figures: {
+    seeds: results.length,
+    first_seed: first,
+    hours,
+    orders,
+    windows: sum((r) => r.windows),
+    timing_items: sum((r) => r.timingItems),
+    false_drifts: sum((r) => r.falseDrifts.length),
+    planted_found: sum((r) => (r.plantedFound ? 1 : 0)),
+    seconds: Math.round((Date.now() - started) / 1000),
+  },
+});
 process.exitCode = results.every((r) => r.falseDrifts.length === 0 && r.plantedFound) ? 0 : 1;

@@ -26,6 +26,7 @@ import { openDatabase } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { ExtraFileName } from '../src/report/manifest.ts';
 import { writeReports } from '../src/report/write-reports.ts';
+import { benchMachine, loadAverages, recordResult } from './lib/record.ts';
 
 const { values } = parseArgs({
   options: { orders: { type: 'string', default: '100000' }, cli: { type: 'string' }, keep: { type: 'boolean', default: false } },
@@ -135,25 +136,30 @@ try {
     const f = r.manifest.files[name];
     return f ? Number((f.bytes / 1e6).toFixed(1)) : null;
   };
-  console.log(
-    JSON.stringify({
-      orders,
-      mode: cliEntry ? `payrecon report process (${path.relative(ROOT, cliEntry)})` : 'writeReports in the seeding process',
-      load: os.loadavg().map((x) => Number(x.toFixed(2))),
-      seed_seconds: Number(seeded.toFixed(1)),
-      report_seconds: Number(seconds.toFixed(2)),
-      items_rows: items.rows,
-      items_mb: Number((items.bytes / 1e6).toFixed(1)),
-      mismatch_rows: r.manifest.files['mismatches.csv'].rows,
-      workbook_mb: size('reconciliation.xlsx'),
-      html_mb: size('report.html'),
-      rows_per_second: Math.round(items.rows / seconds),
-      ...(child
-        ? { peak_rss_mb: Math.round(child.rssKiB / 1024), cpu_seconds: Number(child.cpuSeconds.toFixed(1)) }
-        : { peak_rss_mb_before_report: Math.round(rssBefore / 1024), peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }),
-      sha256: Object.fromEntries(Object.entries(r.manifest.files).map(([name, f]) => [name, f!.sha256.slice(0, 16)])),
-    }),
-  );
+  const figures = {
+    orders,
+    mode: cliEntry ? `payrecon report process (${path.relative(ROOT, cliEntry)})` : 'writeReports in the seeding process',
+    load: os.loadavg().map((x) => Number(x.toFixed(2))),
+    seed_seconds: Number(seeded.toFixed(1)),
+    report_seconds: Number(seconds.toFixed(2)),
+    items_rows: items.rows,
+    items_mb: Number((items.bytes / 1e6).toFixed(1)),
+    mismatch_rows: r.manifest.files['mismatches.csv'].rows,
+    workbook_mb: size('reconciliation.xlsx'),
+    html_mb: size('report.html'),
+    rows_per_second: Math.round(items.rows / seconds),
+    ...(child
+      ? { peak_rss_mb: Math.round(child.rssKiB / 1024), cpu_seconds: Number(child.cpuSeconds.toFixed(1)) }
+      : { peak_rss_mb_before_report: Math.round(rssBefore / 1024), peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }),
+    sha256: Object.fromEntries(Object.entries(r.manifest.files).map(([name, f]) => [name, f!.sha256.slice(0, 16)])),
+  };
+  console.log(JSON.stringify(figures));
+  recordResult('report', {
+    command: `${server ? 'BENCH_DATABASE_URL=<postgres> ' : ''}node --import tsx bench/report.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: benchMachine(server ? 'Postgres' : 'PGlite'),
+    load: { end: loadAverages() },
+    figures,
+  });
 } finally {
   await db.close();
   fs.rmSync(reportDir, { recursive: true, force: true });

@@ -14,7 +14,7 @@
  * (untimed); the HTTP ceiling (bench/http-ceiling.ts, a separate process of fetches only); the job
  * (`payrecon reconcile --json`, a separate process) timed with its peak RSS and every result
  * verified; `payrecon report` for today, timed with its peak RSS; a naive one-order-at-a-time
- * baseline on a sample. Prints a markdown table and appends it to BENCHMARKS.md.
+ * baseline on a sample. Prints a markdown table and appends the run as a JSON line to bench/results/run.jsonl.
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -33,6 +33,7 @@ import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 import { cliEntry } from './lib/cli-entry.ts';
+import { benchMachine, recordResult } from './lib/record.ts';
 
 const { values } = parseArgs({
   options: {
@@ -299,11 +300,39 @@ try {
     `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()} (nproc), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ` +
     `database ${server ? 'Postgres (' + (await serverVersion()) + ')' : 'PGlite'}, processes from ${path.relative(ROOT, CLI)} (--cli ${values.cli}); ` +
     `load average before job ${loadBeforeJob}, after job ${loadAfterJob}`;
-  const entry =
-    `\n### ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${N.toLocaleString('en-US')} orders, ${L} ms latency, concurrency ${C}\n\n` +
-    `\`${command}\`\n\n${machine}\n\n${table}\n${cpuLine}; run counts: ${JSON.stringify(run.counts)}\n`;
   process.stdout.write(`\n${table}\n${machine}\n`);
-  fs.appendFileSync(path.join(ROOT, 'BENCHMARKS.md'), entry);
+  const perOrderUs = (sec: number) => (Number.isNaN(sec) ? null : Math.round((sec * 1e6) / N));
+  const file = recordResult('run', {
+    command,
+    machine: benchMachine(server ? `Postgres ${await serverVersion()}` : 'PGlite'),
+    load: { before_job: loadBeforeJob.split(' ').map(Number), after_job: loadAfterJob.split(' ').map(Number) },
+    figures: {
+      orders: N,
+      latency_ms: L,
+      concurrency: C,
+      cli: values.cli,
+      ceiling_req_per_s: { mean: Math.round(ceiling.rps), before: ceilingBefore.rps, after: ceilingAfter.rps },
+      job_orders_per_s: Math.round(jobRate),
+      job_seconds: Number(job.seconds.toFixed(1)),
+      job_in_run_orders_per_s: Math.round(N / runSeconds),
+      job_over_ceiling: Number((jobRate / ceiling.rps).toFixed(2)),
+      job_over_c_per_l: cOverL ? Number((jobRate / cOverL).toFixed(2)) : null,
+      job_peak_rss_mb: mb(job.rssKiB),
+      cpu_us_per_order: {
+        job: perOrderUs(cpu.job),
+        fetch_only_client_per_request: ceilingBefore.cpu_us_per_request,
+        sandbox: perOrderUs(cpu.sandbox),
+        postgres: perOrderUs(cpu.postgres),
+      },
+      all_results_written: verified,
+      items: Number(items),
+      report: report ? { seconds: Number(report.seconds.toFixed(1)), peak_rss_mb: mb(report.rssKiB) } : null,
+      naive: baseline ? { orders_per_s: Math.round(baseline.rate), sampled: baseline.sample } : null,
+      run_counts: run.counts,
+    },
+    ...(NODE_ARGS.length ? { notes: [`measured processes ran with BENCH_NODE_ARGS=${NODE_ARGS.join(' ')}`] } : {}),
+  });
+  log(`recorded in ${path.relative(ROOT, file)}`);
   if (!verified) process.exitCode = 1;
 } finally {
   if (sandbox && sandbox.exitCode === null) {

@@ -23,6 +23,7 @@ import type { ReconPolicy } from '../src/recon/types.ts';
 import type { Direction } from '../src/domain/types.ts';
 import { rng } from '../src/sandbox/prng.ts';
 import { DUE_WITHIN_MS } from '../src/snapshot/open-orders.ts';
+import { benchMachine, loadAverages, recordResult } from './lib/record.ts';
 
 const { values } = parseArgs({ options: { orders: { type: 'string', default: '20000' }, seed: { type: 'string', default: '1' } } });
 const N = Number(values.orders);
@@ -172,6 +173,7 @@ const SETTINGS: Setting[] = [
 const orders = day(Number(values.seed));
 const end = 3 * DAY;
 const rows: string[] = [];
+const figures: Array<Record<string, unknown>> = [];
 for (const s of SETTINGS) {
   const per: Record<Direction | 'all', { req: number; n: number; delays: number[] }> = {
     payment: { req: 0, n: 0, delays: [] },
@@ -190,6 +192,19 @@ for (const s of SETTINGS) {
     }
   }
   const m = (ms: number) => `${(ms / MIN).toFixed(1)} min`;
+  const minutes = (ms: number) => Number((ms / MIN).toFixed(1));
+  figures.push({
+    setting: s.name,
+    environment: s.env,
+    requests_per_finalized_order: Number((per.all.req / per.all.n).toFixed(2)),
+    requests_per_finalized_payment: Number((per.payment.req / per.payment.n).toFixed(2)),
+    requests_per_finalized_payout: Number((per.payout.req / per.payout.n).toFixed(2)),
+    median_detection_min: minutes(median(per.all.delays)),
+    median_detection_payment_min: minutes(median(per.payment.delays)),
+    median_detection_payout_min: minutes(median(per.payout.delays)),
+    p90_detection_min: minutes(quantile(per.all.delays, 0.9)),
+    requests_per_order_all: Number((allRequests / N).toFixed(2)),
+  });
   rows.push(
     `| ${s.name} | \`${s.env}\` | ${(per.all.req / per.all.n).toFixed(2)} (pay-ins ${(per.payment.req / per.payment.n).toFixed(2)}, payouts ${(per.payout.req / per.payout.n).toFixed(2)}) | ` +
       `${m(median(per.all.delays))} (pay-ins ${m(median(per.payment.delays))}, payouts ${m(median(per.payout.delays))}) | ${m(quantile(per.all.delays, 0.9))} | ${(allRequests / N).toFixed(2)} |`,
@@ -201,3 +216,9 @@ process.stdout.write(
   `Settlement day: ${N.toLocaleString('en-US')} orders over 24 h, followed for 3 days (defaults with the receiver: first check of a pay-in ${fmt([d.firstCheckMs.payment])}, of a payout ${fmt([d.firstCheckMs.payout])}; re-checks: pay-ins ${paymentSteps}, payouts ${payoutSteps}; SNAPSHOT_OPEN_CHECK=due)\n\n` +
     `| setting | environment | requests per finalized order | median detection delay | p90 detection delay | requests per order (all, incl. never final) |\n| --- | --- | --- | --- | --- | --- |\n${rows.join('\n')}\n`,
 );
+recordResult('settlement-day', {
+  command: `node --import tsx bench/settlement-day.ts ${process.argv.slice(2).join(' ')}`.trim(),
+  machine: benchMachine(),
+  load: { end: loadAverages() },
+  figures: { orders: N, seed: Number(values.seed), settings: figures },
+});

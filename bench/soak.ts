@@ -32,6 +32,7 @@ import { policyFromConfig } from '../src/reconcile/policy-from-config.ts';
 import { loadActiveBankCodes } from '../src/db/bank-codes.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
+import { benchMachine, loadAverages, recordResult } from './lib/record.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/payrecon.mjs');
@@ -171,6 +172,12 @@ try {
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
   const ok = run.status === 'completed' && items === run.selected && run.selected === inDb && noItem === 0 && duplicates === 0;
   process.stdout.write(ok ? 'nothing lost: every order has exactly one item\n' : 'LOST OR DUPLICATED ORDERS: see the figures above\n');
+  recordResult('soak', {
+    command: `node --import tsx bench/soak.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: benchMachine('Postgres'),
+    load: { end: loadAverages() },
+    figures: { ...figures, nothing_lost: ok },
+  });
   if (!ok) exitCode = 1;
 } catch (err) {
   process.stderr.write(`soak failed: ${(err as Error).stack ?? err}\n`);

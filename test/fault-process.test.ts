@@ -185,7 +185,7 @@ describe.skipIf(requiresServer('several payrecon processes share one database'))
       }
       expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8').trim()).toBe(`v${out.version}`);
 
-      // E-mail, as promised (README): at least once per version, a duplicate only as the same Message-ID.
+      // E-mail, as promised (docs/operations/reliability-scorecard.md): at least once per version, a duplicate only as the same Message-ID.
       // A kill between the SMTP server accepting a mail and the database marking it sent makes the next
       // run send it again; the final version (its run not killed) exactly once; nothing left pending.
       const ids = mails.map((m) => m.messageId);

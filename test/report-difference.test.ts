@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { moneyDifference, type DifferenceInput } from '../src/report/difference.ts';
 
-// The rule README.md states under "Reports" (the `difference` column), case by case.
+// The rule docs/reference/report-files.md states (the `difference` column), case by case.
 const row = (over: Partial<DifferenceInput>): DifferenceInput => ({
   mismatch_codes: '',
   local_amount: '100.00',

@@ -171,10 +171,10 @@ it('names one CSV file per summary table, in reading order', () => {
   expect(SUMMARY_SPECS.map((s) => `${s.name}.csv`)).toEqual([...SUMMARY_FILES]);
 });
 
-it("says what every file of a version is for, in report.html's list and in the README", () => {
-  const readme = fs.readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+it("says what every file of a version is for, in report.html's list and in docs/reference/report-files.md", () => {
+  const page = fs.readFileSync(path.join(import.meta.dirname, '..', 'docs', 'reference', 'report-files.md'), 'utf8');
   for (const name of [...REPORT_FILES, ...EXTRA_FILES, 'manifest.json']) {
     expect(filePurpose(name), name).not.toBe('');
-    if (!name.startsWith('chart-')) expect(readme, name).toContain(`\`${name}\``);
+    if (!name.startsWith('chart-')) expect(page, name).toContain(`\`${name}\``);
   }
 });

@@ -23,4 +23,5 @@ export const cronSetting = z
     (v) => v.toLowerCase() === 'off' || isFiveFieldCron(v),
     'expected a 5-field cron expression (minute hour day month weekday) such as "*/15 * * * *", or off',
   )
-  .transform((v) => (v.toLowerCase() === 'off' ? null : v.replace(/\s+/g, ' ')));
+  .transform((v) => (v.toLowerCase() === 'off' ? null : v.replace(/\s+/g, ' ')))
+  .describe('5-field cron, or off');

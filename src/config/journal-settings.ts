@@ -58,7 +58,8 @@ function jsonFile<T>(schema: z.ZodType<T>, example: string) {
         return z.NEVER;
       }
       return parsed.data;
-    });
+    })
+    .describe('path to a JSON file');
 }
 
 export const JOURNAL_SETTINGS = {
@@ -78,7 +79,7 @@ export const JOURNAL_SETTINGS = {
     doc: 'the currency journal_xero.csv posts in (your Xero organisation’s base currency) and journal_quickbooks.csv’s home currency',
   },
   JOURNAL_XERO_TAX_RATE: {
-    schema: z.string().trim().min(1, 'expected the name of a no-tax rate in your Xero organisation, such as "Tax Exempt"'),
+    schema: z.string().trim().min(1, 'expected the name of a no-tax rate in your Xero organisation, such as "Tax Exempt"').describe('text'),
     default: 'Tax Exempt',
     secret: false,
     doc: 'TaxRate written on every journal_xero.csv line: a no-tax rate’s name as set in your Xero organisation',
@@ -90,6 +91,6 @@ export const JOURNAL_SETTINGS = {
     ),
     default: '',
     secret: false,
-    doc: 'JSON file of the contracted provider fees per currency, direction and method (percent + fixed, optional min/max); a fee off it is FEE_SCHEDULE',
+    doc: 'JSON file of the contracted provider fees per currency, direction and method (`"*"` = other methods): `{"INR":{"payment":{"UPI":{"percent":"1.5","fixed":"0","min":"1","max":"500"}}}}`; a provider fee off it is `FEE_SCHEDULE`',
   },
 } as const;

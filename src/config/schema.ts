@@ -12,7 +12,8 @@ const intIn = (min: number, max: number) =>
     .trim()
     .regex(/^\d+$/, `expected a whole number from ${min} to ${max}`)
     .transform(Number)
-    .pipe(z.number().int().min(min, `expected at least ${min}`).max(max, `expected at most ${max}`));
+    .pipe(z.number().int().min(min, `expected at least ${min}`).max(max, `expected at most ${max}`))
+    .describe(`whole number, ${min} to ${max}`);
 
 /**
  * A URL with "scheme://" and a host. `new URL` alone also takes `postgres:u:pw@h/d` (an opaque path,
@@ -32,12 +33,14 @@ const url = (protocols: string[], example: string) =>
         }
       },
       `expected a URL such as ${example} (starting with ${protocols.map((p) => `${p}//`).join(' or ')})`,
-    );
+    )
+    .describe(`URL (${protocols.map((p) => `${p}//…`).join(' or ')})`);
 
 const email = z
   .string()
   .trim()
-  .regex(/^[^\s@,]+@[^\s@,]+$/, 'expected an e-mail address such as finance@example.com');
+  .regex(/^[^\s@,]+@[^\s@,]+$/, 'expected an e-mail address such as finance@example.com')
+  .describe('e-mail address');
 const emailList = z
   .string()
   .trim()
@@ -47,7 +50,8 @@ const emailList = z
       .map((s) => s.trim())
       .filter(Boolean),
   )
-  .pipe(z.array(email).min(1, 'expected one or more comma-separated e-mail addresses'));
+  .pipe(z.array(email).min(1, 'expected one or more comma-separated e-mail addresses'))
+  .describe('e-mail addresses, comma-separated');
 
 const currencyList = z
   .string()
@@ -58,7 +62,8 @@ const currencyList = z
       .map((s) => s.trim().toUpperCase())
       .filter(Boolean),
   )
-  .pipe(z.array(z.enum(CURRENCIES, { message: `expected a comma-separated list of ${CURRENCIES.join(', ')}` })).min(1));
+  .pipe(z.array(z.enum(CURRENCIES, { message: `expected a comma-separated list of ${CURRENCIES.join(', ')}` })).min(1))
+  .describe(`currencies, comma-separated (${CURRENCIES.join(', ')})`);
 
 /** "INR=0.01,NGN=1": absolute tolerance per currency in the currency's units. */
 const tolerances = z
@@ -78,7 +83,8 @@ const tolerances = z
       out[m[1]] = m[2];
     }
     return out;
-  });
+  })
+  .describe('CUR=amount pairs, comma-separated');
 
 /** "FEE=48,STATUS=24,default=72": hours a case of a code may stay unresolved before it breaches its SLA. */
 const slaHours = z
@@ -102,7 +108,8 @@ const slaHours = z
       out[code] = Number(m[2]);
     }
     return out;
-  });
+  })
+  .describe('CODE=hours pairs, comma-separated');
 
 /** "5m,15m,1h,6h,24h": a schedule of delays (s, m, h or d), each > 0. */
 const durationList = z
@@ -120,7 +127,8 @@ const durationList = z
       out.push(Number(m[1]) * unit[m[2]]);
     }
     return out;
-  });
+  })
+  .describe('delays (s, m, h or d), comma-separated');
 
 /** "1h", "20m" or "0": one delay (s, m, h or d), 0 meaning none; empty: the setting's documented default (null). */
 const delay = z
@@ -136,7 +144,8 @@ const delay = z
       return z.NEVER;
     }
     return Number(m[1]) * unit[m[2]];
-  });
+  })
+  .describe('a delay (s, m, h or d), or 0');
 
 /** "Paid=success,Expired=failed": extra provider status strings and their category. */
 const statusMap = z
@@ -159,26 +168,30 @@ const statusMap = z
       out[m[1].trim()] = m[2].toLowerCase() as 'pending';
     }
     return out;
-  });
+  })
+  .describe('Status=category pairs, comma-separated');
 
 const timezone = z
   .string()
   .trim()
-  .refine((v) => IANAZone.isValidZone(v), 'expected an IANA time zone such as Asia/Kolkata or UTC');
+  .refine((v) => IANAZone.isValidZone(v), 'expected an IANA time zone such as Asia/Kolkata or UTC')
+  .describe('IANA time zone');
 
 const signature = z
   .string()
   .trim()
-  .regex(/^(hmac-sha256|md5-sorted|module:.+)$/, 'expected hmac-sha256, md5-sorted, or module:<path to a signing module>');
+  .regex(/^(hmac-sha256|md5-sorted|module:.+)$/, 'expected hmac-sha256, md5-sorted, or module:<path to a signing module>')
+  .describe('hmac-sha256, md5-sorted or module:PATH');
 
-const text = z.string().trim().min(1, 'expected a non-empty value');
+const text = z.string().trim().min(1, 'expected a non-empty value').describe('text');
 
 const bool = z
   .string()
   .trim()
   .toLowerCase()
   .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' }))
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+  .transform((v) => v === 'true' || v === '1' || v === 'yes')
+  .describe('true or false');
 
 /** Every environment variable payrecon reads: name, parser, default, and whether it is secret. */
 export const ENV_VARS = {
@@ -191,13 +204,14 @@ export const ENV_VARS = {
     schema: intIn(100, 86_400_000),
     default: '600000',
     secret: false,
-    doc: 'a Postgres query unanswered this long fails (a network partition sends no RST: without it a run waits forever)',
+    doc: 'a Postgres query unanswered this long fails instead of waiting forever (a network partition sends no RST); connections also use TCP keepalive',
   },
   DATABASE_SCHEMA: {
     schema: z
       .string()
       .trim()
-      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case SQL identifier such as payrecon'),
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case SQL identifier such as payrecon')
+      .describe('SQL identifier (lower case)'),
     default: 'payrecon',
     secret: false,
     doc: 'schema that holds payrecon tables',
@@ -206,18 +220,18 @@ export const ENV_VARS = {
     schema: text,
     default: '.data/pglite',
     secret: false,
-    doc: 'directory of the embedded database when DATABASE_URL is unset',
+    doc: 'directory of the embedded database when `DATABASE_URL` is unset; one process at a time (a `payrecon.lock` file holding the pid), a second one exits 3 naming the directory: set `DATABASE_URL` to run several processes',
   },
   PGLITE_IN_PRODUCTION: {
     schema: bool,
     default: 'false',
     secret: false,
-    doc: 'with NODE_ENV=production the embedded database is refused unless this is true (it serves one process at a time)',
+    doc: 'with `NODE_ENV=production` (the Docker image) an unset `DATABASE_URL` is refused, since the embedded database serves one process at a time; `true` allows it anyway',
   },
   PROVIDER_BASE_URL: {
     schema: url(['http:', 'https:'], 'https://provider.example.com'),
     secret: false,
-    doc: 'provider base URL (without /v1/api); unset: the demo starts the sandbox',
+    doc: 'provider base URL without `/v1/api`, e.g. `https://api.provider.example`; the demo starts the sandbox',
   },
   PROVIDER_MERCHANT_ID: { schema: text, default: 'demo-merchant', secret: false, doc: 'MerchantID header' },
   PROVIDER_SECRET: { schema: text, default: 'demo-secret', secret: true, doc: 'signing key shared with the provider' },
@@ -225,14 +239,14 @@ export const ENV_VARS = {
     schema: signature,
     default: 'hmac-sha256',
     secret: false,
-    doc: 'signing scheme: hmac-sha256, md5-sorted or module:<path>',
+    doc: 'signing scheme: `hmac-sha256`, `md5-sorted`, or `module:./my-scheme.mjs`',
   },
   PROVIDER_TIMEOUT_MS: { schema: intIn(100, 300_000), default: '15000', secret: false, doc: 'per-request timeout' },
   PROVIDER_MAX_RETRIES: {
     schema: intIn(0, 10),
     default: '3',
     secret: false,
-    doc: 'retries for network errors, timeouts and 5xx (a 429 is waited out, not counted)',
+    doc: 'retries for network errors, timeouts and 5xx (exponential backoff, full jitter, `Retry-After` honoured); a 429 is waited out instead (it does not count, for up to 10 minutes per call, and at most `PROVIDER_MAX_THROTTLED_MS` of the provider refusing everything) while the client lowers its calls in flight',
   },
   PROVIDER_MAX_THROTTLED_MS: {
     schema: intIn(1_000, 3_600_000),
@@ -244,22 +258,37 @@ export const ENV_VARS = {
     schema: intIn(0, 100_000),
     default: '0',
     secret: false,
-    doc: "the provider account's requests per second, shared by every payrecon process on this database; 0 = no cap",
+    doc: "the provider account's requests per second, shared by every payrecon process on the same Postgres (docs/concepts/provider-budget.md); 0 = no cap",
   },
-  PROVIDER_STATUS_MAP: { schema: statusMap, default: '', secret: false, doc: 'extra status strings, e.g. "Paid=success,Expired=failed"' },
-  RECON_CONCURRENCY: { schema: intIn(1, 1024), default: '16', secret: false, doc: 'provider fetches in flight at once' },
-  RECON_LOOKBACK_DAYS: { schema: intIn(1, 3650), default: '30', secret: false, doc: 'default run: orders created within this many days' },
+  PROVIDER_STATUS_MAP: {
+    schema: statusMap,
+    default: '',
+    secret: false,
+    doc: 'extra status strings and their category, e.g. `Paid=success,Expired=failed`',
+  },
+  RECON_CONCURRENCY: {
+    schema: intIn(1, 1024),
+    default: '16',
+    secret: false,
+    doc: 'provider fetches in flight at once (also sizes the keep-alive pool)',
+  },
+  RECON_LOOKBACK_DAYS: {
+    schema: intIn(1, 3650),
+    default: '30',
+    secret: false,
+    doc: 'the default run looks at orders created within this many days',
+  },
   RECON_FINAL_RECHECK_DAYS: {
     schema: intIn(0, 3650),
     default: '7',
     secret: false,
-    doc: 'the due sweep re-checks each final order of the lookback window once every this many days (late reversals, fee corrections); 0 = never',
+    doc: 'the default run also re-checks each final order of the lookback window once every this many days, so a late reversal or fee correction is seen (`STATUS`/`FEE` mismatch); costs about lookback ÷ N extra fetches per order (30 ÷ 7 ≈ 4); `0` = never',
   },
   RECON_BACKOFF_PAYMENT: {
     schema: durationList,
     default: '30m,2h,6h,24h',
     secret: false,
-    doc: 'delays before each re-check of an open pay-in (the last repeats); shorter: seen final sooner, more provider requests',
+    doc: 'delays before each re-check of an open pay-in (`s`, `m`, `h`, `d`; the last repeats): shorter = seen final sooner, more provider requests (docs/concepts/provider-budget.md)',
   },
   RECON_BACKOFF_PAYOUT: {
     schema: durationList,
@@ -279,12 +308,17 @@ export const ENV_VARS = {
     secret: false,
     doc: 'the due sweep fetches a never-checked payout once it is this old; 0 = at once',
   },
-  RECON_BATCH_SIZE: { schema: intIn(1, 10_000), default: '500', secret: false, doc: 'orders read and results written per batch' },
+  RECON_BATCH_SIZE: {
+    schema: intIn(1, 10_000),
+    default: '500',
+    secret: false,
+    doc: 'orders read and results written per batch (one transaction, one checkpoint)',
+  },
   RUN_STALL_AFTER_SECONDS: {
     schema: intIn(60, 604_800),
     default: '900',
     secret: false,
-    doc: 'a running reconcile with no batch written for longer is stalled: shown by status, alerted, and a later reconcile exits 2',
+    doc: "a running reconcile with no batch written for longer is stalled: `status` shows it, a `run_stalled` alert is raised, and a later `reconcile` finding the lock held exits 2 naming it (60 to 604800; keep it well above one batch's time)",
   },
   RECON_TOLERANCE: {
     schema: tolerances,
@@ -303,13 +337,19 @@ export const ENV_VARS = {
     schema: z
       .string()
       .trim()
-      .regex(/^\d+(\.\d+)?$/, 'expected a percentage such as 5 or 2.5'),
+      .regex(/^\d+(\.\d+)?$/, 'expected a percentage such as 5 or 2.5')
+      .describe('percentage'),
     default: '5',
     secret: false,
     doc: 'a USDT rate moving more than this percent between snapshots is flagged RATE_JUMP',
   },
-  REPORT_DIR: { schema: text, default: 'reports', secret: false, doc: 'where reports/<date>/ are written' },
-  REPORT_TIMEZONE: { schema: timezone, default: 'UTC', secret: false, doc: 'business-day time zone (IANA)' },
+  REPORT_DIR: { schema: text, default: 'reports', secret: false, doc: 'where `<date>/vN/` report versions are written' },
+  REPORT_TIMEZONE: {
+    schema: timezone,
+    default: 'UTC',
+    secret: false,
+    doc: "the merchant's business-day time zone (IANA), e.g. `Asia/Kolkata`",
+  },
   SMTP_URL: {
     schema: url(['smtp:', 'smtps:'], 'smtp://user:password@mail:587'),
     secret: true,
@@ -320,14 +360,14 @@ export const ENV_VARS = {
   ALERT_WEBHOOK_URL: {
     schema: url(['http:', 'https:'], 'https://hooks.slack.com/services/…'),
     secret: true,
-    doc: 'Slack-compatible webhook for alerts',
+    doc: 'Slack-compatible incoming webhook for alerts',
   },
   ALERT_EMAIL_TO: { schema: emailList, secret: false, doc: 'comma-separated recipients of alerts' },
   ALERT_REPEAT_AFTER_MS: {
     schema: intIn(0, 31_536_000_000),
     default: '86400000',
     secret: false,
-    doc: 'an unchanged alert is sent again only after this long (default 24 h)',
+    doc: 'an unchanged finding is alerted again only after this long; alerts undelivered this long, or raised with no channel configured, are sent as one summary',
   },
   NOTIFY_TIMEOUT_MS: {
     schema: intIn(100, 300_000),
@@ -370,7 +410,7 @@ export const ENV_VARS = {
     schema: cronSetting,
     default: '*/15 * * * *',
     secret: false,
-    doc: '`payrecon schedule`: reconcile of due orders (cron in REPORT_TIMEZONE, or off)',
+    doc: '`payrecon schedule`: reconcile of due orders; 5-field cron in `REPORT_TIMEZONE`, or `off`',
   },
   SNAPSHOT_OPEN_CHECK: {
     schema: z.enum(['due', 'all', 'off']),
@@ -407,7 +447,7 @@ export const ENV_VARS = {
     schema: intIn(0, 36_500).refine((v) => v === 0 || v >= 40, 'expected 0 (keep everything) or at least 40 days'),
     default: '400',
     secret: false,
-    doc: '`payrecon prune`: history older than this many days is removed (what an open case, an unresolved alert or a recorded report version needs is kept); 0 keeps everything',
+    doc: '`payrecon prune`: history older than this many days is removed (what an open case, an unresolved alert or a recorded report version needs is kept; see docs/operations/retention.md); 0 keeps everything, otherwise at least 40',
   },
   PRUNE_ARCHIVE_DIR: {
     schema: text,
@@ -429,7 +469,7 @@ export const ENV_VARS = {
   SCHEDULE_HTTP_PORT: {
     schema: intIn(0, 65535),
     secret: false,
-    doc: '`payrecon schedule`: port of GET /healthz, /readyz and /metrics (unset: not served)',
+    doc: '`payrecon schedule`: port of `/healthz`, `/readyz` and `/metrics`; unset: not served (docs/operations/running-in-production.md)',
   },
   SCHEDULE_HTTP_HOST: {
     schema: text,
@@ -457,7 +497,8 @@ export const ENV_VARS = {
     schema: z
       .string()
       .trim()
-      .regex(/^[^\x00-\x1f\x7f]{1,100}$/, 'expected a name of up to 100 printable characters, such as asha@finance'),
+      .regex(/^[^\x00-\x1f\x7f]{1,100}$/, 'expected a name of up to 100 printable characters, such as asha@finance')
+      .describe('name, up to 100 printable characters'),
     secret: false,
     doc: '`payrecon cases ack|resolve`: who acts, when `--as` is not given (default: the OS user)',
   },
@@ -502,7 +543,8 @@ export const ENV_VARS = {
     schema: z
       .string()
       .trim()
-      .refine((v) => isIP(v) !== 0, 'expected the IP address of the proxy, such as 10.0.0.5'),
+      .refine((v) => isIP(v) !== 0, 'expected the IP address of the proxy, such as 10.0.0.5')
+      .describe('IP address'),
     secret: false,
     doc: 'address of an identity-aware proxy in front of the console; unset (default): no proxy is trusted',
   },
@@ -510,7 +552,8 @@ export const ENV_VARS = {
     schema: z
       .string()
       .trim()
-      .regex(/^[A-Za-z0-9-]{1,64}$/, 'expected an HTTP header name such as X-Forwarded-User'),
+      .regex(/^[A-Za-z0-9-]{1,64}$/, 'expected an HTTP header name such as X-Forwarded-User')
+      .describe('HTTP header name'),
     secret: false,
     doc: 'with CONSOLE_TRUSTED_PROXY: the header naming the signed-in console user (single sign-on)',
   },
@@ -519,13 +562,13 @@ export const ENV_VARS = {
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',
     }),
     secret: false,
-    doc: 'log level; unset: warn on a terminal, info otherwise',
+    doc: 'log level; unset: `warn` on a terminal, `info` otherwise',
   },
   LOG_FORMAT: {
     schema: z.enum(['auto', 'json', 'text'], { message: 'expected auto, json or text' }),
     default: 'auto',
     secret: false,
-    doc: 'logs on stderr: text for a person, JSON lines for a collector; auto: text on a terminal, JSON otherwise',
+    doc: 'logs on stderr: `text` for a person, `json` lines for a collector; `auto` is text on a terminal and JSON otherwise',
   },
   ...JOURNAL_SETTINGS,
 } as const satisfies Record<string, { schema: z.ZodType; default?: string; secret: boolean; doc: string }>;

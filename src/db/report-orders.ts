@@ -259,7 +259,7 @@ export async function recordVersionOrders(tx: Knex.Transaction, versionId: strin
 /**
  * Rows per cursor page: a page costs a round trip and its knex and driver overhead, so larger pages
  * cost less CPU per row; up to 1 + PAGES_AHEAD pages are in memory at once. At a million rows 2,000
- * beat 1,000 in paired runs, by 1.5 and 3.5 s (BENCHMARKS.md, issue 15).
+ * beat 1,000 in paired runs, by 1.5 and 3.5 s (bench/results/report.jsonl, 2026-11-24).
  */
 export const REPORT_PAGE_ROWS = 2000;
 /** Pages asked for ahead of the one being formatted. */

@@ -80,7 +80,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     REPORT_DIR: reportDir,
     ...(usingServer ? { DATABASE_SCHEMA: 'payrecon_demo' } : {}),
     // A night in seconds: orders are checked as soon as they exist, and every open order around
-    // each balance reading, instead of waiting out the production delays (README, requests per order).
+    // each balance reading, instead of waiting out the production delays (docs/concepts/provider-budget.md, requests per order).
     RECON_FIRST_CHECK_PAYMENT: '0',
     RECON_FIRST_CHECK_PAYOUT: '0',
     SNAPSHOT_OPEN_CHECK: 'all',

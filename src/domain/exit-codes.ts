@@ -1,4 +1,4 @@
-/** Exit statuses shared by every command (documented in the README). */
+/** Exit statuses shared by every command (documented in docs/reference/commands.md). */
 export const EXIT = Object.freeze({
   OK: 0,
   /** The run completed and found mismatches (only with --fail-on-mismatch). */

@@ -6,7 +6,7 @@ import pLimit from 'p-limit';
  * (the comparison) runs once the slot is given back and the I/O callbacks pending are served, so
  * the next fetch is on the wire before this answer is worked on. With a fixed provider latency,
  * work done between an answer and the next request is paid by every request in flight: 150 µs of
- * it cost a tenth of the throughput at 50 ms and 64 in flight (BENCHMARKS.md, 2026-11-25).
+ * it cost a tenth of the throughput at 50 ms and 64 in flight (bench/results/run.jsonl, 2026-11-25).
  * Ordered commits keep the run's checkpoint contiguous (everything up to it is written), while
  * up to `ahead` pages in flight keep the slots busy across page boundaries.
  */

@@ -1,4 +1,4 @@
-/** What each file of a report version is for, as report.html and the README say it. */
+/** What each file of a report version is for, as report.html and docs/reference/report-files.md say it. */
 export const FILE_PURPOSES: Readonly<Record<string, string>> = {
   'reconciliation.xlsx': 'the workbook: every table below as typed sheets (numbers, dates, text ids), totals per currency',
   'report.html': 'this page: the charts, the summary tables and every version of the day, for a browser',
