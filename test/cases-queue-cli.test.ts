@@ -41,6 +41,28 @@ describe('payrecon cases list, assign, comment and bulk resolve at volume', () =
     expect((await json(['cases', 'list', '--all'])).cases).toHaveLength(250);
   }, 120_000);
 
+  it('--page N: the Nth page beside the cursor, "showing 101–200 of 250", the next page by number; past the end refused', async () => {
+    const byCursor = await json(['cases', 'list']);
+    const second = await json(['cases', 'list', '--page', '2']);
+    expect(second.total).toBe(250);
+    expect(second.cases.map((c: { id: string }) => c.id)).toEqual(
+      (await json(['cases', 'list', '--after', byCursor.next])).cases.map((c: { id: string }) => c.id),
+    );
+    // Its cursor carries on from there.
+    expect((await json(['cases', 'list', '--after', second.next])).cases[0].id).toBe(
+      (await json(['cases', 'list', '--page', '3'])).cases[0].id,
+    );
+    const text = (await cli(['cases', 'list', '--page', '2', '--code', 'AMOUNT', '--limit', '40'])).stdout;
+    expect(text).toContain('showing 41–80 of 84; next page: payrecon cases list --code AMOUNT --limit 40 --page 3');
+    expect((await cli(['cases', 'list', '--page', '3', '--code', 'AMOUNT', '--limit', '40'])).stdout).toMatch(/showing 81–84 of 84\n$/);
+    const past = await cli(['cases', 'list', '--page', '4', '--limit', '100']);
+    expect(past.code).toBe(3);
+    expect(past.stderr).toContain('--page: 4 is past the last page (3 of 100 for 250 cases)');
+    const both = await cli(['cases', 'list', '--page', '2', '--after', byCursor.next]);
+    expect(both.code).toBe(3);
+    expect((await cli(['cases', 'list', '--page', '0'])).code).toBe(3);
+  }, 120_000);
+
   it('--ref finds a case by a leading piece of either ref in any case; under 6 characters is refused', async () => {
     const c = (await getCase(t.db.knex, '1'))!;
     const byMerchant = await json(['cases', 'list', '--ref', c.merchantRef!.slice(0, 17).toLowerCase()]);

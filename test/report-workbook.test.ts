@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Table, TableColumn, TableRow } from '../src/report/table.ts';
 import { decimalValue, significantDigits } from '../src/report/workbook/cells.ts';
-import { ScaledSum } from '../src/report/workbook/scaled-sum.ts';
+import { ScaledSum } from '../src/money/scaled-sum.ts';
 import { WorkbookFile } from '../src/report/workbook/writer.ts';
 import { FIXED_DOS_DATE, FIXED_DOS_TIME } from '../src/report/workbook/zip.ts';
 

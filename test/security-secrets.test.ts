@@ -246,8 +246,8 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     // Reviewed interpolations, none carrying input: column lists and cursor names (constants), a page size
     // (a number), quoted identifiers, an order table from a fixed map by direction (`table`), a column and
     // its type chosen by direction (`extra`, `extraType`), a literal column (`EPOCH_MS('taken_at')`), and
-    // 'ASC' | 'DESC' (`order`), a report cursor's name and its query, both from the fixed REPORT_QUERIES map
-    // (`cursor`, `sql`), and a batch's `unnest(?::type[], …) AS v(…)` from unnestRows, whose names and types
+    // 'ASC' | 'DESC' (`order`), a report cursor's name and its query's text (? placeholders, values bound),
+    // both from the fixed REPORT_QUERIES map (`cursor`, `query.text`), and a batch's `unnest(?::type[], …) AS v(…)` from unnestRows, whose names and types
     // are the caller's constant column lists and whose values are bindings (`v.sql`); prune's fixed
     // per-table specs (`params`, `eligible`, `head`, `last`, `time`: constant text from its SPECS map) and a
     // snapshot query's constant `where` from its two call sites; the case queue's `w.sql` (caseWhere: text
@@ -255,7 +255,7 @@ describe.skipIf(requiresServer('the demo and the CLI runs share a Postgres datab
     // order lookup's `one(direction, table)` over constant names, and late postings' `u.sql` (unnestRows). A new interpolation fails here until someone
     // reviews it and lists it.
     const allowed =
-      /^(COLUMNS|CURSOR|ITEMS_SQL|pageSize|table|extra|extraType|order|cursor|sql|v\.sql|u\.sql|w\.sql|k\.expr|dir|one\('\w+', '\w+'\)|params|eligible|head|last|time|where|EPOCH_MS\('\w+'\)|quoteIdent\([\w.]+\)|[A-Z_]+)$/;
+      /^(COLUMNS|CURSOR|ITEMS_SQL|pageSize|table|extra|extraType|order|cursor|query\.text|v\.sql|u\.sql|w\.sql|k\.expr|dir|one\('\w+', '\w+'\)|params|eligible|head|last|time|where|EPOCH_MS\('\w+'\)|quoteIdent\([\w.]+\)|[A-Z_]+)$/;
     const offenders: string[] = [];
     for (const dir of ['src', 'jobs']) {
       for (const file of walk(path.join(ROOT, dir)).filter((f) => f.endsWith('.ts') && !f.includes(`${path.sep}sandbox${path.sep}`))) {

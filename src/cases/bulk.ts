@@ -22,7 +22,24 @@ const CHUNK = 1000;
  * Acknowledges or resolves many cases with one reason and note: each decided on its own (the pure
  * lifecycle), each written only if still in the version selected, one audit event per case.
  */
-export async function actOnCases(db: Db, selected: readonly SelectedCase[], event: CaseEvent, now: Date): Promise<BulkOutcome> {
+export function actOnCases(db: Db, selected: readonly SelectedCase[], event: CaseEvent, now: Date): Promise<BulkOutcome> {
+  return actOnEach(
+    db,
+    selected.map((s) => ({ ...s, event })),
+    now,
+  );
+}
+
+/**
+ * As actOnCases, each case with its own event (the spreadsheet round trip: a reason and note per
+ * row). `changed` says what the version was taken from, for the refusal.
+ */
+export async function actOnEach(
+  db: Db,
+  selected: ReadonlyArray<SelectedCase & { event: CaseEvent }>,
+  now: Date,
+  changed = 'it was selected',
+): Promise<BulkOutcome> {
   const out: BulkOutcome = { done: [], refused: [] };
   for (let i = 0; i < selected.length; i += CHUNK) {
     const chunk = selected.slice(i, i + CHUNK);
@@ -38,9 +55,9 @@ export async function actOnCases(db: Db, selected: readonly SelectedCase[], even
     for (const s of chunk) {
       const c = stored.get(s.id);
       if (!c) out.refused.push({ id: s.id, message: 'no such case' });
-      else if (c.version !== s.version) out.refused.push({ id: s.id, message: `changed since it was selected (now ${c.state})` });
+      else if (c.version !== s.version) out.refused.push({ id: s.id, message: `changed since ${changed} (now ${c.state})` });
       else {
-        const d = decideCase(c, event);
+        const d = decideCase(c, s.event);
         if (d.kind === 'move') moves.push({ case: c, transition: d.transition });
         else out.refused.push({ id: s.id, message: d.kind === 'refused' ? d.message : 'nothing to do' });
       }

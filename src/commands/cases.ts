@@ -60,6 +60,7 @@ export function registerCases(program: Command): void {
     )
     .option('--limit <n>', 'cases per page (1 to 1000)', '100')
     .option('--after <cursor>', 'the page after this cursor (printed under each page, and as "next" in --json)')
+    .option('--page <n>', 'the Nth page of --limit cases (1 is the first); a cursor (--after) is faster deep in a long queue')
     .option('--json', 'print {total, cases (each with its history), next} as JSON')
     .option('--all', 'with --json: every match in one document, no paging')
     .option('--csv', 'every match as CSV on stdout, header first (the workbook columns)')
@@ -70,6 +71,9 @@ export function registerCases(program: Command): void {
     .action(async (opts: ListOptions) => {
       const limit = inputOf(() => pageSize(opts.limit), '--limit');
       if (opts.all && opts.after) throw usage('--all: every match is one document; leave out --after');
+      const pageNo = opts.page === undefined ? undefined : inputOf(() => pageNumber(opts.page!), '--page');
+      if (pageNo !== undefined && (opts.after || opts.all || opts.csv))
+        throw usage('--page: a page by its number, or by a cursor (--after), or every match (--all, --csv): choose one');
       await withCases(async (ctx) => {
         const now = new Date();
         const filter = listFilter(opts, ctx, now);
@@ -84,11 +88,15 @@ export function registerCases(program: Command): void {
           const cases = all.map((c) => caseJson({ ...c, history: histories.get(c.id) ?? [] }));
           return printOut(`${JSON.stringify({ total: cases.length, cases, next: null }, null, 2)}\n`);
         }
-        const page = await listCases(ctx.db, filter, { sort: opts.sort, limit, after: opts.after });
+        const page = await listCases(ctx.db, filter, { sort: opts.sort, limit, after: opts.after, page: pageNo });
+        if (pageNo !== undefined && page.cases.length === 0 && page.total > 0)
+          throw usage(
+            `--page: ${pageNo} is past the last page (${count(Math.ceil(page.total / limit))} of ${count(limit)} for ${count(page.total)} cases)`,
+          );
         if (opts.json)
           return printOut(`${JSON.stringify({ total: page.total, cases: page.cases.map(caseJson), next: page.next }, null, 2)}\n`);
         printOut(renderCaseList(page.cases, now));
-        if (page.total > 0) printOut(`${pageFooter(page, process.argv.slice(2))}\n`);
+        if (page.total > 0) printOut(`${pageFooter(page, process.argv.slice(2), pageNo)}\n`);
       });
     });
 
@@ -227,6 +235,7 @@ interface ListOptions {
   sort: CaseSort;
   limit: string;
   after?: string;
+  page?: string;
   json?: boolean;
   all?: boolean;
   csv?: boolean;
@@ -267,17 +276,30 @@ function pageSize(text: string): number {
   return Number(text);
 }
 
-/** "showing 1–100 of 20,003" and the command for the next page (this one's arguments with --after). */
-function pageFooter(page: { first: number; cases: unknown[]; total: number; next: string | null }, argv: readonly string[]): string {
+function pageNumber(text: string): number {
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw new Error(`expected a page number from 1 (got ${JSON.stringify(text)})`);
+  return Number(text);
+}
+
+/**
+ * "showing 101–200 of 20,003" and the command for the next page: this one's arguments with the
+ * next --page when a page number was asked for, else with --after and the cursor.
+ */
+function pageFooter(
+  page: { first: number; cases: unknown[]; total: number; next: string | null },
+  argv: readonly string[],
+  pageNo: number | undefined,
+): string {
   const shown = `showing ${count(page.first)}–${count(page.first + page.cases.length - 1)} of ${count(page.total)}`;
   if (!page.next) return shown;
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--after') i++;
-    else if (!argv[i].startsWith('--after='))
+    if (argv[i] === '--after' || argv[i] === '--page') i++;
+    else if (!argv[i].startsWith('--after=') && !argv[i].startsWith('--page='))
       args.push(/^[\w@%+=:,./-]+$/.test(argv[i]) ? argv[i] : `'${argv[i].replaceAll("'", "'\\''")}'`);
   }
-  return `${shown}; next page: payrecon ${args.join(' ')} --after ${page.next}`;
+  const onward = pageNo === undefined ? `--after ${page.next}` : `--page ${pageNo + 1}`;
+  return `${shown}; next page: payrecon ${args.join(' ')} ${onward}`;
 }
 
 // LF, not the reports' CRLF: stdout goes through the terminal sanitizer, which shows a bare CR as text.

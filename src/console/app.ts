@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
 import { findUserByName } from '../db/console-users.ts';
 import { resolveSession, startSession } from './auth/sessions.ts';
 import { can } from './auth/roles.ts';
@@ -15,6 +16,7 @@ import { registerRerunRoutes } from './routes/reruns.ts';
 import { registerJobRoutes } from './routes/jobs.ts';
 import { registerUserRoutes } from './routes/users.ts';
 import { registerCaseRoutes } from './routes/cases.ts';
+import { registerCaseImportRoutes } from './routes/case-import.ts';
 import { registerOrderRoutes } from './routes/orders.ts';
 import { FAVICON_SVG } from './pages/favicon.ts';
 
@@ -46,6 +48,8 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   });
   await app.register(cookie);
   await app.register(formbody);
+  // Parts are read by the route that wants a file (readUpload), after the role check; others refuse multipart (no CSRF field).
+  await app.register(multipart);
   app.decorateRequest('session', null);
   const policy = sessionPolicy(config);
 
@@ -96,7 +100,8 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
     if (access !== 'session' && !can(session.role, access)) {
       return refuse(request, reply, 403, `Your role (${session.role}) may not do this.`);
     }
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
+    const uploadChecksItsOwn = request.routeOptions.config?.csrf === 'upload' && request.isMultipart();
+    if (request.method !== 'GET' && request.method !== 'HEAD' && !uploadChecksItsOwn) {
       const sent = (request.body as Record<string, unknown> | undefined)?._csrf ?? request.headers['x-csrf-token'];
       if (!sameToken(sent, session.csrfToken))
         return refuse(request, reply, 403, 'The form was missing its security token or it was stale. Reload the page and try again.');
@@ -141,6 +146,7 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   registerAuthRoutes(app, deps, policy);
   registerDayRoutes(app, deps);
   registerDownloadRoutes(app, deps);
+  registerCaseImportRoutes(app, deps);
   registerCaseRoutes(app, deps);
   registerOrderRoutes(app, deps);
   registerRerunRoutes(app, deps);

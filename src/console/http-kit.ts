@@ -24,6 +24,11 @@ export type Access = 'public' | 'session' | Permission;
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /**
+     * 'upload': a multipart form whose CSRF token the route checks itself (readUpload in upload.ts),
+     * as its first field, before reading the file; the pre-handler cannot see a body not yet read.
+     */
+    csrf?: 'upload';
   }
   interface FastifyRequest {
     session: Session | null;

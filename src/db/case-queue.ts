@@ -56,6 +56,11 @@ export interface PageRequest {
   after?: string;
   /** The page before this cursor (a page's `prev`); 'end' for the last page. */
   before?: string;
+  /**
+   * The Nth page (1-based) from the start, for a person who says "page 7": an OFFSET, so deep pages
+   * cost more than a cursor's; alone, not with after or before.
+   */
+  page?: number;
 }
 
 export interface CasePage {
@@ -116,17 +121,18 @@ async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): P
   const WHERE = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
   // The last page holds what paging forward from the first would leave for it, so pages line up both ways.
   const limit = r.before === 'end' ? total % r.limit || r.limit : r.limit;
+  const offset = !from && !backward && r.page !== undefined ? (r.page - 1) * r.limit : 0;
   // cases.id, qualified: a bare `id` is the text alias of COLUMNS, which sorts 10 before 9 and defeats the index.
   const res = await db.raw(
-    `SELECT ${COLUMNS}, (${k.expr})::text AS sort_key FROM cases ${WHERE} ORDER BY ${k.expr} ${dir}, cases.id ${dir} LIMIT ?`,
-    [...args, limit + 1],
+    `SELECT ${COLUMNS}, (${k.expr})::text AS sort_key FROM cases ${WHERE} ORDER BY ${k.expr} ${dir}, cases.id ${dir} LIMIT ? OFFSET ?`,
+    [...args, limit + 1, offset],
   );
   const rows = rowsOf(res);
   const more = rows.length > limit;
   const shown = rows.slice(0, limit);
   if (backward) shown.reverse();
   // Where the page sits: after a cursor, right behind it; before one, right ahead of it; at the end, the last rows.
-  const start = !backward ? (from?.place ?? 0) : from ? Math.max(0, from.place - 1 - shown.length) : Math.max(0, total - shown.length);
+  const start = !backward ? (from?.place ?? offset) : from ? Math.max(0, from.place - 1 - shown.length) : Math.max(0, total - shown.length);
   const cursorOf = (row: Record<string, unknown>, place: number) =>
     encodeCursor({ sort: r.sort, key: row.sort_key as string, id: row.id as string, place });
   const first = shown[0];
@@ -135,6 +141,6 @@ async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): P
     first: first ? start + 1 : 0,
     cases: shown.map(toCase),
     next: last && (backward ? r.before !== 'end' : more) ? cursorOf(last, start + shown.length) : null,
-    prev: first && (backward ? more : from !== null) ? cursorOf(first, start + 1) : null,
+    prev: first && (backward ? more : from !== null || offset > 0) ? cursorOf(first, start + 1) : null,
   };
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { bindingsOf, param, sql, type Sql } from './sql-text.ts';
 
 /**
  * The orders of a business day, each with its latest check whenever that check ran: the one
@@ -7,7 +8,7 @@ import type { Knex } from 'knex';
  * ids are selected as text, times as epoch milliseconds (see reports.ts).
  */
 
-/** A UTC window [from, to) as ISO instants. */
+/** A UTC window [from, to) as ISO instants (the queries' parameters `from` and `to`). */
 export interface Window {
   from: string;
   to: string;
@@ -45,6 +46,8 @@ export interface ReportOrderRow {
   reason: string;
 }
 
+const [FROM, TO, ZONE] = [param('from'), param('to'), param('zone')];
+
 /** The order items.csv lists orders in: direction, merchant_ref (byte order, whatever the database's locale), id. */
 const REPORT_ORDER = (t: string) => `${t}.direction, ${t}.merchant_ref COLLATE "C", ${t}.id`;
 const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::bigint::text`;
@@ -54,14 +57,13 @@ const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::big
  * then id) through the recon_items_latest index. The local columns are the check's (what was
  * compared), or the order's own when it was never checked. Also exposes order_key (bigint sort
  * key), created_at and codes (text[]) for the queries built on it. `narrow` restricts each
- * direction's orders further (a constant fragment, per direction). Bindings: from, to, then the
- * payment fragment's, from, to, then the payout fragment's. `sorted`: the orders are put in
+ * direction's orders further (a fragment per direction). Parameters: from, to and the fragments'. `sorted`: the orders are put in
  * REPORT_ORDER before the look-ups, so a cursor in that order starts at once and Postgres looks the
  * checks up while the rows are formatted; sorting the joined rows instead kept the report waiting
  * 5 to 7 s on a million-order day for a sort of wide rows spilled to disk (a cursor never runs in parallel).
  */
-function ordersWithLatestCheck(narrow: { payment: string; payout: string } = { payment: '', payout: '' }, sorted = false): string {
-  return `SELECT
+function ordersWithLatestCheck(narrow: { payment: Sql; payout: Sql } = { payment: sql``, payout: sql`` }, sorted = false): Sql {
+  return sql`SELECT
     c.run_id::text AS run_id, ${EPOCH_MS('c.checked_at')} AS checked_at_ms, ${EPOCH_MS('o.created_at')} AS created_at_ms,
     o.created_at, o.direction, o.id::text AS order_id, o.id AS order_key,
     o.merchant_ref, o.transaction_ref, o.currency, o.method,
@@ -79,11 +81,11 @@ function ordersWithLatestCheck(narrow: { payment: string; payout: string } = { p
   FROM (${sorted ? 'SELECT * FROM (' : ''}
     SELECT 'payment'::text AS direction, id, merchant_ref, transaction_ref, currency, method, status,
            amount, paid_amount, fee, NULL::text AS utr, NULL::text AS bank_code, finalized_at, created_at
-      FROM payment_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz ${narrow.payment}
+      FROM payment_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz ${narrow.payment}
     UNION ALL
     SELECT 'payout', id, merchant_ref, transaction_ref, currency, method, status,
            amount, NULL::numeric, fee, utr, bank_code, finalized_at, created_at
-      FROM payout_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz ${narrow.payout}
+      FROM payout_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz ${narrow.payout}
   ${sorted ? `) u ORDER BY ${REPORT_ORDER('u')}` : ''}) o
   LEFT JOIN LATERAL (
     SELECT i.id AS item_id, i.run_id, i.checked_at, i.local_status, i.provider_status, i.provider_category, i.provider_currency,
@@ -96,26 +98,22 @@ function ordersWithLatestCheck(narrow: { payment: string; payout: string } = { p
   ) c ON true`;
 }
 
-/** Every order of the window. */
-export const ORDERS_WITH_LATEST_CHECK = ordersWithLatestCheck();
-
 /**
  * The orders of the window that may be open now: not final or never checked (the *_orders_open
  * indexes), or whose newest check, since the window began, left them open (recon_open, sql/031:
  * one row per open order, so the lookback does not read superseded checks). A superset: the latest
- * check decides. `extra` adds more candidates. Bindings: from, to, from.
+ * check decides. `extra` adds more candidates. Parameters: from, to.
  */
-const mayBeOpen = (table: string, direction: string, extra = ''): string =>
-  `AND id IN (
-      SELECT id FROM ${table} WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz
+const mayBeOpen = (table: string, direction: string, extra = ''): Sql =>
+  sql`AND id IN (
+      SELECT id FROM ${table} WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz
          AND (status_category IN ('pending', 'unknown') OR last_checked_at IS NULL)
       UNION
-      SELECT order_id FROM recon_open WHERE direction = '${direction}' AND checked_at >= ?::timestamptz
+      SELECT order_id FROM recon_open WHERE direction = '${direction}' AND checked_at >= ${FROM}::timestamptz
       ${extra})`;
 
-export const windowBindings = (w: Window): string[] => [w.from, w.to, w.from, w.to];
-/** Bindings of a window narrowed by mayBeOpen. */
-export const openWindowBindings = (w: Window): string[] => [w.from, w.to, w.from, w.to, w.from, w.from, w.to, w.from, w.to, w.from];
+/** A window as the queries' parameters. */
+export const windowParams = (w: Window): { from: string; to: string } => ({ from: w.from, to: w.to });
 
 /**
  * The columns a streamed report row carries (ReportOrderRow), named so the helper columns of the
@@ -177,7 +175,7 @@ const CASES_OF = (t: string) => `LEFT JOIN LATERAL (
 const CASE_COLUMNS = 'cs.case_ids, cs.case_states, cs.case_resolutions, cs.case_opened_ms';
 
 /** In REPORT_ORDER; the outer ORDER BY costs no sort, as the orders come sorted from the inner one. */
-export const DAY_ITEMS_SQL = `SELECT ${ROW_COLUMNS('x')}, ${CASE_COLUMNS} FROM (${ordersWithLatestCheck(undefined, true)}) x ${CASES_OF('x')}
+const DAY_ITEMS_SQL = sql`SELECT ${ROW_COLUMNS('x')}, ${CASE_COLUMNS} FROM (${ordersWithLatestCheck(undefined, true)}) x ${CASES_OF('x')}
   ORDER BY x.direction, x.merchant_ref COLLATE "C", x.order_key`;
 
 /** An order of an earlier day still needing a person, with its business day in the report's zone. */
@@ -187,10 +185,10 @@ export interface OpenItemRow extends ReportOrderRow, Partial<OrderCasesColumns> 
 
 /**
  * Orders created in [from, to) whose latest check is pending, mismatch or error, or that were
- * never checked: oldest business day first. Bindings: zone, then openWindowBindings.
+ * never checked: oldest business day first. Parameters: zone, from, to.
  */
-export const OPEN_ITEMS_SQL = `SELECT ${ROW_COLUMNS('y')}, y.business_date, ${CASE_COLUMNS} FROM (
-    SELECT x.*, (x.created_at AT TIME ZONE ?)::date::text AS business_date
+const OPEN_ITEMS_SQL = sql`SELECT ${ROW_COLUMNS('y')}, y.business_date, ${CASE_COLUMNS} FROM (
+    SELECT x.*, (x.created_at AT TIME ZONE ${ZONE})::date::text AS business_date
       FROM (${ordersWithLatestCheck({ payment: mayBeOpen('payment_orders', 'payment'), payout: mayBeOpen('payout_orders', 'payout') })}) x
   ) y ${CASES_OF('y')}
   WHERE y.verdict IN ('pending', 'mismatch', 'error', 'unchecked')
@@ -216,29 +214,28 @@ export interface LateChangeRow extends OpenItemRow {
  * of their own day's report recorded (resolved and matched count as the same). Only orders open
  * now or recorded as open can differ (a consistent order recorded consistent is the same), so
  * only those are looked at. Days with no recorded version are left out: nothing was
- * reported, so nothing changed. Bindings: first day, day after the last (dates), zone, openWindowBindings.
+ * reported, so nothing changed. Parameters: first_day, end_day (the day after the last; dates), zone, from, to.
  */
-export const LATE_CHANGES_SQL = `WITH recorded AS (
+const LATE_CHANGES_SQL = sql`WITH recorded AS (
     SELECT DISTINCT ON (business_date) id, business_date, version FROM report_versions
-     WHERE orders_recorded AND business_date >= ?::date AND business_date < ?::date
+     WHERE orders_recorded AND business_date >= ${param('first_day')}::date AND business_date < ${param('end_day')}::date
      ORDER BY business_date, version DESC
   )
   SELECT ${ROW_COLUMNS('y')}, y.business_date, r.version AS reported_version, ro.verdict AS reported_verdict,
          array_to_string(ro.codes, ' ') AS reported_codes
-    FROM (SELECT x.*, (x.created_at AT TIME ZONE ?)::date::text AS business_date
+    FROM (SELECT x.*, (x.created_at AT TIME ZONE ${ZONE})::date::text AS business_date
             FROM (${ordersWithLatestCheck({ payment: mayBeOpen('payment_orders', 'payment', RECORDED_OPEN('payment')), payout: mayBeOpen('payout_orders', 'payout', RECORDED_OPEN('payout')) })}) x) y
     JOIN recorded r ON r.business_date = y.business_date::date
     LEFT JOIN report_version_orders ro ON ro.version_id = r.id AND ro.direction = y.direction AND ro.order_id = y.order_key
    WHERE ${AS_MATCHED('ro.verdict')} IS DISTINCT FROM ${AS_MATCHED('y.verdict')} OR ro.codes IS DISTINCT FROM y.codes
    ORDER BY y.business_date, y.direction, y.merchant_ref COLLATE "C", y.order_key`;
 
+const COUNT_DAY_ORDERS = sql`SELECT ((SELECT count(*) FROM payment_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz)
+           + (SELECT count(*) FROM payout_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz))::text AS n`;
+
 /** How many orders the window holds: the rows DAY_ITEMS_SQL gives in the same snapshot. */
 export async function countDayOrders(tx: Knex.Transaction, day: Window): Promise<number> {
-  const res = (await tx.raw(
-    `SELECT ((SELECT count(*) FROM payment_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz)
-           + (SELECT count(*) FROM payout_orders WHERE created_at >= ?::timestamptz AND created_at < ?::timestamptz))::text AS n`,
-    windowBindings(day),
-  )) as { rows: { n: string }[] };
+  const res = (await tx.raw(COUNT_DAY_ORDERS.text, bindingsOf(COUNT_DAY_ORDERS, windowParams(day)))) as { rows: { n: string }[] };
   return Number(res.rows[0].n);
 }
 
@@ -246,12 +243,12 @@ export async function countDayOrders(tx: Knex.Transaction, day: Window): Promise
  * Records what a version says about each order of its day, from the same selection as its
  * items.csv (same transaction, same snapshot), and marks the version as having recorded them.
  */
+const RECORD_VERSION_ORDERS = sql`INSERT INTO report_version_orders (version_id, direction, order_id, verdict, codes)
+     SELECT ${param('version_id')}::bigint, direction, order_key, verdict, codes FROM (${ordersWithLatestCheck()}) x`;
+
 export async function recordVersionOrders(tx: Knex.Transaction, versionId: string, day: Window): Promise<number> {
-  const res = (await tx.raw(
-    `INSERT INTO report_version_orders (version_id, direction, order_id, verdict, codes)
-     SELECT ?::bigint, direction, order_key, verdict, codes FROM (${ORDERS_WITH_LATEST_CHECK}) x`,
-    [versionId, ...windowBindings(day)],
-  )) as { rowCount: number };
+  const values = { version_id: versionId, ...windowParams(day) };
+  const res = (await tx.raw(RECORD_VERSION_ORDERS.text, bindingsOf(RECORD_VERSION_ORDERS, values))) as { rowCount: number };
   await tx.raw('UPDATE report_versions SET orders_recorded = true WHERE id = ?::bigint', [versionId]);
   return res.rowCount;
 }
@@ -279,16 +276,18 @@ const REPORT_QUERIES = {
 export async function* streamRows<T>(
   tx: Knex.Transaction,
   cursor: keyof typeof REPORT_QUERIES,
-  bindings: readonly string[],
+  /** The query's parameters by name (from, to; zone, first_day, end_day where it has them). */
+  values: Readonly<Record<string, string>>,
   pageSize = REPORT_PAGE_ROWS,
 ): AsyncGenerator<T[]> {
-  const sql = REPORT_QUERIES[cursor];
+  const query = REPORT_QUERIES[cursor];
+  const bindings = bindingsOf(query, values);
   // Every row will be fetched: plan for total time, not for the first 10 % (the cursor default).
   await tx.raw('SET LOCAL cursor_tuple_fraction = 1.0');
   // No JIT for the rest of the report's transaction: these plans are index lookups per order,
   // where compiling (seconds on a million-order day, more on a busy machine) gains nothing back.
   await tx.raw('SET LOCAL jit = off');
-  await tx.raw(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, bindings as string[]);
+  await tx.raw(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${query.text}`, bindings);
   // .then() once: a knex builder runs its query again on every .then, a Promise does not.
   const fetchPage = (): Promise<{ rows: T[] }> => {
     const page = tx.raw(`FETCH ${pageSize} FROM ${cursor}`).then((r: { rows: T[] }) => r);

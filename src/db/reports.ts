@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { advisoryKey } from './advisory.ts';
 import {
-  openWindowBindings,
   streamRows,
-  windowBindings,
+  windowParams,
   type LateChangeRow,
   type OpenItemRow,
   type OrderCasesColumns,
@@ -44,12 +43,12 @@ export type { Window, OpenItemRow, LateChangeRow };
 
 /** The day's orders, each with its latest check whenever it ran, in report order. */
 export function streamReportItems(tx: Knex.Transaction, window: Window, pageSize?: number): AsyncGenerator<ReportItemRow[]> {
-  return streamRows<ReportItemRow>(tx, 'payrecon_report_items', windowBindings(window), pageSize);
+  return streamRows<ReportItemRow>(tx, 'payrecon_report_items', windowParams(window), pageSize);
 }
 
 /** Orders created in `earlier` (the lookback days before the report's day) still open at report time. */
 export function streamOpenItems(tx: Knex.Transaction, earlier: Window, zone: string, pageSize?: number): AsyncGenerator<OpenItemRow[]> {
-  return streamRows<OpenItemRow>(tx, 'payrecon_open_items', [zone, ...openWindowBindings(earlier)], pageSize);
+  return streamRows<OpenItemRow>(tx, 'payrecon_open_items', { zone, ...windowParams(earlier) }, pageSize);
 }
 
 /**
@@ -63,7 +62,12 @@ export function streamLateChanges(
   zone: string,
   pageSize?: number,
 ): AsyncGenerator<LateChangeRow[]> {
-  return streamRows<LateChangeRow>(tx, 'payrecon_late_changes', [days.first, days.end, zone, ...openWindowBindings(earlier)], pageSize);
+  return streamRows<LateChangeRow>(
+    tx,
+    'payrecon_late_changes',
+    { first_day: days.first, end_day: days.end, zone, ...windowParams(earlier) },
+    pageSize,
+  );
 }
 
 export async function balanceSnapshotsFor(db: Knex, window: Window): Promise<BalanceSnapshotRow[]> {

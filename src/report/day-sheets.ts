@@ -1,26 +1,8 @@
 import path from 'node:path';
 import { ITEM_TABLE_COLUMNS } from './item-table.ts';
+import { WORKBOOK_TABS } from './report-tables.ts';
 import type { TableColumn, TableRow } from './table.ts';
 import { WorkbookFile, type SheetWriter } from './workbook/writer.ts';
-
-/** The workbook's tabs in reading order (they are written in another). */
-const TABS = [
-  'Summary',
-  'Mismatches',
-  'Open items',
-  'Late changes',
-  'Roll-forward',
-  'Timing items',
-  'Items',
-  'Balances',
-  'Rates',
-  'Unknown orders',
-  'Identity mismatches',
-  'Open items by age',
-  'Late changes by currency',
-  'Cases',
-  'Case activity',
-];
 
 /** Mismatches shown in report.html (all of them are in mismatches.csv and the workbook). */
 const HTML_MISMATCH_ROWS = 200;
@@ -55,7 +37,7 @@ export class DayItemSheets {
       zone: opts.timezone,
       // A value from the data, not the clock: the same data gives the same bytes.
       created: new Date(`${opts.date}T00:00:00Z`),
-      order: TABS,
+      order: WORKBOOK_TABS,
     });
     // Items first: the big sheet streams straight into the zip, Mismatches through a temp file.
     this.items = this.workbook.sheet('Items', ITEM_TABLE_COLUMNS, { expectedRows: opts.items, fullFile: 'items.csv' });

@@ -1,5 +1,5 @@
 import { Decimal } from '../money/decimal.ts';
-import { DecimalSum } from '../money/decimal-sum.ts';
+import { ScaledSum } from '../money/scaled-sum.ts';
 import type { ReportItemRow } from '../db/reports.ts';
 import { IdentityMismatchTotals, isNotThisOrder } from './identity-mismatches.ts';
 
@@ -47,10 +47,10 @@ function emptyTotals(): OrderTotals {
 
 /** The money sums of one currency and direction while the rows stream past (exact, no Decimal per row). */
 interface Sums {
-  gross: DecimalSum;
-  paid: DecimalSum;
-  fees: DecimalSum;
-  net: DecimalSum;
+  gross: ScaledSum;
+  paid: ScaledSum;
+  fees: ScaledSum;
+  net: ScaledSum;
 }
 
 /**
@@ -71,7 +71,7 @@ export class OrderTotalsAccumulator {
     if (!t) {
       t = emptyTotals();
       this.byKey.set(key, t);
-      this.sums.set(t, { gross: new DecimalSum(), paid: new DecimalSum(), fees: new DecimalSum(), net: new DecimalSum() });
+      this.sums.set(t, { gross: new ScaledSum(), paid: new ScaledSum(), fees: new ScaledSum(), net: new ScaledSum() });
       this.currencies.add(r.currency);
     }
     if (r.run_id !== null) this.runIds.add(r.run_id);

@@ -2,70 +2,19 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from '../log/logger.ts';
-import {
-  balanceSnapshotsFor,
-  insertReportVersion,
-  listReportVersions,
-  lockReportDate,
-  rateSnapshotsFor,
-  streamLateChanges,
-  streamOpenItems,
-  streamReportItems,
-  withReportDateLock,
-  type BalanceSnapshotRow,
-  type ReportVersionRecord,
-  type Window,
-} from '../db/reports.ts';
+import { insertReportVersion, listReportVersions, lockReportDate, withReportDateLock, type ReportVersionRecord } from '../db/reports.ts';
 import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
-import { firstSeenWithCode } from '../db/late-postings.ts';
-import { unknownOrdersOpen, unknownOrdersReceived } from '../db/unknown-orders.ts';
-import { isCurrency } from '../money/decimal.ts';
-import type { Drift } from '../recon/headline.ts';
-import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
-import { CsvFile, type CsvFileResult } from './csv-file.ts';
-import { businessDay, dayIsPartial, type BusinessDay } from './date.ts';
-import { timeFormatter } from './format.ts';
-import { reportHeadline } from '../recon/headline.ts';
-import { businessView } from './business-view.ts';
-import { DayItemSheets } from './day-sheets.ts';
-import { writeExtrasForVersion, type ReportFacts } from './extras-for-version.ts';
-import { csvCells, csvHeader } from './csv-cells.ts';
-import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
-import { unknownOrderTableRows, withOpenUnknownOrders } from './unknown-orders.ts';
-import { withCaseColumns } from './case-cells.ts';
-import { caseActivityTable, casesSummaryTable, unknownOrdersSummaryTable } from './case-tables.ts';
-import { caseStateCountsOccurred, caseTransitionCounts, unresolvedCaseAges } from '../db/cases.ts';
-import { caseSummary } from '../recon/case-figures.ts';
-import {
-  businessHash,
-  contentHash,
-  manifestText,
-  sortRunIds,
-  type CsvFiles,
-  type ReportFile,
-  type ReportManifest,
-  type SummaryFile,
-} from './manifest.ts';
-import { closingRates, dayJournals, FeeDifferences, lateChangeOf } from './journal-day.ts';
-import { journalSummaryTable } from './journal-summary.ts';
-import { DEFAULT_JOURNAL_SETTINGS, writeJournalFiles, type JournalSettings } from './journal-files.ts';
-import type { LateChange } from '../recon/journal.ts';
-import type { ReconPolicy } from '../recon/types.ts';
-import { OpenItemTotals } from './open-items.ts';
-import { OrderTotalsAccumulator } from './order-totals.ts';
-import {
-  LATE_CHANGE_TABLE_COLUMNS,
-  OPEN_ITEM_TABLE_COLUMNS,
-  balancesTable,
-  lateChangeTableRow,
-  openItemTableRow,
-  ratesTable,
-} from './sheet-tables.ts';
-import type { Table, TableColumn, TableRow } from './table.ts';
-import { claimReportDir } from './report-dir-owner.ts';
 import { installationId } from '../db/installation.ts';
-import { lastRateByCurrency, lateChangesSummaryTable, openItemsSummaryTable, ordersTable } from './summary-tables.ts';
-import { rollForwardTable, timingItemsTable } from './rollforward-tables.ts';
+import type { ReconPolicy } from '../recon/types.ts';
+import { businessDay, dayIsPartial } from './date.ts';
+import { passOverDay } from './day-pass.ts';
+import { DayItemSheets } from './day-sheets.ts';
+import type { JournalSettings } from './journal-files.ts';
+import { businessHash, contentHash, manifestText, type ReportManifest } from './manifest.ts';
+import { quarantineOrphans, type QuarantinedVersion } from './orphan-versions.ts';
+import { claimReportDir } from './report-dir-owner.ts';
+import { reportScope, type ReportScope } from './report-scope.ts';
+import { writeVersionExtras } from './version-extras.ts';
 import {
   currentPointer,
   ensureWritableDir,
@@ -78,7 +27,6 @@ import {
   versionsOnDisk,
   writeFileSynced,
 } from './version-dir.ts';
-import { quarantineOrphans, type QuarantinedVersion } from './orphan-versions.ts';
 
 export interface WriteReportsOptions {
   /** Business date, YYYY-MM-DD, validated before anything else happens. */
@@ -157,32 +105,6 @@ export async function writeReports(db: Knex, opts: WriteReportsOptions): Promise
   return result;
 }
 
-/** What one version covers: the day, and the earlier days whose open items and late changes it carries. */
-interface ReportScope {
-  date: string;
-  partial: boolean;
-  lookbackDays: number;
-  /** The day as UTC instants, and as local ones for the manifest. */
-  window: Window;
-  localWindow: { from: string; to: string };
-  /** The lookback days before the day: as instants, and as dates [first, end). */
-  earlier: Window;
-  earlierDays: { first: string; end: string };
-}
-
-function reportScope(day: BusinessDay, lookbackDays: number, partial: boolean): ReportScope {
-  const first = day.start.minus({ days: lookbackDays }).startOf('day');
-  return {
-    date: day.date,
-    partial,
-    lookbackDays,
-    window: { from: day.start.toUTC().toISO()!, to: day.end.toUTC().toISO()! },
-    localWindow: { from: day.start.toISO()!, to: day.end.toISO()! },
-    earlier: { from: first.toUTC().toISO()!, to: day.start.toUTC().toISO()! },
-    earlierDays: { first: first.toISODate()!, end: day.date },
-  };
-}
-
 function engineOf(db: Knex): 'postgres' | 'pglite' {
   return (db.client as { config?: { client?: unknown } }).config?.client === 'pg' ? 'postgres' : 'pglite';
 }
@@ -216,7 +138,9 @@ async function writeInTransaction(
   let daySheets: DayItemSheets | null = null;
   try {
     daySheets = new DayItemSheets(tempDir, { date, timezone: opts.timezone, items: await countDayOrders(tx, scope.window) });
-    const { files, runIds, headline, facts } = await writeFiles(tx, opts, scope, tempDir, daySheets);
+    // The pass over the day: every CSV file written, and what the other files are made from.
+    const facts = await passOverDay(tx, opts, scope, tempDir, daySheets);
+    const { files, headline } = facts;
     const hash = contentHash(files);
     const business = businessHash(files, scope.partial);
     const current = currentRecord?.version ?? null;
@@ -246,23 +170,12 @@ async function writeInTransaction(
     // Never reuse a number: not one on disk (even unrecorded or quarantined), not one recorded (even if deleted from disk).
     const version = Math.max(latest?.version ?? 0, ...(await numbersTakenOnDisk(dateDir)), 0) + 1;
     // The workbook, charts and report.html name the version, so they are written once it is known.
-    const extras = await writeExtrasForVersion(
+    const extras = await writeVersionExtras(
       tx,
-      {
-        dir: tempDir,
-        date,
-        timezone: opts.timezone,
-        version,
-        now: opts.now,
-        headline,
-        partial: scope.partial,
-        earlier: scope.earlier,
-        earlierDays: scope.earlierDays,
-        pageSize: opts.pageSize,
-        csv: files,
-        formatTime: timeFormatter(opts.timezone),
-      },
+      scope,
+      { dir: tempDir, version, timezone: opts.timezone, now: opts.now, pageSize: opts.pageSize },
       facts,
+      daySheets,
     );
     const manifest: ReportManifest = {
       format: 'payrecon-report/2',
@@ -277,7 +190,7 @@ async function writeInTransaction(
       created_at: opts.now.toISOString(),
       content_hash: hash,
       business_hash: business,
-      run_ids: runIds,
+      run_ids: facts.runIds,
       files: { ...files, ...extras },
     };
     await writeFileSynced(path.join(tempDir, 'manifest.json'), manifestText(manifest));
@@ -320,221 +233,4 @@ async function readManifest(versionDir: string): Promise<ReportManifest | null> 
   } catch {
     return null;
   }
-}
-
-/** Every CSV file into dir; items, mismatches and the workbook's sheets of both from one pass over the cursor. */
-async function writeFiles(
-  tx: Knex.Transaction,
-  opts: WriteReportsOptions,
-  scope: ReportScope,
-  dir: string,
-  daySheets: DayItemSheets,
-): Promise<{ files: CsvFiles; runIds: string[]; headline: string; facts: ReportFacts }> {
-  const formatTime = timeFormatter(opts.timezone);
-  const runIds = new Set<string>();
-  const totals = new OrderTotalsAccumulator();
-  const feeDifferences = new FeeDifferences(opts.feeSchedule);
-  const itemHeader = csvHeader(ITEM_TABLE_COLUMNS);
-  const items = new CsvFile(path.join(dir, 'items.csv'), itemHeader, businessView(itemHeader));
-  const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
-  const unknownOrders = await unknownOrdersReceived(tx, scope.window);
-  try {
-    for await (const page of withCaseColumns(streamReportItems(tx, scope.window, opts.pageSize), opts.now)) {
-      for (const r of page) {
-        const row = itemTableRow(r, scope.date);
-        const cells = csvCells(ITEM_TABLE_COLUMNS, row, formatTime);
-        const wait = items.write(cells);
-        if (wait) await wait;
-        if (r.verdict === 'mismatch') await mismatches.write(cells);
-        const sheetsWait = daySheets.add(row, r.verdict === 'mismatch');
-        if (sheetsWait) await sheetsWait;
-        totals.add(r);
-        feeDifferences.add(r);
-      }
-    }
-    // After the merchant's own: the orders only the provider knows (UNKNOWN_ORDER), notified this day.
-    for (const row of await unknownOrderTableRows(tx, unknownOrders, scope.date, opts.now)) {
-      await mismatches.write(csvCells(ITEM_TABLE_COLUMNS, row, formatTime));
-      const sheetsWait = daySheets.addMismatchOnly(row);
-      if (sheetsWait) await sheetsWait;
-    }
-  } catch (err) {
-    await Promise.all([items.abort(), mismatches.abort()]);
-    throw err;
-  }
-  daySheets.close();
-  const itemsResult = await items.close();
-  const mismatchesResult = await mismatches.close();
-  for (const id of totals.runIds) runIds.add(id);
-
-  const openTotals = new OpenItemTotals();
-  const openUnknown = await unknownOrdersOpen(tx, scope.earlier, opts.timezone);
-  const openResult = await writeStream(
-    path.join(dir, 'open_items.csv'),
-    OPEN_ITEM_TABLE_COLUMNS,
-    withOpenUnknownOrders(
-      tx,
-      withCaseColumns(streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize), opts.now),
-      openUnknown,
-      opts.now,
-    ),
-    (r) => {
-      openTotals.add(r, scope.date);
-      if (r.run_id !== null) runIds.add(r.run_id);
-      return openItemTableRow(r, scope.date);
-    },
-    formatTime,
-  );
-  const lateByCurrency = new Map<string, number>();
-  const lateCandidates: Array<{ currency: string; orderId: string; change: LateChange }> = [];
-  const lateResult = await writeStream(
-    path.join(dir, 'late_changes.csv'),
-    LATE_CHANGE_TABLE_COLUMNS,
-    streamLateChanges(tx, scope.earlierDays, scope.earlier, opts.timezone, opts.pageSize),
-    (r) => {
-      lateByCurrency.set(r.currency, (lateByCurrency.get(r.currency) ?? 0) + 1);
-      const change = lateChangeOf(r);
-      if (change) lateCandidates.push({ currency: r.currency, orderId: r.order_id, change });
-      if (r.run_id !== null) runIds.add(r.run_id);
-      return lateChangeTableRow(r);
-    },
-    formatTime,
-  );
-
-  // Posted on the day a check first saw the change: a later day's report still lists it, but it was posted then.
-  const codeOf = (c: LateChange) => (c.kind === 'reversal' ? 'STATUS' : 'FEE');
-  const firstSeen = await firstSeenWithCode(
-    tx,
-    lateCandidates.map((l) => ({ direction: l.change.direction, orderId: l.orderId, code: codeOf(l.change) })),
-  );
-  const [dayFrom, dayTo] = [Date.parse(scope.window.from), Date.parse(scope.window.to)];
-  const late = lateCandidates.filter((l) => {
-    const at = firstSeen.get(`${l.change.direction}:${l.orderId}:${codeOf(l.change)}`);
-    return at !== undefined && at >= dayFrom && at < dayTo;
-  });
-  const balances = await balanceSnapshotsFor(tx, scope.window);
-  const rates = await rateSnapshotsFor(tx, scope.window);
-  const balancesResult = await writeTable(dir, balancesTable(balances), formatTime);
-  const ratesResult = await writeTable(dir, ratesTable(rates), formatTime);
-  for (const b of balances as BalanceSnapshotRow[]) if (b.run_id) runIds.add(b.run_id);
-  for (const r of rates) if (r.run_id) runIds.add(r.run_id);
-
-  const currencies = [
-    ...new Set([...(opts.currencies ?? []), ...totals.currencies, ...balances.map((b) => b.currency), ...rates.map((r) => r.currency)]),
-  ].sort();
-  const rollForwards = new Map<string, SnapshotRollForward | null>();
-  for (const c of currencies) {
-    rollForwards.set(
-      c,
-      isCurrency(c)
-        ? await dayRollForward(tx, {
-            currency: c,
-            from: new Date(scope.window.from),
-            to: new Date(scope.window.to),
-            tolerance: opts.tolerances?.[c] ?? '0',
-          })
-        : null,
-    );
-  }
-  const drifts: Drift[] = [...rollForwards.values()].flatMap((r) =>
-    r && r.withinTolerance === false && r.drift !== null ? [{ currency: r.currency, drift: r.drift }] : [],
-  );
-  const journals = dayJournals({ date: scope.date, currencies, rollForwards, late, feeDifferences, rates });
-  // Currencies with fewer than two snapshots in the window: their balances were not checked.
-  const notChecked = [...rollForwards.values()].flatMap((r) => (r && r.drift === null ? [r.currency] : []));
-  const overall = totals.overall();
-  const headline = reportHeadline({
-    balancesNotChecked: notChecked.length > 0 && notChecked.length === currencies.length ? 'all' : notChecked,
-    orders: overall.orders,
-    verdicts: overall.verdicts,
-    drifts,
-    partial: scope.partial,
-    openItems: openTotals.count,
-    lateChanges: lateResult.rows,
-    unknownOrders: unknownOrders.length,
-  });
-
-  // One CSV file per summary table, each with its own header; the workbook, report.html and the
-  // e-mail render these same tables.
-  const summaryTables: Table[] = [
-    ordersTable(currencies, totals, lastRateByCurrency(rates)),
-    rollForwardTable(currencies, rollForwards),
-    timingItemsTable(currencies, rollForwards),
-    journalSummaryTable(journals),
-    unknownOrdersSummaryTable(unknownOrders),
-    totals.apart.table(),
-    openItemsSummaryTable(openTotals),
-    lateChangesSummaryTable(lateByCurrency),
-    casesSummaryTable(await caseStateCountsOccurred(tx, scope.earlier.from, scope.window.to), opts.now),
-    caseActivityTable(
-      caseSummary(
-        await caseTransitionCounts(tx, new Date(scope.window.from), new Date(scope.window.to)),
-        await unresolvedCaseAges(tx, opts.now),
-        currencies,
-        opts.now,
-      ),
-    ),
-  ];
-  const summaryFiles: Partial<Record<ReportFile, CsvFileResult>> = {};
-  for (const t of summaryTables) summaryFiles[`${t.name}.csv` as ReportFile] = await writeTable(dir, t, formatTime);
-  const journal = await writeJournalFiles(
-    journals.flatMap((j) => j.entries),
-    { ...(opts.journal ?? DEFAULT_JOURNAL_SETTINGS), rates: closingRates(rates) },
-    (t) => writeTable(dir, t, formatTime),
-  );
-  if (journal.skipped.length)
-    opts.logger?.warn({ entries: journal.skipped }, 'journal entries left out of journal_xero.csv: no rate to the base currency');
-
-  return {
-    files: {
-      'items.csv': itemsResult,
-      'mismatches.csv': mismatchesResult,
-      ...(summaryFiles as Record<SummaryFile, CsvFileResult>),
-      'open_items.csv': openResult,
-      'late_changes.csv': lateResult,
-      'balances.csv': balancesResult,
-      'rates.csv': ratesResult,
-      ...(journal.files as Pick<CsvFiles, 'journal.csv' | 'journal_xero.csv' | 'journal_quickbooks.csv'>),
-    },
-    runIds: sortRunIds(runIds),
-    headline,
-    facts: { currencies, summaryTables, openTotals, rollForwards, balances, rates, daySheets, openUnknown, journal: journal.table },
-  };
-}
-
-/** A streamed query into one CSV file, through its table definition. */
-async function writeStream<T>(
-  file: string,
-  columns: readonly TableColumn[],
-  pages: AsyncGenerator<T[]>,
-  toRow: (r: T) => TableRow,
-  formatTime: (ms: number) => string,
-): Promise<CsvFileResult> {
-  const header = csvHeader(columns);
-  const csv = new CsvFile(file, header, businessView(header));
-  try {
-    for await (const page of pages) {
-      for (const r of page) {
-        const wait = csv.write(csvCells(columns, toRow(r), formatTime));
-        if (wait) await wait;
-      }
-    }
-  } catch (err) {
-    await csv.abort();
-    throw err;
-  }
-  return csv.close();
-}
-
-/** A small table into `<name>.csv`, through its table definition. */
-async function writeTable(dir: string, table: Table, formatTime: (ms: number) => string): Promise<CsvFileResult> {
-  const header = csvHeader(table.columns);
-  const csv = new CsvFile(path.join(dir, `${table.name}.csv`), header, businessView(header));
-  try {
-    for (const r of table.rows) await csv.write(csvCells(table.columns, r, formatTime));
-  } catch (err) {
-    await csv.abort();
-    throw err;
-  }
-  return csv.close();
 }

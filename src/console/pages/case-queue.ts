@@ -110,6 +110,7 @@ export function queueBody(v: QueueView): Html {
     ${found.next ? html` · <a href="/cases${queueQuery(shown, { after: found.next })}" rel="next">next</a>` : null}
     ${found.next ? html` · <a href="/cases${queueQuery(shown, { before: 'end' })}" rel="last">last</a>` : null} ·
     <a href="/cases/export.xlsx${queueQuery(shown)}">export all ${count(found.total)} as a workbook</a>
+    ${mayWork ? html` · <a href="/cases/import">upload a filled-in workbook</a>` : null}
   </p>`;
   const table = html`<div class="table-wrap">
     <table>

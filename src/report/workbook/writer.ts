@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { columnLabel, currencyIndex, type Table, type TableColumn, type TableRow } from '../table.ts';
 import { currencyDecimals } from './cells.ts';
 import { CONTENT_TYPES, ROOT_RELS, coreProperties, workbookRels, workbookXml, type SheetPart } from './package-parts.ts';
-import { ScaledSum } from './scaled-sum.ts';
+import { ScaledSum } from '../../money/scaled-sum.ts';
 import { rangeRef, rowXml, sheetHead, sheetTail } from './sheet-xml.ts';
 import { BOLD_STYLE, HEADER_STYLE, NOTE_STYLE, NOTICE_STYLE, StyleSheet, TITLE_STYLE } from './styles.ts';
 import { CellEncoder, defaultWidth, sheetKind, type SheetKind } from './typed-cell.ts';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../src/money/decimal.ts';
-import { DecimalSum } from '../src/money/decimal-sum.ts';
+import { ScaledSum } from '../src/money/scaled-sum.ts';
 
 const sum = (values: readonly (readonly [string, 1 | -1])[]) => {
-  const s = new DecimalSum();
+  const s = new ScaledSum();
   for (const [v, sign] of values) s.add(v, sign);
   return s.toDecimal().toFixed();
 };
 
-describe('DecimalSum', () => {
+describe('ScaledSum', () => {
   it.each([
     ['nothing', [], '0'],
     [
@@ -58,7 +58,7 @@ describe('DecimalSum', () => {
   });
 
   it('equals Decimal arithmetic on many values', () => {
-    const s = new DecimalSum();
+    const s = new ScaledSum();
     let d = new Decimal(0);
     for (let i = 0; i < 20_000; i++) {
       const v = `${i % 7 === 0 ? '-' : ''}${(i * 7919) % 100000000}.${String(i % 100).padStart(2, '0')}`;
@@ -66,5 +66,33 @@ describe('DecimalSum', () => {
       d = i % 3 === 0 ? d.minus(v) : d.plus(v);
     }
     expect(s.toDecimal().equals(d)).toBe(true);
+    expect(s.toString()).toBe(d.toFixed(2));
+  });
+
+  it.each([
+    { name: 'at least the scale asked for', scale: 2, values: [['1.5', 1]], out: '1.50' },
+    {
+      name: 'a subtraction below zero',
+      scale: 2,
+      values: [
+        ['1.5', 1],
+        ['2.25', -1],
+      ],
+      out: '-0.75',
+    },
+    {
+      name: 'a finer value widens it, never rounds',
+      scale: 2,
+      values: [
+        ['1.5', 1],
+        ['0.001', -1],
+      ],
+      out: '1.499',
+    },
+    { name: 'a long value subtracted', scale: 0, values: [['123456789012345.67', -1]], out: '-123456789012345.67' },
+  ] as const)('toString: $name', ({ scale, values, out }) => {
+    const s = new ScaledSum(scale);
+    for (const [v, sign] of values) s.add(v, sign);
+    expect(s.toString()).toBe(out);
   });
 });

@@ -1,0 +1,406 @@
+import path from 'node:path';
+import type { Knex } from 'knex';
+import type { Logger } from '../log/logger.ts';
+import {
+  balanceSnapshotsFor,
+  rateSnapshotsFor,
+  streamLateChanges,
+  streamOpenItems,
+  streamReportItems,
+  type BalanceSnapshotRow,
+  type RateSnapshotRow,
+} from '../db/reports.ts';
+import { firstSeenWithCode } from '../db/late-postings.ts';
+import { unknownOrdersOpen, unknownOrdersReceived, type OpenUnknownOrderRow, type UnknownOrderRow } from '../db/unknown-orders.ts';
+import { caseStateCountsOccurred, caseTransitionCounts, unresolvedCaseAges } from '../db/cases.ts';
+import { isCurrency } from '../money/decimal.ts';
+import { reportHeadline, type Drift } from '../recon/headline.ts';
+import { caseSummary } from '../recon/case-figures.ts';
+import type { JournalDay, LateChange } from '../recon/journal.ts';
+import type { ReconPolicy } from '../recon/types.ts';
+import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
+import { businessView } from './business-view.ts';
+import { withCaseColumns } from './case-cells.ts';
+import { caseActivityTable, casesSummaryTable, unknownOrdersSummaryTable } from './case-tables.ts';
+import { csvCells, csvHeader } from './csv-cells.ts';
+import { CsvFile, type CsvFileResult } from './csv-file.ts';
+import type { DayItemSheets } from './day-sheets.ts';
+import { timeFormatter } from './format.ts';
+import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
+import { closingRates, dayJournals, FeeDifferences, lateChangeOf } from './journal-day.ts';
+import { DEFAULT_JOURNAL_SETTINGS, writeJournalFiles, type JournalSettings } from './journal-files.ts';
+import { journalSummaryTable } from './journal-summary.ts';
+import { sortRunIds, type CsvFiles, type ReportFile, type SummaryFile } from './manifest.ts';
+import { OpenItemTotals } from './open-items.ts';
+import { OrderTotalsAccumulator } from './order-totals.ts';
+import type { ReportScope } from './report-scope.ts';
+import { rollForwardTable, timingItemsTable } from './rollforward-tables.ts';
+import {
+  LATE_CHANGE_TABLE_COLUMNS,
+  OPEN_ITEM_TABLE_COLUMNS,
+  balancesTable,
+  lateChangeTableRow,
+  openItemTableRow,
+  ratesTable,
+} from './sheet-tables.ts';
+import { lastRateByCurrency, lateChangesSummaryTable, openItemsSummaryTable, ordersTable } from './summary-tables.ts';
+import type { Table } from './table.ts';
+import { writeStreamFile, writeTableFile } from './table-files.ts';
+import { unknownOrderTableRows, withOpenUnknownOrders } from './unknown-orders.ts';
+
+/** What the pass needs of writeReports' options. */
+export interface DayPassOptions {
+  timezone: string;
+  now: Date;
+  pageSize?: number;
+  currencies?: readonly string[];
+  tolerances?: Readonly<Record<string, string>>;
+  journal?: JournalSettings;
+  feeSchedule?: ReconPolicy['feeSchedule'];
+  logger?: Logger;
+}
+
+/**
+ * What one version says, read once: the value the pass over the day hands on. The CSV files are
+ * written on the way; the workbook, the charts and report.html are made from this (version-extras.ts).
+ */
+export interface DayFacts {
+  /** Every CSV file of the version, as written. */
+  files: CsvFiles;
+  /** job_runs whose checks or snapshots appear in the files, ascending. */
+  runIds: string[];
+  headline: string;
+  /** The version's currencies, sorted: configured, and seen in the day's orders, balances or rates. */
+  currencies: readonly string[];
+  /** The summary tables in reading order, one CSV file each (report-tables.ts says where else each goes). */
+  summaryTables: readonly Table[];
+  openTotals: OpenItemTotals;
+  /** Unknown orders of earlier days still open, carried after the open items (a second pass reads them again). */
+  openUnknown: readonly OpenUnknownOrderRow[];
+  rollForwards: ReadonlyMap<string, SnapshotRollForward | null>;
+  /** balances.csv, rates.csv and journal.csv as tables: the workbook shows them again. */
+  balances: Table;
+  rates: Table;
+  journal: Table;
+}
+
+/**
+ * The pass over business day D, in the version's snapshot, in this order: D's orders (items.csv,
+ * mismatches.csv and the workbook's day sheets, in one cursor); the earlier days' open items and
+ * late changes; D's balance and rate snapshots; the roll-forward per currency; the journal and the
+ * headline; the summary tables. Each stage is a function below, in the same order.
+ */
+export async function passOverDay(
+  tx: Knex.Transaction,
+  opts: DayPassOptions,
+  scope: ReportScope,
+  dir: string,
+  daySheets: DayItemSheets,
+): Promise<DayFacts> {
+  const formatTime = timeFormatter(opts.timezone);
+  const orders = await dayOrders(tx, opts, scope, dir, daySheets, formatTime);
+  const open = await openItems(tx, opts, scope, dir, formatTime);
+  const late = await lateChanges(tx, opts, scope, dir, formatTime);
+  const snapshots = await daySnapshots(tx, scope, dir, formatTime);
+  const currencies = [
+    ...new Set([
+      ...(opts.currencies ?? []),
+      ...orders.totals.currencies,
+      ...snapshots.balanceRows.map((b) => b.currency),
+      ...snapshots.rateRows.map((r) => r.currency),
+    ]),
+  ].sort();
+  const rollForwards = await rollForwardsOf(tx, opts, scope, currencies);
+  const journals = dayJournals({
+    date: scope.date,
+    currencies,
+    rollForwards,
+    late: late.posted,
+    feeDifferences: orders.feeDifferences,
+    rates: snapshots.rateRows,
+  });
+  const headline = headlineOf(scope, currencies, rollForwards, orders, open, late);
+  const summaryTables = await summaryTablesOf(tx, opts, scope, { currencies, orders, open, late, rollForwards, journals, snapshots });
+  const summaryFiles: Partial<Record<ReportFile, CsvFileResult>> = {};
+  for (const t of summaryTables) summaryFiles[`${t.name}.csv` as ReportFile] = await writeTableFile(dir, t, formatTime);
+  const journal = await writeJournalFiles(
+    journals.flatMap((j) => j.entries),
+    { ...(opts.journal ?? DEFAULT_JOURNAL_SETTINGS), rates: closingRates(snapshots.rateRows) },
+    (t) => writeTableFile(dir, t, formatTime),
+  );
+  if (journal.skipped.length)
+    opts.logger?.warn({ entries: journal.skipped }, 'journal entries left out of journal_xero.csv: no rate to the base currency');
+
+  return {
+    files: {
+      'items.csv': orders.items,
+      'mismatches.csv': orders.mismatches,
+      ...(summaryFiles as Record<SummaryFile, CsvFileResult>),
+      'open_items.csv': open.file,
+      'late_changes.csv': late.file,
+      'balances.csv': snapshots.balancesFile,
+      'rates.csv': snapshots.ratesFile,
+      ...(journal.files as Pick<CsvFiles, 'journal.csv' | 'journal_xero.csv' | 'journal_quickbooks.csv'>),
+    },
+    runIds: sortRunIds([...orders.totals.runIds, ...open.runIds, ...late.runIds, ...snapshots.runIds]),
+    headline,
+    currencies,
+    summaryTables,
+    openTotals: open.totals,
+    openUnknown: open.unknown,
+    rollForwards,
+    balances: snapshots.balances,
+    rates: snapshots.rates,
+    journal: journal.table,
+  };
+}
+
+interface DayOrders {
+  items: CsvFileResult;
+  mismatches: CsvFileResult;
+  totals: OrderTotalsAccumulator;
+  feeDifferences: FeeDifferences;
+  /** Orders only the provider knows (UNKNOWN_ORDER), notified during the day. */
+  unknown: UnknownOrderRow[];
+}
+
+/** D's orders in one cursor: items.csv, mismatches.csv, the workbook's Items and Mismatches sheets, the totals. */
+async function dayOrders(
+  tx: Knex.Transaction,
+  opts: DayPassOptions,
+  scope: ReportScope,
+  dir: string,
+  daySheets: DayItemSheets,
+  formatTime: (ms: number) => string,
+): Promise<DayOrders> {
+  const totals = new OrderTotalsAccumulator();
+  const feeDifferences = new FeeDifferences(opts.feeSchedule);
+  const itemHeader = csvHeader(ITEM_TABLE_COLUMNS);
+  const items = new CsvFile(path.join(dir, 'items.csv'), itemHeader, businessView(itemHeader));
+  const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
+  const unknown = await unknownOrdersReceived(tx, scope.window);
+  try {
+    for await (const page of withCaseColumns(streamReportItems(tx, scope.window, opts.pageSize), opts.now)) {
+      for (const r of page) {
+        const row = itemTableRow(r, scope.date);
+        const cells = csvCells(ITEM_TABLE_COLUMNS, row, formatTime);
+        const wait = items.write(cells);
+        if (wait) await wait;
+        if (r.verdict === 'mismatch') await mismatches.write(cells);
+        const sheetsWait = daySheets.add(row, r.verdict === 'mismatch');
+        if (sheetsWait) await sheetsWait;
+        totals.add(r);
+        feeDifferences.add(r);
+      }
+    }
+    // After the merchant's own: the orders only the provider knows (UNKNOWN_ORDER), notified this day.
+    for (const row of await unknownOrderTableRows(tx, unknown, scope.date, opts.now)) {
+      await mismatches.write(csvCells(ITEM_TABLE_COLUMNS, row, formatTime));
+      const sheetsWait = daySheets.addMismatchOnly(row);
+      if (sheetsWait) await sheetsWait;
+    }
+  } catch (err) {
+    await Promise.all([items.abort(), mismatches.abort()]);
+    throw err;
+  }
+  daySheets.close();
+  return { items: await items.close(), mismatches: await mismatches.close(), totals, feeDifferences, unknown };
+}
+
+interface OpenItems {
+  file: CsvFileResult;
+  totals: OpenItemTotals;
+  unknown: OpenUnknownOrderRow[];
+  runIds: string[];
+}
+
+/** The earlier days' orders still open, then their unknown orders still open: open_items.csv. */
+async function openItems(
+  tx: Knex.Transaction,
+  opts: DayPassOptions,
+  scope: ReportScope,
+  dir: string,
+  formatTime: (ms: number) => string,
+): Promise<OpenItems> {
+  const totals = new OpenItemTotals();
+  const runIds: string[] = [];
+  const unknown = await unknownOrdersOpen(tx, scope.earlier, opts.timezone);
+  const file = await writeStreamFile(
+    path.join(dir, 'open_items.csv'),
+    OPEN_ITEM_TABLE_COLUMNS,
+    withOpenUnknownOrders(
+      tx,
+      withCaseColumns(streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize), opts.now),
+      unknown,
+      opts.now,
+    ),
+    (r) => {
+      totals.add(r, scope.date);
+      if (r.run_id !== null) runIds.push(r.run_id);
+      return openItemTableRow(r, scope.date);
+    },
+    formatTime,
+  );
+  return { file, totals, unknown, runIds };
+}
+
+interface LateChanges {
+  file: CsvFileResult;
+  byCurrency: Map<string, number>;
+  /** The listed changes posted in D's journal: those a check first saw during D. */
+  posted: Array<{ currency: string; orderId: string; change: LateChange }>;
+  runIds: string[];
+}
+
+/** The earlier days' orders whose verdict or codes changed since their day's report: late_changes.csv. */
+async function lateChanges(
+  tx: Knex.Transaction,
+  opts: DayPassOptions,
+  scope: ReportScope,
+  dir: string,
+  formatTime: (ms: number) => string,
+): Promise<LateChanges> {
+  const byCurrency = new Map<string, number>();
+  const candidates: Array<{ currency: string; orderId: string; change: LateChange }> = [];
+  const runIds: string[] = [];
+  const file = await writeStreamFile(
+    path.join(dir, 'late_changes.csv'),
+    LATE_CHANGE_TABLE_COLUMNS,
+    streamLateChanges(tx, scope.earlierDays, scope.earlier, opts.timezone, opts.pageSize),
+    (r) => {
+      byCurrency.set(r.currency, (byCurrency.get(r.currency) ?? 0) + 1);
+      const change = lateChangeOf(r);
+      if (change) candidates.push({ currency: r.currency, orderId: r.order_id, change });
+      if (r.run_id !== null) runIds.push(r.run_id);
+      return lateChangeTableRow(r);
+    },
+    formatTime,
+  );
+  // Posted on the day a check first saw the change: a later day's report still lists it, but it was posted then.
+  const codeOf = (c: LateChange) => (c.kind === 'reversal' ? 'STATUS' : 'FEE');
+  const firstSeen = await firstSeenWithCode(
+    tx,
+    candidates.map((l) => ({ direction: l.change.direction, orderId: l.orderId, code: codeOf(l.change) })),
+  );
+  const [dayFrom, dayTo] = [Date.parse(scope.window.from), Date.parse(scope.window.to)];
+  const posted = candidates.filter((l) => {
+    const at = firstSeen.get(`${l.change.direction}:${l.orderId}:${codeOf(l.change)}`);
+    return at !== undefined && at >= dayFrom && at < dayTo;
+  });
+  return { file, byCurrency, posted, runIds };
+}
+
+interface DaySnapshots {
+  balanceRows: BalanceSnapshotRow[];
+  rateRows: RateSnapshotRow[];
+  balances: Table;
+  rates: Table;
+  balancesFile: CsvFileResult;
+  ratesFile: CsvFileResult;
+  runIds: string[];
+}
+
+/** D's balance and rate snapshots: balances.csv and rates.csv. */
+async function daySnapshots(
+  tx: Knex.Transaction,
+  scope: ReportScope,
+  dir: string,
+  formatTime: (ms: number) => string,
+): Promise<DaySnapshots> {
+  const balanceRows = await balanceSnapshotsFor(tx, scope.window);
+  const rateRows = await rateSnapshotsFor(tx, scope.window);
+  const balances = balancesTable(balanceRows);
+  const rates = ratesTable(rateRows);
+  const balancesFile = await writeTableFile(dir, balances, formatTime);
+  const ratesFile = await writeTableFile(dir, rates, formatTime);
+  const runIds = [...balanceRows, ...rateRows].flatMap((s) => (s.run_id ? [s.run_id] : []));
+  return { balanceRows, rateRows, balances, rates, balancesFile, ratesFile, runIds };
+}
+
+/** Per currency, D's settlement roll-forward (null for a currency payrecon does not know). */
+async function rollForwardsOf(
+  tx: Knex.Transaction,
+  opts: DayPassOptions,
+  scope: ReportScope,
+  currencies: readonly string[],
+): Promise<Map<string, SnapshotRollForward | null>> {
+  const rollForwards = new Map<string, SnapshotRollForward | null>();
+  for (const c of currencies) {
+    rollForwards.set(
+      c,
+      isCurrency(c)
+        ? await dayRollForward(tx, {
+            currency: c,
+            from: new Date(scope.window.from),
+            to: new Date(scope.window.to),
+            tolerance: opts.tolerances?.[c] ?? '0',
+          })
+        : null,
+    );
+  }
+  return rollForwards;
+}
+
+/** The one line the summary, the manifest and the e-mail's subject lead with. */
+function headlineOf(
+  scope: ReportScope,
+  currencies: readonly string[],
+  rollForwards: ReadonlyMap<string, SnapshotRollForward | null>,
+  orders: DayOrders,
+  open: OpenItems,
+  late: LateChanges,
+): string {
+  const drifts: Drift[] = [...rollForwards.values()].flatMap((r) =>
+    r && r.withinTolerance === false && r.drift !== null ? [{ currency: r.currency, drift: r.drift }] : [],
+  );
+  // Currencies with fewer than two snapshots in the window: their balances were not checked.
+  const notChecked = [...rollForwards.values()].flatMap((r) => (r && r.drift === null ? [r.currency] : []));
+  const overall = orders.totals.overall();
+  return reportHeadline({
+    balancesNotChecked: notChecked.length > 0 && notChecked.length === currencies.length ? 'all' : notChecked,
+    orders: overall.orders,
+    verdicts: overall.verdicts,
+    drifts,
+    partial: scope.partial,
+    openItems: open.totals.count,
+    lateChanges: late.file.rows,
+    unknownOrders: orders.unknown.length,
+  });
+}
+
+/** The summary tables in reading order (manifest.ts SUMMARY_FILES): one CSV file each, shown again by the workbook, report.html and the e-mail. */
+async function summaryTablesOf(
+  tx: Knex.Transaction,
+  opts: DayPassOptions,
+  scope: ReportScope,
+  day: {
+    currencies: readonly string[];
+    orders: DayOrders;
+    open: OpenItems;
+    late: LateChanges;
+    rollForwards: ReadonlyMap<string, SnapshotRollForward | null>;
+    journals: JournalDay[];
+    snapshots: DaySnapshots;
+  },
+): Promise<Table[]> {
+  const currencies = [...day.currencies];
+  return [
+    ordersTable(currencies, day.orders.totals, lastRateByCurrency(day.snapshots.rateRows)),
+    rollForwardTable(currencies, day.rollForwards),
+    timingItemsTable(currencies, day.rollForwards),
+    journalSummaryTable(day.journals),
+    unknownOrdersSummaryTable(day.orders.unknown),
+    day.orders.totals.apart.table(),
+    openItemsSummaryTable(day.open.totals),
+    lateChangesSummaryTable(day.late.byCurrency),
+    casesSummaryTable(await caseStateCountsOccurred(tx, scope.earlier.from, scope.window.to), opts.now),
+    caseActivityTable(
+      caseSummary(
+        await caseTransitionCounts(tx, new Date(scope.window.from), new Date(scope.window.to)),
+        await unresolvedCaseAges(tx, opts.now),
+        currencies,
+        opts.now,
+      ),
+    ),
+  ];
+}
