@@ -1,7 +1,7 @@
 /**
  * A year of history (issue 30): does a day cost the same after a year as on the first day?
  *
- *   npm run build && npm run bench:history -- [--days D=365] [--orders-per-day N=10000] [--reps R=5] [--cli dist|tsx]
+ *   npm run build && npm run bench:history -- [--days D=365] [--orders-per-day N=10000] [--reps R=5] [--cli dist|tsx] [--prune]
  *
  * Two databases on BENCH_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/payrecon_bench_history):
  * that one, seeded with D days of history by bulk SQL (bench/lib/seed-history.ts), and <name>_empty.
@@ -9,6 +9,9 @@
  * operation runs R times on each database as its own payrecon process (the compiled build by default)
  * and its median wall time is compared: a table (operation, empty, full, ratio), the database size per
  * million orders, and last `history: max ratio R`. Both databases are dropped at the end (--keep keeps them).
+ * The console's pages (queue, ref search, case page) are timed in-process (bench/lib/console-timing.ts).
+ * With --prune, last: `payrecon prune` with RETENTION_DAYS=--prune-days on the full database, and its size
+ * per million orders before and after (the pruned tables compacted by VACUUM FULL, as a steady state reuses the space).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -26,6 +29,7 @@ import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 import { cliEntry } from './lib/cli-entry.ts';
 import { seedHistory } from './lib/seed-history.ts';
+import { timeConsolePages, type ConsolePage } from './lib/console-timing.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,6 +45,8 @@ const { values } = parseArgs({
     'baseline-days': { type: 'string', default: '31' },
     // Time only the operations whose name contains one of these comma-separated texts (iterating on one query).
     only: { type: 'string', default: '' },
+    prune: { type: 'boolean', default: false },
+    'prune-days': { type: 'string', default: '60' },
   },
 });
 const whole = (flag: string, v: string, min: number) => {
@@ -53,6 +59,7 @@ const REPS = whole('--reps', values.reps!, 5);
 const SEED = whole('--seed', values.seed!, 0);
 const BASELINE_DAYS = whole('--baseline-days', values['baseline-days']!, 0);
 const REUSE = values.reuse === true;
+const PRUNE_DAYS = whole('--prune-days', values['prune-days']!, 40);
 if (BASELINE_DAYS >= DAYS) throw new Error(`--baseline-days: expected fewer than --days (${DAYS}); got ${BASELINE_DAYS}`);
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CLI = cliEntry(ROOT, values.cli);
@@ -101,15 +108,53 @@ const env = (url: URL, baseUrl: string): NodeJS.ProcessEnv => ({
 
 /** Runs `payrecon args` to its end; its wall time in ms. A failure stops the bench. */
 async function timed(args: string[], childEnv: NodeJS.ProcessEnv): Promise<number> {
+  return (await payrecon(args, childEnv)).ms;
+}
+
+async function payrecon(args: string[], childEnv: NodeJS.ProcessEnv): Promise<{ ms: number; stdout: string }> {
   const start = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
+  let stdout = '';
+  child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (err += d));
-  const [code] = (await once(child, 'exit')) as [number | null];
+  const [code] = (await once(child, 'close')) as [number | null];
   const ms = performance.now() - start;
   if (code !== 0) throw new Error(`payrecon ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`);
-  return ms;
+  return { ms, stdout };
 }
+
+/** The database's size and its orders. */
+async function sizeOf(url: URL): Promise<{ bytes: number; orders: number }> {
+  const c = new pg.Client({ connectionString: url.toString(), options: `-c search_path=${SCHEMA}` });
+  await c.connect();
+  try {
+    const r = await c.query(
+      `SELECT pg_database_size(current_database())::text AS bytes,
+              ((SELECT count(*) FROM payment_orders) + (SELECT count(*) FROM payout_orders))::text AS orders`,
+    );
+    return { bytes: Number(r.rows[0].bytes), orders: Number(r.rows[0].orders) };
+  } finally {
+    await c.end();
+  }
+}
+
+const perMillion = (s: { bytes: number; orders: number }) => (s.bytes / 1e6 / (s.orders / 1e6)).toFixed(0);
+
+/** The console's pages, each found on the database it runs on (the measured day's ref; its newest case). */
+const CONSOLE_PAGES: ConsolePage[] = [
+  { name: 'console: queue first page', url: async () => '/cases' },
+  {
+    name: 'console: ref search',
+    url: async (q) =>
+      `/search?ref=${encodeURIComponent(
+        await q(
+          `SELECT left(merchant_ref, greatest(length(merchant_ref) - 2, 6)) AS v FROM payment_orders WHERE merchant_ref NOT LIKE 'h%' ORDER BY id LIMIT 1`,
+        ),
+      )}`,
+  },
+  { name: 'console: case page', url: async (q) => `/cases/${await q('SELECT max(id)::text AS v FROM cases')}` },
+];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -200,16 +245,46 @@ try {
     rows.push([op.name, medians[0], medians[1]]);
     log(`${op.name}: empty ${medians[0].toFixed(0)} ms, full ${medians[1].toFixed(0)} ms`);
   }
+  const pages = CONSOLE_PAGES.filter((p) => values.only!.split(',').some((part) => p.name.includes(part)));
+  if (pages.length > 0) {
+    // A first pass warms the process (JIT, templates): discarded, so the first database timed is not the slower one.
+    await timeConsolePages(env(emptyUrl, baseUrl), pages, 1);
+    const [empty, full] = [
+      await timeConsolePages(env(emptyUrl, baseUrl), pages, REPS),
+      await timeConsolePages(env(fullUrl, baseUrl), pages, REPS),
+    ];
+    pages.forEach((p, i) => {
+      rows.push([p.name, empty[i], full[i]]);
+      log(`${p.name}: empty ${empty[i].toFixed(1)} ms, full ${full[i].toFixed(1)} ms`);
+    });
+  }
 
-  for (const url of [fullUrl, emptyUrl]) {
-    const c = new pg.Client({ connectionString: url.toString(), options: `-c search_path=${SCHEMA}` });
+  for (const url of [fullUrl, emptyUrl]) sizes[url.pathname.slice(1)] = await sizeOf(url);
+
+  const pruneLines: string[] = [];
+  if (values.prune) {
+    const before = await sizeOf(fullUrl);
+    log(`prune: RETENTION_DAYS=${PRUNE_DAYS} on ${fullName}`);
+    const pruned = await payrecon(['prune', '--json'], { ...env(fullUrl, baseUrl), RETENTION_DAYS: String(PRUNE_DAYS) });
+    const tables = (JSON.parse(pruned.stdout) as { tables: Record<string, number> }).tables;
+    const c = new pg.Client({ connectionString: fullUrl.toString(), options: `-c search_path=${SCHEMA}` });
     await c.connect();
-    const r = await c.query(
-      `SELECT pg_database_size(current_database())::text AS bytes,
-              ((SELECT count(*) FROM payment_orders) + (SELECT count(*) FROM payout_orders))::text AS orders`,
+    const t0 = performance.now();
+    try {
+      for (const t of ['recon_items', 'job_runs', 'webhook_events', 'alerts', 'report_version_orders', 'recon_open'])
+        await c.query(`VACUUM FULL ANALYZE ${t}`);
+    } finally {
+      await c.end();
+    }
+    const after = await sizeOf(fullUrl);
+    const removed = Object.entries(tables)
+      .filter(([, n]) => n > 0)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(', ');
+    pruneLines.push(
+      `prune (RETENTION_DAYS=${PRUNE_DAYS}) of ${fullName}: ${(pruned.ms / 1000).toFixed(0)} s, removed ${removed || 'nothing'}; VACUUM FULL ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+      `${fullName} before prune: ${(before.bytes / 1e6).toFixed(0)} MB, ${perMillion(before)} MB per million orders; after: ${(after.bytes / 1e6).toFixed(0)} MB, ${perMillion(after)} MB per million orders`,
     );
-    await c.end();
-    sizes[url.pathname.slice(1)] = { bytes: Number(r.rows[0].bytes), orders: Number(r.rows[0].orders) };
   }
 
   const out: string[] = [];
@@ -217,12 +292,13 @@ try {
     `history: ${DAYS} days x ${N} orders/day (baseline: ${BASELINE_DAYS} days), ${REPS} repetitions (median), ${os.cpus().length} cores, node ${process.version}, ${now.toISOString()}`,
   );
   out.push('| operation | empty (ms) | full (ms) | ratio |', '| --- | ---: | ---: | ---: |');
-  for (const [name, e, f] of rows) out.push(`| ${name} | ${e.toFixed(0)} | ${f.toFixed(0)} | ${(f / e).toFixed(2)} |`);
+  // Console pages take milliseconds: one decimal there.
+  const ms = (x: number) => x.toFixed(x < 100 ? 1 : 0);
+  for (const [name, e, f] of rows) out.push(`| ${name} | ${ms(e)} | ${ms(f)} | ${(f / e).toFixed(2)} |`);
   for (const [name, s] of Object.entries(sizes)) {
-    out.push(
-      `${name}: ${(s.bytes / 1e6).toFixed(0)} MB, ${s.orders} orders, ${(s.bytes / 1e6 / (s.orders / 1e6)).toFixed(0)} MB per million orders`,
-    );
+    out.push(`${name}: ${(s.bytes / 1e6).toFixed(0)} MB, ${s.orders} orders, ${perMillion(s)} MB per million orders`);
   }
+  out.push(...pruneLines);
   if (rows.length > 0) out.push(`history: max ratio ${Math.max(...rows.map(([, e, f]) => f / e)).toFixed(2)}`);
   process.stdout.write(`${out.join('\n')}\n`);
 } finally {

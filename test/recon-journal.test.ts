@@ -92,6 +92,47 @@ describe('the day journal (pure)', () => {
     expectBalanced(j.entries);
   });
 
+  it('a reversal the provider made on one day and a check saw the next: suspense holds it one day, cleared the next', () => {
+    // Day 1: the provider reversed ORD-7 (−500 on the balance); no check has seen it, so it is drift.
+    const quiet = {
+      ...DAY.rollForward,
+      payments: { paidAmount: null, fee: null, count: 0 },
+      payouts: { amount: null, fee: null, count: 0 },
+    };
+    const base = { ...DAY, rollForward: { ...quiet, timingItems: [] } };
+    const day1 = buildJournal({ ...base, rollForward: { ...base.rollForward, opening: '1000000', closing: '999500', drift: '-500' } });
+    // Day 2: nothing moves; the check sees the reversal and posts it here.
+    const day2 = buildJournal({
+      ...base,
+      date: '2026-03-11',
+      rollForward: { ...base.rollForward, opening: '999500', closing: '999500', drift: '0' },
+      late: [{ kind: 'reversal', direction: 'payment', merchantRef: 'ORD-7', originalDate: '2026-03-05', walletEffect: '-500' }],
+    });
+    expect(roleTotal(day1.entries, 'suspense')).toBe('500');
+    expect(roleTotal(day2.entries, 'suspense')).toBe('-500');
+    expect(roleTotal([...day1.entries, ...day2.entries], 'suspense')).toBe('0');
+    expect(roleTotal(day2.entries, 'reversal')).toBe('500');
+    // Each day's wallet still ties to its own balance.
+    expect(roleTotal(day1.entries, 'wallet')).toBe('-500');
+    expect(roleTotal(day2.entries, 'wallet')).toBe('0');
+    [day1, day2].forEach((d) => expectBalanced(d.entries));
+  });
+
+  it('a late change that explains the whole drift leaves no suspense entry', () => {
+    // No unexplained 1,250 this time: the balance moved by the orders, the timing item and a fee raised by 80.
+    const closing = new Decimal(DAY.rollForward.closing!).minus('1250').minus('80').toFixed();
+    const j = buildJournal({
+      ...DAY,
+      rollForward: { ...DAY.rollForward, closing, drift: '-80' },
+      late: [{ kind: 'fee_correction', direction: 'payout', merchantRef: 'ORD-9', originalDate: '2026-03-09', walletEffect: '-80' }],
+    });
+    expect(j.entries.some((e) => e.kind === 'drift')).toBe(false);
+    expect(roleTotal(j.entries, 'suspense')).toBe('0');
+    expect(roleTotal(j.entries, 'wallet')).toBe(new Decimal(closing).minus(DAY.rollForward.opening!).toFixed());
+    expect(roleTotal(j.entries, 'fee_correction')).toBe('80');
+    expectBalanced(j.entries);
+  });
+
   it('fees off the contract: their difference moves from fees to fee_difference, the wallet untouched', () => {
     const j = buildJournal({ ...DAY, feeDifference: { total: '12.5', count: 3 } });
     const e = j.entries.find((x) => x.kind === 'fee_difference')!;

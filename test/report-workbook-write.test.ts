@@ -72,13 +72,15 @@ describe("a version's workbook, charts and report.html", () => {
       'Late changes by currency',
       'Cases',
       'Case activity',
+      // Not a table of the index (summary_orders counted): after the index's sheets, as written.
+      'Orders by verdict',
       'Journal per currency',
       'Journal',
     ]);
     const items = wb.getWorksheet('Items')!;
     expect(items.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     expect(items.getRow(1).getCell(1).value).toBe('business date');
-    expect(items.autoFilter).toMatch(/^A1:AA\d+$/);
+    expect(items.autoFilter).toMatch(/^A1:AE\d+$/);
   });
 
   it('the Journal sheet is journal.csv as one table: debits and credits numbers, account codes text', () => {
@@ -107,7 +109,11 @@ describe("a version's workbook, charts and report.html", () => {
       };
       const headerRows = ws.getRows(1, Math.min(ws.rowCount, 5_000))!.filter(isHeader);
       expect(headerRows.length, ws.name).toBeLessThanOrEqual(1);
-      expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
+      // Fitted to the page width where that stays readable; a wider sheet at 60 %, its columns running on.
+      const width = ws.columns.reduce((a, c) => a + (c.width ?? 0), 0);
+      const print = width <= 275 ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 } : { fitToPage: false, scale: 60 };
+      expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', ...print });
+      if (ws.name === 'Summary') expect(ws.pageSetup.fitToPage).toBe(true);
       if (ws.name === 'Items' || ws.name === 'Summary') expect(ws.pageSetup.printTitlesRow, ws.name).toMatch(/^\$?\d+:\$?\d+$/);
     }
     // Summary: the money per currency and direction, nothing stacked under it.
@@ -177,24 +183,45 @@ describe("a version's workbook, charts and report.html", () => {
     expect((p044.getCell(col('created at')).value as Date).toISOString()).toBe('2024-05-01T14:30:00.000Z');
   });
 
-  it('ends the Items sheet with a totals row per currency equal to the sums of items.csv', () => {
+  it('ends Items with a totals row per currency and direction: SUBTOTAL formulas over the success orders, equal to the Summary', () => {
     const items = wb.getWorksheet('Items')!;
     const header = (items.getRow(1).values as string[]).slice(1);
+    expect(header.slice(0, 7)).toEqual(['business date', 'currency', 'direction', 'gross', 'paid', 'fee', 'net']);
     const rows = csv('items.csv');
-    const currencies = [...new Set(rows.map((x) => x.currency))].sort();
+    const orders = csv('summary_orders.csv').filter((x) => x.direction !== 'total' && Number(x.orders) > 0);
+    expect(orders.length).toBeGreaterThan(1);
     const totalsStart = 2 + rows.length + 1; // header, data, one blank row
-    currencies.forEach((currency, k) => {
-      const totals = items.getRow(totalsStart + k);
-      expect(totals.getCell(header.indexOf('currency') + 1).value).toBe(currency);
-      for (const column of ['local_amount', 'provider_amount', 'local_fee', 'provider_fee', 'difference']) {
-        const expected = rows
-          .filter((x) => x.currency === currency && x[column] !== '')
-          .reduce((s, x) => s.plus(x[column]), new Decimal(0));
-        const cell = totals.getCell(header.indexOf(column.replaceAll('_', ' ')) + 1);
-        expect(new Decimal(String(cell.value ?? 0)).equals(expected), `${currency} ${column}`).toBe(true);
+    const totals = items.getRows(totalsStart, orders.length)!;
+    orders.forEach((o, k) => {
+      const row = totals[k];
+      expect([row.getCell(2).value, row.getCell(3).value]).toEqual([o.currency, o.direction]);
+      for (const [label, column] of [
+        ['gross', 'gross'],
+        ['paid', 'paid'],
+        ['fee', 'fees'],
+        ['net', 'net'],
+      ]) {
+        const cell = row.getCell(header.indexOf(label) + 1);
+        const value = cell.value as ExcelJS.CellFormulaValue;
+        const name = `${o.currency} ${o.direction} ${label}`;
+        // Follows the autofilter: SUBTOTAL(109) of each row, by OFFSET, where currency and direction match.
+        expect(value.formula, name).toMatch(/^SUMPRODUCT\(SUBTOTAL\(109,OFFSET\(/);
+        expect(value.formula, name).toContain(`="${o.currency}")`);
+        expect(value.formula, name).toContain(`="${o.direction}")`);
+        // exceljs leaves out a cached result of 0.
+        expect(new Decimal(String(value.result ?? 0)).equals(o[column]), name).toBe(true);
         expect(cell.font?.bold).toBe(true);
       }
     });
+    // The Summary sheet shows the same figures.
+    const summary = wb.getWorksheet('Summary')!;
+    const sHeaderRow = summary.getRows(1, 20)!.find((r) => r.getCell(1).value === 'currency')!;
+    const sHeader = (sHeaderRow.values as string[]).slice(1);
+    const sRows = summary.getRows(sHeaderRow.number + 1, 12)!;
+    for (const o of orders) {
+      const r = sRows.find((x) => x.getCell(1).value === o.currency && x.getCell(2).value === o.direction)!;
+      expect(new Decimal(String(r.getCell(sHeader.indexOf('gross') + 1).value)).equals(o.gross)).toBe(true);
+    }
   });
 
   it('shows the roll-forward and its timing items on sheets of their own, as in summary_rollforward.csv and timing_items.csv', () => {
@@ -226,14 +253,45 @@ describe("a version's workbook, charts and report.html", () => {
     const sheet = wb.getWorksheet('Mismatches')!;
     const rows = csv('mismatches.csv');
     const header = (sheet.getRow(1).values as string[]).slice(1);
-    expect(header.slice(0, 4)).toEqual(['business date', 'currency', 'direction', 'difference']);
+    expect(header.slice(0, 4)).toEqual(['business date', 'currency', 'direction', 'gross']);
     const differences = sheet
       .getRows(2, rows.length)!
-      .map((row) => row.getCell(4).value)
+      .map((row) => row.getCell(header.indexOf('difference') + 1).value)
       .filter((v) => v !== null && v !== undefined);
     expect(differences.length).toBeGreaterThan(0);
     expect(differences.every((v) => typeof v === 'number')).toBe(true);
   });
+
+  it.skipIf(requiresBrowser('report.html at 1,280 px in Chromium'))(
+    'report.html at 1,280 px: no sideways scrolling, the money columns inside the viewport, files linked, every version listed',
+    async () => {
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        await page.goto(pathToFileURL(path.join(r.directory, 'report.html')).href);
+        await page.screenshot({ path: screenshotPath('report-html-1280.png'), fullPage: true });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+        // The right edge of every money column's header, in the summary and the mismatches.
+        const MONEY = ['gross', 'paid', 'fees', 'net', 'difference', 'local amount', 'provider amount', 'provider fee', 'drift'];
+        const edges = await page.$$eval(
+          'table th',
+          (ths, money) =>
+            ths
+              .filter((th) => money.includes(th.textContent ?? ''))
+              .map((th) => ({ label: th.textContent, right: th.getBoundingClientRect().right })),
+          MONEY,
+        );
+        expect(edges.map((e) => e.label)).toEqual(expect.arrayContaining(['gross', 'net', 'difference', 'provider fee']));
+        for (const e of edges) expect(e.right, e.label!).toBeLessThanOrEqual(1280);
+        // Each file of the version links to it, beside report.html.
+        const links = await page.$$eval('#files a', (as) => as.map((a) => a.getAttribute('href')));
+        expect(links).toEqual(expect.arrayContaining(['reconciliation.xlsx', 'journal.csv', 'items.csv']));
+        expect(await page.$$eval('#versions tbody tr', (trs) => trs.length)).toBe(1);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 
   it.skipIf(requiresBrowser('report.html renders its charts in Chromium'))(
     'report.html renders every chart in Chromium with no console errors',
@@ -274,22 +332,25 @@ describe("a version's workbook, charts and report.html", () => {
           page.$$eval(`#${id} + div table tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('th,td')].map((c) => c.textContent ?? '')));
         const roll = await cellsOf('summary_rollforward');
         expect(roll[0]).toEqual(expect.arrayContaining(['timing items', 'timing movement', 'opening snapshot', 'closing snapshot']));
-        expect(roll.find((row) => row[0] === 'INR')!.slice(0, 9)).toEqual([
-          'INR',
-          '2024-05-01 00:05:00 +05:30',
-          '10,500.00',
-          '490.00',
-          '1,318.00',
-          '-828.00',
-          '1',
-          '980.00',
-          '10,652.00',
-        ]);
+        // Money first, as in the workbook: the amounts, then the counts and the times.
+        const inr = roll.find((row) => row[0] === 'INR')!;
+        const byLabel = Object.fromEntries(roll[0].map((label, i) => [label, inr[i]]));
+        expect(byLabel).toMatchObject({
+          'opening snapshot': '2024-05-01 00:05:00 +05:30',
+          opening: '10,500.00',
+          'payments in': '490.00',
+          'payouts out': '1,318.00',
+          'movement by orders': '-828.00',
+          'timing items': '1',
+          'timing movement': '980.00',
+          'expected closing': '10,652.00',
+        });
+        expect(roll[0].slice(0, 3)).toEqual(['currency', 'opening', 'payments in']);
         expect((await cellsOf('timing_items'))[1]).toEqual([
           'INR',
           'payment',
-          'M-MIDNIGHT',
           '980.00',
+          'M-MIDNIGHT',
           '2024-05-01 00:00:00 +05:30',
           '2024-05-01 05:30:00 +05:30',
           'opening',

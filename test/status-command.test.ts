@@ -52,6 +52,8 @@ describe('status view (pure, fixed clock)', () => {
         email_attempts: 3,
         email_error: 'connection refused',
         emailed_at: null,
+        removed_at: null,
+        archived_to: null,
       },
     ],
     openAlerts: [

@@ -15,10 +15,12 @@ export function registerPrune(program: Command): void {
       'after',
       `
 Removes, when older than the retention: superseded checks of final orders, finished job runs,
-webhook payloads, resolved alerts, ended console sessions and login failures. Never an order, a
-case or its history, a report version, or what an open case, an unresolved alert or a recorded
-report version needs. Small batches, each its own short transaction: safe while a reconcile runs.
-With PRUNE_ARCHIVE_DIR, each removed row is written there first (docs/operations/retention.md).
+webhook payloads, resolved alerts, ended console sessions and login failures, and the folders of
+superseded report versions with their recorded orders. Never an order, a case or its history, a
+day's current report version, one whose e-mail is unsent or a case needs, or what an open case, an
+unresolved alert or a recorded report version needs. Small batches, each its own short transaction:
+safe while a reconcile runs. With PRUNE_ARCHIVE_DIR, each removed row and report version is written
+there first (docs/operations/retention.md).
 Exit: 0 done (or skipped: another prune holds the lock), 2 the database failed, 3 bad configuration.
 ${envHelp([...DB_ENV, 'RETENTION_DAYS', 'PRUNE_ARCHIVE_DIR', 'PRUNE_BATCH_SIZE'])}`,
     )
@@ -37,6 +39,11 @@ function describePrune(r: PruneJobResult): string {
   return (
     `prune${r.dryRun ? ' (dry run)' : ''}: older than ${r.cutoff} (RETENTION_DAYS=${r.retentionDays})${r.status === 'stopped' ? ', stopped before the end' : ''}\n` +
     renderTable(['table', verb], rows) +
+    (r.reportVersions.length
+      ? `report versions ${r.dryRun ? 'that would be removed' : 'removed'}:\n${r.reportVersions
+          .map((v) => `  ${v.businessDate} v${v.version}  ${v.directory}${v.archivedTo ? `  archived in ${v.archivedTo}` : ''}\n`)
+          .join('')}`
+      : '') +
     (r.archiveFiles.length ? `archived to:\n${r.archiveFiles.map((f) => `  ${f}\n`).join('')}` : '')
   );
 }

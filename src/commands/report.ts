@@ -25,6 +25,8 @@ function describeEmail(e: ReportEmailResult): string {
       return `${what}another process is sending it\n`;
     case 'failed':
       return `${what}FAILED, left pending for the next run: ${e.error}\n`;
+    case 'removed':
+      return `${what}not sent: ${e.message}\n`;
   }
 }
 

@@ -452,7 +452,7 @@ export const ENV_VARS = {
   PRUNE_ARCHIVE_DIR: {
     schema: text,
     secret: false,
-    doc: '`payrecon prune`: write each removed row here first (gzip JSON lines, one file per table and month); unset: no archive',
+    doc: '`payrecon prune`: write each removed row (gzip JSON lines, one file per table and month) and report version (one zip each) here first; unset: no archive',
   },
   PRUNE_BATCH_SIZE: {
     schema: intIn(100, 100_000),

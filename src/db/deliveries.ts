@@ -20,6 +20,9 @@ export interface ReportDelivery {
   email_attempts: number;
   email_error: string | null;
   emailed_at: Date | null;
+  /** Set when the retention removed the version's files: nothing to send. */
+  removed_at: Date | null;
+  archived_to: string | null;
 }
 
 const toDelivery = (r: Row): ReportDelivery => ({
@@ -32,10 +35,12 @@ const toDelivery = (r: Row): ReportDelivery => ({
   email_attempts: int(r, 'email_attempts'),
   email_error: textOrNull(r, 'email_error'),
   emailed_at: dateOrNull(r, 'emailed_at'),
+  removed_at: dateOrNull(r, 'removed_at'),
+  archived_to: textOrNull(r, 'archived_to'),
 });
 
 const COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest,
-  email_status, email_attempts, email_error, emailed_at`;
+  email_status, email_attempts, email_error, emailed_at, removed_at, archived_to`;
 
 export async function reportDeliveryById(db: Knex, id: string): Promise<ReportDelivery | null> {
   const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE id = ?::bigint`, [id]);
@@ -47,16 +52,20 @@ export async function reportDeliveryByVersion(db: Knex, businessDate: string, ve
   return rowsOf(res).map(toDelivery)[0] ?? null;
 }
 
-/** Marks the version pending and counts the attempt; returns the row as it now is. */
-export async function beginEmailAttempt(db: Knex, id: string): Promise<ReportDelivery> {
+/**
+ * Marks the version pending and counts the attempt; returns the row as it now is, or null when the
+ * retention removed its files (a pending version is never removed: the two updates exclude each other).
+ */
+export async function beginEmailAttempt(db: Knex, id: string): Promise<ReportDelivery | null> {
   const res = await db.raw(
     `UPDATE report_versions SET email_status = 'pending', email_attempts = email_attempts + 1
-      WHERE id = ?::bigint RETURNING ${COLUMNS}`,
+      WHERE id = ?::bigint AND removed_at IS NULL RETURNING ${COLUMNS}`,
     [id],
   );
   const [row] = rowsOf(res);
-  if (!row) throw new Error(`report version ${id} does not exist`);
-  return toDelivery(row);
+  if (row) return toDelivery(row);
+  if (!(await reportDeliveryById(db, id))) throw new Error(`report version ${id} does not exist`);
+  return null;
 }
 
 export async function markEmailSent(db: Knex, id: string, at: Date): Promise<void> {

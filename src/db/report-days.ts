@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { date, int, object, rowsOf, text, textOrNull, type Row } from './row.ts';
+import { date, dateOrNull, int, object, rowsOf, text, textOrNull, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -41,9 +41,12 @@ export interface ReportVersionFiles {
   manifest: Record<string, unknown>;
   createdAt: Date;
   emailStatus: string;
+  /** Set when the retention removed its files (they are gone; archivedTo: the zip they went to). */
+  removedAt: Date | null;
+  archivedTo: string | null;
 }
 
-const COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest, created_at, email_status`;
+const COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest, created_at, email_status, removed_at, archived_to`;
 const toVersion = (r: Row): ReportVersionFiles => ({
   id: text(r, 'id'),
   businessDate: text(r, 'business_date'),
@@ -52,6 +55,8 @@ const toVersion = (r: Row): ReportVersionFiles => ({
   manifest: object(r, 'manifest'),
   createdAt: date(r, 'created_at'),
   emailStatus: text(r, 'email_status'),
+  removedAt: dateOrNull(r, 'removed_at'),
+  archivedTo: textOrNull(r, 'archived_to'),
 });
 
 /** A version by its id: how downloads find their directory (never from a path in the request). */

@@ -3,6 +3,7 @@ import type { Db } from '../db/connect.ts';
 import { withJobLock } from '../db/locks.ts';
 import { countPrunable, deletePrunableBatch, PRUNE_TABLES, type PruneTable } from '../db/prune.ts';
 import { appendToArchive } from './archive.ts';
+import { pruneReportVersions, type PrunedVersion } from './prune-versions.ts';
 
 export const PRUNE_JOB = 'prune';
 
@@ -21,14 +22,22 @@ export interface PruneOptions {
   signal?: AbortSignal;
   /** Called once the lock is held, before any work (the job's run row). */
   onAcquired?: () => Promise<void>;
+  /** The clock of removed_at on report versions; default the system's. */
+  now?: () => Date;
 }
+
+/** Report versions removed from disk (rows marked removed, not deleted) and the recorded orders deleted with them. */
+const VERSION_COUNTS = ['report_versions', 'report_version_orders'] as const;
+type PruneCount = PruneTable | (typeof VERSION_COUNTS)[number];
 
 export interface PruneResult {
   status: 'completed' | 'skipped' | 'stopped';
   dryRun: boolean;
   cutoff: string;
-  /** Rows removed per table (with --dry-run: rows that would be). */
-  tables: Record<PruneTable, number>;
+  /** Rows removed per table (with --dry-run: rows that would be); report_versions: versions removed from disk. */
+  tables: Record<PruneCount, number>;
+  /** The superseded report versions removed from disk (with --dry-run: that would be). */
+  reportVersions: PrunedVersion[];
   archiveFiles: string[];
 }
 
@@ -38,11 +47,28 @@ export interface PruneResult {
  * holds. Under its own advisory lock, so two prunes never overlap.
  */
 export async function runPrune(opts: PruneOptions): Promise<PruneResult> {
-  const tables = Object.fromEntries(PRUNE_TABLES.map((t) => [t, 0])) as Record<PruneTable, number>;
-  const base = { dryRun: opts.dryRun, cutoff: opts.cutoff.toISOString(), tables };
+  const tables = Object.fromEntries([...VERSION_COUNTS, ...PRUNE_TABLES].map((t) => [t, 0])) as Record<PruneCount, number>;
+  const reportVersions: PrunedVersion[] = [];
+  const base = { dryRun: opts.dryRun, cutoff: opts.cutoff.toISOString(), tables, reportVersions };
   const files = new Set<string>();
   const lock = await withJobLock(opts.db, PRUNE_JOB, async (held) => {
     await opts.onAcquired?.();
+    // First: the checks a removed version's recorded orders kept become prunable in this same run.
+    const versions = await pruneReportVersions({
+      db: opts.db,
+      logger: opts.logger,
+      cutoff: opts.cutoff,
+      dryRun: opts.dryRun,
+      batchSize: opts.batchSize,
+      archiveDir: opts.archiveDir,
+      now: opts.now ?? (() => new Date()),
+      stopped: () => Boolean(opts.signal?.aborted || held.lost.aborted),
+    });
+    reportVersions.push(...versions.versions);
+    tables.report_versions = versions.versions.length;
+    tables.report_version_orders = versions.orders;
+    for (const v of versions.versions) if (v.archivedTo) files.add(v.archivedTo);
+    if (versions.stopped) return 'stopped' as const;
     for (const table of PRUNE_TABLES) {
       if (opts.dryRun) {
         tables[table] = await countPrunable(opts.db.knex, table, opts.cutoff);

@@ -187,7 +187,7 @@ async function dayOrders(
         const wait = items.write(cells);
         if (wait) await wait;
         if (r.verdict === 'mismatch') await mismatches.write(cells);
-        const sheetsWait = daySheets.add(row, r.verdict === 'mismatch');
+        const sheetsWait = daySheets.add(row, r);
         if (sheetsWait) await sheetsWait;
         totals.add(r);
         feeDifferences.add(r);

@@ -1,8 +1,32 @@
 import path from 'node:path';
+import type { ReportItemRow } from '../db/reports.ts';
 import { ITEM_TABLE_COLUMNS } from './item-table.ts';
+import { settledMoney, settledNet } from './order-totals.ts';
 import { WORKBOOK_TABS } from './report-tables.ts';
 import type { TableColumn, TableRow } from './table.ts';
 import { WorkbookFile, type SheetWriter } from './workbook/writer.ts';
+
+/**
+ * The Summary's money per order, on the Items and Mismatches sheets only (items.csv keeps its
+ * columns): filled for the orders the Summary sums (provider success, not an identity mismatch),
+ * empty for the rest, so the sheets' totals per currency and direction are the Summary's figures
+ * and follow the autofilter.
+ */
+const SUMMARY_MONEY_COLUMNS: readonly TableColumn[] = [
+  { name: 'summary_gross', kind: 'amount', label: 'gross' },
+  { name: 'summary_paid', kind: 'amount', label: 'paid' },
+  { name: 'summary_fee', kind: 'amount', label: 'fee' },
+  { name: 'summary_net', kind: 'amount', label: 'net' },
+];
+const SHEET_COLUMNS: readonly TableColumn[] = [...SUMMARY_MONEY_COLUMNS, ...ITEM_TABLE_COLUMNS];
+const TOTALLED = { totalColumns: SUMMARY_MONEY_COLUMNS.map((c) => c.name) };
+const NO_MONEY: TableRow = SUMMARY_MONEY_COLUMNS.map(() => null);
+
+/** An item table row with the Summary's money of its order in front. */
+function sheetRow(row: TableRow, r: ReportItemRow | null): TableRow {
+  const m = r === null ? null : settledMoney(r);
+  return m === null ? [...NO_MONEY, ...row] : [m.gross, m.paid, m.fee, settledNet(r!.direction, m), ...row];
+}
 
 /** Mismatches shown in report.html (all of them are in mismatches.csv and the workbook). */
 const HTML_MISMATCH_ROWS = 200;
@@ -40,26 +64,31 @@ export class DayItemSheets {
       order: WORKBOOK_TABS,
     });
     // Items first: the big sheet streams straight into the zip, Mismatches through a temp file.
-    this.items = this.workbook.sheet('Items', ITEM_TABLE_COLUMNS, { expectedRows: opts.items, fullFile: 'items.csv' });
-    this.mismatchSheet = this.workbook.sheet('Mismatches', ITEM_TABLE_COLUMNS);
+    this.items = this.workbook.sheet('Items', SHEET_COLUMNS, { expectedRows: opts.items, fullFile: 'items.csv', ...TOTALLED });
+    this.mismatchSheet = this.workbook.sheet('Mismatches', SHEET_COLUMNS, TOTALLED);
   }
 
-  /** One order's row (item table columns). Returns a promise only when the files are behind. */
-  add(row: TableRow, mismatch: boolean): Promise<void> | undefined {
-    const wait = this.items.add(row);
-    if (!mismatch) return wait;
-    const also = this.addMismatchOnly(row);
+  /** One order's row (item table columns) and its source. Returns a promise only when the files are behind. */
+  add(row: TableRow, r: ReportItemRow): Promise<void> | undefined {
+    const full = sheetRow(row, r);
+    const wait = this.items.add(full);
+    if (r.verdict !== 'mismatch') return wait;
+    const also = this.addMismatch(row, full);
     if (wait && also) return Promise.all([wait, also]).then(() => undefined);
     return wait ?? also;
   }
 
   /** A mismatch that is no order of the day (UNKNOWN_ORDER: the provider's order, not ours): Mismatches only. */
   addMismatchOnly(row: TableRow): Promise<void> | undefined {
+    return this.addMismatch(row, sheetRow(row, null));
+  }
+
+  private addMismatch(row: TableRow, full: TableRow): Promise<void> | undefined {
     const m = this.mismatches;
     m.count += 1;
     if (m.preview.length < HTML_MISMATCH_ROWS) m.preview.push(row);
     for (const code of String(row[this.codeIndex] ?? '').split(' ')) if (code !== '') m.codes.set(code, (m.codes.get(code) ?? 0) + 1);
-    return this.mismatchSheet.add(row);
+    return this.mismatchSheet.add(full);
   }
 
   close(): void {

@@ -1,4 +1,5 @@
 import { Decimal } from '../money/decimal.ts';
+import { scanDecimal, smallScaledValue } from '../money/decimal-text.ts';
 import { ScaledSum } from '../money/scaled-sum.ts';
 import type { ReportItemRow } from '../db/reports.ts';
 import { IdentityMismatchTotals, isNotThisOrder } from './identity-mismatches.ts';
@@ -45,6 +46,50 @@ function emptyTotals(): OrderTotals {
   };
 }
 
+/** What one order adds to the Summary's money columns (decimal text). */
+export interface SettledMoney {
+  gross: string;
+  paid: string;
+  fee: string | null;
+}
+
+/**
+ * An order's share of the Summary's money, or null when it has none: only orders the provider
+ * reports as success moved money, and an identity mismatch's money is another order's. gross: the
+ * provider's amount (the merchant's where none was given); paid: a payment's paid amount (its
+ * amount where none was given), a payout's amount; fee: the provider's.
+ */
+export function settledMoney(r: ReportItemRow): SettledMoney | null {
+  if (r.provider_category !== 'success' || isNotThisOrder(r)) return null;
+  const gross = r.provider_amount ?? r.local_amount;
+  const paid = r.direction === 'payment' ? (r.provider_paid_amount ?? gross) : gross;
+  return { gross, paid, fee: r.provider_fee };
+}
+
+/** The signed effect on the provider balance: payments +(paid − fee), payouts −(amount + fee). */
+export function settledNet(direction: string, m: SettledMoney): string {
+  const fee = m.fee ?? '0';
+  return direction === 'payment' ? sum(m.paid, 1, fee, -1) : sum(m.gross, -1, fee, -1);
+}
+
+/**
+ * sa·a + sb·b exactly, as decimal text with the more decimals of the two: as whole numbers of the
+ * smallest unit when both are short (a million rows, no Decimal each), else with Decimal.
+ */
+function sum(a: string, sa: 1 | -1, b: string, sb: 1 | -1): string {
+  // scanDecimal reuses one result object: each value is scanned again right before it is read.
+  const scale = Math.max(scanDecimal(a)?.fractionDigits ?? 0, scanDecimal(b)?.fractionDigits ?? 0);
+  const scanA = scanDecimal(a);
+  const va = scanA && smallScaledValue(a, scanA, scale);
+  const scanB = scanDecimal(b);
+  const vb = scanB && smallScaledValue(b, scanB, scale);
+  if (va == null || vb == null) return new Decimal(a).times(sa).plus(new Decimal(b).times(sb)).toFixed(scale);
+  const v = sa * va + sb * vb;
+  const digits = String(Math.abs(v)).padStart(scale + 1, '0');
+  const whole = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return v < 0 ? `-${whole}` : whole;
+}
+
 /** The money sums of one currency and direction while the rows stream past (exact, no Decimal per row). */
 interface Sums {
   gross: ScaledSum;
@@ -85,23 +130,17 @@ export class OrderTotalsAccumulator {
       this.apart.add(r);
       return;
     }
-    if (r.provider_category !== 'success') return;
+    const m = settledMoney(r);
+    if (m === null) return;
     t.settled += 1;
     const s = this.sums.get(t)!;
-    const amount = r.provider_amount ?? r.local_amount;
-    s.gross.add(amount);
-    if (r.provider_fee !== null) {
-      s.fees.add(r.provider_fee);
-      s.net.add(r.provider_fee, -1);
+    s.gross.add(m.gross);
+    s.paid.add(m.paid);
+    if (m.fee !== null) {
+      s.fees.add(m.fee);
+      s.net.add(m.fee, -1);
     }
-    if (r.direction === 'payment') {
-      const paid = r.provider_paid_amount ?? amount;
-      s.paid.add(paid);
-      s.net.add(paid);
-    } else {
-      s.paid.add(amount);
-      s.net.add(amount, -1);
-    }
+    s.net.add(r.direction === 'payment' ? m.paid : m.gross, r.direction === 'payment' ? 1 : -1);
   }
 
   /** The totals with their money sums as Decimals. */

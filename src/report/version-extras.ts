@@ -18,9 +18,10 @@ import type { ReportScope } from './report-scope.ts';
 import { ROLLFORWARD_SUMMARY } from './rollforward-tables.ts';
 import { LATE_CHANGE_TABLE_COLUMNS, OPEN_ITEM_TABLE_COLUMNS, lateChangeTableRow, openItemTableRow } from './sheet-tables.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
+import { summarySheets } from './summary-sheets.ts';
 import { withOpenUnknownOrders } from './unknown-orders.ts';
 import { writeFileSynced } from './version-dir.ts';
-import type { WorkbookFile } from './workbook/writer.ts';
+import { fittedWidth, type WorkbookFile } from './workbook/writer.ts';
 
 /** The version the extras are written for: its number, and where and when. */
 export interface VersionOf {
@@ -79,11 +80,13 @@ async function finishWorkbook(
     const [orders, ...others] = [...facts.summaryTables].sort(
       (a, b) => Number(b.name === 'summary_orders') - Number(a.name === 'summary_orders'),
     );
-    workbook.tableSheet(sheetOf(orders), orders, [
+    const { summary, verdicts } = summarySheets(orders);
+    workbook.tableSheet(sheetOf(orders), summary, [
       facts.headline,
       `Business day ${scope.date} in ${v.timezone}, version ${v.version}${scope.partial ? ' (written before the day was over)' : ''}.`,
       "Amounts are numbers with thousands separators and their currency's decimals, or all of their own when an amount is finer than the currency's minor unit (never rounded); an amount shaded orange is text, because it has more than 15 significant digits, which a spreadsheet number cannot hold exactly.",
     ]);
+    workbook.tableSheet('Orders by verdict', verdicts);
     await streamSheet(workbook, sheetName('open_items'), OPEN_ITEM_TABLE_COLUMNS, async function* () {
       const open = withCaseColumns(streamOpenItems(tx, scope.earlier, v.timezone, v.pageSize), v.now);
       for await (const page of withOpenUnknownOrders(tx, open, facts.openUnknown, v.now))
@@ -129,9 +132,16 @@ async function streamSheet(
   sheet.close();
 }
 
-/** A small table as a data sheet; one row per currency already, so no totals rows. */
+/** A small table as a data sheet, its columns as wide as their longest value; one row per currency already, so no totals rows. */
 function tableSheet(workbook: WorkbookFile, name: string, table: Table): void {
-  const sheet = workbook.sheet(name, table.columns, { totals: false });
+  const columns = table.columns.map((c, i) => ({
+    ...c,
+    width: fittedWidth(
+      c,
+      table.rows.map((r) => r[i]),
+    ),
+  }));
+  const sheet = workbook.sheet(name, columns, { totals: false });
   for (const row of table.rows) sheet.add(row);
   sheet.close();
 }

@@ -37,6 +37,7 @@ export async function pruneJob(
         archiveDir: config.PRUNE_ARCHIVE_DIR,
         lockTimeoutMs: 5_000,
         signal,
+        now,
         onAcquired: async () => {
           runId = (await createRun(db.knex, PRUNE_JOB, { cutoff: cutoff.toISOString(), retentionDays }, { dryRun, now: now() })).id;
         },

@@ -12,6 +12,9 @@ import { previewCsv, versionFiles } from '../report-files.ts';
 import { can } from '../auth/roles.ts';
 import { rerunRefusal } from '../can-do.ts';
 import type { Session } from '../auth/sessions.ts';
+import { removedVersionSentence } from '../../report/removed-version.ts';
+
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** The report's sections shown on a day's page, in order, where the version has the file. */
 const SECTIONS: ReadonlyArray<{ title: string; match: (name: string) => boolean }> = [
@@ -195,17 +198,22 @@ function versionsTable(versions: ReportVersionFiles[], zone: string): Html {
               <td id="v${v.version}">v${v.version}${i === 0 ? html` <span class="state state-completed">current</span>` : null}</td>
               <td>${at(v.createdAt, zone)}</td>
               <td>${v.emailStatus}</td>
-              <td class="wrap">
-                ${versionFiles(v).map((f) =>
-                  // report.html opens in the browser; the others download.
-                  f.name.endsWith('.html')
-                    ? html`<a href="/reports/${v.id}/files/${f.name}" target="_blank" rel="noopener">${f.name}</a> `
-                    : html`<a href="/reports/${v.id}/files/${f.name}" download>${f.name}</a> `,
-                )}
-              </td>
+              <td class="wrap">${downloads(v)}</td>
             </tr>`,
         )}
       </tbody>
     </table>
   </div>`;
+}
+
+/** A version's files to download, or, when the retention removed them, the sentence saying so. */
+function downloads(v: ReportVersionFiles): Html | Html[] {
+  const removed = removedVersionSentence(v);
+  if (removed !== null) return html`<span class="muted removed-version">${capitalised(removed)}.</span>`;
+  return versionFiles(v).map((f) =>
+    // report.html opens in the browser; the others download.
+    f.name.endsWith('.html')
+      ? html`<a href="/reports/${v.id}/files/${f.name}" target="_blank" rel="noopener">${f.name}</a> `
+      : html`<a href="/reports/${v.id}/files/${f.name}" download>${f.name}</a> `,
+  );
 }

@@ -5,6 +5,7 @@ import { findReportVersionById } from '../../db/report-days.ts';
 import { CONTENT_TYPES, versionFiles } from '../report-files.ts';
 import { html } from '../../html/html.ts';
 import { page } from '../pages/layout.ts';
+import { removedVersionSentence } from '../../report/removed-version.ts';
 
 const REPORT_HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox; frame-ancestors 'none'; base-uri 'none'";
 
@@ -19,6 +20,18 @@ export function registerDownloadRoutes(app: FastifyInstance, deps: ConsoleDeps):
     if (!/^[1-9]\d{0,17}$/.test(versionId)) return notFound();
     const version = await findReportVersionById(deps.db.knex, versionId);
     if (!version) return notFound();
+    const removed = removedVersionSentence(version);
+    if (removed !== null)
+      return sendPage(
+        reply,
+        410,
+        page(
+          { title: 'Report version removed', session: request.session },
+          html`<h1>Report version removed</h1>
+            <p>The file ${name} is no longer kept: ${removed}.</p>
+            <p><a href="/days/${version.businessDate}">Business day ${version.businessDate}</a> shows its current version.</p>`,
+        ),
+      );
     const file = versionFiles(version).find((f) => f.name === name);
     if (!file) return notFound();
     const ext = file.name.slice(file.name.lastIndexOf('.') + 1);

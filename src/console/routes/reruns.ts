@@ -77,8 +77,10 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
     if (r.state !== 'completed' || r.reportVersion === null) return null;
     const versions = await versionsOfDay(deps.db.knex, r.businessDate);
     const version = versions.find((v) => v.version === r.reportVersion);
-    if (!version) return null;
-    const previous = versions.find((v) => v.version < version.version) ?? null;
+    // A version the retention removed has no recorded orders left to tally (its day page says so).
+    if (!version || version.removedAt) return null;
+    // Nor has a removed previous one: no comparison rather than "every order changed".
+    const previous = versions.find((v) => v.version < version.version && !v.removedAt) ?? null;
     return {
       version,
       previous,
@@ -206,6 +208,7 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
     if (result.status === 'sent') return reply.redirect(`/reruns/${r.id}`, 303);
     if (result.status === 'already_sent') return refuse(409, `v${r.reportVersion} was already sent to accounting; it is not sent twice.`);
     if (result.status === 'busy') return refuse(409, 'Another process is sending this version right now; reload in a moment.');
+    if (result.status === 'removed') return refuse(410, `Not sent: ${result.message}.`);
     return refuse(
       502,
       `The mail server did not take it: ${scrub(result.error, secrets)}. It stays pending and is retried by the next report run.`,

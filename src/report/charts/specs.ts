@@ -1,3 +1,5 @@
+import { CURRENCY_DECIMALS, Decimal, isCurrency } from '../../money/decimal.ts';
+import { groupDigits } from '../../money/group-digits.ts';
 import type { TopLevelSpec } from 'vega-lite';
 import { CHART_FONT } from './render.ts';
 
@@ -107,7 +109,11 @@ export function rollForwardChart(rows: readonly RollForwardBars[]): TopLevelSpec
       ['closing', r.closing, 1],
       ['drift', r.drift, 1],
     ];
-    return v.flatMap(([step, text, sign]) => (text === null ? [] : [{ currency: r.currency, step, amount: sign * Number(text) }]));
+    // The drift is named under the currency, above its panel: 1,250 on a 300 M axis is no visible
+    // bar, and a label beside that bar ran past the chart's right edge.
+    const decimals = isCurrency(r.currency) ? CURRENCY_DECIMALS[r.currency] : 2;
+    const panel = r.drift === null ? r.currency : `${r.currency}|drift ${groupDigits(new Decimal(r.drift).toFixed(decimals))}`;
+    return v.flatMap(([step, text, sign]) => (text === null ? [] : [{ panel, step, amount: sign * Number(text) }]));
   });
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
@@ -119,7 +125,14 @@ export function rollForwardChart(rows: readonly RollForwardBars[]): TopLevelSpec
           : 'opening + payments in − payouts out + timing items = closing; drift is what orders do not explain',
     },
     data: { values },
-    facet: { column: { field: 'currency', type: 'nominal', title: null, header: { labelFontSize: 13, labelFontWeight: 'bold' } } },
+    facet: {
+      column: {
+        field: 'panel',
+        type: 'nominal',
+        title: null,
+        header: { labelFontSize: 13, labelFontWeight: 'bold', labelExpr: "split(datum.value, '|')", labelLineHeight: 17 },
+      },
+    },
     spec: {
       width: 170,
       height: 200,
@@ -137,14 +150,8 @@ export function rollForwardChart(rows: readonly RollForwardBars[]): TopLevelSpec
               legend: null,
               scale: { domain: [...STEPS], range: ['#8a94a6', '#2e7d32', '#c62828', '#7b5ea7', '#4a6fa5', '#ef6c00'] },
             },
-            tooltip: [{ field: 'currency' }, { field: 'step' }, { field: 'amount', format: ',.2f' }],
+            tooltip: [{ field: 'panel', title: 'currency' }, { field: 'step' }, { field: 'amount', format: ',.2f' }],
           },
-        },
-        // The drift written over its bar: 1,250 on a 300 M axis is no visible bar.
-        {
-          transform: [{ filter: "datum.step === 'drift'" }],
-          mark: { type: 'text', dy: -8, fontWeight: 'bold', color: '#ef6c00', fontSize: 11 },
-          encoding: { text: { field: 'amount', type: 'quantitative', format: ',.2f' } },
         },
       ],
     },

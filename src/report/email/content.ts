@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MailAttachment } from '../../notify/mailer.ts';
-import { escapeHtml } from '../../html/html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { htmlTable, textTable } from '../html/html.ts';
 import { timeFormatter } from '../format.ts';
 import { tableHtml } from '../html/table-html.ts';
@@ -69,7 +69,7 @@ const EMAIL_TABLE_ROWS = 50;
 /** A table of the e-mail, rendered in both parts. */
 interface EmailTable {
   title: string;
-  html: string;
+  html: Html;
   text: string;
 }
 
@@ -115,23 +115,21 @@ export function buildReportEmail(v: ReportVersionRef, opts: ReportContentOptions
     .join('\n');
   // Money first, then the files, then charts and the detail tables; a wide table scrolls in its own
   // box so the message never scrolls sideways in a reading pane.
-  const scroll = (inner: string) => `<div style="max-width:100%;overflow-x:auto">${inner}</div>`;
-  const html = [
-    '<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>',
-    `<body style="margin:0;padding:8px;font-family:Arial,sans-serif;font-size:14px;color:#1d2330"><div style="max-width:${EMAIL_WIDTH_PX}px">`,
-    `<p style="font-size:16px;font-weight:600">${escapeHtml(intro)}</p>`,
-    `<p>${escapeHtml(label.long)}</p>`,
-    ...(money ? [`<h3>${escapeHtml(money.title)}</h3>`, scroll(money.html)] : []),
-    `<p>${attachedNames ? `Attached: ${escapeHtml(attachedNames)}.` : ''}${archiveLine ? `<br>${escapeHtml(archiveLine)}` : ''}` +
-      '<br>The other files of this version (CSV for scripts, report.html) are in the console.</p>',
-    ...charts.map(
-      (c) =>
-        `<p><img src="cid:${c.name}@payrecon" alt="${escapeHtml(c.name.replaceAll('-', ' '))}" width="640" style="max-width:100%;height:auto"></p>`,
-    ),
-    ...tables.map((t) => `<h3>${escapeHtml(t.title)}</h3>\n${scroll(t.html)}`),
-    '</div></body></html>',
-  ].join('\n');
-  return { subject, text, html, attachments: [...attachments, ...inline] };
+  // The templates are the message's markup as sent: prettier would reflow the HTML inside them.
+  // prettier-ignore
+  const scroll = (inner: Html) => html`<div style="max-width:100%;overflow-x:auto">${inner}</div>`;
+  // prettier-ignore
+  const body = html`<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="margin:0;padding:8px;font-family:Arial,sans-serif;font-size:14px;color:#1d2330"><div style="max-width:${EMAIL_WIDTH_PX}px">
+<p style="font-size:16px;font-weight:600">${intro}</p>
+<p>${label.long}</p>
+${money ? html`<h3>${money.title}</h3>\n${scroll(money.html)}\n` : null}<p>${attachedNames ? `Attached: ${attachedNames}.` : null}${archiveLine ? html`<br>${archiveLine}` : null}<br>The other files of this version (CSV for scripts, report.html) are in the console.</p>
+${charts.map(
+  (c) =>
+    html`<p><img src="cid:${c.name}@payrecon" alt="${c.name.replaceAll('-', ' ')}" width="640" style="max-width:100%;height:auto"></p>\n`,
+)}${tables.map((t) => html`<h3>${t.title}</h3>\n${scroll(t.html)}\n`)}</div></body></html>`;
+  const htmlText = body.text;
+  return { subject, text, html: htmlText, attachments: [...attachments, ...inline] };
 }
 
 /**

@@ -13,6 +13,7 @@ import { describeError } from '../../notify/errors.ts';
 import type { Mailer } from '../../notify/mailer.ts';
 import { buildReportEmail } from './content.ts';
 import { BUSY, withSendLock } from '../../notify/send-lock.ts';
+import { removedVersionSentence } from '../removed-version.ts';
 
 export type ReportSelector = { versionId: string } | { businessDate: string; version: number };
 
@@ -33,7 +34,9 @@ export type ReportEmailResult =
   | { status: 'already_sent'; versionId: string; businessDate: string; version: number; emailedAt: Date | null }
   | { status: 'failed'; versionId: string; businessDate: string; version: number; error: string; attempts: number }
   /** Another process is sending this version right now. */
-  | { status: 'busy'; versionId: string; businessDate: string; version: number };
+  | { status: 'busy'; versionId: string; businessDate: string; version: number }
+  /** The retention removed the version's files: `message` says when, and where they were archived. */
+  | { status: 'removed'; versionId: string; businessDate: string; version: number; message: string };
 
 /**
  * E-mails one report version to accounting with delivery bookkeeping: the row goes `pending`
@@ -58,10 +61,12 @@ export async function sendReportEmail(db: Db, mailer: Mailer, opts: SendReportEm
   const outcome = await withSendLock(db, `report-email:${found.id}`, async (): Promise<ReportEmailResult> => {
     // Read again under the lock: another sender may have finished since.
     const current = (await reportDeliveryById(db.knex, found.id))!;
+    if (current.removed_at) return removed(ref, current);
     if (current.email_status === 'sent' && !opts.resend) {
       return { status: 'already_sent', ...ref, emailedAt: current.emailed_at };
     }
     const row = await beginEmailAttempt(db.knex, found.id);
+    if (!row) return removed(ref, (await reportDeliveryById(db.knex, found.id))!);
     const messageId = reportMessageId(row, mailer.from);
     try {
       const previouslySent = await lastEmailedVersion(db.knex, row.business_date, row.version);
@@ -76,6 +81,11 @@ export async function sendReportEmail(db: Db, mailer: Mailer, opts: SendReportEm
     return { status: 'sent', ...ref, messageId, attempts: row.email_attempts };
   });
   return outcome === BUSY ? { status: 'busy', ...ref } : outcome;
+}
+
+function removed(ref: { versionId: string; businessDate: string; version: number }, row: ReportDelivery): ReportEmailResult {
+  const message = removedVersionSentence({ ...ref, removedAt: row.removed_at, archivedTo: row.archived_to })!;
+  return { status: 'removed', ...ref, message };
 }
 
 /** Sends every version left pending by a failed or interrupted send, oldest first; never throws for delivery. */

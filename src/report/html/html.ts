@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../html/html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { groupDigits } from '../../money/group-digits.ts';
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
@@ -8,15 +8,25 @@ function numericColumns(header: readonly string[], rows: readonly (readonly stri
   return header.map((_, i) => rows.some((r) => (r[i] ?? '') !== '') && rows.every((r) => (r[i] ?? '') === '' || NUMBER.test(r[i])));
 }
 
-export function htmlTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+export function htmlTable(header: readonly string[], rows: readonly (readonly string[])[]): Html {
   const numeric = numericColumns(header, rows);
-  const cell = (tag: string, v: string, i: number) =>
-    `<${tag} style="border:1px solid #ccc;padding:2px 6px;white-space:nowrap;text-align:${numeric[i] ? 'right' : 'left'}">${escapeHtml(
-      numeric[i] ? groupDigits(v) : v,
-    )}</${tag}>`;
-  const head = `<tr>${header.map((h, i) => cell('th', h, i)).join('')}</tr>`;
-  const body = rows.map((r) => `<tr>${r.map((v, i) => cell('td', v, i)).join('')}</tr>`).join('\n');
-  return `<table style="border-collapse:collapse;font-family:Arial,sans-serif;font-size:12px;font-variant-numeric:tabular-nums">\n${head}\n${body}\n</table>`;
+  const cell = (tag: 'th' | 'td', v: string, i: number) => {
+    const style = `border:1px solid #ccc;padding:2px 6px;white-space:nowrap;text-align:${numeric[i] ? 'right' : 'left'}`;
+    const text = numeric[i] ? groupDigits(v) : v;
+    return tag === 'th' ? html`<th style="${style}">${text}</th>` : html`<td style="${style}">${text}</td>`;
+  };
+  const head = html`<tr>
+    ${header.map((h, i) => cell('th', h, i))}
+  </tr>`;
+  const body = rows.map(
+    (r) =>
+      html`<tr>
+        ${r.map((v, i) => cell('td', v, i))}
+      </tr> `,
+  );
+  return html`<table style="border-collapse:collapse;font-family:Arial,sans-serif;font-size:12px;font-variant-numeric:tabular-nums">
+    ${head} ${body}
+  </table>`;
 }
 
 /** A fixed-width text table for the plain-text part. */

@@ -47,6 +47,11 @@ export interface SheetPart {
   readonly autoFilter: string | null;
   /** The header row, repeated on every printed page; none for a sheet without one. */
   readonly headerRow?: number;
+  /**
+   * What is printed (A1:AE3000): the table's own columns, so a long reason running on into the empty
+   * cells to its right does not print as pages of text fragments.
+   */
+  readonly printArea?: string;
 }
 
 /** The autofilter range as the defined name spreadsheets keep it under: 'Items'!$A$1:$X$9. */
@@ -60,6 +65,9 @@ export function workbookXml(sheets: readonly SheetPart[]): string {
       ? [
           `<definedName name="_xlnm._FilterDatabase" localSheetId="${i}" hidden="1">${xmlAttr(absolute(s.name, s.autoFilter))}</definedName>`,
         ]
+      : []),
+    ...(s.printArea
+      ? [`<definedName name="_xlnm.Print_Area" localSheetId="${i}">${xmlAttr(absolute(s.name, s.printArea))}</definedName>`]
       : []),
     ...(s.headerRow
       ? [

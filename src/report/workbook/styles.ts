@@ -11,6 +11,8 @@ export interface CellStyle {
   readonly fill?: string;
   readonly bottomBorder?: string;
   readonly alignRight?: boolean;
+  /** Text wrapped within the cell (a note across the table's merged width). */
+  readonly wrap?: boolean;
 }
 
 export const amountStyle = (decimals: number, bold = false): CellStyle => ({ numFmt: amountFormat(decimals), bold });
@@ -25,7 +27,7 @@ export const EXACT_TEXT_STYLE: CellStyle = { numFmt: '@', alignRight: true, ital
 export const HEADER_STYLE: CellStyle = { bold: true, fill: 'FFE8ECF2', bottomBorder: 'FF8A94A6' };
 export const BOLD_STYLE: CellStyle = { bold: true };
 export const TITLE_STYLE: CellStyle = { bold: true, size: 13 };
-export const NOTE_STYLE: CellStyle = { italic: true, color: 'FF555555' };
+export const NOTE_STYLE: CellStyle = { italic: true, color: 'FF555555', wrap: true };
 export const NOTICE_STYLE: CellStyle = { bold: true, color: 'FFB00020' };
 
 /** Formats every spreadsheet knows by number (ECMA-376 §18.8.30): written by id, not defined again. */
@@ -82,7 +84,9 @@ export class StyleSheet {
       (fill ? ' applyFill="1"' : '') +
       (border ? ' applyBorder="1"' : '');
     const head = `<xf numFmtId="${numFmtId}" fontId="${font}" fillId="${fill}" borderId="${border}" xfId="0"${applies}`;
-    return s.alignRight ? `${head} applyAlignment="1"><alignment horizontal="right"/></xf>` : `${head}/>`;
+    if (!s.alignRight && !s.wrap) return `${head}/>`;
+    const align = `${s.alignRight ? ' horizontal="right"' : ''}${s.wrap ? ' vertical="top" wrapText="1"' : ''}`;
+    return `${head} applyAlignment="1"><alignment${align}/></xf>`;
   }
 
   private numFmtId(code: string): number {

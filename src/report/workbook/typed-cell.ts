@@ -10,7 +10,7 @@ import {
   type CellStyle,
   type StyleSheet,
 } from './styles.ts';
-import { inlineString } from './xml.ts';
+import { inlineString, xmlText } from './xml.ts';
 
 /** A column's kind in the workbook: a business date (YYYY-MM-DD text elsewhere) is a date cell here. */
 export type SheetKind = ColumnKind | 'date';
@@ -138,6 +138,16 @@ export class CellEncoder {
         return decimals === undefined ? `${style({})}><v>${text}</v></c>` : `${style(amountStyle(decimals))}><v>${text}</v></c>`;
       }
     }
+  }
+
+  /**
+   * A bold amount computed by a formula, its value cached (`total`, exact decimal text); null when
+   * the value has more digits than a spreadsheet number holds (the caller writes it as text).
+   */
+  formulaCell(formula: string, total: string, currency: string | null): string | null {
+    if (!holdsExactly(total)) return null;
+    const style = this.styles.id({ ...amountStyle(amountDecimals(total, currency)), bold: true });
+    return ` s="${style}"><f>${xmlText(formula)}</f><v>${total}</v></c>`;
   }
 
   /** A text cell in a given look (titles, notes, headers). */

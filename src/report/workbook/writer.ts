@@ -1,13 +1,14 @@
 import fs from 'node:fs/promises';
-import { columnLabel, currencyIndex, type Table, type TableColumn, type TableRow } from '../table.ts';
+import { columnLabel, currencyIndex, type CellValue, type Table, type TableColumn, type TableRow } from '../table.ts';
 import { currencyDecimals } from './cells.ts';
 import { CONTENT_TYPES, ROOT_RELS, coreProperties, workbookRels, workbookXml, type SheetPart } from './package-parts.ts';
 import { ScaledSum } from '../../money/scaled-sum.ts';
-import { rangeRef, rowXml, sheetHead, sheetTail } from './sheet-xml.ts';
+import { fitsPageWidth, rangeRef, rowXml, sheetHead, sheetTail } from './sheet-xml.ts';
 import { BOLD_STYLE, HEADER_STYLE, NOTE_STYLE, NOTICE_STYLE, StyleSheet, TITLE_STYLE } from './styles.ts';
 import { CellEncoder, defaultWidth, sheetKind, type SheetKind } from './typed-cell.ts';
 import { moneyFirstOrder } from './column-order.ts';
 import { ZipFile, type TextEntry } from './zip.ts';
+import { columnName } from './xml.ts';
 
 /** Rows a worksheet holds (xlsx and every spreadsheet that reads it). */
 export const SHEET_ROW_LIMIT = 1_048_576;
@@ -18,6 +19,24 @@ const HEADER_ROOM = 5;
 
 /** A column's width: its own, or by kind, never narrower than its header with the filter button. */
 const widthOf = (c: TableColumn): number => Math.max(c.width ?? defaultWidth(sheetKind(c), c.name), columnLabel(c).length + HEADER_ROOM);
+
+/** Characters a value takes on screen: an amount with its thousands separators, anything else as written. */
+function shownLength(c: TableColumn, v: CellValue): number {
+  if (v === null) return 0;
+  const text = String(v);
+  if (c.kind !== 'amount' && c.kind !== 'decimal' && c.kind !== 'count') return c.kind === 'datetime' ? 19 : text.length;
+  const whole = text.replace(/^-/, '').split('.')[0].length;
+  return text.length + Math.floor((whole - 1) / 3);
+}
+
+/** Widest a column grows to its longest value (long reasons wrap past this, off to the right). */
+const MAX_WIDTH = 60;
+
+/** A small table's column width: its longest value or its header with the filter button, whichever is wider. */
+export function fittedWidth(c: TableColumn, values: readonly CellValue[]): number {
+  const longest = values.reduce<number>((a, v) => Math.max(a, shownLength(c, v)), 0);
+  return Math.min(MAX_WIDTH, Math.max(longest + 2, columnLabel(c).length + HEADER_ROOM, sheetKind(c) === 'date' ? 12 : 0));
+}
 
 /** A table with its columns in the workbook's order (money first; see column-order.ts). */
 function reordered(t: Table): Table {
@@ -39,8 +58,10 @@ export interface SheetOptions {
   fullFile?: string;
   /** Rows one sheet holds; SHEET_ROW_LIMIT unless a test needs a small one. */
   rowLimit?: number;
-  /** Totals rows per currency under the data: default when the sheet has amounts and a currency. */
+  /** Totals rows per currency (and direction) under the data: default when the sheet has amounts and a currency. */
   totals?: boolean;
+  /** The amount columns (by name) the totals rows sum; default every amount column. */
+  totalColumns?: readonly string[];
 }
 
 /**
@@ -100,9 +121,9 @@ export class WorkbookFile {
     const { part, index } = this.nextPart(name);
     const entry =
       this.open.size === 0 ? this.zip.text(`xl/${part}`) : this.zip.spooled(`xl/${part}`, `${this.path}.sheet${index + 1}.part`);
-    const writer = new SheetWriter(name, columns, opts, this.cells, entry, (rows, autoFilter, headerRow) => {
+    const writer = new SheetWriter(name, columns, opts, this.cells, entry, (rows, autoFilter, headerRow, printArea) => {
       this.rows += rows;
-      this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow };
+      this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow, printArea };
       this.open.delete(writer);
     });
     this.open.add(writer);
@@ -117,12 +138,24 @@ export class WorkbookFile {
   tableSheet(name: string, table: Table, intro: readonly string[] = []): void {
     const { part, index } = this.nextPart(name);
     const t = reordered(table);
-    const widths = t.columns.map(widthOf);
+    const widths = t.columns.map((c, i) =>
+      fittedWidth(
+        c,
+        t.rows.map((r) => r[i]),
+      ),
+    );
     const headerRow = intro.length + (intro.length ? 1 : 0) + 2;
     const lines: string[] = [sheetHead(widths, headerRow)];
     let row = 0;
     const add = (cells: (string | null)[]) => lines.push(rowXml(++row, cells));
-    for (const text of intro) add([this.cells.styledText(text, NOTE_STYLE)]);
+    // A note spans the table's width, wrapped, so it neither widens the printed page nor runs off to the right.
+    const span = widths.reduce((a, b) => a + b, 0);
+    const merged: string[] = [];
+    const note = (text: string) => {
+      lines.push(rowXml(++row, [this.cells.styledText(text, NOTE_STYLE)], 15 * Math.ceil((text.length * 1.1) / span)));
+      if (widths.length > 1) merged.push(rangeRef(row, row, widths.length));
+    };
+    for (const text of intro) note(text);
     if (intro.length) row += 1;
     add([this.cells.styledText(t.title, TITLE_STYLE)]);
     add(t.columns.map((c) => this.cells.styledText(columnLabel(c), HEADER_STYLE)));
@@ -141,9 +174,9 @@ export class WorkbookFile {
       this.rows += 1;
     }
     const autoFilter = t.rows.length > 0 ? rangeRef(headerRow, headerRow + t.rows.length, t.columns.length) : null;
-    for (const note of t.notes ?? []) add([this.cells.styledText(note, NOTE_STYLE)]);
-    lines.push(sheetTail(autoFilter));
-    this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow };
+    for (const text of t.notes ?? []) note(text);
+    lines.push(sheetTail(autoFilter, fitsPageWidth(widths), merged));
+    this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow, printArea: rangeRef(1, row, t.columns.length) };
     this.zip.add(`xl/${part}`, Buffer.from(lines.join('')));
   }
 
@@ -173,11 +206,25 @@ export class WorkbookFile {
   }
 }
 
+/**
+ * The formula of a totals cell: the column's values of the rows the autofilter shows (SUBTOTAL
+ * over each row, by OFFSET) that match every criterion. Understood by Excel and LibreOffice alike.
+ */
+function subtotalRange(first: number, last: number) {
+  return (column: number, criteria: readonly { column: number; value: string }[]): string => {
+    const col = (i: number) => `$${columnName(i)}$${first}:$${columnName(i)}$${last}`;
+    const top = `$${columnName(column)}$${first}`;
+    const matches = criteria.map((c) => `--(${col(c.column)}="${c.value.replaceAll('"', '""')}")`);
+    return `SUMPRODUCT(SUBTOTAL(109,OFFSET(${top},ROW(${col(column)})-ROW(${top}),0)),${matches.join(',')})`;
+  };
+}
+
 /** One data sheet being written; rows go out as they are added. */
 export class SheetWriter {
   private readonly headerRow: number;
   private readonly capacity: number;
   private readonly cur: number;
+  private readonly dir: number;
   private readonly kinds: SheetKind[];
   private readonly decimals: (number | undefined)[];
   /** Source index of each written column (money first; see column-order.ts). */
@@ -186,6 +233,7 @@ export class SheetWriter {
   private readonly totals: Map<string, ScaledSum[]> | null;
   private readonly summed: number[];
   private readonly body: (string | null)[];
+  private readonly fit: boolean;
   private written = 0;
   private dropped = 0;
   private closed = false;
@@ -196,7 +244,7 @@ export class SheetWriter {
     opts: SheetOptions,
     private readonly cells: CellEncoder,
     private readonly out: TextEntry,
-    private readonly onClose: (rows: number, autoFilter: string | null, headerRow: number) => void,
+    private readonly onClose: (rows: number, autoFilter: string | null, headerRow: number, printArea: string) => void,
   ) {
     this.order = moneyFirstOrder(sourceColumns);
     const columns = this.order.map((i) => sourceColumns[i]);
@@ -206,13 +254,17 @@ export class SheetWriter {
     this.headerRow = overflow ? 2 : 1;
     this.capacity = limit - this.headerRow - TOTALS_RESERVE;
     this.cur = currencyIndex(columns);
+    this.dir = columns.findIndex((c) => c.name === 'direction');
     this.kinds = columns.map(sheetKind);
     this.decimals = columns.map((c) => c.decimals);
     this.body = new Array<string | null>(columns.length);
-    this.summed = columns.flatMap((c, i) => (c.kind === 'amount' ? [i] : []));
+    this.summed = columns.flatMap((c, i) =>
+      c.kind === 'amount' && (opts.totalColumns === undefined || opts.totalColumns.includes(c.name)) ? [i] : [],
+    );
     this.totals = (opts.totals ?? true) && this.cur >= 0 && this.summed.length > 0 ? new Map() : null;
 
     const widths = columns.map(widthOf);
+    this.fit = fitsPageWidth(widths);
     let head = sheetHead(widths, this.headerRow);
     if (overflow) {
       const notice =
@@ -246,16 +298,17 @@ export class SheetWriter {
     const currency = this.cur >= 0 ? (values[this.cur] as string | null) : null;
     for (let i = 0; i < this.kinds.length; i++) this.body[i] = this.cells.cell(this.kinds[i], values[i], currency, this.decimals[i]);
     this.written += 1;
-    if (this.totals && currency !== null) this.sum(currency, values);
+    if (this.totals && currency !== null) this.sum(currency, this.dir >= 0 ? (values[this.dir] as string | null) : null, values);
     return this.out.write(rowXml(this.headerRow + this.written, this.body));
   }
 
-  private sum(currency: string, values: TableRow): void {
-    let sums = this.totals!.get(currency);
+  private sum(currency: string, direction: string | null, values: TableRow): void {
+    const key = direction === null ? currency : `${currency}\u0000${direction}`;
+    let sums = this.totals!.get(key);
     if (!sums) {
       const scale = currencyDecimals(currency);
       sums = this.summed.map(() => new ScaledSum(scale));
-      this.totals!.set(currency, sums);
+      this.totals!.set(key, sums);
     }
     for (let k = 0; k < this.summed.length; k++) {
       const v = values[this.summed[k]];
@@ -263,26 +316,42 @@ export class SheetWriter {
     }
   }
 
-  /** Totals rows (after one blank row), the autofilter over the data, and the sheet is ended. */
+  /**
+   * Totals rows (after one blank row), one per currency and direction, the autofilter over the
+   * data, and the sheet is ended. Each total is a formula that sums the rows of its currency and
+   * direction the autofilter shows (SUBTOTAL 109 skips filtered rows), with its exact value cached
+   * so a reader that does not recalculate shows it too.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     const lastData = this.headerRow + this.written;
     let tail = '';
+    let row = lastData;
     if (this.totals && this.totals.size > 0) {
-      const label = this.columns.findIndex((c, i) => i !== this.cur && c.kind !== 'amount');
-      let row = lastData + 1;
-      for (const currency of [...this.totals.keys()].sort()) {
-        const sums = this.totals.get(currency)!;
+      const label = this.columns.findIndex((c, i) => i !== this.cur && i !== this.dir && c.kind !== 'amount');
+      const range = subtotalRange(this.headerRow + 1, lastData);
+      row += 1;
+      for (const key of [...this.totals.keys()].sort()) {
+        const [currency, direction] = key.split('\u0000') as [string, string | undefined];
+        const sums = this.totals.get(key)!;
         const body = new Array<string | null>(this.columns.length).fill(null);
         if (label >= 0) body[label] = this.cells.styledText('total', BOLD_STYLE);
         body[this.cur] = this.cells.styledText(currency, BOLD_STYLE);
-        this.summed.forEach((col, k) => (body[col] = this.cells.boldCell('amount', sums[k].toString(), currency)));
+        const criteria = [{ column: this.cur, value: currency }];
+        if (direction !== undefined) {
+          body[this.dir] = this.cells.styledText(direction, BOLD_STYLE);
+          criteria.push({ column: this.dir, value: direction });
+        }
+        this.summed.forEach((col, k) => {
+          const total = sums[k].toString();
+          body[col] = this.cells.formulaCell(range(col, criteria), total, currency) ?? this.cells.boldCell('amount', total, currency);
+        });
         tail += rowXml(++row, body);
       }
     }
     const autoFilter = this.written > 0 ? rangeRef(this.headerRow, lastData, this.columns.length) : null;
-    this.out.end(tail + sheetTail(autoFilter));
-    this.onClose(this.written, autoFilter, this.headerRow);
+    this.out.end(tail + sheetTail(autoFilter, this.fit));
+    this.onClose(this.written, autoFilter, this.headerRow, rangeRef(1, row, this.columns.length));
   }
 }

@@ -1,0 +1,111 @@
+import type { Knex } from 'knex';
+
+type Conn = Knex | Knex.Transaction;
+
+/**
+ * Which report versions the retention removes from disk: a version older than the cutoff that a newer
+ * version of its day superseded. Kept whatever their age, each for the reason given:
+ * - the newest version of each day (current: what the console, status and the next report compare with);
+ * - the newest version of each day that recorded its orders (the late changes of later reports start from it);
+ * - a version whose e-mail is still to be sent (`pending`: the retry reads its files);
+ * - a version of a day with a case not resolved (occurred on the day, or about an order the version recorded):
+ *   the person working the case may open what accounting was sent.
+ * The version CURRENT names on disk is kept too (checked by the caller, it is a file).
+ * The rule is evaluated again in the statement that marks a version removed, so a version that became
+ * needed meanwhile (an e-mail begun) is left alone.
+ */
+const ELIGIBLE = `v.removed_at IS NULL AND v.created_at < ?::timestamptz AND v.email_status <> 'pending'
+  AND EXISTS (SELECT 1 FROM report_versions n WHERE n.business_date = v.business_date AND n.version > v.version)
+  AND (NOT v.orders_recorded
+       OR EXISTS (SELECT 1 FROM report_versions n WHERE n.business_date = v.business_date AND n.version > v.version AND n.orders_recorded))
+  AND NOT EXISTS (
+    SELECT 1 FROM cases c
+     WHERE c.state <> 'resolved'
+       AND c.occurred_at >= (v.manifest->'window'->>'from')::timestamptz AND c.occurred_at < (v.manifest->'window'->>'to')::timestamptz)
+  AND NOT EXISTS (
+    SELECT 1 FROM cases c JOIN report_version_orders r ON r.version_id = v.id AND r.direction = c.direction AND r.order_id = c.order_id
+     WHERE c.state <> 'resolved')`;
+
+export interface PrunableVersion {
+  id: string;
+  businessDate: string;
+  version: number;
+  /** Where the version was written (REPORT_DIR/<date>/vN when it was). */
+  directory: string;
+  /** Rows of report_version_orders it recorded. */
+  orders: number;
+}
+
+/** The versions the retention would remove now, oldest day first. */
+export async function prunableReportVersions(db: Conn, cutoff: Date): Promise<PrunableVersion[]> {
+  const res = (await db.raw(
+    `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory,
+            (SELECT count(*)::int FROM report_version_orders r WHERE r.version_id = v.id) AS orders
+       FROM report_versions v WHERE ${ELIGIBLE}
+      ORDER BY v.business_date, v.version`,
+    [cutoff],
+  )) as { rows: Array<{ id: string; business_date: string; version: number; directory: string; orders: number }> };
+  return res.rows.map((r) => ({ id: r.id, businessDate: r.business_date, version: r.version, directory: r.directory, orders: r.orders }));
+}
+
+/**
+ * Records the version as removed (and where it was archived), unless it stopped being prunable; true when
+ * marked. Its recorded orders no longer count as recorded (a report never compares with it again).
+ */
+export async function markVersionRemoved(db: Conn, id: string, cutoff: Date, at: Date, archivedTo: string | null): Promise<boolean> {
+  const res = (await db.raw(
+    `UPDATE report_versions v SET removed_at = ?, archived_to = ?, orders_recorded = false WHERE v.id = ?::bigint AND ${ELIGIBLE}`,
+    [at, archivedTo, id, cutoff],
+  )) as { rowCount: number };
+  return res.rowCount === 1;
+}
+
+/** Removed versions whose recorded orders are not all deleted yet (a prune stopped before the end). */
+export async function removedVersionsWithOrders(
+  db: Conn,
+): Promise<Array<Pick<PrunableVersion, 'id' | 'businessDate' | 'version' | 'directory'>>> {
+  const res = (await db.raw(
+    `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory FROM report_versions v
+      WHERE v.removed_at IS NOT NULL AND EXISTS (SELECT 1 FROM report_version_orders r WHERE r.version_id = v.id)
+      ORDER BY v.id`,
+  )) as { rows: Array<{ id: string; business_date: string; version: number; directory: string }> };
+  return res.rows.map((r) => ({ id: r.id, businessDate: r.business_date, version: r.version, directory: r.directory }));
+}
+
+/** Deletes up to `limit` recorded orders of a removed version; returns how many (0: none left). */
+export async function deleteRemovedVersionOrders(db: Conn, versionId: string, limit: number): Promise<number> {
+  const res = (await db.raw(
+    `DELETE FROM report_version_orders r USING (
+       SELECT direction, order_id FROM report_version_orders
+        WHERE version_id = ?::bigint AND EXISTS (SELECT 1 FROM report_versions v WHERE v.id = ?::bigint AND v.removed_at IS NOT NULL)
+        ORDER BY direction, order_id LIMIT ?) d
+      WHERE r.version_id = ?::bigint AND r.direction = d.direction AND r.order_id = d.order_id`,
+    [versionId, versionId, limit, versionId],
+  )) as { rowCount: number };
+  return res.rowCount;
+}
+
+/** The version's row as Postgres's row_to_json writes it (the archive's report_version.json). */
+export async function versionRowJson(db: Conn, id: string): Promise<string> {
+  const res = (await db.raw(`SELECT row_to_json(v)::text AS line FROM report_versions v WHERE v.id = ?::bigint`, [id])) as {
+    rows: Array<{ line: string }>;
+  };
+  return res.rows[0].line;
+}
+
+/** A page of the version's recorded orders as JSON lines, after the key `after` (direction, order id). */
+export async function versionOrdersPage(
+  db: Conn,
+  id: string,
+  after: { direction: string; orderId: string } | null,
+  limit: number,
+): Promise<{ lines: string[]; last: { direction: string; orderId: string } | null }> {
+  const res = (await db.raw(
+    `SELECT row_to_json(r)::text AS line, r.direction, r.order_id::text AS order_id FROM report_version_orders r
+      WHERE r.version_id = ?::bigint AND (r.direction, r.order_id) > (?, ?::bigint)
+      ORDER BY r.direction, r.order_id LIMIT ?`,
+    [id, after?.direction ?? '', after?.orderId ?? '0', limit],
+  )) as { rows: Array<{ line: string; direction: string; order_id: string }> };
+  const tail = res.rows.at(-1);
+  return { lines: res.rows.map((r) => r.line), last: tail ? { direction: tail.direction, orderId: tail.order_id } : null };
+}
