@@ -230,7 +230,16 @@ try {
       `SELECT (SELECT count(*) FROM payment_orders WHERE check_count = 1) + (SELECT count(*) FROM payout_orders WHERE check_count = 1) AS "checkedOrders"`,
     )
   ).rows;
+  // Whether the order updates were HOT (heap-only: no index entry written), and what the tables weigh.
+  const tableStats = (
+    await db.knex.raw(
+      `SELECT relname, n_tup_upd::int8::text AS upd, n_tup_hot_upd::int8::text AS hot,
+              pg_size_pretty(pg_table_size(relid)) AS heap, pg_size_pretty(pg_indexes_size(relid)) AS indexes
+         FROM pg_stat_user_tables WHERE relname IN ('payment_orders', 'payout_orders', 'order_checks') ORDER BY relname`,
+    )
+  ).rows as Array<{ relname: string; upd: string; hot: string; heap: string; indexes: string }>;
   await db.close();
+  for (const t of tableStats) log(`table ${t.relname}: ${t.upd} updates, ${t.hot} HOT; heap ${t.heap}, indexes ${t.indexes}`);
   const verified = run.status === 'completed' && run.checked === N && Number(items) === N && Number(checkedOrders) === N;
   const perOrder = (sec: number) => (Number.isNaN(sec) ? 'n/a' : `${((sec * 1e6) / N).toFixed(0)} µs`);
   const cpuLine =
