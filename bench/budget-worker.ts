@@ -11,7 +11,6 @@ import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
 import { loadConfig } from '../src/config/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
-import { slotStoreFor } from '../src/db/provider-budget.ts';
 import { createProviderClient } from '../src/provider/from-config.ts';
 import type { BudgetPriority } from '../src/provider/rate-limit.ts';
 import { syntheticOrder } from '../src/sandbox/synthetic.ts';
@@ -34,7 +33,7 @@ const concurrency = Number(values.concurrency);
 
 const config = loadConfig({ ...process.env, RECON_CONCURRENCY: String(concurrency) } as Record<string, string>);
 const db = await openDatabase(config, { poolMax: 2 });
-const client = await createProviderClient(config, { slotStore: slotStoreFor(db) });
+const client = await createProviderClient(config, { slotStore: db.engine.slotStore() });
 let ok = 0;
 let errors = 0;
 let i = 0;

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MailSink, freePort } from './helpers/mail-sink.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { pgliteOf } from '../src/db/connect.ts';
 import { reportDeliveryById } from '../src/db/deliveries.ts';
 import { writeReports } from '../src/report/write-reports.ts';
 import { REPORT_FILES } from '../src/report/manifest.ts';
@@ -35,8 +34,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
         NOTIFY_TIMEOUT_MS: '3000',
       },
     });
-    if (t.engine === 'pglite') await pgliteOf(t.db).exec(`SET search_path TO ${t.db.schema};\n${SEED}`);
-    else await t.db.knex.raw(SEED);
+    await t.db.engine.runScript(t.db.knex, `SET search_path TO ${t.db.schema};\n${SEED}`);
   });
   // Each test starts from a freshly written version 1 that was never e-mailed, a mail server that is
   // not listening yet and has received nothing, and a new mailer, so the tests pass in any order.

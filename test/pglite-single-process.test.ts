@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli, waitFor, type CliResult } from './helpers/cli.ts';
-import { DatabaseBusyError, LOCK_FILE, lockPgliteDir } from '../src/db/pglite-lock.ts';
+import { DatabaseBusyError, LOCK_FILE, lockPgliteDir } from '../src/db/engine/pglite-dir-lock.ts';
 
 // The embedded engine is one process's database: a second process opening the same directory
 // corrupts it (duplicated unique keys, broken indexes). These tests run real child processes.

@@ -5,7 +5,6 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importOrders } from '../src/import/import.ts';
-import { pgliteOf } from '../src/db/connect.ts';
 import { insertOrders, selectOrdersPage } from '../src/db/orders.ts';
 import { findOrderByTransactionRef } from '../src/db/webhook-events.ts';
 import { listMigrationFiles, readMigrationFile } from '../src/db/sql-files.ts';
@@ -129,10 +128,9 @@ describe.each(availableEngines)('ref case on %s', (engine) => {
       ]);
     }
     await k.raw('ALTER TABLE payment_orders ENABLE TRIGGER payment_orders_canonical_refs');
-    // As the migrator runs a file: PGlite takes a script through exec(), in the test database's schema.
+    // As the migrator runs a file: a script through the engine, in the test database's schema.
     const sql = readMigrationFile(file);
-    if (t.db.engine === 'pglite') await pgliteOf(t.db).exec(`SET search_path TO ${t.db.schema}; ${sql}`);
-    else await k.raw(sql);
+    await t.db.engine.runScript(t.db.knex, `SET search_path TO ${t.db.schema}; ${sql}`);
     expect(await k('payment_orders').where({ merchant_ref: legacy[0][0].toLowerCase() }).first()).toMatchObject({
       transaction_ref: legacy[0][1].toLowerCase(),
     });

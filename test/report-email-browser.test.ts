@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { launchBrowser, requiresBrowser, screenshotPath } from './helpers/browser.ts';
-import { pgliteOf } from '../src/db/connect.ts';
 import { writeReports } from '../src/report/write-reports.ts';
 import { buildReportEmail } from '../src/report/email/content.ts';
 
@@ -18,8 +17,7 @@ describe('report e-mail in a 700 px reading pane', () => {
   beforeAll(async () => {
     const engine = availableEngines[0];
     t = await createTestDatabase(`report_email_browser_${engine}`, { engine });
-    if (t.engine === 'pglite') await pgliteOf(t.db).exec(`SET search_path TO ${t.db.schema};\n${SEED}`);
-    else await t.db.knex.raw(SEED);
+    await t.db.engine.runScript(t.db.knex, `SET search_path TO ${t.db.schema};\n${SEED}`);
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-email-browser-'));
     const r = await writeReports(t.db.knex, {
       date: '2024-05-01',

@@ -6,7 +6,6 @@ import { pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgliteOf } from '../src/db/connect.ts';
 import { Decimal } from '../src/money/decimal.ts';
 import { EXTRA_FILES } from '../src/report/manifest.ts';
 import { writeReports, type WriteReportsResult } from '../src/report/write-reports.ts';
@@ -28,8 +27,7 @@ describe("a version's workbook, charts and report.html", () => {
     const engine = availableEngines[0];
     t = await createTestDatabase(`report_workbook_${engine}`, { engine });
     const sql = `${SEED}\n${EXTRA}`;
-    if (t.engine === 'pglite') await pgliteOf(t.db).exec(`SET search_path TO ${t.db.schema};\n${sql}`);
-    else await t.db.knex.raw(sql);
+    await t.db.engine.runScript(t.db.knex, `SET search_path TO ${t.db.schema};\n${sql}`);
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-workbook-'));
     r = await writeReports(t.db.knex, {
       date: '2024-05-01',

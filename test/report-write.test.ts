@@ -4,7 +4,6 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { pgliteOf } from '../src/db/connect.ts';
 import { listReportVersions } from '../src/db/reports.ts';
 import { writeReports, type WriteReportsOptions } from '../src/report/write-reports.ts';
 import { ReportDirError } from '../src/report/version-dir.ts';
@@ -17,9 +16,8 @@ const expected = (name: string) => fs.readFileSync(path.join(FIXTURES, 'report-d
 const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 async function runSql(t: TestDatabase, sql: string): Promise<void> {
-  // PGlite's query() takes one statement; exec() takes a script but not knex's search_path.
-  if (t.engine === 'pglite') await pgliteOf(t.db).exec(`SET search_path TO ${t.db.schema};\n${sql}`);
-  else await t.db.knex.raw(sql);
+  // A script of several statements; PGlite's exec() does not take knex's search_path.
+  await t.db.engine.runScript(t.db.knex, `SET search_path TO ${t.db.schema};\n${sql}`);
 }
 
 describe.each(availableEngines)('writeReports on %s', (engine) => {

@@ -16,7 +16,7 @@ export async function runMigrate(
 ): Promise<MigrateResult> {
   return withJob('migrate', { config, requireMigrated: false }, async ({ db }) => {
     const result = await migrate(db);
-    if (opts.json) out.write(`${JSON.stringify({ schema: db.schema, engine: db.engine, ...result })}\n`);
+    if (opts.json) out.write(`${JSON.stringify({ schema: db.schema, engine: db.engine.name, ...result })}\n`);
     else if (result.applied.length === 0) out.write(`schema ${db.schema}: up to date\n`);
     else out.write(`schema ${db.schema}: applied ${result.applied.length}\n${result.applied.map((m) => `  ${m}\n`).join('')}`);
     return result;

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Db } from './connect.ts';
 
 /** A stable signed 64-bit advisory lock key (as decimal text) for a name, e.g. "migrate:payrecon". */
 export function advisoryKey(name: string): string {
@@ -9,22 +8,22 @@ export function advisoryKey(name: string): string {
 
 /**
  * Runs fn while one pooled connection is held out of the pool, so a session-level advisory lock
- * taken on it lives exactly as long as fn. Postgres only (PGlite has a single connection).
+ * taken on it lives exactly as long as fn. Postgres only (PGlite has a single connection): see engine/postgres.ts.
  * The connection is given back only after `release` ran on it; if that fails it is discarded,
  * which ends the session and so frees any lock it held.
  */
 export async function withHeldConnection<T>(
-  db: Db,
+  knex: Knex,
   fn: (query: (sql: string, bindings: readonly unknown[]) => Promise<Record<string, unknown>[]>, lost: AbortSignal) => Promise<T>,
   release: (query: (sql: string, bindings: readonly unknown[]) => Promise<Record<string, unknown>[]>) => Promise<void>,
 ): Promise<T> {
-  const client = db.knex.client as {
+  const client = knex.client as {
     acquireConnection(): Promise<unknown>;
     releaseConnection(c: unknown): Promise<void>;
   };
   const conn = await client.acquireConnection();
   const query = async (sql: string, bindings: readonly unknown[]) => {
-    const res = await db.knex.raw(sql, bindings as Knex.RawBinding[]).connection(conn);
+    const res = await knex.raw(sql, bindings as Knex.RawBinding[]).connection(conn);
     return (res as { rows: Record<string, unknown>[] }).rows;
   };
   // The session (and so any advisory lock on it) ends when the connection does: tell fn.

@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
+import { date, dateOrNull, id, idOrNull, int, oneOf, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
 /** The alerts table: what was raised, whether and when it went out. */
 
-export type AlertStatus = 'pending' | 'sent' | 'suppressed';
+const ALERT_STATUSES = ['pending', 'sent', 'suppressed'] as const;
+export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
 export interface AlertRecord {
   id: string;
@@ -21,6 +23,25 @@ export interface AlertRecord {
   delivered_channels: string[];
 }
 
+function toAlert(r: Row): AlertRecord {
+  return {
+    id: id(r, 'id'),
+    fingerprint: text(r, 'fingerprint'),
+    kind: text(r, 'kind'),
+    run_id: idOrNull(r, 'run_id'),
+    title: text(r, 'title'),
+    payload: r.payload,
+    payload_digest: text(r, 'payload_digest'),
+    created_at: date(r, 'created_at'),
+    status: oneOf(r, 'status', ALERT_STATUSES),
+    attempts: int(r, 'attempts'),
+    last_error: textOrNull(r, 'last_error'),
+    next_attempt_at: dateOrNull(r, 'next_attempt_at'),
+    sent_at: dateOrNull(r, 'sent_at'),
+    delivered_channels: texts(r, 'delivered_channels'),
+  };
+}
+
 const COLUMNS = `id::text AS id, fingerprint, kind, run_id::text AS run_id, title, payload, payload_digest, created_at,
   status, attempts, last_error, next_attempt_at, sent_at, delivered_channels`;
 
@@ -37,7 +58,7 @@ export interface NewAlert {
 }
 
 export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `INSERT INTO alerts (fingerprint, kind, run_id, title, payload, payload_digest, created_at, status, next_attempt_at, case_ids)
      VALUES (?, ?, ?::bigint, ?, ?::jsonb, ?, ?, ?, ?, ?::bigint[]) RETURNING ${COLUMNS}`,
     [
@@ -52,28 +73,28 @@ export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
       a.status === 'pending' ? a.createdAt : null,
       (a.caseIds ?? []) as unknown as string,
     ],
-  )) as { rows: AlertRecord[] };
-  return res.rows[0];
+  );
+  return toAlert(rowsOf(res)[0]);
 }
 
 /** The newest unresolved alert for a fingerprint that was or will be delivered (suppressed ones are only records; a resolved one is over). */
 export async function latestLiveAlert(db: Knex, fingerprint: string): Promise<AlertRecord | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ? AND status IN ('pending', 'sent') AND resolved_at IS NULL
       ORDER BY created_at DESC, id DESC LIMIT 1`,
     [fingerprint],
-  )) as { rows: AlertRecord[] };
-  return res.rows[0] ?? null;
+  );
+  return rowsOf(res).map(toAlert)[0] ?? null;
 }
 
 /** Older undelivered alerts of a fingerprint, replaced by a newer finding: sending them now would be stale news. */
 export async function supersedePendingAlerts(db: Knex, fingerprint: string, byId: string): Promise<number> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `UPDATE alerts SET status = 'suppressed', next_attempt_at = NULL, last_error = coalesce(last_error || '; ', '') || ?
       WHERE fingerprint = ? AND status = 'pending' AND id <> ?::bigint RETURNING id`,
     [`superseded by alert ${byId}`, fingerprint, byId],
-  )) as { rows: unknown[] };
-  return res.rows.length;
+  );
+  return rowsOf(res).length;
 }
 
 /**
@@ -82,14 +103,14 @@ export async function supersedePendingAlerts(db: Knex, fingerprint: string, byId
  * to be retried once the lease has run out.
  */
 export async function claimDueAlert(db: Knex, now: Date, leaseMs: number): Promise<AlertRecord | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `UPDATE alerts SET attempts = attempts + 1, next_attempt_at = ?
       WHERE id = (SELECT id FROM alerts WHERE status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
                    ORDER BY next_attempt_at NULLS FIRST, id LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING ${COLUMNS}`,
     [new Date(now.getTime() + leaseMs), now],
-  )) as { rows: AlertRecord[] };
-  return res.rows[0] ?? null;
+  );
+  return rowsOf(res).map(toAlert)[0] ?? null;
 }
 
 /** Records that one channel took the alert, before the others are tried. */
@@ -111,10 +132,8 @@ export async function markAlertFailed(db: Knex, id: string, error: string, nextA
 }
 
 export async function alertsByFingerprint(db: Knex, fingerprint: string): Promise<AlertRecord[]> {
-  const res = (await db.raw(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ? ORDER BY created_at, alerts.id`, [fingerprint])) as {
-    rows: AlertRecord[];
-  };
-  return res.rows;
+  const res = await db.raw(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ? ORDER BY created_at, alerts.id`, [fingerprint]);
+  return rowsOf(res).map(toAlert);
 }
 
 /** An unresolved alert that someone may have been told about, with the cases behind it. */
@@ -129,34 +148,34 @@ export interface UnresolvedAlert {
 
 /** Unresolved alerts whose cases have all been resolved (alerts with no cases are not chosen here). */
 export async function alertsWithCausesCleared(db: Knex): Promise<UnresolvedAlert[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT a.id::text AS id, a.fingerprint, a.kind, a.title, a.status, a.case_ids::text[] AS case_ids FROM alerts a
       WHERE a.resolved_at IS NULL AND cardinality(a.case_ids) > 0
         AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.id = ANY (a.case_ids) AND c.state <> 'resolved')
       ORDER BY a.id`,
-  )) as { rows: Array<Record<string, unknown>> };
-  return res.rows.map(toUnresolved);
+  );
+  return rowsOf(res).map(toUnresolved);
 }
 
 /** Unresolved alerts of the given fingerprints (a cause that is not a case: a failed job, a flagged rate). */
 export async function unresolvedAlertsOf(db: Knex, fingerprints: readonly string[]): Promise<UnresolvedAlert[]> {
   if (fingerprints.length === 0) return [];
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT id::text AS id, fingerprint, kind, title, status, case_ids::text[] AS case_ids FROM alerts
       WHERE resolved_at IS NULL AND fingerprint = ANY (?::text[]) ORDER BY alerts.id`,
     [fingerprints as unknown as Knex.RawBinding],
-  )) as { rows: Array<Record<string, unknown>> };
-  return res.rows.map(toUnresolved);
+  );
+  return rowsOf(res).map(toUnresolved);
 }
 
-function toUnresolved(r: Record<string, unknown>): UnresolvedAlert {
+function toUnresolved(r: Row): UnresolvedAlert {
   return {
-    id: r.id as string,
-    fingerprint: r.fingerprint as string,
-    kind: r.kind as string,
-    title: r.title as string,
-    status: r.status as AlertStatus,
-    caseIds: (r.case_ids as string[]) ?? [],
+    id: id(r, 'id'),
+    fingerprint: text(r, 'fingerprint'),
+    kind: text(r, 'kind'),
+    title: text(r, 'title'),
+    status: oneOf(r, 'status', ALERT_STATUSES),
+    caseIds: texts(r, 'case_ids'),
   };
 }
 
@@ -165,7 +184,7 @@ function toUnresolved(r: Record<string, unknown>): UnresolvedAlert {
  * sent any more (its news is over).
  */
 export async function markAlertResolved(db: Knex, id: string, at: Date): Promise<AlertStatus | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `UPDATE alerts a SET resolved_at = ?,
             status = CASE WHEN a.status = 'pending' THEN 'suppressed' ELSE a.status END,
             next_attempt_at = CASE WHEN a.status = 'pending' THEN NULL ELSE a.next_attempt_at END,
@@ -173,8 +192,9 @@ export async function markAlertResolved(db: Knex, id: string, at: Date): Promise
       FROM alerts b WHERE a.id = b.id AND a.id = ?::bigint AND a.resolved_at IS NULL
       RETURNING b.status AS status_before`,
     [at, id],
-  )) as { rows: Array<{ status_before: AlertStatus }> };
-  return res.rows[0]?.status_before ?? null;
+  );
+  const [row] = rowsOf(res);
+  return row ? oneOf(row, 'status_before', ALERT_STATUSES) : null;
 }
 
 /** The one "resolved" message of an alert; the unique resolves_alert_id makes a second one impossible. */
@@ -182,11 +202,11 @@ export async function insertResolvedMessage(
   db: Knex,
   m: { resolves: string; fingerprint: string; title: string; payload: unknown; createdAt: Date },
 ): Promise<boolean> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `INSERT INTO alerts (fingerprint, kind, title, payload, payload_digest, created_at, status, next_attempt_at, resolves_alert_id, resolved_at)
      VALUES (?, 'resolved', ?, ?::jsonb, '', ?, 'pending', ?, ?::bigint, ?)
      ON CONFLICT (resolves_alert_id) DO NOTHING RETURNING id`,
     [m.fingerprint, m.title, JSON.stringify(m.payload), m.createdAt, m.createdAt, m.resolves, m.createdAt],
-  )) as { rows: unknown[] };
-  return res.rows.length > 0;
+  );
+  return rowsOf(res).length > 0;
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { date, object, rowsOf, text, textOrNull } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -24,9 +25,17 @@ export async function recordAction(db: Conn, a: ConsoleAction): Promise<void> {
 }
 
 export async function recentActions(db: Conn, limit = 100): Promise<Array<Required<ConsoleAction> & { id: string }>> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT id::text AS id, at, actor, action, target, address, detail FROM console_actions ORDER BY at DESC, console_actions.id DESC LIMIT ?`,
     [limit],
-  )) as { rows: Array<Required<ConsoleAction> & { id: string }> };
-  return res.rows;
+  );
+  return rowsOf(res).map((r) => ({
+    id: text(r, 'id'),
+    at: date(r, 'at'),
+    actor: text(r, 'actor'),
+    action: text(r, 'action'),
+    target: textOrNull(r, 'target'),
+    address: textOrNull(r, 'address'),
+    detail: object(r, 'detail'),
+  }));
 }

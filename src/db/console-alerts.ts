@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { date, rowsOf, text, texts } from './row.ts';
 
 /** Open alerts of one fingerprint merged into one row: how many, since when, the latest's title, every case behind them. */
 export interface MergedAlert {
@@ -14,7 +15,7 @@ export interface MergedAlert {
 
 /** The open alerts (as `payrecon status` selects them), duplicates of one fingerprint merged; newest first. */
 export async function mergedOpenAlerts(db: Knex, now: Date, limit = 50): Promise<MergedAlert[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `WITH open AS (
        SELECT id, fingerprint, kind, title, status, created_at, attempts, case_ids FROM alerts
         WHERE resolved_at IS NULL AND status IN ('pending', 'sent', 'undeliverable') AND kind <> 'resolved' AND created_at <= ?),
@@ -29,15 +30,15 @@ export async function mergedOpenAlerts(db: Knex, now: Date, limit = 50): Promise
       ORDER BY max(o.created_at) DESC
       LIMIT ?`,
     [now, limit],
-  )) as { rows: Array<Record<string, unknown>> };
-  return res.rows.map((r) => ({
-    kind: r.kind as string,
-    title: r.title as string,
-    status: r.status as string,
+  );
+  return rowsOf(res).map((r) => ({
+    kind: text(r, 'kind'),
+    title: text(r, 'title'),
+    status: text(r, 'status'),
     count: Number(r.n),
-    firstAt: r.first_at as Date,
-    lastAt: r.last_at as Date,
+    firstAt: date(r, 'first_at'),
+    lastAt: date(r, 'last_at'),
     attempts: Number(r.attempts),
-    caseIds: ((r.case_ids as string[] | null) ?? []).sort((a, b) => Number(a) - Number(b)),
+    caseIds: texts(r, 'case_ids').sort((a, b) => Number(a) - Number(b)),
   }));
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { advisoryKey } from './advisory.ts';
 import { arrayLiteral } from './unnest.ts';
+import { int, rowsOf, text } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -28,15 +29,15 @@ export async function reserveLoginAttempt(
     for (const key of keys) await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [key]);
     const counts = await countLoginFailures(tx, a.name, a.address, a.since);
     if (counts.byName >= a.max || counts.byAddress >= a.max) return null;
-    const settled = (await tx.raw(`SELECT id::text AS id FROM console_login_failures WHERE name = ? AND at >= ? AND NOT pending`, [
+    const settled = await tx.raw(`SELECT id::text AS id FROM console_login_failures WHERE name = ? AND at >= ? AND NOT pending`, [
       a.name,
       a.since,
-    ])) as { rows: Array<{ id: string }> };
-    const res = (await tx.raw(
+    ]);
+    const res = await tx.raw(
       `INSERT INTO console_login_failures (name, address, at, pending) VALUES (?, ?, ?, true) RETURNING id::text AS id`,
       [a.name, a.address, a.at],
-    )) as { rows: Array<{ id: string }> };
-    return { id: res.rows[0].id, forgivable: settled.rows.map((r) => r.id) };
+    );
+    return { id: text(rowsOf(res)[0], 'id'), forgivable: rowsOf(settled).map((r) => text(r, 'id')) };
   });
 }
 
@@ -62,10 +63,11 @@ export async function countLoginFailures(
   address: string,
   since: Date,
 ): Promise<{ byName: number; byAddress: number }> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT (SELECT count(*) FROM console_login_failures WHERE name = ? AND at >= ?)::int AS by_name,
             (SELECT count(*) FROM console_login_failures WHERE address = ? AND at >= ?)::int AS by_address`,
     [name, since, address, since],
-  )) as { rows: Array<{ by_name: number; by_address: number }> };
-  return { byName: res.rows[0].by_name, byAddress: res.rows[0].by_address };
+  );
+  const [row] = rowsOf(res);
+  return { byName: int(row, 'by_name'), byAddress: int(row, 'by_address') };
 }

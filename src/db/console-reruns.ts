@@ -1,8 +1,11 @@
 import type { Knex } from 'knex';
+import { date, dateOrNull, int, intOrNull, oneOf, oneOfOrNull, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
-export type RerunState = 'queued' | 'running' | 'completed' | 'failed';
+const RERUN_STATES = ['queued', 'running', 'completed', 'failed'] as const;
+export type RerunState = (typeof RERUN_STATES)[number];
+const PHASES = ['reconcile', 'report'] as const;
 
 export interface RerunRow {
   id: string;
@@ -10,7 +13,7 @@ export interface RerunRow {
   requestedBy: string;
   requestedAt: Date;
   state: RerunState;
-  phase: 'reconcile' | 'report' | null;
+  phase: (typeof PHASES)[number] | null;
   startedAt: Date | null;
   finishedAt: Date | null;
   reconcileRunIds: string[];
@@ -22,32 +25,18 @@ const SELECT = `SELECT r.id::text AS id, r.business_date::text AS business_date,
     r.state, r.phase, r.started_at, r.finished_at, r.reconcile_run_ids, r.report_version, r.error
   FROM console_reruns r JOIN console_users u ON u.id = r.requested_by`;
 
-interface Row {
-  id: string;
-  business_date: string;
-  requested_by: string;
-  requested_at: Date;
-  state: RerunState;
-  phase: 'reconcile' | 'report' | null;
-  started_at: Date | null;
-  finished_at: Date | null;
-  reconcile_run_ids: string[];
-  report_version: number | null;
-  error: string | null;
-}
-
 const toRerun = (r: Row): RerunRow => ({
-  id: r.id,
-  businessDate: r.business_date,
-  requestedBy: r.requested_by,
-  requestedAt: r.requested_at,
-  state: r.state,
-  phase: r.phase,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-  reconcileRunIds: r.reconcile_run_ids,
-  reportVersion: r.report_version,
-  error: r.error,
+  id: text(r, 'id'),
+  businessDate: text(r, 'business_date'),
+  requestedBy: text(r, 'requested_by'),
+  requestedAt: date(r, 'requested_at'),
+  state: oneOf(r, 'state', RERUN_STATES),
+  phase: oneOfOrNull(r, 'phase', PHASES),
+  startedAt: dateOrNull(r, 'started_at'),
+  finishedAt: dateOrNull(r, 'finished_at'),
+  reconcileRunIds: texts(r, 'reconcile_run_ids'),
+  reportVersion: intOrNull(r, 'report_version'),
+  error: textOrNull(r, 'error'),
 });
 
 /** Queues a rerun of a day; an already queued rerun of the same day is returned instead of a second one. */
@@ -55,28 +44,30 @@ export async function enqueueRerun(
   db: Conn,
   r: { businessDate: string; userId: string; now: Date },
 ): Promise<{ id: string; queued: boolean }> {
-  const existing = (await db.raw(`SELECT id::text AS id FROM console_reruns WHERE business_date = ?::date AND state = 'queued' LIMIT 1`, [
+  const existing = await db.raw(`SELECT id::text AS id FROM console_reruns WHERE business_date = ?::date AND state = 'queued' LIMIT 1`, [
     r.businessDate,
-  ])) as { rows: Array<{ id: string }> };
-  if (existing.rows[0]) return { id: existing.rows[0].id, queued: false };
-  const res = (await db.raw(
+  ]);
+  const [found] = rowsOf(existing);
+  if (found) return { id: text(found, 'id'), queued: false };
+  const res = await db.raw(
     `INSERT INTO console_reruns (business_date, requested_by, requested_at) VALUES (?::date, ?, ?) RETURNING id::text AS id`,
     [r.businessDate, r.userId, r.now],
-  )) as { rows: Array<{ id: string }> };
-  return { id: res.rows[0].id, queued: true };
+  );
+  return { id: text(rowsOf(res)[0], 'id'), queued: true };
 }
 
 /** Takes the oldest queued rerun: the update is conditional on it still being queued. */
 export async function claimNextRerun(db: Conn, now: Date): Promise<RerunRow | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `UPDATE console_reruns SET state = 'running', phase = 'reconcile', started_at = ?, heartbeat_at = ?,
             after_run_id = (SELECT coalesce(max(id), 0) FROM job_runs)
       WHERE id = (SELECT id FROM console_reruns WHERE state = 'queued' ORDER BY requested_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
         AND state = 'queued'
       RETURNING id::text AS id`,
     [now, now],
-  )) as { rows: Array<{ id: string }> };
-  return res.rows[0] ? findRerun(db, res.rows[0].id) : null;
+  );
+  const [claimed] = rowsOf(res);
+  return claimed ? findRerun(db, text(claimed, 'id')) : null;
 }
 
 export async function setRerunPhase(
@@ -111,22 +102,23 @@ export async function finishRerun(
  * holding the rerun worker's lock, so no live worker owns them.
  */
 export async function failAbandonedReruns(db: Conn, now: Date): Promise<number> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `UPDATE console_reruns SET state = 'failed', finished_at = ?, error = 'the console stopped while this rerun ran; start it again'
       WHERE state = 'running' RETURNING id`,
     [now],
-  )) as { rows: unknown[] };
-  return res.rows.length;
+  );
+  return rowsOf(res).length;
 }
 
 export async function findRerun(db: Conn, id: string): Promise<RerunRow | null> {
-  const res = (await db.raw(`${SELECT} WHERE r.id = ?`, [id])) as { rows: Row[] };
-  return res.rows[0] ? toRerun(res.rows[0]) : null;
+  const res = await db.raw(`${SELECT} WHERE r.id = ?`, [id]);
+  const [row] = rowsOf(res);
+  return row ? toRerun(row) : null;
 }
 
 export async function listReruns(db: Conn, limit = 50): Promise<RerunRow[]> {
-  const res = (await db.raw(`${SELECT} ORDER BY r.requested_at DESC, r.id DESC LIMIT ?`, [limit])) as { rows: Row[] };
-  return res.rows.map(toRerun);
+  const res = await db.raw(`${SELECT} ORDER BY r.requested_at DESC, r.id DESC LIMIT ?`, [limit]);
+  return rowsOf(res).map(toRerun);
 }
 
 export interface RerunProgress {
@@ -138,14 +130,14 @@ export interface RerunProgress {
 
 /** The newest reconcile run of the rerun's day started after the rerun did: what the progress bar shows. */
 export async function rerunReconcileProgress(db: Conn, rerunId: string): Promise<RerunProgress | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT j.id::text AS run_id, j.status, j.selected, j.checked
        FROM console_reruns r JOIN job_runs j
          ON j.job = 'reconcile' AND j.id > r.after_run_id AND j.params->'selection'->>'label' = r.business_date::text
       WHERE r.id = ?
       ORDER BY j.id DESC LIMIT 1`,
     [rerunId],
-  )) as { rows: Array<{ run_id: string; status: string; selected: number; checked: number }> };
-  const r = res.rows[0];
-  return r ? { runId: r.run_id, status: r.status, selected: r.selected, checked: r.checked } : null;
+  );
+  const [r] = rowsOf(res);
+  return r ? { runId: text(r, 'run_id'), status: text(r, 'status'), selected: int(r, 'selected'), checked: int(r, 'checked') } : null;
 }

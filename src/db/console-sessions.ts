@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Role } from './console-users.ts';
+import { ROLES, type Role } from './console-users.ts';
+import { bool, date, dateOrNull, oneOf, rowsOf, text } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -19,46 +20,34 @@ export async function insertSession(
   db: Conn,
   s: { tokenHash: string; userId: string; csrfToken: string; address: string; now: Date },
 ): Promise<string> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `INSERT INTO console_sessions (token_hash, user_id, csrf_token, address, created_at, last_seen_at)
      VALUES (?, ?, ?, ?, ?, ?) RETURNING id::text AS id`,
     [s.tokenHash, s.userId, s.csrfToken, s.address, s.now, s.now],
-  )) as { rows: Array<{ id: string }> };
-  return res.rows[0].id;
+  );
+  return text(rowsOf(res)[0], 'id');
 }
 
 export async function findSessionByTokenHash(db: Conn, tokenHash: string): Promise<SessionRow | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT s.id::text AS id, s.user_id::text AS user_id, u.name, u.role, u.disabled_at IS NOT NULL AS disabled,
             s.csrf_token, s.created_at, s.last_seen_at, s.ended_at
        FROM console_sessions s JOIN console_users u ON u.id = s.user_id
       WHERE s.token_hash = ?`,
     [tokenHash],
-  )) as {
-    rows: Array<{
-      id: string;
-      user_id: string;
-      name: string;
-      role: Role;
-      disabled: boolean;
-      csrf_token: string;
-      created_at: Date;
-      last_seen_at: Date;
-      ended_at: Date | null;
-    }>;
-  };
-  const r = res.rows[0];
+  );
+  const r = rowsOf(res)[0];
   if (!r) return null;
   return {
-    id: r.id,
-    userId: r.user_id,
-    userName: r.name,
-    role: r.role,
-    userDisabled: r.disabled,
-    csrfToken: r.csrf_token,
-    createdAt: r.created_at,
-    lastSeenAt: r.last_seen_at,
-    endedAt: r.ended_at,
+    id: text(r, 'id'),
+    userId: text(r, 'user_id'),
+    userName: text(r, 'name'),
+    role: oneOf(r, 'role', ROLES),
+    userDisabled: bool(r, 'disabled'),
+    csrfToken: text(r, 'csrf_token'),
+    createdAt: date(r, 'created_at'),
+    lastSeenAt: date(r, 'last_seen_at'),
+    endedAt: dateOrNull(r, 'ended_at'),
   };
 }
 
@@ -73,10 +62,10 @@ export async function endSession(db: Conn, id: string, reason: string, now: Date
 
 /** Ends every live session of a user (disabled, password changed). Returns how many. */
 export async function endUserSessions(db: Conn, userName: string, reason: string, now: Date): Promise<number> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `UPDATE console_sessions SET ended_at = ?, ended_reason = ?
       WHERE ended_at IS NULL AND user_id = (SELECT id FROM console_users WHERE name = ?) RETURNING id`,
     [now, reason, userName],
-  )) as { rows: unknown[] };
-  return res.rows.length;
+  );
+  return rowsOf(res).length;
 }

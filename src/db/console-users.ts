@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { bool, date, dateOrNull, oneOf, rowsOf, text, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -20,44 +21,38 @@ export interface ConsoleUserWithHash extends ConsoleUser {
 
 const COLUMNS = `id::text AS id, name, role, password_hash, disabled_at IS NOT NULL AS disabled, created_at`;
 
-interface Row {
-  id: string;
-  name: string;
-  role: Role;
-  password_hash: string;
-  disabled: boolean;
-  created_at: Date;
-}
-
-const toUser = (r: Row): ConsoleUserWithHash => ({
-  id: r.id,
-  name: r.name,
-  role: r.role,
-  disabled: r.disabled,
-  createdAt: r.created_at,
-  passwordHash: r.password_hash,
+const toListed = (r: Row): ConsoleUser => ({
+  id: text(r, 'id'),
+  name: text(r, 'name'),
+  role: oneOf(r, 'role', ROLES),
+  disabled: bool(r, 'disabled'),
+  createdAt: date(r, 'created_at'),
 });
+
+const toUser = (r: Row): ConsoleUserWithHash => ({ ...toListed(r), passwordHash: text(r, 'password_hash') });
 
 const withoutHash = ({ passwordHash: _hash, ...u }: ConsoleUserWithHash): ConsoleUser => u;
 
 /** Inserts a user; null when the name is taken. */
 export async function insertUser(db: Conn, u: { name: string; role: Role; passwordHash: string; now: Date }): Promise<ConsoleUser | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `INSERT INTO console_users (name, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
     [u.name, u.role, u.passwordHash, u.now, u.now],
-  )) as { rows: Row[] };
-  return res.rows[0] ? withoutHash(toUser(res.rows[0])) : null;
+  );
+  const [row] = rowsOf(res);
+  return row ? withoutHash(toUser(row)) : null;
 }
 
 export async function findUserByName(db: Conn, name: string): Promise<ConsoleUserWithHash | null> {
-  const res = (await db.raw(`SELECT ${COLUMNS} FROM console_users WHERE name = ?`, [name])) as { rows: Row[] };
-  return res.rows[0] ? toUser(res.rows[0]) : null;
+  const res = await db.raw(`SELECT ${COLUMNS} FROM console_users WHERE name = ?`, [name]);
+  const [row] = rowsOf(res);
+  return row ? toUser(row) : null;
 }
 
 export async function listUsers(db: Conn): Promise<ConsoleUser[]> {
-  const res = (await db.raw(`SELECT ${COLUMNS} FROM console_users ORDER BY name`)) as { rows: Row[] };
-  return res.rows.map((r) => withoutHash(toUser(r)));
+  const res = await db.raw(`SELECT ${COLUMNS} FROM console_users ORDER BY name`);
+  return rowsOf(res).map((r) => withoutHash(toUser(r)));
 }
 
 /** A user as `users list` shows them: with the start of their latest console session, when there is one. */
@@ -66,36 +61,30 @@ export interface ConsoleUserListed extends ConsoleUser {
 }
 
 export async function listUsersWithSignIn(db: Conn): Promise<ConsoleUserListed[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT u.id::text AS id, u.name, u.role, u.disabled_at IS NOT NULL AS disabled, u.created_at,
             (SELECT max(s.created_at) FROM console_sessions s WHERE s.user_id = u.id) AS last_sign_in_at
      FROM console_users u ORDER BY u.name`,
-  )) as { rows: Array<Omit<Row, 'password_hash'> & { last_sign_in_at: Date | null }> };
-  return res.rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    role: r.role,
-    disabled: r.disabled,
-    createdAt: r.created_at,
-    lastSignInAt: r.last_sign_in_at,
-  }));
+  );
+  return rowsOf(res).map((r) => ({ ...toListed(r), lastSignInAt: dateOrNull(r, 'last_sign_in_at') }));
 }
 
 /** Disables an enabled user; false when there is no such enabled user. */
 export async function disableUser(db: Conn, name: string, now: Date): Promise<boolean> {
-  const res = (await db.raw(
-    `UPDATE console_users SET disabled_at = ?, updated_at = ? WHERE name = ? AND disabled_at IS NULL RETURNING id`,
-    [now, now, name],
-  )) as { rows: unknown[] };
-  return res.rows.length === 1;
+  const res = await db.raw(`UPDATE console_users SET disabled_at = ?, updated_at = ? WHERE name = ? AND disabled_at IS NULL RETURNING id`, [
+    now,
+    now,
+    name,
+  ]);
+  return rowsOf(res).length === 1;
 }
 
 /** Replaces the password hash (and re-enables nobody: a disabled user stays disabled). */
 export async function setPasswordHash(db: Conn, name: string, passwordHash: string, now: Date): Promise<boolean> {
-  const res = (await db.raw(`UPDATE console_users SET password_hash = ?, updated_at = ? WHERE name = ? RETURNING id`, [
+  const res = await db.raw(`UPDATE console_users SET password_hash = ?, updated_at = ? WHERE name = ? RETURNING id`, [
     passwordHash,
     now,
     name,
-  ])) as { rows: unknown[] };
-  return res.rows.length === 1;
+  ]);
+  return rowsOf(res).length === 1;
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Direction } from '../domain/types.ts';
+import { DIRECTIONS, type Direction } from '../domain/types.ts';
+import { int, oneOf, rowsOf, text, textOrNull, texts } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -21,7 +22,7 @@ export interface DayMismatch {
  * 43,200-order day, measured 115 ms) to show 200.
  */
 export async function versionMismatches(db: Conn, versionId: string, limit: number): Promise<{ total: number; rows: DayMismatch[] }> {
-  const [counted, res] = (await Promise.all([
+  const [counted, res] = await Promise.all([
     db.raw(`SELECT count(*)::int AS n FROM report_version_orders WHERE version_id = ?::bigint AND verdict IN ('mismatch', 'error')`, [
       versionId,
     ]),
@@ -38,18 +39,19 @@ export async function versionMismatches(db: Conn, versionId: string, limit: numb
         ORDER BY r.direction, r.order_id`,
       [versionId, limit],
     ),
-  ])) as Array<{ rows: Array<Record<string, unknown>> }>;
+  ]);
+  const rows = rowsOf(res);
   return {
-    total: Number(counted.rows[0].n),
-    rows: res.rows.map((r) => ({
-      direction: r.direction as Direction,
-      orderId: r.order_id as string,
-      merchantRef: r.merchant_ref as string | null,
-      transactionRef: r.transaction_ref as string | null,
-      currency: r.currency as string | null,
-      verdict: r.verdict as string,
-      codes: (r.codes as string[] | null) ?? [],
-      caseIds: (r.case_ids as string[] | null) ?? [],
+    total: int(rowsOf(counted)[0], 'n'),
+    rows: rows.map((r) => ({
+      direction: oneOf(r, 'direction', DIRECTIONS),
+      orderId: text(r, 'order_id'),
+      merchantRef: textOrNull(r, 'merchant_ref'),
+      transactionRef: textOrNull(r, 'transaction_ref'),
+      currency: textOrNull(r, 'currency'),
+      verdict: text(r, 'verdict'),
+      codes: texts(r, 'codes'),
+      caseIds: texts(r, 'case_ids'),
     })),
   };
 }

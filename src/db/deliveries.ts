@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dateOrNull, int, intOrNull, oneOf, rowsOf, text, textOrNull, type Row } from './row.ts';
 
 /**
  * E-mail delivery bookkeeping on report_versions. A send is: beginEmailAttempt (committed
@@ -6,7 +7,8 @@ import type { Knex } from 'knex';
  * or markEmailFailed.
  */
 
-export type EmailStatus = 'none' | 'pending' | 'sent';
+const EMAIL_STATUSES = ['none', 'pending', 'sent'] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 
 export interface ReportDelivery {
   id: string;
@@ -23,20 +25,31 @@ export interface ReportDelivery {
   archived_to: string | null;
 }
 
+const toDelivery = (r: Row): ReportDelivery => ({
+  id: text(r, 'id'),
+  business_date: text(r, 'business_date'),
+  version: int(r, 'version'),
+  directory: text(r, 'directory'),
+  manifest: r.manifest,
+  email_status: oneOf(r, 'email_status', EMAIL_STATUSES),
+  email_attempts: int(r, 'email_attempts'),
+  email_error: textOrNull(r, 'email_error'),
+  emailed_at: dateOrNull(r, 'emailed_at'),
+  removed_at: dateOrNull(r, 'removed_at'),
+  archived_to: textOrNull(r, 'archived_to'),
+});
+
 const COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest,
   email_status, email_attempts, email_error, emailed_at, removed_at, archived_to`;
 
 export async function reportDeliveryById(db: Knex, id: string): Promise<ReportDelivery | null> {
-  const res = (await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE id = ?::bigint`, [id])) as { rows: ReportDelivery[] };
-  return res.rows[0] ?? null;
+  const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE id = ?::bigint`, [id]);
+  return rowsOf(res).map(toDelivery)[0] ?? null;
 }
 
 export async function reportDeliveryByVersion(db: Knex, businessDate: string, version: number): Promise<ReportDelivery | null> {
-  const res = (await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE business_date = ?::date AND version = ?`, [
-    businessDate,
-    version,
-  ])) as { rows: ReportDelivery[] };
-  return res.rows[0] ?? null;
+  const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE business_date = ?::date AND version = ?`, [businessDate, version]);
+  return rowsOf(res).map(toDelivery)[0] ?? null;
 }
 
 /**
@@ -44,12 +57,13 @@ export async function reportDeliveryByVersion(db: Knex, businessDate: string, ve
  * retention removed its files (a pending version is never removed: the two updates exclude each other).
  */
 export async function beginEmailAttempt(db: Knex, id: string): Promise<ReportDelivery | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `UPDATE report_versions SET email_status = 'pending', email_attempts = email_attempts + 1
       WHERE id = ?::bigint AND removed_at IS NULL RETURNING ${COLUMNS}`,
     [id],
-  )) as { rows: ReportDelivery[] };
-  if (res.rows[0]) return res.rows[0];
+  );
+  const [row] = rowsOf(res);
+  if (row) return toDelivery(row);
   if (!(await reportDeliveryById(db, id))) throw new Error(`report version ${id} does not exist`);
   return null;
 }
@@ -65,10 +79,8 @@ export async function markEmailFailed(db: Knex, id: string, error: string): Prom
 
 /** Versions whose e-mail was asked for and not yet accepted by the server, oldest first. */
 export async function pendingReportDeliveries(db: Knex): Promise<ReportDelivery[]> {
-  const res = (await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE email_status = 'pending' ORDER BY business_date, version`)) as {
-    rows: ReportDelivery[];
-  };
-  return res.rows;
+  const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE email_status = 'pending' ORDER BY business_date, version`);
+  return rowsOf(res).map(toDelivery);
 }
 
 /**
@@ -76,10 +88,11 @@ export async function pendingReportDeliveries(db: Knex): Promise<ReportDelivery[
  * (emailed_at set): `version` itself when it is being sent again, null before the day's first e-mail.
  */
 export async function lastEmailedVersion(db: Knex, businessDate: string, version: number): Promise<number | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT max(version) AS version FROM report_versions
       WHERE business_date = ?::date AND version <= ? AND emailed_at IS NOT NULL`,
     [businessDate, version],
-  )) as { rows: Array<{ version: number | null }> };
-  return res.rows[0]?.version ?? null;
+  );
+  const [row] = rowsOf(res);
+  return row ? intOrNull(row, 'version') : null;
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { unnestRows } from './unnest.ts';
+import { count, rowsOf, text } from './row.ts';
 
 export interface LateCandidate {
   direction: string;
@@ -20,12 +21,12 @@ export async function firstSeenWithCode(db: Knex | Knex.Transaction, rows: reado
     { name: 'order_id', type: 'bigint', value: (r) => r.orderId },
     { name: 'code', type: 'text', value: (r) => r.code },
   ]);
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT v.direction, v.order_id::text AS order_id, v.code, floor(extract(epoch from min(i.checked_at)) * 1000)::bigint::text AS first_ms
        FROM ${u.sql}
        JOIN recon_items i ON i.direction = v.direction AND i.order_id = v.order_id AND v.code = ANY(i.codes)
       GROUP BY v.direction, v.order_id, v.code`,
     u.bindings,
-  )) as { rows: Array<{ direction: string; order_id: string; code: string; first_ms: string }> };
-  return new Map(res.rows.map((r) => [`${r.direction}:${r.order_id}:${r.code}`, Number(r.first_ms)]));
+  );
+  return new Map(rowsOf(res).map((r) => [`${text(r, 'direction')}:${text(r, 'order_id')}:${text(r, 'code')}`, count(r, 'first_ms')]));
 }

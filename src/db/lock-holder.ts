@@ -1,5 +1,6 @@
 import type { Db } from './connect.ts';
-import { advisoryKey } from './advisory.ts';
+import { jobLockName } from './locks.ts';
+import { date, dateOrNull, id, intOrNull, isRecord, object, textOrNull, type Row } from './row.ts';
 import { stallOf } from '../recon/run-stall.ts';
 
 /** Who holds a job's lock, as far as the database can tell, for a message a person acts on. */
@@ -19,29 +20,10 @@ export interface LockHolder {
   lastProgressAt: Date | null;
 }
 
-/**
- * The holder of job's lock: the session in pg_locks (a bigint advisory key is stored as classid =
- * high 32 bits, objid = low 32 bits, objsubid = 1) and the job's latest running run.
- */
+/** The holder of job's lock: the session the engine names (Postgres: from pg_locks) and the job's latest running run. */
 export async function findLockHolder(db: Db, jobName: string): Promise<LockHolder> {
-  let sessionPid: number | null = null;
-  let application: string | null = null;
-  if (db.engine === 'postgres') {
-    const key = advisoryKey(`job:${db.schema}:${jobName}`);
-    const res = (await db.knex.raw(
-      `SELECT l.pid, a.application_name
-         FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-          AND l.classid::bigint = (?::bigint >> 32) & 4294967295
-          AND l.objid::bigint = ?::bigint & 4294967295
-        LIMIT 1`,
-      [key, key],
-    )) as { rows: Array<{ pid: number; application_name: string | null }> };
-    sessionPid = res.rows[0]?.pid ?? null;
-    application = res.rows[0]?.application_name || null;
-  }
-  const run = await db
+  const session = await db.engine.lockSession(jobLockName(db, jobName));
+  const row: Row | undefined = await db
     .knex('job_runs')
     .where({ job: jobName, status: 'running' })
     .orderBy([
@@ -49,25 +31,43 @@ export async function findLockHolder(db: Db, jobName: string): Promise<LockHolde
       { column: 'id', order: 'desc' },
     ])
     .first('id', 'params', 'started_at', 'heartbeat_at', 'pid', 'host');
+  const run = row ? toHolderRun(row) : null;
   return {
-    sessionPid,
-    application,
-    processPid: (run?.pid as number | null | undefined) ?? null,
-    host: (run?.host as string | null | undefined) ?? null,
-    runId: run ? String(run.id) : null,
-    run: run ? describeParams(run.params as Record<string, unknown>) : null,
-    since: (run?.started_at as Date | undefined) ?? null,
-    lastProgressAt: (run?.heartbeat_at as Date | undefined) ?? null,
+    sessionPid: session?.pid ?? null,
+    application: session?.application ?? null,
+    processPid: run?.pid ?? null,
+    host: run?.host ?? null,
+    runId: run?.id ?? null,
+    run: run ? describeParams(run.params) : null,
+    since: run?.startedAt ?? null,
+    lastProgressAt: run?.heartbeatAt ?? null,
+  };
+}
+
+/** The running run under the lock, as findLockHolder reads it. */
+function toHolderRun(r: Row) {
+  return {
+    id: id(r, 'id'),
+    params: object(r, 'params'),
+    startedAt: date(r, 'started_at'),
+    heartbeatAt: dateOrNull(r, 'heartbeat_at'),
+    pid: intOrNull(r, 'pid'),
+    host: textOrNull(r, 'host'),
   };
 }
 
 function describeParams(params: Record<string, unknown>): string | null {
-  const selection = params.selection as { mode?: string; label?: string; ref?: string } | undefined;
-  if (!selection?.mode) return null;
-  if (selection.mode === 'due') return 'due sweep';
-  if (selection.mode === 'range') return `rerun of ${selection.label ?? 'a date range'}`;
-  if (selection.mode === 'open') return 'open orders around a balance snapshot';
-  return `rerun of ${selection.ref ?? 'one order'}`;
+  const selection = isRecord(params.selection) ? params.selection : {};
+  const field = (name: string): string | undefined => {
+    const v = selection[name];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const mode = field('mode');
+  if (!mode) return null;
+  if (mode === 'due') return 'due sweep';
+  if (mode === 'range') return `rerun of ${field('label') ?? 'a date range'}`;
+  if (mode === 'open') return 'open orders around a balance snapshot';
+  return `rerun of ${field('ref') ?? 'one order'}`;
 }
 
 /** "run 42 (due sweep, pid 5120 on worker-1, database session 811 payrecon-reconcile)": who to look at, and where. */

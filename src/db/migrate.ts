@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { pgliteOf, type Db } from './connect.ts';
-import { advisoryKey, withHeldConnection } from './advisory.ts';
+import type { Db } from './connect.ts';
 import { NotMigratedError } from './errors.ts';
 import { quoteIdent } from './ident.ts';
+import { rowsOf, textOrNull } from './row.ts';
 import { listMigrationFiles, readMigrationFile } from './sql-files.ts';
 
 export { NotMigratedError };
@@ -19,9 +19,7 @@ function migrationSource(db: Db): Knex.MigrationSource<string> {
         // knex runs the pending batch in one transaction; SET LOCAL keeps the tables in our schema.
         await trx.raw(`SET LOCAL search_path TO ${quoteIdent(db.schema)}`);
         const sql = readMigrationFile(name);
-        // PGlite's query() takes one statement; exec() runs a script on the same (only) session.
-        if (db.engine === 'pglite') await pgliteOf(db).exec(sql);
-        else await trx.raw(sql);
+        await db.engine.runScript(trx, sql);
       },
       down: async () => {
         throw new Error(`migrations are forward-only; write a new sql/NNN_*.sql instead of reverting ${name}`);
@@ -41,7 +39,7 @@ export interface MigrateResult {
 
 /**
  * Creates the schema and applies pending migrations. Safe when several processes migrate at once:
- * they queue on a Postgres advisory lock and the later ones find nothing pending.
+ * they queue on the schema's migration lock and the later ones find nothing pending.
  */
 export async function migrate(db: Db): Promise<MigrateResult> {
   const run = async (): Promise<MigrateResult> => {
@@ -49,34 +47,14 @@ export async function migrate(db: Db): Promise<MigrateResult> {
     const [, log] = (await db.knex.migrate.latest(migratorConfig(db))) as [number, string[]];
     return { applied: log };
   };
-  // PGlite is one process, one session: queue calls in-process instead.
-  if (db.engine === 'pglite') return serialized(db, run);
-  const key = advisoryKey(`migrate:${db.schema}`);
-  return withHeldConnection(
-    db,
-    async (query) => {
-      await query('select pg_advisory_lock(?::bigint)', [key]);
-      return run();
-    },
-    async (query) => {
-      await query('select pg_advisory_unlock(?::bigint)', [key]);
-    },
-  );
-}
-
-const queues = new WeakMap<Knex, Promise<unknown>>();
-function serialized<T>(db: Db, fn: () => Promise<T>): Promise<T> {
-  const prev = queues.get(db.knex) ?? Promise.resolve();
-  const next = prev.catch(() => undefined).then(fn);
-  queues.set(db.knex, next);
-  return next;
+  return db.engine.waitLock(`migrate:${db.schema}`, run);
 }
 
 /** Migration files not yet applied; reads only, never creates the schema or knex's table. */
 export async function pendingMigrations(db: Db): Promise<string[]> {
   const all = listMigrationFiles();
-  const reg = await db.knex.raw<{ rows: { t: string | null }[] }>('select to_regclass(?) as t', [`${quoteIdent(db.schema)}.${TABLE}`]);
-  if (!reg.rows[0]?.t) return all;
+  const reg = await db.knex.raw('select to_regclass(?)::text as t', [`${quoteIdent(db.schema)}.${TABLE}`]);
+  if (!textOrNull(rowsOf(reg)[0], 't')) return all;
   const done = new Set((await db.knex.withSchema(db.schema).from(TABLE).select<{ name: string }[]>('name')).map((r) => r.name));
   return all.filter((f) => !done.has(f));
 }

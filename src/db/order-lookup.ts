@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Direction } from '../domain/types.ts';
+import { DIRECTIONS, type Direction } from '../domain/types.ts';
+import { date, oneOf, rowsOf, text, textOrNull, texts } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -29,7 +30,7 @@ export async function ordersByRefPrefix(db: Conn, piece: string, limit: number):
         FROM ${table}
        WHERE lower(merchant_ref) LIKE ? OR lower(transaction_ref) LIKE ?
        ORDER BY id LIMIT ?)`;
-  const res = (await db.raw(`${one('payment', 'payment_orders')} UNION ALL ${one('payout', 'payout_orders')} LIMIT ?`, [
+  const res = await db.raw(`${one('payment', 'payment_orders')} UNION ALL ${one('payout', 'payout_orders')} LIMIT ?`, [
     pattern,
     pattern,
     limit,
@@ -37,16 +38,16 @@ export async function ordersByRefPrefix(db: Conn, piece: string, limit: number):
     pattern,
     limit,
     limit,
-  ])) as { rows: Array<Record<string, unknown>> };
-  return res.rows.map((r) => ({
-    direction: r.direction as Direction,
-    id: r.id as string,
-    merchantRef: r.merchant_ref as string,
-    transactionRef: r.transaction_ref as string,
-    currency: r.currency as string,
-    amount: r.amount as string,
-    status: r.status as string,
-    createdAt: r.created_at as Date,
+  ]);
+  return rowsOf(res).map((r) => ({
+    direction: oneOf(r, 'direction', DIRECTIONS),
+    id: text(r, 'id'),
+    merchantRef: text(r, 'merchant_ref'),
+    transactionRef: text(r, 'transaction_ref'),
+    currency: text(r, 'currency'),
+    amount: text(r, 'amount'),
+    status: text(r, 'status'),
+    createdAt: date(r, 'created_at'),
   }));
 }
 
@@ -63,20 +64,20 @@ export interface OrderNotification {
 }
 
 export async function notificationsOfOrder(db: Conn, direction: Direction, transactionRef: string): Promise<OrderNotification[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT id::text AS id, received_at, status, amount::text AS amount, fee::text AS fee, deliveries, confirmation, confirmation_note
        FROM webhook_events WHERE transaction_ref = ? AND direction = ? ORDER BY received_at, id LIMIT 200`,
     [transactionRef, direction],
-  )) as { rows: Array<Record<string, unknown>> };
-  return res.rows.map((r) => ({
-    id: r.id as string,
-    receivedAt: r.received_at as Date,
-    status: r.status as string | null,
-    amount: r.amount as string | null,
-    fee: r.fee as string | null,
+  );
+  return rowsOf(res).map((r) => ({
+    id: text(r, 'id'),
+    receivedAt: date(r, 'received_at'),
+    status: textOrNull(r, 'status'),
+    amount: textOrNull(r, 'amount'),
+    fee: textOrNull(r, 'fee'),
     deliveries: Number(r.deliveries),
-    confirmation: r.confirmation as string,
-    confirmationNote: r.confirmation_note as string | null,
+    confirmation: text(r, 'confirmation'),
+    confirmationNote: textOrNull(r, 'confirmation_note'),
   }));
 }
 
@@ -90,16 +91,16 @@ export interface OrderCase {
 }
 
 export async function casesOfOrder(db: Conn, direction: Direction, orderId: string): Promise<OrderCase[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT id::text AS id, code, state, resolution, opened_at FROM cases WHERE direction = ? AND order_id = ?::bigint ORDER BY id`,
     [direction, orderId],
-  )) as { rows: Array<Record<string, unknown>> };
-  return res.rows.map((r) => ({
-    id: r.id as string,
-    code: r.code as string,
-    state: r.state as string,
-    resolution: r.resolution as string | null,
-    openedAt: r.opened_at as Date,
+  );
+  return rowsOf(res).map((r) => ({
+    id: text(r, 'id'),
+    code: text(r, 'code'),
+    state: text(r, 'state'),
+    resolution: textOrNull(r, 'resolution'),
+    openedAt: date(r, 'opened_at'),
   }));
 }
 
@@ -113,18 +114,18 @@ export interface OrderInVersion {
 }
 
 export async function versionsOfOrder(db: Conn, direction: Direction, orderId: string): Promise<OrderInVersion[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT v.id::text AS version_id, v.business_date::text AS business_date, v.version, o.verdict, o.codes
        FROM report_version_orders o JOIN report_versions v ON v.id = o.version_id
       WHERE o.direction = ? AND o.order_id = ?::bigint
       ORDER BY v.business_date DESC, v.version DESC LIMIT 200`,
     [direction, orderId],
-  )) as { rows: Array<Record<string, unknown>> };
-  return res.rows.map((r) => ({
-    versionId: r.version_id as string,
-    businessDate: r.business_date as string,
+  );
+  return rowsOf(res).map((r) => ({
+    versionId: text(r, 'version_id'),
+    businessDate: text(r, 'business_date'),
     version: Number(r.version),
-    verdict: r.verdict as string,
-    codes: (r.codes as string[] | null) ?? [],
+    verdict: text(r, 'verdict'),
+    codes: texts(r, 'codes'),
   }));
 }

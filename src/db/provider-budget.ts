@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { SlotGrant, SlotRequest, SlotStore } from '../provider/slot-store.ts';
+import { rowsOf } from './row.ts';
 
 /**
  * The account's request schedule in the `provider_budget` row, shared by every process on this
@@ -48,15 +49,10 @@ export class PostgresSlotStore implements SlotStore {
       req.leadMs ?? 0,
       req.intervalMs,
     ]);
-    const row = (res as { rows: Array<{ start: number; now_ms: number; granted: number }> }).rows[0];
+    const [row] = rowsOf(res);
     const start = Number(row.start);
     const nowMs = Number(row.now_ms);
     const count = Number(row.granted);
     return { count, firstSlotMs: start, nowMs, retryInMs: count > 0 ? 0 : start - nowMs - req.horizonMs + 1 };
   }
-}
-
-/** The shared schedule on Postgres; undefined on embedded PGlite, whose one process keeps it in memory. */
-export function slotStoreFor(db: { engine: 'postgres' | 'pglite'; knex: Knex }): SlotStore | undefined {
-  return db.engine === 'postgres' ? new PostgresSlotStore(db.knex) : undefined;
 }

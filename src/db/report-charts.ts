@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { int, rowsOf, text } from './row.ts';
 
 /** Mismatched orders of one business day carrying one code. */
 export interface DayCodeCount {
@@ -13,7 +14,7 @@ export interface DayCodeCount {
  * was told instead of re-checking every order of a month. Days without a version count nothing.
  */
 export async function reportedCodeCounts(db: Knex, days: { first: string; end: string }): Promise<DayCodeCount[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `WITH latest AS (
        SELECT DISTINCT ON (business_date) id, business_date FROM report_versions
         WHERE orders_recorded AND business_date >= ?::date AND business_date < ?::date
@@ -24,8 +25,8 @@ export async function reportedCodeCounts(db: Knex, days: { first: string; end: s
       WHERE ro.verdict = 'mismatch'
       GROUP BY 1, 2 ORDER BY 1, code COLLATE "C"`,
     [days.first, days.end],
-  )) as { rows: DayCodeCount[] };
-  return res.rows;
+  );
+  return rowsOf(res).map((r) => ({ day: text(r, 'day'), code: text(r, 'code'), orders: int(r, 'orders') }));
 }
 
 /**
@@ -33,10 +34,10 @@ export async function reportedCodeCounts(db: Knex, days: { first: string; end: s
  * from days nobody reported, which would otherwise look like days without a mismatch.
  */
 export async function reportedDays(db: Knex, days: { first: string; end: string }): Promise<string[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT DISTINCT business_date::text AS day FROM report_versions
       WHERE orders_recorded AND business_date >= ?::date AND business_date < ?::date ORDER BY 1`,
     [days.first, days.end],
-  )) as { rows: Array<{ day: string }> };
-  return res.rows.map((r) => r.day);
+  );
+  return rowsOf(res).map((r) => text(r, 'day'));
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { date, dateOrNull, int, object, rowsOf, text, textOrNull, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -14,23 +15,21 @@ export interface ReportDay {
 
 /** Days with reports, newest first. The headline is the current version's manifest's, where it has one. */
 export async function listReportDays(db: Conn, limit = 120): Promise<ReportDay[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT DISTINCT ON (business_date) business_date::text AS business_date, id::text AS id, version, created_at,
             manifest->>'headline' AS headline, count(*) OVER (PARTITION BY business_date)::int AS versions
        FROM report_versions
       ORDER BY business_date DESC, version DESC
       LIMIT ?`,
     [limit],
-  )) as {
-    rows: Array<{ business_date: string; id: string; version: number; created_at: Date; headline: string | null; versions: number }>;
-  };
-  return res.rows.map((r) => ({
-    businessDate: r.business_date,
-    versions: r.versions,
-    currentVersion: r.version,
-    currentVersionId: r.id,
-    createdAt: r.created_at,
-    headline: r.headline,
+  );
+  return rowsOf(res).map((r) => ({
+    businessDate: text(r, 'business_date'),
+    versions: int(r, 'versions'),
+    currentVersion: int(r, 'version'),
+    currentVersionId: text(r, 'id'),
+    createdAt: date(r, 'created_at'),
+    headline: textOrNull(r, 'headline'),
   }));
 }
 
@@ -48,41 +47,27 @@ export interface ReportVersionFiles {
 }
 
 const COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest, created_at, email_status, removed_at, archived_to`;
-type Row = {
-  id: string;
-  business_date: string;
-  version: number;
-  directory: string;
-  manifest: Record<string, unknown>;
-  created_at: Date;
-  email_status: string;
-  removed_at: Date | null;
-  archived_to: string | null;
-};
 const toVersion = (r: Row): ReportVersionFiles => ({
-  id: r.id,
-  businessDate: r.business_date,
-  version: r.version,
-  directory: r.directory,
-  manifest: r.manifest,
-  createdAt: r.created_at,
-  emailStatus: r.email_status,
-  removedAt: r.removed_at,
-  archivedTo: r.archived_to,
+  id: text(r, 'id'),
+  businessDate: text(r, 'business_date'),
+  version: int(r, 'version'),
+  directory: text(r, 'directory'),
+  manifest: object(r, 'manifest'),
+  createdAt: date(r, 'created_at'),
+  emailStatus: text(r, 'email_status'),
+  removedAt: dateOrNull(r, 'removed_at'),
+  archivedTo: textOrNull(r, 'archived_to'),
 });
 
 /** A version by its id: how downloads find their directory (never from a path in the request). */
 export async function findReportVersionById(db: Conn, id: string): Promise<ReportVersionFiles | null> {
-  const res = (await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE id = ?::bigint`, [id])) as { rows: Row[] };
-  return res.rows[0] ? toVersion(res.rows[0]) : null;
+  const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE id = ?::bigint`, [id]);
+  const [row] = rowsOf(res);
+  return row ? toVersion(row) : null;
 }
 
 /** Every version of a day, newest first. */
 export async function versionsOfDay(db: Conn, businessDate: string): Promise<ReportVersionFiles[]> {
-  const res = (await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version DESC`, [
-    businessDate,
-  ])) as {
-    rows: Row[];
-  };
-  return res.rows.map(toVersion);
+  const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version DESC`, [businessDate]);
+  return rowsOf(res).map(toVersion);
 }

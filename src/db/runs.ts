@@ -1,9 +1,11 @@
 import os from 'node:os';
 import type { Knex } from 'knex';
+import { bool, date, dateOrNull, id, int, intOrNull, object, oneOf, text, textOrNull, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
-export type RunStatus = 'running' | 'completed' | 'failed' | 'credentials' | 'provider_unavailable' | 'interrupted';
+const RUN_STATUSES = ['running', 'completed', 'failed', 'credentials', 'provider_unavailable', 'interrupted'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** Counters by name (e.g. { matched: 10, mismatch: 2 }); whole numbers. */
 export type RunCounts = Record<string, number>;
@@ -29,24 +31,34 @@ export interface RunRow {
   error: string | null;
 }
 
-function toRunRow(r: Record<string, unknown>): RunRow {
+function toRunRow(r: Row): RunRow {
   return {
-    id: String(r.id),
-    job: r.job as string,
-    params: r.params as Record<string, unknown>,
-    status: r.status as RunStatus,
-    dryRun: r.dry_run as boolean,
-    startedAt: r.started_at as Date,
-    heartbeatAt: r.heartbeat_at as Date,
-    pid: (r.pid as number | null) ?? null,
-    host: (r.host as string | null) ?? null,
-    finishedAt: (r.finished_at as Date | null) ?? null,
-    checkpoint: r.checkpoint as Record<string, unknown>,
-    selected: r.selected as number,
-    checked: r.checked as number,
-    counts: r.counts as RunCounts,
-    error: (r.error as string | null) ?? null,
+    id: id(r, 'id'),
+    job: text(r, 'job'),
+    params: object(r, 'params'),
+    status: oneOf(r, 'status', RUN_STATUSES),
+    dryRun: bool(r, 'dry_run'),
+    startedAt: date(r, 'started_at'),
+    heartbeatAt: date(r, 'heartbeat_at'),
+    pid: intOrNull(r, 'pid'),
+    host: textOrNull(r, 'host'),
+    finishedAt: dateOrNull(r, 'finished_at'),
+    checkpoint: object(r, 'checkpoint'),
+    selected: int(r, 'selected'),
+    checked: int(r, 'checked'),
+    counts: runCounts(r),
+    error: textOrNull(r, 'error'),
   };
+}
+
+/** counts: a JSON object of whole numbers. */
+function runCounts(r: Row): RunCounts {
+  const counts: RunCounts = {};
+  for (const [name, n] of Object.entries(object(r, 'counts'))) {
+    if (typeof n !== 'number' || !Number.isInteger(n)) throw new Error(`column counts: ${name} is not a whole number`);
+    counts[name] = n;
+  }
+  return counts;
 }
 
 /** Who runs a run, so a stuck one can be named: this process by default. */

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { Currency } from '../money/decimal.ts';
+import { DIRECTIONS } from '../domain/types.ts';
+import { date, int, oneOf, rowsOf, text, textOrNull } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -54,7 +56,7 @@ export async function settlementWindow(
   closing: ReadingBounds,
 ): Promise<{ sums: SettlementSums; candidates: FinalityCandidate[] }> {
   const [a0, a1, b0, b1] = [opening.from, opening.to, closing.from, closing.to];
-  const res = (await db.raw(
+  const res = await db.raw(
     `WITH p AS (
        SELECT sum(${PAID})::text AS paid, sum(${FEE})::text AS fee, count(*)::int AS n
          FROM payment_orders WHERE ${OVERLAPS} AND ${INSIDE}
@@ -65,11 +67,9 @@ export async function settlementWindow(
      )
      SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`,
     [currency, a0, b1, a1, b0, currency, a0, b1, a1, b0],
-  )) as {
-    rows: Array<{ paid: string | null; p_fee: string | null; p_n: number; amount: string | null; q_fee: string | null; q_n: number }>;
-  };
-  const r = res.rows[0];
-  const rows = (await db.raw(
+  );
+  const [r] = rowsOf(res);
+  const rows = await db.raw(
     `SELECT 'payment' AS direction, id::text AS order_id, merchant_ref, (${PAID} - coalesce(${FEE}, 0))::text AS effect,
             coalesce(open_seen_at, created_at) AS lo, finalized_at AS hi
        FROM payment_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
@@ -78,19 +78,19 @@ export async function settlementWindow(
        FROM payout_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
      ORDER BY 1, 2`,
     [currency, a0, b1, a1, b0, currency, a0, b1, a1, b0],
-  )) as { rows: Array<{ direction: 'payment' | 'payout'; order_id: string; merchant_ref: string; effect: string; lo: Date; hi: Date }> };
+  );
   return {
     sums: {
-      payments: { paidAmount: r.paid, fee: r.p_fee, count: Number(r.p_n) },
-      payouts: { amount: r.amount, fee: r.q_fee, count: Number(r.q_n) },
+      payments: { paidAmount: textOrNull(r, 'paid'), fee: textOrNull(r, 'p_fee'), count: int(r, 'p_n') },
+      payouts: { amount: textOrNull(r, 'amount'), fee: textOrNull(r, 'q_fee'), count: int(r, 'q_n') },
     },
-    candidates: rows.rows.map((c) => ({
-      direction: c.direction,
-      orderId: c.order_id,
-      merchantRef: c.merchant_ref,
-      effect: c.effect,
-      from: c.lo,
-      to: c.hi,
+    candidates: rowsOf(rows).map((c) => ({
+      direction: oneOf(c, 'direction', DIRECTIONS),
+      orderId: text(c, 'order_id'),
+      merchantRef: text(c, 'merchant_ref'),
+      effect: text(c, 'effect'),
+      from: date(c, 'lo'),
+      to: date(c, 'hi'),
     })),
   };
 }
@@ -117,7 +117,7 @@ export interface NewBalanceCheck {
 }
 
 export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<string> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `INSERT INTO balance_checks (run_id, currency, opening_snapshot_id, closing_snapshot_id, opening_total, explained_movement,
                                  expected_closing, closing_total, drift, tolerance, within_tolerance, payments_count, payouts_count, checked_at,
                                  timing_items, timing_movement)
@@ -141,6 +141,6 @@ export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<
       JSON.stringify(c.timingItems),
       c.timingMovement,
     ],
-  )) as { rows: Array<{ id: string }> };
-  return res.rows[0].id;
+  );
+  return text(rowsOf(res)[0], 'id');
 }

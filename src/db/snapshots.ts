@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import type { Currency } from '../money/decimal.ts';
+import { CURRENCIES, type Currency } from '../money/decimal.ts';
 import type { PreviousRate } from '../recon/rates.ts';
 import { decimal } from './amounts.ts';
+import { date, dateOrNull, oneOf, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -46,35 +47,23 @@ export interface NewRateSnapshot {
 const BALANCE_COLUMNS = `id::text AS id, run_id::text AS run_id, currency, available::text AS available, pending::text AS pending,
   held::text AS held, credit::text AS credit, taken_at, requested_at`;
 
-interface BalanceDbRow {
-  id: string;
-  run_id: string | null;
-  currency: Currency;
-  available: string;
-  pending: string;
-  held: string;
-  credit: string;
-  taken_at: Date;
-  requested_at: Date | null;
-}
-
-const toBalance = (r: BalanceDbRow): BalanceSnapshot => ({
-  id: r.id,
-  runId: r.run_id,
-  currency: r.currency,
-  available: r.available,
-  pending: r.pending,
-  held: r.held,
-  credit: r.credit,
-  takenAt: r.taken_at,
-  requestedAt: r.requested_at,
+const toBalance = (r: Row): BalanceSnapshot => ({
+  id: text(r, 'id'),
+  runId: textOrNull(r, 'run_id'),
+  currency: oneOf(r, 'currency', CURRENCIES),
+  available: text(r, 'available'),
+  pending: text(r, 'pending'),
+  held: text(r, 'held'),
+  credit: text(r, 'credit'),
+  takenAt: date(r, 'taken_at'),
+  requestedAt: dateOrNull(r, 'requested_at'),
 });
 
 /** The balance reading of a snapshot: from request to answer. */
 export const readingOf = (s: BalanceSnapshot): { from: Date; to: Date } => ({ from: s.requestedAt ?? s.takenAt, to: s.takenAt });
 
 export async function insertBalanceSnapshot(db: Conn, s: NewBalanceSnapshot): Promise<BalanceSnapshot> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `INSERT INTO balance_snapshots (run_id, currency, available, pending, held, credit, taken_at, requested_at)
      VALUES (?, ?, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?) RETURNING ${BALANCE_COLUMNS}`,
     [
@@ -87,8 +76,8 @@ export async function insertBalanceSnapshot(db: Conn, s: NewBalanceSnapshot): Pr
       s.takenAt,
       s.requestedAt ?? null,
     ],
-  )) as { rows: BalanceDbRow[] };
-  return toBalance(res.rows[0]);
+  );
+  return toBalance(rowsOf(res)[0]);
 }
 
 /** The snapshot just before `snapshot` for its currency (taken_at, then id, break ties): the opening of a consecutive pair. */
@@ -96,13 +85,13 @@ export async function previousBalanceSnapshot(
   db: Conn,
   snapshot: Pick<BalanceSnapshot, 'id' | 'currency' | 'takenAt'>,
 ): Promise<BalanceSnapshot | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT ${BALANCE_COLUMNS} FROM balance_snapshots
       WHERE currency = ? AND (taken_at < ? OR (taken_at = ? AND id < ?::bigint))
       ORDER BY taken_at DESC, id DESC LIMIT 1`,
     [snapshot.currency, snapshot.takenAt, snapshot.takenAt, snapshot.id],
-  )) as { rows: BalanceDbRow[] };
-  return res.rows[0] ? toBalance(res.rows[0]) : null;
+  );
+  return rowsOf(res).map(toBalance)[0] ?? null;
 }
 
 /**
@@ -116,13 +105,13 @@ export async function boundaryBalanceSnapshots(
   to: Date,
 ): Promise<{ first: BalanceSnapshot | null; last: BalanceSnapshot | null }> {
   const one = async (where: string, order: 'ASC' | 'DESC', bindings: Date[]): Promise<BalanceSnapshot | null> => {
-    const res = (await db.raw(
+    const res = await db.raw(
       `SELECT ${BALANCE_COLUMNS} FROM balance_snapshots
         WHERE currency = ? AND ${where}
         ORDER BY taken_at ${order}, id ${order} LIMIT 1`,
       [currency, ...bindings],
-    )) as { rows: BalanceDbRow[] };
-    return res.rows[0] ? toBalance(res.rows[0]) : null;
+    );
+    return rowsOf(res).map(toBalance)[0] ?? null;
   };
   // Days tile: D opens where D−1 closed (the last snapshot before D's start, which is D−1's closing
   // as [from, to) puts a snapshot at exactly `from` in D); only a fresh database opens on D's first.
@@ -133,24 +122,22 @@ export async function boundaryBalanceSnapshots(
 }
 
 export async function insertRateSnapshot(db: Conn, s: NewRateSnapshot): Promise<RateSnapshot> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `INSERT INTO rate_snapshots (run_id, currency, deposit, withdraw, taken_at, flags)
      VALUES (?, ?, ?::numeric, ?::numeric, ?, ?::text[])
      RETURNING id::text AS id, run_id::text AS run_id, currency, deposit::text AS deposit, withdraw::text AS withdraw, taken_at, flags`,
     [s.runId, s.currency, decimal(s.deposit, 'deposit'), decimal(s.withdraw, 'withdraw'), s.takenAt, [...s.flags]],
-  )) as {
-    rows: Array<{
-      id: string;
-      run_id: string | null;
-      currency: Currency;
-      deposit: string;
-      withdraw: string;
-      taken_at: Date;
-      flags: string[];
-    }>;
+  );
+  const [r] = rowsOf(res);
+  return {
+    id: text(r, 'id'),
+    runId: textOrNull(r, 'run_id'),
+    currency: oneOf(r, 'currency', CURRENCIES),
+    deposit: text(r, 'deposit'),
+    withdraw: text(r, 'withdraw'),
+    takenAt: date(r, 'taken_at'),
+    flags: texts(r, 'flags'),
   };
-  const r = res.rows[0];
-  return { id: r.id, runId: r.run_id, currency: r.currency, deposit: r.deposit, withdraw: r.withdraw, takenAt: r.taken_at, flags: r.flags };
 }
 
 /**
@@ -159,7 +146,7 @@ export async function insertRateSnapshot(db: Conn, s: NewRateSnapshot): Promise<
  * Derived from the history rather than stored, so no extra column is needed.
  */
 export async function previousRate(db: Conn, currency: Currency, before: Date): Promise<PreviousRate | null> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `WITH prev AS (
        SELECT deposit, withdraw, taken_at FROM rate_snapshots
         WHERE currency = ? AND taken_at < ? ORDER BY taken_at DESC, id DESC LIMIT 1
@@ -173,7 +160,14 @@ export async function previousRate(db: Conn, currency: Currency, before: Date): 
               WHERE r.currency = ? AND r.taken_at > coalesce(changed.at, '-infinity'::timestamptz) AND r.taken_at <= prev.taken_at) AS unchanged_since
        FROM prev`,
     [currency, before, currency, currency],
-  )) as { rows: Array<{ deposit: string; withdraw: string; taken_at: Date; unchanged_since: Date }> };
-  const r = res.rows[0];
-  return r ? { deposit: r.deposit, withdraw: r.withdraw, takenAt: r.taken_at, unchangedSince: r.unchanged_since } : null;
+  );
+  const [r] = rowsOf(res);
+  return r
+    ? {
+        deposit: text(r, 'deposit'),
+        withdraw: text(r, 'withdraw'),
+        takenAt: date(r, 'taken_at'),
+        unchangedSince: date(r, 'unchanged_since'),
+      }
+    : null;
 }

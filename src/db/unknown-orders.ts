@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Window } from './report-orders.ts';
+import { rowsOf, text, textOrNull, type Row } from './row.ts';
 
 /**
  * Orders the provider confirmed (a notification its fetch confirmed) that the merchant has no
@@ -23,6 +24,22 @@ export interface UnknownOrderRow {
   confirmed_at_ms: string | null;
 }
 
+function toUnknownOrder(r: Row): UnknownOrderRow {
+  return {
+    direction: text(r, 'direction'),
+    transaction_ref: text(r, 'transaction_ref'),
+    merchant_ref: textOrNull(r, 'merchant_ref'),
+    currency: textOrNull(r, 'currency'),
+    method: textOrNull(r, 'method'),
+    status: textOrNull(r, 'status'),
+    amount: textOrNull(r, 'amount'),
+    paid_amount: textOrNull(r, 'paid_amount'),
+    fee: textOrNull(r, 'fee'),
+    first_received_at_ms: text(r, 'first_received_at_ms'),
+    confirmed_at_ms: textOrNull(r, 'confirmed_at_ms'),
+  };
+}
+
 const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::bigint::text`;
 
 /**
@@ -33,12 +50,12 @@ const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::big
  * order), transaction_ref. Uses webhook_events_ref for the per-ref lookups.
  */
 export async function unknownOrdersReceived(db: Knex | Knex.Transaction, window: Window): Promise<UnknownOrderRow[]> {
-  const res = (await db.raw(`SELECT * FROM (${UNKNOWN_SQL}) u ORDER BY direction, merchant_ref COLLATE "C", transaction_ref COLLATE "C"`, [
+  const res = await db.raw(`SELECT * FROM (${UNKNOWN_SQL}) u ORDER BY direction, merchant_ref COLLATE "C", transaction_ref COLLATE "C"`, [
     window.from,
     window.to,
     window.from,
-  ])) as { rows: UnknownOrderRow[] };
-  return res.rows;
+  ]);
+  return rowsOf(res).map(toUnknownOrder);
 }
 
 /** An unknown order of an earlier day, with that business day in the report's zone. */
@@ -52,13 +69,13 @@ export interface OpenUnknownOrderRow extends UnknownOrderRow {
  * case columns show it resolved or written off). Oldest business day first.
  */
 export async function unknownOrdersOpen(db: Knex | Knex.Transaction, earlier: Window, zone: string): Promise<OpenUnknownOrderRow[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT u.*, (to_timestamp(u.first_received_at_ms::bigint / 1000.0) AT TIME ZONE ?)::date::text AS business_date
        FROM (${UNKNOWN_SQL}) u
       ORDER BY business_date, direction, merchant_ref COLLATE "C", transaction_ref COLLATE "C"`,
     [zone, earlier.from, earlier.to, earlier.from],
-  )) as { rows: OpenUnknownOrderRow[] };
-  return res.rows;
+  );
+  return rowsOf(res).map((r) => ({ ...toUnknownOrder(r), business_date: text(r, 'business_date') }));
 }
 
 /** Bindings: from, to, from. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Direction } from '../domain/types.ts';
+import { DIRECTIONS, type Direction } from '../domain/types.ts';
+import { count, int, oneOf, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -19,16 +20,16 @@ export interface ChangedOrder {
 }
 
 export async function versionTally(db: Conn, versionId: string): Promise<VersionTally> {
-  const verdicts = (await db.raw(
+  const verdicts = await db.raw(
     `SELECT verdict AS k, count(*)::int AS n FROM report_version_orders WHERE version_id = ?::bigint GROUP BY verdict`,
     [versionId],
-  )) as { rows: Array<{ k: string; n: number }> };
-  const codes = (await db.raw(
+  );
+  const codes = await db.raw(
     `SELECT code AS k, count(*)::int AS n FROM report_version_orders, unnest(codes) AS code WHERE version_id = ?::bigint GROUP BY code`,
     [versionId],
-  )) as { rows: Array<{ k: string; n: number }> };
-  const toRecord = (rows: Array<{ k: string; n: number }>) => Object.fromEntries(rows.map((r) => [r.k, r.n]));
-  return { verdicts: toRecord(verdicts.rows), codes: toRecord(codes.rows) };
+  );
+  const toRecord = (res: unknown) => Object.fromEntries(rowsOf(res).map((r) => [text(r, 'k'), int(r, 'n')]));
+  return { verdicts: toRecord(verdicts), codes: toRecord(codes) };
 }
 
 /** The orders whose verdict or codes changed from one version to another, the first `limit`, and how many. */
@@ -38,7 +39,7 @@ export async function changedOrders(
   afterId: string,
   limit: number,
 ): Promise<{ total: number; rows: ChangedOrder[] }> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `WITH a AS (SELECT direction, order_id, verdict, codes FROM report_version_orders WHERE version_id = ?::bigint),
           b AS (SELECT direction, order_id, verdict, codes FROM report_version_orders WHERE version_id = ?::bigint),
           d AS (
@@ -53,17 +54,20 @@ export async function changedOrders(
       ORDER BY d.direction, d.order_id
       LIMIT ?`,
     [beforeId, afterId, limit],
-  )) as { rows: Array<Record<string, unknown>> };
-  const side = (verdict: unknown, codes: unknown) =>
-    verdict === null ? null : { verdict: verdict as string, codes: (codes as string[]) ?? [] };
+  );
+  const side = (r: Row, prefix: 'before' | 'after') => {
+    const verdict = textOrNull(r, `${prefix}_verdict`);
+    return verdict === null ? null : { verdict, codes: texts(r, `${prefix}_codes`) };
+  };
+  const rows = rowsOf(res);
   return {
-    total: res.rows.length ? Number(res.rows[0].total) : 0,
-    rows: res.rows.map((r) => ({
-      direction: r.direction as Direction,
-      orderId: r.order_id as string,
-      merchantRef: r.merchant_ref as string | null,
-      before: side(r.before_verdict, r.before_codes),
-      after: side(r.after_verdict, r.after_codes),
+    total: rows.length ? count(rows[0], 'total') : 0,
+    rows: rows.map((r) => ({
+      direction: oneOf(r, 'direction', DIRECTIONS),
+      orderId: text(r, 'order_id'),
+      merchantRef: textOrNull(r, 'merchant_ref'),
+      before: side(r, 'before'),
+      after: side(r, 'after'),
     })),
   };
 }

@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
-import type { Direction, StatusCategory } from '../domain/types.ts';
+import { DIRECTIONS, type Direction, type StatusCategory } from '../domain/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { ORDER_TABLES, toOrderRow, type OrderRow } from './orders.ts';
 import type { Notification } from '../provider/types.ts';
 import { canonicalRef } from '../domain/refs.ts';
+import { bool, date, dateOrNull, id, int, oneOf, rowsOf, text, textOrNull, textRecord, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
-export type Confirmation = 'pending' | 'confirmed' | 'conflict' | 'error';
+const CONFIRMATIONS = ['pending', 'confirmed', 'conflict', 'error'] as const;
+export type Confirmation = (typeof CONFIRMATIONS)[number];
 
 /** A verified notification as stored: its parsed fields, plus what makes it durable and deduplicable. */
 export interface NewWebhookEvent extends Notification {
@@ -59,30 +61,30 @@ export async function storeWebhookEvent(db: Conn, e: NewWebhookEvent): Promise<S
       e.receivedAt.toISOString(),
     ] as Knex.RawBinding[],
   );
-  const row = (res as { rows: Array<{ id: unknown; confirmation: Confirmation; inserted: boolean }> }).rows[0];
-  return { id: String(row.id), inserted: row.inserted, confirmation: row.confirmation };
+  const [row] = rowsOf(res);
+  return { id: id(row, 'id'), inserted: bool(row, 'inserted'), confirmation: oneOf(row, 'confirmation', CONFIRMATIONS) };
 }
 
-function toEventRow(r: Record<string, unknown>): WebhookEventRow {
+function toEventRow(r: Row): WebhookEventRow {
   return {
-    id: String(r.id),
-    direction: r.direction as Direction,
-    dedupeKey: r.dedupe_key as string,
-    transactionRef: (r.transaction_ref as string | null) ?? null,
-    merchantRef: (r.merchant_ref as string | null) ?? null,
-    currency: (r.currency as string | null) ?? null,
-    method: (r.method as string | null) ?? null,
-    amount: (r.amount as string | null) ?? null,
-    paidAmount: (r.paid_amount as string | null) ?? null,
-    fee: (r.fee as string | null) ?? null,
-    status: (r.status as string | null) ?? null,
-    rawBody: r.raw_body as string,
-    headers: r.headers as Record<string, string>,
-    receivedAt: r.received_at as Date,
-    deliveries: r.deliveries as number,
-    confirmation: r.confirmation as Confirmation,
-    confirmedAt: (r.confirmed_at as Date | null) ?? null,
-    confirmationNote: (r.confirmation_note as string | null) ?? null,
+    id: id(r, 'id'),
+    direction: oneOf(r, 'direction', DIRECTIONS),
+    dedupeKey: text(r, 'dedupe_key'),
+    transactionRef: textOrNull(r, 'transaction_ref'),
+    merchantRef: textOrNull(r, 'merchant_ref'),
+    currency: textOrNull(r, 'currency'),
+    method: textOrNull(r, 'method'),
+    amount: textOrNull(r, 'amount'),
+    paidAmount: textOrNull(r, 'paid_amount'),
+    fee: textOrNull(r, 'fee'),
+    status: textOrNull(r, 'status'),
+    rawBody: text(r, 'raw_body'),
+    headers: textRecord(r, 'headers'),
+    receivedAt: date(r, 'received_at'),
+    deliveries: int(r, 'deliveries'),
+    confirmation: oneOf(r, 'confirmation', CONFIRMATIONS),
+    confirmedAt: dateOrNull(r, 'confirmed_at'),
+    confirmationNote: textOrNull(r, 'confirmation_note'),
   };
 }
 
@@ -101,7 +103,7 @@ export async function lockPendingEvent(trx: Knex.Transaction, id: string): Promi
 export async function listPendingEventIds(db: Conn, limit: number, afterId: string | null = null): Promise<string[]> {
   const q = db('webhook_events').where({ confirmation: 'pending' }).select('id').orderBy('id', 'asc').limit(limit);
   if (afterId !== null) q.where('id', '>', afterId);
-  return (await q).map((r: { id: unknown }) => String(r.id));
+  return (await q).map((r: Row) => id(r, 'id'));
 }
 
 /** What the confirming fetch answered: every field, where the notification may carry only some. */
@@ -204,7 +206,7 @@ export async function notificationStates(
   if (refs.length === 0) return out;
   const rows: Array<{ transaction_ref: string; confirmation: string; confirmation_note: string | null }> = await db('webhook_events')
     .where({ direction })
-    .whereIn('transaction_ref', refs as string[])
+    .whereIn('transaction_ref', [...refs])
     .select('transaction_ref', 'confirmation', 'confirmation_note')
     .orderBy('id');
   for (const r of rows) {

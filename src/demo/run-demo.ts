@@ -11,7 +11,6 @@ import { migrate } from '../db/migrate.ts';
 import { startSandbox, type Sandbox } from '../sandbox/server.ts';
 import { SandboxControl } from '../sandbox/control-client.ts';
 import { createProviderClient } from '../provider/from-config.ts';
-import { slotStoreFor } from '../db/provider-budget.ts';
 import { seedMerchant, type SeededOrder } from './seed-merchant.ts';
 import { reconcileJob } from '../services/reconcile.ts';
 import { snapshotJob } from '../services/snapshot.ts';
@@ -105,7 +104,7 @@ async function night(
   const { config, db, sandbox, say, logger } = o;
   const control = new SandboxControl(sandbox.url);
   const context = { config, db, logger };
-  const client = await createProviderClient(config, { logger, slotStore: slotStoreFor(db) });
+  const client = await createProviderClient(config, { logger, slotStore: db.engine.slotStore() });
   let orders: SeededOrder[];
   try {
     const t0 = Date.now();

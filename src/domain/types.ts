@@ -2,6 +2,8 @@
 export type Amount = string;
 
 /** payrecon's own status categories; provider strings map into these (see status.ts). */
-export type StatusCategory = 'pending' | 'success' | 'failed' | 'unknown';
+export const STATUS_CATEGORIES = ['pending', 'success', 'failed', 'unknown'] as const;
+export type StatusCategory = (typeof STATUS_CATEGORIES)[number];
 
-export type Direction = 'payment' | 'payout';
+export const DIRECTIONS = ['payment', 'payout'] as const;
+export type Direction = (typeof DIRECTIONS)[number];

@@ -10,7 +10,6 @@ import { createLogger } from '../log/logger.ts';
 import { alertForFailedRun } from '../notify/alert-builders.ts';
 import type { ProviderClient, ProviderClientOptions } from '../provider/client.ts';
 import { createProviderClient } from '../provider/from-config.ts';
-import { slotStoreFor } from '../db/provider-budget.ts';
 import type { PayreconMetrics } from '../metrics/metrics.ts';
 import { raiseAndDeliver } from './alerting.ts';
 import { isUsageError, JobFailedError, oneLine } from './job-failure.ts';
@@ -87,7 +86,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
       provider: () =>
         (client ??= createProviderClient(config, {
           logger,
-          slotStore: slotStoreFor(db!),
+          slotStore: db!.engine.slotStore(),
           signal: stop.signal,
           onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds)),
           ...opts.provider,

@@ -62,7 +62,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       lookbackDays: config.RECON_LOOKBACK_DAYS,
       journal: { accounts: config.JOURNAL_ACCOUNTS_FILE, base: config.JOURNAL_BASE_CURRENCY, xeroTaxRate: config.JOURNAL_XERO_TAX_RATE },
       feeSchedule: config.FEE_SCHEDULE_FILE,
-      engine: db.engine,
+      engine: db.engine.name,
       onStep: killPointFromEnv(),
     });
     const emails: ReportEmailResult[] = [];

@@ -17,7 +17,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { LOCK_FILE } from '../../src/db/pglite-lock.ts';
+import { LOCK_FILE } from '../../src/db/engine/pglite-dir-lock.ts';
 import { listMigrationFiles, readMigrationFile, SQL_DIR } from '../../src/db/sql-files.ts';
 import { RUN_DIR_ENV } from '../global-setup.ts';
 

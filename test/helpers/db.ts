@@ -15,12 +15,13 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { openDatabase, type Db } from '../../src/db/connect.ts';
+import type { EngineName } from '../../src/db/engine/engine.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { copyPgliteTemplate, PG_TEMPLATE_ENV, TEMPLATE_SCHEMA } from './db-template.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-export type Engine = Db['engine'];
+export type Engine = EngineName;
 
 export interface TestDatabase {
   db: Db;

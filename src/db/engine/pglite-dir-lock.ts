@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { UsageError } from '../domain/errors.ts';
+import { UsageError } from '../../domain/errors.ts';
 
 /**
  * One process at a time on an embedded (PGlite) database directory. PGlite is a single-process
