@@ -3,6 +3,7 @@ import type { Currency } from '../money/decimal.ts';
 import type { Direction, StatusCategory } from '../domain/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { isValueRefusal } from './refusal.ts';
+import { text } from './row.ts';
 import { arrayLiteral, timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
 import { canonicalRef } from '../domain/refs.ts';
 
@@ -286,7 +287,7 @@ export async function selectDueIds(db: Conn, direction: Direction, filter: DueFi
   const q = filtered(db, direction, filter);
   if (afterId !== null) q.where('id', '>', afterId);
   const [row] = await q.select(db.raw(`coalesce(string_agg(id::text, ',' ORDER BY id), '') AS ids`));
-  const ids = (row as { ids: string }).ids;
+  const ids = text(row, 'ids');
   return ids === '' ? [] : ids.split(',');
 }
 
