@@ -67,8 +67,8 @@ async function* duePagesOf(
   size: number,
 ): AsyncGenerator<OrderRow[]> {
   const ids = await selectDueIds(db.knex, direction, filter, afterId);
-  for (let i = 0; i < ids.length; i += size) {
-    const page = await selectDueOrders(db.knex, direction, filter, ids.slice(i, i + size));
+  for (let chunk = ids.next(size); chunk.length > 0; chunk = ids.next(size)) {
+    const page = await selectDueOrders(db.knex, direction, filter, chunk);
     if (page.length > 0) yield page;
   }
 }
