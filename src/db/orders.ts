@@ -3,7 +3,8 @@ import type { Currency } from '../money/decimal.ts';
 import type { Direction, StatusCategory } from '../domain/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { isValueRefusal } from './refusal.ts';
-import { timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
+import { text } from './row.ts';
+import { arrayLiteral, timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
 import { canonicalRef } from '../domain/refs.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -205,6 +206,34 @@ export function toOrderRow(direction: Direction, r: Record<string, unknown>): Or
   };
 }
 
+export type DueFilter = Extract<OrderFilter, { mode: 'due' }>;
+type Where = (q: Knex.QueryBuilder) => void;
+
+/** The due sweep's three ways to be due, each a condition on one order row. */
+function dueBranches(direction: Direction, filter: DueFilter): Where[] {
+  const { asOf, finalRecheckBefore, lookbackFrom } = filter;
+  const branches: Where[] = [];
+  // Open orders of the lookback whose re-check time came (payment_orders_open / _due).
+  branches.push((q) => {
+    q.where('created_at', '>=', lookbackFrom).whereIn('status_category', ['pending', 'unknown']);
+    dueBy(q, direction, asOf, filter.firstCheckMs);
+  });
+  // The low-rate re-check of final orders: a provider may reverse a success or correct a fee later.
+  // Counted from the last time the provider was asked: a check, or the fetch confirming a
+  // notification (it sets finalized_at), whichever is later, so a just-confirmed order is not fetched again.
+  if (finalRecheckBefore) {
+    branches.push((q) =>
+      q
+        .where('created_at', '>=', lookbackFrom)
+        .whereIn('status_category', ['success', 'failed'])
+        .whereRaw('coalesce(greatest(last_checked_at, finalized_at), created_at) < ?', [finalRecheckBefore]),
+    );
+  }
+  // Final orders someone asked to re-check (requestRecheck: a confirmed notification contradicting them), however old (*_recheck).
+  branches.push((q) => q.whereIn('status_category', ['success', 'failed']).where('next_check_at', '<=', asOf));
+  return branches;
+}
+
 function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.QueryBuilder {
   const q = db(tableOf(direction));
   switch (filter.mode) {
@@ -212,28 +241,7 @@ function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.Que
       // Each branch on an index of its own, so a sweep reads what is due and its lookback window, never
       // the whole history: as one top-level OR the planner walked the primary key over every order
       // ever imported for a page of due ones (60 days of 3,000: 90,000 rows per page; a year: millions).
-      const { asOf, finalRecheckBefore } = filter;
-      const table = tableOf(direction);
-      const branches: Knex.QueryBuilder[] = [];
-      // Open orders of the lookback whose re-check time came (payment_orders_open / _due).
-      const open = db(table).select('id').where('created_at', '>=', filter.lookbackFrom).whereIn('status_category', ['pending', 'unknown']);
-      dueBy(open, direction, asOf, filter.firstCheckMs);
-      branches.push(open);
-      // The low-rate re-check of final orders: a provider may reverse a success or correct a fee later.
-      // Counted from the last time the provider was asked: a check, or the fetch confirming a
-      // notification (it sets finalized_at), whichever is later, so a just-confirmed order is not fetched again.
-      if (finalRecheckBefore) {
-        branches.push(
-          db(table)
-            .select('id')
-            .where('created_at', '>=', filter.lookbackFrom)
-            .whereIn('status_category', ['success', 'failed'])
-            .whereRaw('coalesce(greatest(last_checked_at, finalized_at), created_at) < ?', [finalRecheckBefore]),
-        );
-      }
-      // Final orders someone asked to re-check (requestRecheck: a confirmed notification contradicting them), however old (*_recheck).
-      branches.push(db(table).select('id').whereIn('status_category', ['success', 'failed']).where('next_check_at', '<=', asOf));
-      const [first, ...rest] = branches;
+      const [first, ...rest] = dueBranches(direction, filter).map((where) => db(tableOf(direction)).select('id').where(where));
       // = ANY(ARRAY(...)): the due ids are found first and then fetched by primary key; as `IN (...)` the
       // planner could still walk the primary key from the oldest order to return them in id order.
       q.whereRaw('id = ANY(ARRAY(?))', [rest.length > 0 ? first.unionAll(rest) : first]);
@@ -267,6 +275,57 @@ export async function selectOrdersPage(
   const q = filtered(db, direction, filter);
   if (afterId !== null) q.where('id', '>', afterId);
   const rows = await q.select('*').orderBy('id', 'asc').limit(limit);
+  return rows.map((r: Record<string, unknown>) => toOrderRow(direction, r));
+}
+
+/**
+ * The ids a due sweep selects after afterId (null: from the start), ascending. A pass finds them once
+ * and reads them a page at a time (selectDueOrders): found again in every page's query, every due id
+ * was read on every page, O(N²) per run (issue 30). One aggregated text keeps 1M ids to ~10 MB in transit.
+ */
+export async function selectDueIds(db: Conn, direction: Direction, filter: DueFilter, afterId: string | null): Promise<IdList> {
+  const q = filtered(db, direction, filter);
+  if (afterId !== null) q.where('id', '>', afterId);
+  const [row] = await q.select(db.raw(`coalesce(string_agg(id::text, ',' ORDER BY id), '') AS ids`));
+  return new IdList(text(row, 'ids'));
+}
+
+/**
+ * Ascending ids kept as the one comma-separated text the database returned, read a page at a time:
+ * a million ids as one string of ~8 MB, where a million separate strings cost tens of MB more.
+ */
+export class IdList {
+  private at = 0;
+  constructor(private readonly joined: string) {}
+
+  /** The next (at most) `size` ids; empty once every id was read. */
+  next(size: number): string[] {
+    const page: string[] = [];
+    while (page.length < size && this.at < this.joined.length) {
+      const comma = this.joined.indexOf(',', this.at);
+      const end = comma === -1 ? this.joined.length : comma;
+      // Kept as text: a bigint id past 2^53 would not survive a number.
+      page.push(this.joined.slice(this.at, end));
+      this.at = end + 1;
+    }
+    return page;
+  }
+}
+
+/**
+ * The orders of these ids (ascending, from selectDueIds) that are still due, ascending: one that
+ * stopped being due since the ids were found (a webhook made it final) is left out, as a page's
+ * query left it out before.
+ */
+export async function selectDueOrders(db: Conn, direction: Direction, filter: DueFilter, ids: readonly string[]): Promise<OrderRow[]> {
+  if (ids.length === 0) return [];
+  const q = db(tableOf(direction))
+    .whereRaw('id = ANY(?::int8[])', [arrayLiteral(ids, (id) => id, 'id')])
+    .where((w) => {
+      for (const branch of dueBranches(direction, filter)) w.orWhere(branch);
+    });
+  if (filter.currency) q.where('currency', filter.currency);
+  const rows = await q.select('*').orderBy('id', 'asc');
   return rows.map((r: Record<string, unknown>) => toOrderRow(direction, r));
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect.ts';
-import { selectOrdersPage, type OrderFilter, type OrderRow } from '../db/orders.ts';
+import { selectDueIds, selectDueOrders, selectOrdersPage, type DueFilter, type OrderFilter, type OrderRow } from '../db/orders.ts';
 import type { Direction } from '../domain/types.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import type { Selection } from './selection.ts';
@@ -39,6 +39,10 @@ export async function* pagesOf(
   afterId: string | null,
   size: number,
 ): AsyncGenerator<OrderRow[]> {
+  if (filter.mode === 'due') {
+    yield* duePagesOf(db, direction, filter, afterId, size);
+    return;
+  }
   let cursor = afterId;
   for (;;) {
     const page = await selectOrdersPage(db.knex, direction, filter, cursor, size);
@@ -46,5 +50,25 @@ export async function* pagesOf(
     yield page;
     cursor = page[page.length - 1].id;
     if (page.length < size) return;
+  }
+}
+
+/**
+ * The due sweep finds its due ids once, when the pass starts, and reads them a page at a time, so a
+ * run's selection costs about one reading of what is due (issue 30). An order that becomes due during
+ * the pass is left for the next run; one that stopped being due is left out of its page. A resumed run
+ * finds the ids after its checkpoint.
+ */
+async function* duePagesOf(
+  db: Db,
+  direction: Direction,
+  filter: DueFilter,
+  afterId: string | null,
+  size: number,
+): AsyncGenerator<OrderRow[]> {
+  const ids = await selectDueIds(db.knex, direction, filter, afterId);
+  for (let chunk = ids.next(size); chunk.length > 0; chunk = ids.next(size)) {
+    const page = await selectDueOrders(db.knex, direction, filter, chunk);
+    if (page.length > 0) yield page;
   }
 }
