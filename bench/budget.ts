@@ -24,10 +24,8 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../src/config/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -36,6 +34,7 @@ import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 import { cliEntry } from './lib/cli-entry.ts';
 import { benchMachine, recordResult } from './lib/record.ts';
+import { createScratchDatabase } from './lib/scratch-database.ts';
 
 const { values } = parseArgs({
   options: {
@@ -71,16 +70,8 @@ const loadavg = () =>
     .map((x) => x.toFixed(2))
     .join(' ');
 
-const dbName = `payrecon_bench_${randomBytes(4).toString('hex')}`;
-const admin = async (sql: string) => {
-  const c = new pg.Client({ connectionString: server });
-  await c.connect();
-  await c.query(sql).finally(() => c.end());
-};
-await admin(`CREATE DATABASE ${dbName}`);
-const url = new URL(server);
-url.pathname = `/${dbName}`;
-const dbUrl = url.toString();
+const scratch = await createScratchDatabase(server, 'payrecon_bench');
+const dbUrl = scratch.url;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-budget-'));
 const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH,
@@ -127,7 +118,7 @@ try {
   await migrate(db);
   await loadSyntheticOrders(db, { seed: SEED, count: N, now: Date.now() });
   log(
-    `sandbox ${baseUrl} (${sandboxPriority}), ${N} orders seeded and loaded into ${dbName}; sandbox and job from ${path.relative(ROOT, CLI)}`,
+    `sandbox ${baseUrl} (${sandboxPriority}), ${N} orders seeded and loaded into ${scratch.name}; sandbox and job from ${path.relative(ROOT, CLI)}`,
   );
 
   // ---------- 1. three processes sharing R ----------
@@ -255,6 +246,6 @@ try {
 } finally {
   sandbox.kill('SIGTERM');
   await once(sandbox, 'exit').catch(() => undefined);
-  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+  await scratch.drop().catch(() => undefined);
   fs.rmSync(tmp, { recursive: true, force: true });
 }

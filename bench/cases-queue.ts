@@ -11,12 +11,10 @@
  *
  * Target: each page under 150 ms at p95; the bulk resolve under 30 s.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../src/config/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -27,6 +25,7 @@ import { eachCase, selectCasePage } from '../src/db/case-queue.ts';
 import { actOnCases } from '../src/cases/bulk.ts';
 import { businessDay } from '../src/report/date.ts';
 import { benchMachine, loadAverages, recordResult } from './lib/record.ts';
+import { createScratchDatabase } from './lib/scratch-database.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,16 +40,8 @@ const RUNS = Number(values.runs);
 const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const log = (msg: string) => process.stderr.write(`[cases-queue ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-const dbName = `payrecon_bench_cases_${randomBytes(4).toString('hex')}`;
-const admin = async (sql: string) => {
-  const c = new pg.Client({ connectionString: server });
-  await c.connect();
-  await c.query(sql).finally(() => c.end());
-};
-await admin(`CREATE DATABASE ${dbName}`);
-const url = new URL(server);
-url.pathname = `/${dbName}`;
-const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', CASE_SLA_HOURS: 'FEE=48,STATUS=24,default=72' });
+const scratch = await createScratchDatabase(server, 'payrecon_bench_cases');
+const config = loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'warn', CASE_SLA_HOURS: 'FEE=48,STATUS=24,default=72' });
 const db = await openDatabase(config);
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-bench-cases-'));
 try {
@@ -212,6 +203,6 @@ try {
   await app.close();
 } finally {
   await db.close();
-  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await scratch.drop();
   fs.rmSync(reportDir, { recursive: true, force: true });
 }
