@@ -34,6 +34,7 @@ import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 import { cliEntry } from './lib/cli-entry.ts';
 import { benchMachine, recordResult } from './lib/record.ts';
+import { costOf, resetStatements, snapshot, type PgCost } from './lib/pg-stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -187,6 +188,9 @@ try {
 
   // ---------- the job ----------
   const loadBeforeJob = loadavg();
+  // WAL, buffers and statements of the job alone (server-wide counters: a server of the bench's own; issue 30).
+  if (server) await resetStatements(server);
+  const pgBefore = server && dbUrl ? await snapshot(server, dbUrl) : undefined;
   // Where the CPU goes per order: the job (its own resourceUsage), the sandbox and the job's Postgres
   // backends (/proc, sampled while they live: backends exit with the job).
   const sandboxCpuBefore = procCpuSeconds(sandbox.pid!);
@@ -206,6 +210,8 @@ try {
     postgres: dbName ? [...pgCpu.values()].reduce((a, b) => a + b, 0) : NaN,
   };
   const ceilingAfter = await measureCeiling();
+  // Taken before the checks below read the tables; the job's backends have long exited (and flushed their counters).
+  const pgAfter = pgBefore && server && dbUrl ? await snapshot(server, dbUrl) : undefined;
   const ceiling = { rps: (ceilingBefore.rps + ceilingAfter.rps) / 2 };
   if (job.code !== 0) throw new Error(`reconcile exited ${job.code}: ${job.stderr.slice(-2000)}`);
   const outcome = JSON.parse(job.stdout) as {
@@ -239,6 +245,16 @@ try {
     )
   ).rows as Array<{ relname: string; upd: string; hot: string; heap: string; indexes: string }>;
   await db.close();
+  let pgCost: PgCost | undefined;
+  if (server && dbName && pgBefore && pgAfter) {
+    pgCost = await costOf(server, dbName, pgBefore, pgAfter, N);
+    const { statements, blocks_read_per_order, blocks_hit_per_order, ...wal } = pgCost;
+    log(`postgres per order: ${JSON.stringify(wal)}`);
+    log(`blocks read per order: ${JSON.stringify(blocks_read_per_order)}`);
+    log(`blocks hit per order: ${JSON.stringify(blocks_hit_per_order)}`);
+    for (const st of statements)
+      log(`statement ${st.ms_total} ms, ${st.calls} calls, ${st.blks_read} read, ${st.wal_fpi} FPI: ${st.query}`);
+  }
   for (const t of tableStats) log(`table ${t.relname}: ${t.upd} updates, ${t.hot} HOT; heap ${t.heap}, indexes ${t.indexes}`);
   const verified = run.status === 'completed' && run.checked === N && Number(items) === N && Number(checkedOrders) === N;
   const perOrder = (sec: number) => (Number.isNaN(sec) ? 'n/a' : `${((sec * 1e6) / N).toFixed(0)} µs`);
@@ -338,6 +354,7 @@ try {
       report: report ? { seconds: Number(report.seconds.toFixed(1)), peak_rss_mb: mb(report.rssKiB) } : null,
       naive: baseline ? { orders_per_s: Math.round(baseline.rate), sampled: baseline.sample } : null,
       run_counts: run.counts,
+      ...(pgCost ? { postgres: pgCost } : {}),
     },
     ...(NODE_ARGS.length ? { notes: [`measured processes ran with BENCH_NODE_ARGS=${NODE_ARGS.join(' ')}`] } : {}),
   });
