@@ -18,6 +18,8 @@ export interface PgSnapshot {
 }
 
 export interface PgCost {
+  /** The server settings these figures depend on, as the server reports them. */
+  settings: Record<string, string>;
   wal_bytes_per_order: number;
   wal_fpi_per_order: number;
   wal_records_per_order: number;
@@ -110,7 +112,13 @@ export async function costOf(serverUrl: string, dbName: string, before: PgSnapsh
     }
     return Object.fromEntries(out.sort((x, y) => y[1] - x[1]).slice(0, 20));
   };
+  const settings = await query(
+    serverUrl,
+    `SELECT name, setting || coalesce(' ' || unit, '') AS value FROM pg_settings
+      WHERE name IN ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_compression', 'work_mem')`,
+  );
   return {
+    settings: Object.fromEntries(settings.map((r) => [String(r.name), String(r.value)])),
     wal_bytes_per_order: Math.round((after.wal.bytes - before.wal.bytes) / orders),
     wal_fpi_per_order: per(after.wal.fpi - before.wal.fpi),
     wal_records_per_order: per(after.wal.records - before.wal.records),
