@@ -33,7 +33,7 @@ import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 import { cliEntry } from './lib/cli-entry.ts';
-import { benchMachine, recordResult } from './lib/record.ts';
+import { benchMachine, currentCommit, recordResult } from './lib/record.ts';
 import { costOf, resetStatements, snapshot, type PgCost } from './lib/pg-stats.ts';
 
 const { values } = parseArgs({
@@ -59,6 +59,8 @@ const RSS_PRELOAD = path.join(ROOT, 'bench', 'rss-at-exit.mjs');
 // Declared before the top-level code that uses it (a const further down would still be uninitialised).
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+// The code measured: a run lasts minutes, and HEAD may move meanwhile.
+const COMMIT = currentCommit();
 
 function wholeNumber(flag: string, value: string, min: number): number {
   const n = Number(value);
@@ -328,6 +330,7 @@ try {
   process.stdout.write(`\n${table}\n${machine}\n`);
   const perOrderUs = (sec: number) => (Number.isNaN(sec) ? null : Math.round((sec * 1e6) / N));
   const file = recordResult('run', {
+    commit: COMMIT,
     command,
     machine: benchMachine(server ? `Postgres ${await serverVersion()}` : 'PGlite'),
     load: { before_job: loadBeforeJob.split(' ').map(Number), after_job: loadAfterJob.split(' ').map(Number) },
