@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { advisoryKey } from './advisory.ts';
+import type { Db } from './connect.ts';
 import {
   streamRows,
   windowParams,
@@ -94,29 +95,24 @@ export async function rateSnapshotsFor(db: Knex, window: Window): Promise<RateSn
   return res.rows;
 }
 
+/** The name of a business date's report lock. Both ways of taking it below come to the same advisory key, so they exclude each other. */
+const reportDateLock = (businessDate: string): string => `report:${businessDate}`;
+
 /** Serialises report writers for one business date, across processes; released with the transaction. */
 export async function lockReportDate(tx: Knex.Transaction, businessDate: string): Promise<void> {
-  await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [advisoryKey(`report:${businessDate}`)]);
+  await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [advisoryKey(reportDateLock(businessDate))]);
 }
 
 /**
- * Runs fn holding the date's report lock, taken in a transaction of its own connection BEFORE fn
+ * Runs fn holding the date's report lock, taken by the engine on its own connection BEFORE fn
  * opens its REPEATABLE READ transaction: a snapshot is fixed by a transaction's first statement,
  * so a lock taken inside it would come with a snapshot from before the wait, blind to the version
  * the previous holder just committed (a concurrent `--email` run then saw "unchanged" with no
- * version row to send). On PGlite (one connection, one process) the writer's own lock is enough.
+ * version row to send). On Postgres it is a session advisory lock on the same key as lockReportDate's
+ * (a writer in a caller's transaction), which it waits for; on PGlite (one process) it is kept in the process.
  */
-export async function withReportDateLock<T>(
-  db: Knex,
-  engine: 'postgres' | 'pglite',
-  businessDate: string,
-  fn: () => Promise<T>,
-): Promise<T> {
-  if (engine === 'pglite') return fn();
-  return db.transaction(async (lockTx) => {
-    await lockReportDate(lockTx, businessDate);
-    return fn();
-  });
+export function withReportDateLock<T>(db: Db, businessDate: string, fn: () => Promise<T>): Promise<T> {
+  return db.engine.waitLock(reportDateLock(businessDate), fn);
 }
 
 export interface ReportVersionRecord {
