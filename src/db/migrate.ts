@@ -44,6 +44,7 @@ export interface MigrateResult {
 export async function migrate(db: Db): Promise<MigrateResult> {
   const run = async (): Promise<MigrateResult> => {
     await db.knex.raw(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(db.schema)}`);
+    // knex types latest() as any: it answers [batch number, the files applied].
     const [, log] = (await db.knex.migrate.latest(migratorConfig(db))) as [number, string[]];
     return { applied: log };
   };
