@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from './connect.ts';
 import { NotMigratedError } from './errors.ts';
 import { quoteIdent } from './ident.ts';
-import { rowsOf, textOrNull } from './row.ts';
+import { rowsOf, text, textOrNull, type Row } from './row.ts';
 import { listMigrationFiles, readMigrationFile } from './sql-files.ts';
 
 export { NotMigratedError };
@@ -56,7 +56,7 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
   const all = listMigrationFiles();
   const reg = await db.knex.raw('select to_regclass(?)::text as t', [`${quoteIdent(db.schema)}.${TABLE}`]);
   if (!textOrNull(rowsOf(reg)[0], 't')) return all;
-  const done = new Set((await db.knex.withSchema(db.schema).from(TABLE).select<{ name: string }[]>('name')).map((r) => r.name));
+  const done = new Set((await db.knex.withSchema(db.schema).from(TABLE).select('name')).map((r: Row) => text(r, 'name')));
   return all.filter((f) => !done.has(f));
 }
 

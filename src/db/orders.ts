@@ -3,7 +3,7 @@ import { CURRENCIES, type Currency } from '../money/decimal.ts';
 import { STATUS_CATEGORIES, type Direction, type StatusCategory } from '../domain/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { isValueRefusal } from './refusal.ts';
-import { date, dateOrNull, id, int, oneOf, rowsOf, text, textOrNull, type Row } from './row.ts';
+import { count, date, dateOrNull, id, int, oneOf, rowsOf, text, textOrNull, type Row } from './row.ts';
 import { arrayLiteral, timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
 import { canonicalRef } from '../domain/refs.ts';
 
@@ -350,8 +350,8 @@ export async function selectOrdersByIds(db: Conn, direction: Direction, ids: rea
 }
 
 export async function countOrders(db: Conn, direction: Direction, filter: OrderFilter): Promise<number> {
-  const [row] = await filtered(db, direction, filter).count<{ n: string }[]>('* as n');
-  return Number(row.n);
+  const [row] = await filtered(db, direction, filter).count('* as n');
+  return count(row, 'n');
 }
 
 /** A batch of checks as unnest arrays (unnest.ts): the new values, then the state each was computed from (was_*). */
