@@ -17,7 +17,7 @@ import { reconcileJob } from '../src/services/reconcile.ts';
 import { reportJob } from '../src/services/report.ts';
 import { jobRunners } from '../src/services/schedule-runners.ts';
 import { listReportVersions, lockReportDate } from '../src/db/reports.ts';
-import { writeReports } from '../src/report/write-reports.ts';
+import { writeReportsInTransaction } from '../src/report/write-reports.ts';
 import { UsageError } from '../src/domain/errors.ts';
 import type { ReportManifest } from '../src/report/manifest.ts';
 import { silentLogger } from '../src/log/logger.ts';
@@ -293,7 +293,7 @@ describe('business-day reports on Postgres with the sandbox', () => {
           const res = await knex.raw(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
           return res.rows[0].n > 0;
         });
-        await writeReports(writer, {
+        await writeReportsInTransaction(writer, {
           date: day,
           timezone: ZONE,
           reportDir,
