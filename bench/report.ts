@@ -129,7 +129,7 @@ try {
   const rssBefore = process.resourceUsage().maxRSS;
   const start = performance.now();
   const child = cliEntry ? await reportProcess(cliEntry, url, schema, reportDir) : null;
-  const r = child ? child.result : await writeReports(db.knex, { date: '2024-05-01', timezone: 'UTC', reportDir, now: new Date() });
+  const r = child ? child.result : await writeReports(db, { date: '2024-05-01', timezone: 'UTC', reportDir, now: new Date() });
   const seconds = (performance.now() - start) / 1000;
   const items = r.manifest.files['items.csv'];
   const size = (name: ExtraFileName) => {

@@ -32,7 +32,7 @@ beforeAll(async () => {
     },
   });
   await addUsers(t, clock, { vera: 'viewer', fiona: 'finance', adam: 'admin', bob: 'finance' });
-  const written = await writeReports(t.db.knex, { date: '2026-11-21', timezone: 'UTC', reportDir, now: clock.now() });
+  const written = await writeReports(t.db, { date: '2026-11-21', timezone: 'UTC', reportDir, now: clock.now() });
   versionId = written.record!.id;
   app = await buildTestConsole(t, clock);
 });

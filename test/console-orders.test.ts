@@ -56,7 +56,7 @@ beforeAll(async () => {
     { local: '12.5', provider: '13', note: 'fee differs' },
   );
   caseId = opened.case!.id;
-  const written = await writeReports(t.db.knex, { date: '2026-11-21', timezone: 'UTC', reportDir, now: clock.now() });
+  const written = await writeReports(t.db, { date: '2026-11-21', timezone: 'UTC', reportDir, now: clock.now() });
   versionId = written.record!.id;
   app = await buildTestConsole(t, clock);
 });

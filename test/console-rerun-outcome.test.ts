@@ -44,12 +44,12 @@ beforeAll(async () => {
   });
   await addUsers(t, clock, { vera: 'viewer', fiona: 'finance' });
   await insertOrders(t.db.knex, 'payment', [order('first-order-1')]);
-  await writeReports(t.db.knex, { date: DAY, timezone: 'UTC', reportDir, now: clock.now() });
+  await writeReports(t.db, { date: DAY, timezone: 'UTC', reportDir, now: clock.now() });
   // An order booked late for the day: the rerun's report is v2 with one order more.
   const [added] = await insertOrders(t.db.knex, 'payment', [order('late-order-2')]);
   addedId = added.id;
   clock.advance(60_000);
-  const v2 = await writeReports(t.db.knex, { date: DAY, timezone: 'UTC', reportDir, now: clock.now() });
+  const v2 = await writeReports(t.db, { date: DAY, timezone: 'UTC', reportDir, now: clock.now() });
   expect(v2.record!.version).toBe(2);
   // The rerun that wrote v2, as the worker records it.
   const fiona = (await findUserByName(t.db.knex, 'fiona'))!;

@@ -43,7 +43,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     await t.db.knex.raw('DELETE FROM report_versions');
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-notify-'));
     // Exact tolerance, so the fixture's INR drift of 0.50 is a finding and shows in the subject.
-    const r = await writeReports(t.db.knex, { date: DATE, timezone: 'Asia/Kolkata', reportDir, now, currencies: ['INR', 'NGN', 'IDR'] });
+    const r = await writeReports(t.db, { date: DATE, timezone: 'Asia/Kolkata', reportDir, now, currencies: ['INR', 'NGN', 'IDR'] });
     versionId = r.record!.id;
     directory = r.directory;
     mailer = createMailer(t.config);

@@ -79,7 +79,7 @@ async function orderOn(date: string) {
 async function versions(date: string, n: number, start = new Date(Date.parse(date) + DAY + 3_600_000)): Promise<WriteReportsResult[]> {
   const out: WriteReportsResult[] = [];
   for (let i = 0; i < n; i++)
-    out.push(await writeReports(t.db.knex, { date, timezone: 'UTC', reportDir, now: new Date(start.getTime() + i * 60_000), force: true }));
+    out.push(await writeReports(t.db, { date, timezone: 'UTC', reportDir, now: new Date(start.getTime() + i * 60_000), force: true }));
   return out;
 }
 

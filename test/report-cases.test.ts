@@ -34,7 +34,7 @@ describe('reports showing case state', () => {
     const now = new Date();
     return reconcileWorld(world, { request, clock: () => now, concurrency: 2, batchSize: 10 });
   };
-  const report = (now = new Date()) => writeReports(world.t.db.knex, { date, timezone: 'UTC', reportDir, now, currencies: [] });
+  const report = (now = new Date()) => writeReports(world.t.db, { date, timezone: 'UTC', reportDir, now, currencies: [] });
   const read = (r: WriteReportsResult, name: string) =>
     parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Row[];
   const caseOf = async (o: SeededOrder, code: string) =>

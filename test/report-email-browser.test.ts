@@ -19,7 +19,7 @@ describe('report e-mail in a 700 px reading pane', () => {
     t = await createTestDatabase(`report_email_browser_${engine}`, { engine });
     await t.db.engine.runScript(t.db.knex, `SET search_path TO ${t.db.schema};\n${SEED}`);
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-email-browser-'));
-    const r = await writeReports(t.db.knex, {
+    const r = await writeReports(t.db, {
       date: '2024-05-01',
       timezone: 'Asia/Kolkata',
       reportDir,

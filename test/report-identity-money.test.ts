@@ -63,7 +63,7 @@ describe('identity mismatches in the day summary (sandbox, real report writer)',
     const now = new Date();
     const date = now.toISOString().slice(0, 10);
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-identity-'));
-    const r = await writeReports(world.t.db.knex, { date, timezone: 'UTC', reportDir, now, currencies: ['INR', 'NGN'] });
+    const r = await writeReports(world.t.db, { date, timezone: 'UTC', reportDir, now, currencies: ['INR', 'NGN'] });
     const read = (name: string) =>
       parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Record<string, string>[];
 

@@ -88,10 +88,10 @@ describe.skipIf(requiresServer('the report takes the date lock on a connection o
     t = await createTestDatabase('report_journal', { engine: 'postgres' });
     reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-journal-'));
     await t.db.knex.raw(D1);
-    const v1 = await writeReports(t.db.knex, options('2024-05-01'));
+    const v1 = await writeReports(t.db, options('2024-05-01'));
     day1 = readCsv(path.join(v1.directory, 'journal.csv'));
     await t.db.knex.raw(D2);
-    const v2 = await writeReports(t.db.knex, options('2024-05-02'));
+    const v2 = await writeReports(t.db, options('2024-05-02'));
     dir2 = v2.directory;
     day2 = readCsv(path.join(dir2, 'journal.csv'));
   }, 120_000);
@@ -152,7 +152,7 @@ describe.skipIf(requiresServer('the report takes the date lock on a connection o
              provider_paid_amount, provider_fee, verdict, codes, reason
         FROM recon_items WHERE checked_at = '2024-05-02T11:00:00Z' AND order_id IN (1, 2);
       INSERT INTO balance_snapshots (currency, available, pending, held, credit, taken_at) VALUES ('INR', 12425, 0, 0, 0, '2024-05-03T12:00:00Z');`);
-    const v = await writeReports(t.db.knex, { ...options('2024-05-03'), now: new Date('2024-05-04T01:00:00Z') });
+    const v = await writeReports(t.db, { ...options('2024-05-03'), now: new Date('2024-05-04T01:00:00Z') });
     expect(readCsv(path.join(v.directory, 'late_changes.csv')).map((l) => l.merchant_ref)).toEqual(['P-FEE', 'P-REV']);
     const day3 = readCsv(path.join(v.directory, 'journal.csv'));
     expect(day3.filter((l) => l.role === 'reversal' || l.role === 'fee_correction')).toEqual([]);

@@ -29,7 +29,7 @@ describe("a version's workbook, charts and report.html", () => {
     const sql = `${SEED}\n${EXTRA}`;
     await t.db.engine.runScript(t.db.knex, `SET search_path TO ${t.db.schema};\n${sql}`);
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-workbook-'));
-    r = await writeReports(t.db.knex, {
+    r = await writeReports(t.db, {
       date: '2024-05-01',
       timezone: 'Asia/Kolkata',
       reportDir,

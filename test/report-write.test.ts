@@ -56,7 +56,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
   });
 
   it('writes the expected files byte for byte into v1 and records the version', async () => {
-    const r = await writeReports(t.db.knex, options());
+    const r = await writeReports(t.db, options());
     const dateDir = path.join(reportDir, '2024-05-01');
     expect(r).toMatchObject({ version: 1, unchanged: false, directory: path.join(dateDir, 'v1') });
     for (const name of REPORT_FILES) {
@@ -109,12 +109,12 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
 
   it("reruns on unchanged data without a new version, and clears a killed run's temp dir", async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
-    expect(await writeReports(t.db.knex, options())).toMatchObject({ version: 1, unchanged: false });
+    expect(await writeReports(t.db, options())).toMatchObject({ version: 1, unchanged: false });
     fs.mkdirSync(path.join(dateDir, '.tmp-killed'));
     fs.writeFileSync(path.join(dateDir, '.tmp-killed', 'items.csv'), 'half a fi');
     const before = REPORT_FILES.map((n) => sha256(path.join(dateDir, 'v1', n)));
 
-    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    const r = await writeReports(t.db, options({ now: new Date('2024-05-03T00:00:00Z') }));
     expect(r).toMatchObject({ version: 1, unchanged: true });
     expect(r.manifest.created_at).toBe('2024-05-02T01:00:00.000Z');
     expect(fs.readdirSync(dateDir).sort()).toEqual(['CURRENT', 'v1']);
@@ -123,7 +123,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
   });
 
   it('a rerun finding the same things (other runs, check times and reasons; resolved now matched) writes no version', async () => {
-    expect(await writeReports(t.db.knex, options())).toMatchObject({ version: 1, unchanged: false });
+    expect(await writeReports(t.db, options())).toMatchObject({ version: 1, unchanged: false });
     await runSql(
       t,
       `INSERT INTO job_runs (id, job, started_at, status) VALUES (6, 'reconcile', '2024-05-02T09:00:00Z', 'completed');
@@ -135,14 +135,14 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
         (6, 'payment', 12, 'M-TWICE', 'T-12', 'INR', 'NATIVE', '2024-05-02T09:00:00Z',
          'Success', 'success', 500, 500, 10, 'Success', 'success', 500, 500, 10, 'matched', '{}', '')`,
     );
-    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    const r = await writeReports(t.db, options({ now: new Date('2024-05-03T00:00:00Z') }));
     expect(r).toMatchObject({ version: 1, unchanged: true });
     expect(await listReportVersions(t.db.knex, '2024-05-01')).toHaveLength(1);
   });
 
   it('writes v2 beside an untouched v1 when the data changed', async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
-    expect(await writeReports(t.db.knex, options())).toMatchObject({ version: 1, unchanged: false });
+    expect(await writeReports(t.db, options())).toMatchObject({ version: 1, unchanged: false });
     const v1Before = fs.readdirSync(path.join(dateDir, 'v1')).map((n) => [n, sha256(path.join(dateDir, 'v1', n))]);
     // The never-checked order is checked now, in a later run: the day's report shows it.
     await runSql(
@@ -152,7 +152,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
         (5, 'payment', 15, 'M-UNCHECKED', 'T-15', 'INR', 'NATIVE', '2024-05-02T15:00:00Z', 'Initiated', 'pending', 75.25, 'pending')`,
     );
 
-    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    const r = await writeReports(t.db, options({ now: new Date('2024-05-03T00:00:00Z') }));
     expect(r).toMatchObject({ version: 2, unchanged: false, directory: path.join(dateDir, 'v2') });
     expect(r.manifest.supersedes).toBe(1);
     expect(r.manifest.headline).toBe('9 orders, 3 mismatches, 1 error, 1 pending; 3 open items from earlier days');
@@ -165,7 +165,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
 
     // --force: a new version even though nothing changed, with the same bytes (written at the same
     // instant: case ages count to it).
-    const forced = await writeReports(t.db.knex, options({ force: true, now: new Date('2024-05-03T00:00:00Z') }));
+    const forced = await writeReports(t.db, options({ force: true, now: new Date('2024-05-03T00:00:00Z') }));
     expect(forced).toMatchObject({ version: 3, unchanged: false });
     expect(forced.manifest.content_hash).toBe(r.manifest.content_hash);
   });
@@ -174,7 +174,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
     const dateDir = path.join(reportDir, '2024-05-01');
     // Three versions already written: the failed run must leave them and CURRENT as they were.
     for (const version of [1, 2, 3]) {
-      expect(await writeReports(t.db.knex, options({ force: true }))).toMatchObject({ version, unchanged: false });
+      expect(await writeReports(t.db, options({ force: true }))).toMatchObject({ version, unchanged: false });
     }
     // A balance nobody can add up: the roll-forward refuses it after items.csv was written.
     await runSql(
@@ -182,7 +182,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
       `INSERT INTO balance_snapshots (currency, available, pending, held, credit, taken_at)
                      VALUES ('INR', 'NaN', 0, 0, 0, '2024-05-01T18:29:00Z')`,
     );
-    await expect(writeReports(t.db.knex, options())).rejects.toThrow(/expected decimal text/);
+    await expect(writeReports(t.db, options())).rejects.toThrow(/expected decimal text/);
     expect(fs.readdirSync(dateDir).sort()).toEqual(['CURRENT', 'v1', 'v2', 'v3']);
     expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v3\n');
     expect((await listReportVersions(t.db.knex, '2024-05-01')).map((x) => x.version)).toEqual([1, 2, 3]);
@@ -195,11 +195,11 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
     const failAt = (at: string) => (step: string) => {
       if (step === at) throw diskFull;
     };
-    await expect(writeReports(t.db.knex, options({ onStep: failAt('published') }))).rejects.toThrow(/ENOSPC/);
+    await expect(writeReports(t.db, options({ onStep: failAt('published') }))).rejects.toThrow(/ENOSPC/);
     expect(fs.readdirSync(dateDir)).toEqual(['v1']); // on disk, not recorded: what the rerun must not take for current
     expect(await listReportVersions(t.db.knex, '2024-05-01')).toEqual([]);
 
-    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    const r = await writeReports(t.db, options({ now: new Date('2024-05-03T00:00:00Z') }));
     expect(r).toMatchObject({
       version: 2,
       unchanged: false,
@@ -213,14 +213,14 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
 
   it('an unrecorded vN that CURRENT names is never current or "unchanged": quarantined, CURRENT repaired, N never reused', async () => {
     const dateDir = path.join(reportDir, '2024-05-01');
-    const v1 = await writeReports(t.db.knex, options());
+    const v1 = await writeReports(t.db, options());
     const killed = (step: string) => {
       if (step === 'pointed') throw new Error('connection lost before COMMIT');
     };
-    await expect(writeReports(t.db.knex, options({ force: true, onStep: killed }))).rejects.toThrow(/before COMMIT/);
+    await expect(writeReports(t.db, options({ force: true, onStep: killed }))).rejects.toThrow(/before COMMIT/);
     expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v2\n'); // names a version the database never recorded
 
-    const r = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    const r = await writeReports(t.db, options({ now: new Date('2024-05-03T00:00:00Z') }));
     expect(r).toMatchObject({ version: 1, unchanged: true, quarantined: [{ version: 2 }] });
     expect(r.record.id).toBe(v1.record.id);
     expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v1\n');
@@ -233,7 +233,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
         local_status, local_category, local_amount, verdict) VALUES
         (5, 'payment', 15, 'M-UNCHECKED', 'T-15', 'INR', 'NATIVE', '2024-05-02T15:00:00Z', 'Initiated', 'pending', 75.25, 'pending')`,
     );
-    const changed = await writeReports(t.db.knex, options({ now: new Date('2024-05-03T00:00:00Z') }));
+    const changed = await writeReports(t.db, options({ now: new Date('2024-05-03T00:00:00Z') }));
     expect(changed).toMatchObject({ version: 3, unchanged: false, quarantined: [] });
     expect(changed.manifest.supersedes).toBe(1);
     expect((await listReportVersions(t.db.knex, '2024-05-01')).map((x) => x.version)).toEqual([1, 3]);
@@ -242,7 +242,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
   it('creates the version directory like its files and date directory, by the umask (0755 under 022), not 0700', async () => {
     const before = process.umask(0o022);
     try {
-      const r = await writeReports(t.db.knex, options());
+      const r = await writeReports(t.db, options());
       const mode = (p: string) => fs.statSync(p).mode & 0o777;
       expect(mode(path.dirname(r.directory))).toBe(0o755);
       expect(mode(r.directory)).toBe(0o755);
@@ -255,7 +255,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
   it('refuses a path-like or impossible date before touching the file system', async () => {
     const untouched = path.join(os.tmpdir(), `payrecon-never-${process.pid}`);
     for (const date of ['../../etc', '2024-02-30', '2024-5-1', '2024-05-01/..', '']) {
-      await expect(writeReports(t.db.knex, options({ date, reportDir: untouched }))).rejects.toBeInstanceOf(UsageError);
+      await expect(writeReports(t.db, options({ date, reportDir: untouched }))).rejects.toBeInstanceOf(UsageError);
     }
     expect(fs.existsSync(untouched)).toBe(false);
   });
@@ -264,7 +264,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
     const file = path.join(path.dirname(reportDir), 'not-a-dir');
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, 'x');
-    const err = await writeReports(t.db.knex, options({ reportDir: file })).catch((e: unknown) => e);
+    const err = await writeReports(t.db, options({ reportDir: file })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReportDirError);
     expect((err as Error).message).toContain(path.join(file, '2024-05-01'));
   });

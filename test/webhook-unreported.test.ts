@@ -159,7 +159,7 @@ describe('money the provider confirms that no report shows', () => {
     const now = new Date();
     const date = now.toISOString().slice(0, 10);
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-unknown-'));
-    const r = await writeReports(world.t.db.knex, { date, timezone: 'UTC', reportDir, now, currencies: ['INR'] });
+    const r = await writeReports(world.t.db, { date, timezone: 'UTC', reportDir, now, currencies: ['INR'] });
     const read = (name: string) =>
       parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Record<string, string>[];
 
@@ -244,7 +244,7 @@ describe('money the provider confirms that no report shows', () => {
     const now = new Date();
     const date = now.toISOString().slice(0, 10);
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-unknown-bare-'));
-    const r = await writeReports(world.t.db.knex, { date, timezone: 'UTC', reportDir, now, currencies: ['NGN'] });
+    const r = await writeReports(world.t.db, { date, timezone: 'UTC', reportDir, now, currencies: ['NGN'] });
     const read = (name: string) =>
       parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Record<string, string>[];
     expect(read('mismatches.csv').filter((m) => m.transaction_ref === payout.transactionRef)).toEqual([
@@ -272,7 +272,7 @@ describe('money the provider confirms that no report shows', () => {
     const now = new Date();
     const date = now.toISOString().slice(0, 10);
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-unknown-later-'));
-    const r = await writeReports(knex, { date, timezone: 'UTC', reportDir, now, currencies: ['INR'] });
+    const r = await writeReports(world.t.db, { date, timezone: 'UTC', reportDir, now, currencies: ['INR'] });
     const read = (name: string) =>
       parse(fs.readFileSync(path.join(r.directory, name)), { columns: true, bom: true }) as Record<string, string>[];
     expect(read('mismatches.csv').some((m) => m.transaction_ref === strangerRef)).toBe(false);

@@ -69,7 +69,7 @@ export async function seedHistory(
                             created_at, opened_at, state_changed_at, last_seen_at, finding)
          SELECT '${dir}:' || o.id, 'AMOUNT', '${dir}', o.id, o.merchant_ref, o.transaction_ref, o.currency, o.created_at,
                 CASE WHEN o.created_at < ?::timestamptz - interval '7 days' THEN 'resolved' ELSE 'open' END,
-                CASE WHEN o.created_at < ?::timestamptz - interval '7 days' THEN 'written_off' END,
+                CASE WHEN o.created_at < ?::timestamptz - interval '7 days' THEN 'written-off' END,
                 o.last_checked_at, o.last_checked_at, o.last_checked_at + interval '2 days', o.last_checked_at,
                 jsonb_build_object('local', o.amount::text, 'provider', (o.amount + 1)::text, 'note', 'amount differs')
            FROM ${table} o
@@ -98,7 +98,7 @@ export async function seedHistory(
         WHERE c.opened_at >= ?::timestamptz - ?::int * interval '1 day' AND c.opened_at < ?::timestamptz - (?::int - 1) * interval '1 day' + interval '1 day'
           AND NOT EXISTS (SELECT 1 FROM case_events e WHERE e.case_id = c.id)
        UNION ALL
-       SELECT c.id, 'open', 'resolved', 'written_off', 'console:bench', c.state_changed_at FROM cases c
+       SELECT c.id, 'open', 'resolved', 'written-off', 'console:bench', c.state_changed_at FROM cases c
         WHERE c.state = 'resolved'
           AND c.opened_at >= ?::timestamptz - ?::int * interval '1 day' AND c.opened_at < ?::timestamptz - (?::int - 1) * interval '1 day' + interval '1 day'
           AND NOT EXISTS (SELECT 1 FROM case_events e WHERE e.case_id = c.id)`,

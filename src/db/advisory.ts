@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { rowsOf, type Row } from './row.ts';
 
 /** A stable signed 64-bit advisory lock key (as decimal text) for a name, e.g. "migrate:payrecon". */
 export function advisoryKey(name: string): string {
@@ -14,20 +15,22 @@ export function advisoryKey(name: string): string {
  */
 export async function withHeldConnection<T>(
   knex: Knex,
-  fn: (query: (sql: string, bindings: readonly unknown[]) => Promise<Record<string, unknown>[]>, lost: AbortSignal) => Promise<T>,
-  release: (query: (sql: string, bindings: readonly unknown[]) => Promise<Record<string, unknown>[]>) => Promise<void>,
+  fn: (query: (sql: string, bindings: readonly Knex.RawBinding[]) => Promise<Row[]>, lost: AbortSignal) => Promise<T>,
+  release: (query: (sql: string, bindings: readonly Knex.RawBinding[]) => Promise<Row[]>) => Promise<void>,
 ): Promise<T> {
+  // knex's pool methods and its connections' events are not in its public types.
   const client = knex.client as {
     acquireConnection(): Promise<unknown>;
     releaseConnection(c: unknown): Promise<void>;
   };
   const conn = await client.acquireConnection();
-  const query = async (sql: string, bindings: readonly unknown[]) => {
-    const res = await knex.raw(sql, bindings as Knex.RawBinding[]).connection(conn);
-    return (res as { rows: Record<string, unknown>[] }).rows;
+  const query = async (sql: string, bindings: readonly Knex.RawBinding[]) => {
+    const res = await knex.raw(sql, bindings).connection(conn);
+    return rowsOf(res);
   };
   // The session (and so any advisory lock on it) ends when the connection does: tell fn.
   const lost = new AbortController();
+  // A pg client is an EventEmitter; knex hands it out as unknown.
   const events = conn as { on?: (e: string, l: () => void) => void; off?: (e: string, l: () => void) => void };
   const onLost = () => lost.abort(new Error('the database connection holding the lock was closed'));
   events.on?.('error', onLost);
@@ -40,7 +43,7 @@ export async function withHeldConnection<T>(
     try {
       await release(query);
     } catch {
-      // knex's pool validator drops connections marked this way instead of reusing them.
+      // knex's pool validator drops connections marked this way instead of reusing them (knex internals, untyped).
       (conn as { __knex__disposed?: unknown }).__knex__disposed = new Error('advisory unlock failed');
       await (conn as { end?: () => Promise<void> }).end?.().catch(() => undefined);
     }

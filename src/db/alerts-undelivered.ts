@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { arrayLiteral } from './unnest.ts';
 import { date, oneOf, rowsOf, text } from './row.ts';
 
 /** Alerts no channel could take: recorded as undeliverable, later folded into one summary. */
@@ -49,7 +50,7 @@ export async function markSummarised(db: Knex, ids: readonly string[], summaryId
   await db.raw(
     `UPDATE alerts SET status = 'summarised', next_attempt_at = NULL, last_error = ?
       WHERE id = ANY (?::bigint[]) AND status IN ('pending', 'undeliverable')`,
-    [`summarised in alert ${summaryId}`, ids as unknown as Knex.RawBinding],
+    [`summarised in alert ${summaryId}`, arrayLiteral(ids, (x) => x)],
   );
 }
 

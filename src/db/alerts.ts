@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { arrayLiteral } from './unnest.ts';
 import { date, dateOrNull, id, idOrNull, int, oneOf, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
 /** The alerts table: what was raised, whether and when it went out. */
@@ -71,7 +72,7 @@ export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
       a.createdAt,
       a.status,
       a.status === 'pending' ? a.createdAt : null,
-      (a.caseIds ?? []) as unknown as string,
+      arrayLiteral(a.caseIds ?? [], (x) => x),
     ],
   );
   return toAlert(rowsOf(res)[0]);
@@ -163,7 +164,7 @@ export async function unresolvedAlertsOf(db: Knex, fingerprints: readonly string
   const res = await db.raw(
     `SELECT id::text AS id, fingerprint, kind, title, status, case_ids::text[] AS case_ids FROM alerts
       WHERE resolved_at IS NULL AND fingerprint = ANY (?::text[]) ORDER BY alerts.id`,
-    [fingerprints as unknown as Knex.RawBinding],
+    [arrayLiteral(fingerprints, (x) => x)],
   );
   return rowsOf(res).map(toUnresolved);
 }

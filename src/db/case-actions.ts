@@ -1,16 +1,15 @@
 import type { Knex } from 'knex';
 import type { Transition } from '../recon/cases.ts';
-import { COLUMNS, rowsOf, toCase, type StoredCase } from './cases.ts';
-import { unnestRows, type UnnestColumn } from './unnest.ts';
+import { COLUMNS, toCase, type StoredCase } from './cases.ts';
+import { id, rowsOf } from './row.ts';
+import { arrayLiteral, unnestRows, type UnnestColumn } from './unnest.ts';
 
 type Conn = Knex | Knex.Transaction;
 
 /** Cases by id, for a bulk decision; missing ids are simply absent. */
 export async function getCases(db: Conn, ids: readonly string[]): Promise<StoredCase[]> {
   if (ids.length === 0) return [];
-  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE id = ANY (?::bigint[]) ORDER BY cases.id`, [
-    ids as unknown as Knex.RawBinding,
-  ]);
+  const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE id = ANY (?::bigint[]) ORDER BY cases.id`, [arrayLiteral(ids, (x) => x)]);
   return rowsOf(res).map(toCase);
 }
 
@@ -92,5 +91,5 @@ export async function transitionCases(trx: Knex.Transaction, moves: readonly Cas
      SELECT id::text AS id FROM moved`,
     [at, ...v.bindings, at],
   );
-  return new Set(rowsOf(res).map((r) => r.id as string));
+  return new Set(rowsOf(res).map((r) => id(r, 'id')));
 }

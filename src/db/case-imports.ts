@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { rowsOf } from './cases.ts';
+import { date, dateOrNull, object, rowsOf, text, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -28,16 +28,19 @@ export async function saveImport<P>(db: Conn, x: Omit<StoredImport<P>, 'appliedA
 export async function findImport<P>(db: Conn, token: string): Promise<StoredImport<P> | null> {
   const res = await db.raw(`SELECT token, user_name, file_name, created_at, applied_at, plan FROM case_imports WHERE token = ?`, [token]);
   const r = rowsOf(res)[0];
-  return r
-    ? {
-        token: r.token as string,
-        userName: r.user_name as string,
-        fileName: r.file_name as string,
-        createdAt: new Date(r.created_at as string),
-        appliedAt: r.applied_at ? new Date(r.applied_at as string) : null,
-        plan: r.plan as P,
-      }
-    : null;
+  return r ? toImport<P>(r) : null;
+}
+
+function toImport<P>(r: Row): StoredImport<P> {
+  return {
+    token: text(r, 'token'),
+    userName: text(r, 'user_name'),
+    fileName: text(r, 'file_name'),
+    createdAt: date(r, 'created_at'),
+    appliedAt: dateOrNull(r, 'applied_at'),
+    // The plan is the JSON saveImport wrote from the caller's own type P; only the caller knows P's shape.
+    plan: object(r, 'plan') as P,
+  };
 }
 
 /** Marks a preview applied, once: false when it was already (a second confirm) or is not this user's. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { COLUMNS, rowsOf, toCase, type StoredCase } from './cases.ts';
+import { COLUMNS, toCase, type StoredCase } from './cases.ts';
+import { id, rowsOf, text, type Row } from './row.ts';
 import { caseWhere, type CaseFilter } from './case-filter.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -41,7 +42,7 @@ export function decodeCursor(token: string, sort: CaseSort): Position {
     throw bad();
   }
   if (!Array.isArray(parsed) || parsed.length !== 4 || parsed[0] !== sort) throw bad();
-  const [, key, id, place] = parsed as unknown[];
+  const [, key, id, place]: unknown[] = parsed;
   if (typeof key !== 'string' || typeof id !== 'string' || !/^\d{1,18}$/.test(id)) throw bad();
   if (typeof place !== 'number' || !Number.isSafeInteger(place) || place < 1) throw bad();
   if (sort === 'risk' && !/^-?\d{1,30}(\.\d{1,18})?$/.test(key)) throw bad();
@@ -133,8 +134,7 @@ async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): P
   if (backward) shown.reverse();
   // Where the page sits: after a cursor, right behind it; before one, right ahead of it; at the end, the last rows.
   const start = !backward ? (from?.place ?? offset) : from ? Math.max(0, from.place - 1 - shown.length) : Math.max(0, total - shown.length);
-  const cursorOf = (row: Record<string, unknown>, place: number) =>
-    encodeCursor({ sort: r.sort, key: row.sort_key as string, id: row.id as string, place });
+  const cursorOf = (row: Row, place: number) => encodeCursor({ sort: r.sort, key: text(row, 'sort_key'), id: id(row, 'id'), place });
   const first = shown[0];
   const last = shown[shown.length - 1];
   return {

@@ -1,7 +1,24 @@
 import type { Knex } from 'knex';
-import type { Direction } from '../domain/types.ts';
-import type { CaseReason, CaseState, Transition } from '../recon/cases.ts';
-import { timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
+import { DIRECTIONS, type Direction } from '../domain/types.ts';
+import { CASE_REASONS, CASE_STATES, type CaseReason, type CaseState, type Transition } from '../recon/cases.ts';
+import {
+  bool,
+  date,
+  dateOrNull,
+  id,
+  idOrNull,
+  int,
+  object,
+  oneOf,
+  oneOfOrNull,
+  RowShapeError,
+  rowsOf,
+  text,
+  textOrNull,
+  texts,
+  type Row,
+} from './row.ts';
+import { arrayLiteral, timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
 import { caseWhere, type CaseFilter } from './case-filter.ts';
 
 export type { CaseFilter };
@@ -59,7 +76,7 @@ export interface StoredCase {
 }
 
 /** An audit row: a state change, or a comment or an assignment that leaves the state as it was. */
-export type CaseEventKind = 'transition' | 'comment' | 'assign';
+export type CaseEventKind = (typeof EVENT_KINDS)[number];
 
 export interface CaseEventRow {
   id: string;
@@ -77,34 +94,43 @@ export const COLUMNS = `id::text AS id, subject, code, direction, order_id::text
   window_start, window_end, occurred_at, state, resolution, created_at, opened_at, state_changed_at, last_seen_at, seen_count, finding, version,
   assignee, at_risk::text AS at_risk`;
 
-export function toCase(r: Record<string, unknown>): StoredCase {
+export function toCase(r: Row): StoredCase {
   return {
-    id: r.id as string,
-    subject: r.subject as string,
-    code: r.code as string,
-    direction: r.direction as Direction | null,
-    orderId: r.order_id as string | null,
-    merchantRef: r.merchant_ref as string | null,
-    transactionRef: r.transaction_ref as string | null,
-    currency: r.currency as string | null,
-    windowStart: r.window_start as Date | null,
-    windowEnd: r.window_end as Date | null,
-    occurredAt: r.occurred_at as Date,
-    state: r.state as CaseState,
-    resolution: r.resolution as CaseReason | null,
-    createdAt: r.created_at as Date,
-    openedAt: r.opened_at as Date,
-    stateChangedAt: r.state_changed_at as Date,
-    lastSeenAt: r.last_seen_at as Date,
-    seenCount: Number(r.seen_count),
-    finding: (r.finding ?? {}) as CaseFinding,
-    version: Number(r.version),
-    assignee: (r.assignee as string | null) ?? null,
-    atRisk: (r.at_risk as string | null) ?? null,
+    id: id(r, 'id'),
+    subject: text(r, 'subject'),
+    code: text(r, 'code'),
+    direction: oneOfOrNull(r, 'direction', DIRECTIONS),
+    orderId: idOrNull(r, 'order_id'),
+    merchantRef: textOrNull(r, 'merchant_ref'),
+    transactionRef: textOrNull(r, 'transaction_ref'),
+    currency: textOrNull(r, 'currency'),
+    windowStart: dateOrNull(r, 'window_start'),
+    windowEnd: dateOrNull(r, 'window_end'),
+    occurredAt: date(r, 'occurred_at'),
+    state: oneOf(r, 'state', CASE_STATES),
+    resolution: oneOfOrNull(r, 'resolution', CASE_REASONS),
+    createdAt: date(r, 'created_at'),
+    openedAt: date(r, 'opened_at'),
+    stateChangedAt: date(r, 'state_changed_at'),
+    lastSeenAt: date(r, 'last_seen_at'),
+    seenCount: int(r, 'seen_count'),
+    finding: findingOf(r),
+    version: int(r, 'version'),
+    assignee: textOrNull(r, 'assignee'),
+    atRisk: textOrNull(r, 'at_risk'),
   };
 }
 
-export const rowsOf = (res: unknown) => (res as { rows: Array<Record<string, unknown>> }).rows;
+/** The finding column (a jsonb object); the values the console sets side by side are text. */
+function findingOf(r: Row): CaseFinding {
+  if (r.finding == null) return {};
+  const f = object(r, 'finding');
+  if (isFinding(f)) return f;
+  throw new RowShapeError('finding', 'a finding with local, provider and note as text', f);
+}
+
+const isFinding = (f: Record<string, unknown>): f is CaseFinding =>
+  [f.local, f.provider].every((v) => v == null || typeof v === 'string') && (f.note === undefined || typeof f.note === 'string');
 
 /** A case's key (subject and code) as one map key. */
 export const caseKey = (subject: string, code: string): string => `${subject}\u0000${code}`;
@@ -139,7 +165,7 @@ export async function casesOfSubjects(db: Conn, subjects: readonly string[], opt
   if (subjects.length === 0) return [];
   const LOCK = opts.forUpdate ? 'ORDER BY cases.id FOR UPDATE' : 'ORDER BY subject, code';
   const res = await db.raw(`SELECT ${COLUMNS} FROM cases WHERE subject = ANY (?::text[]) ${LOCK}`, [
-    [...new Set(subjects)] as unknown as Knex.RawBinding,
+    arrayLiteral([...new Set(subjects)], (x) => x),
   ]);
   return rowsOf(res).map(toCase);
 }
@@ -246,7 +272,7 @@ export async function transitionCase(
       c.id,
       c.state,
       c.version,
-    ] as Knex.RawBinding[],
+    ],
   );
   if (rowsOf(res).length === 0) return false;
   await insertCaseEvent(trx, c.id, t, at);
@@ -290,7 +316,7 @@ export async function markCasesSeen(db: Conn, sightings: readonly CaseSighting[]
       RETURNING c.id::text AS id`,
     [at, ...v.bindings],
   );
-  return new Set(rowsOf(res).map((r) => r.id as string));
+  return new Set(rowsOf(res).map((r) => id(r, 'id')));
 }
 
 /** The audit row; the table refuses UPDATE, DELETE and TRUNCATE (sql/012_cases.sql). */
@@ -330,23 +356,25 @@ export async function caseHistories(db: Conn, caseIds: readonly string[]): Promi
   const res = await db.raw(
     `SELECT id::text AS id, case_id::text AS case_id, kind, from_state, to_state, reason, note, actor, at
        FROM case_events WHERE case_id = ANY (?::bigint[]) ORDER BY case_events.case_id, case_events.id`,
-    [caseIds as unknown as Knex.RawBinding],
+    [arrayLiteral(caseIds, (x) => x)],
   );
-  for (const r of rowsOf(res)) out.get(r.case_id as string)?.push(eventOf(r));
+  for (const r of rowsOf(res)) out.get(id(r, 'case_id'))?.push(eventOf(r));
   return out;
 }
 
-function eventOf(r: Record<string, unknown>): CaseEventRow {
+const EVENT_KINDS = ['transition', 'comment', 'assign'] as const;
+
+function eventOf(r: Row): CaseEventRow {
   return {
-    id: r.id as string,
-    caseId: r.case_id as string,
-    kind: r.kind as CaseEventKind,
-    fromState: r.from_state as CaseState | null,
-    toState: r.to_state as CaseState,
-    reason: r.reason as string | null,
-    note: r.note as string,
-    actor: r.actor as string,
-    at: r.at as Date,
+    id: id(r, 'id'),
+    caseId: id(r, 'case_id'),
+    kind: oneOf(r, 'kind', EVENT_KINDS),
+    fromState: oneOfOrNull(r, 'from_state', CASE_STATES),
+    toState: oneOf(r, 'to_state', CASE_STATES),
+    reason: textOrNull(r, 'reason'),
+    note: text(r, 'note'),
+    actor: text(r, 'actor'),
+    at: date(r, 'at'),
   };
 }
 
@@ -360,7 +388,7 @@ export async function selectCases(db: Conn, f: CaseFilter): Promise<StoredCase[]
 /** How many cases per code and state. */
 export async function caseStateCounts(db: Conn): Promise<Array<{ code: string; state: CaseState; count: number }>> {
   const res = await db.raw(`SELECT code, state, count(*)::int AS n FROM cases GROUP BY code, state ORDER BY code, state`);
-  return rowsOf(res).map((r) => ({ code: r.code as string, state: r.state as CaseState, count: Number(r.n) }));
+  return rowsOf(res).map((r) => ({ code: text(r, 'code'), state: oneOf(r, 'state', CASE_STATES), count: int(r, 'n') }));
 }
 
 /** A run's mismatched order with the codes whose cases are still open (nobody acknowledged or resolved them). */
@@ -386,13 +414,13 @@ export async function openCasesOfRun(db: Conn, runId: string): Promise<OrderWith
     [runId],
   );
   return rowsOf(res).map((r) => {
-    const codes = r.codes as string[];
-    const ids = r.ids as string[];
+    const codes = texts(r, 'codes');
+    const ids = texts(r, 'ids');
     return {
-      merchantRef: r.merchant_ref as string,
-      transactionRef: r.transaction_ref as string,
+      merchantRef: text(r, 'merchant_ref'),
+      transactionRef: text(r, 'transaction_ref'),
       verdict: 'mismatch' as const,
-      reason: r.reason as string,
+      reason: text(r, 'reason'),
       codes,
       cases: codes.map((code, i) => ({ code, id: ids[i] })),
     };
@@ -442,13 +470,13 @@ export async function caseStateCountsOccurred(db: Conn, from: string, to: string
     [from, to],
   );
   return rowsOf(res).map((r) => ({
-    currency: r.currency as string,
-    code: r.code as string,
-    open: Number(r.open),
-    acknowledged: Number(r.acknowledged),
-    resolved: Number(r.resolved),
-    writtenOff: Number(r.written_off),
-    oldestUnresolvedAt: (r.oldest_unresolved_at as Date | null) ?? null,
+    currency: text(r, 'currency'),
+    code: text(r, 'code'),
+    open: int(r, 'open'),
+    acknowledged: int(r, 'acknowledged'),
+    resolved: int(r, 'resolved'),
+    writtenOff: int(r, 'written_off'),
+    oldestUnresolvedAt: dateOrNull(r, 'oldest_unresolved_at'),
   }));
 }
 
@@ -466,11 +494,11 @@ export async function caseTransitionCounts(
     [from, to],
   );
   return rowsOf(res).map((r) => ({
-    currency: r.currency as string,
-    toState: r.to_state as CaseState,
-    reason: r.reason as string | null,
-    reopened: Boolean(r.reopened),
-    count: Number(r.n),
+    currency: text(r, 'currency'),
+    toState: oneOf(r, 'to_state', CASE_STATES),
+    reason: textOrNull(r, 'reason'),
+    reopened: bool(r, 'reopened'),
+    count: int(r, 'n'),
   }));
 }
 
@@ -481,5 +509,5 @@ export async function unresolvedCaseAges(db: Conn, asOf: Date): Promise<Array<{ 
       WHERE state IN ('open', 'acknowledged') AND opened_at <= ? ORDER BY opened_at, cases.id`,
     [asOf],
   );
-  return rowsOf(res).map((r) => ({ currency: r.currency as string, state: r.state as CaseState, openedAt: r.opened_at as Date }));
+  return rowsOf(res).map((r) => ({ currency: text(r, 'currency'), state: oneOf(r, 'state', CASE_STATES), openedAt: date(r, 'opened_at') }));
 }

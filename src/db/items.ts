@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import type { Direction } from '../domain/types.ts';
-import type { Verdict } from '../domain/verdicts.ts';
+import { DIRECTIONS, type Direction } from '../domain/types.ts';
+import { VERDICTS, type Verdict } from '../domain/verdicts.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
+import { date, id, oneOf, rowCountOf, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 import { arrayLiteral, timestampText, unnestRows, type UnnestColumn } from './unnest.ts';
 import { countCheck, type RunCounts } from '../recon/run-counts.ts';
 
@@ -43,35 +44,39 @@ export interface StoredReconItem extends ReconItemRow {
   id: string;
 }
 
-function toItem(r: Record<string, unknown>): StoredReconItem {
+function toItem(r: Row): StoredReconItem {
   return {
-    id: String(r.id),
-    runId: String(r.run_id),
-    direction: r.direction as Direction,
-    orderId: String(r.order_id),
-    merchantRef: r.merchant_ref as string,
-    transactionRef: r.transaction_ref as string,
-    currency: r.currency as string,
-    method: r.method as string,
-    checkedAt: r.checked_at as Date,
-    localStatus: r.local_status as string,
-    localCategory: r.local_category as string,
-    localAmount: r.local_amount as string,
-    localPaidAmount: r.local_paid_amount as string | null,
-    localFee: r.local_fee as string | null,
-    localUtr: r.local_utr as string | null,
-    providerStatus: r.provider_status as string | null,
-    providerCategory: r.provider_category as string | null,
-    providerCurrency: r.provider_currency as string | null,
-    providerAmount: r.provider_amount as string | null,
-    providerPaidAmount: r.provider_paid_amount as string | null,
-    providerFee: r.provider_fee as string | null,
-    providerUtr: r.provider_utr as string | null,
-    verdict: r.verdict as Verdict,
-    codes: r.codes as string[],
+    id: id(r, 'id'),
+    runId: id(r, 'run_id'),
+    direction: oneOf(r, 'direction', DIRECTIONS),
+    orderId: id(r, 'order_id'),
+    merchantRef: text(r, 'merchant_ref'),
+    transactionRef: text(r, 'transaction_ref'),
+    currency: text(r, 'currency'),
+    method: text(r, 'method'),
+    checkedAt: date(r, 'checked_at'),
+    localStatus: text(r, 'local_status'),
+    localCategory: text(r, 'local_category'),
+    localAmount: text(r, 'local_amount'),
+    localPaidAmount: textOrNull(r, 'local_paid_amount'),
+    localFee: textOrNull(r, 'local_fee'),
+    localUtr: textOrNull(r, 'local_utr'),
+    providerStatus: textOrNull(r, 'provider_status'),
+    providerCategory: textOrNull(r, 'provider_category'),
+    providerCurrency: textOrNull(r, 'provider_currency'),
+    providerAmount: textOrNull(r, 'provider_amount'),
+    providerPaidAmount: textOrNull(r, 'provider_paid_amount'),
+    providerFee: textOrNull(r, 'provider_fee'),
+    providerUtr: textOrNull(r, 'provider_utr'),
+    ...verdictOf(r),
     details: r.details,
-    reason: r.reason as string,
+    reason: text(r, 'reason'),
   };
+}
+
+/** A check's outcome: its verdict and mismatch codes. */
+function verdictOf(r: Row): { verdict: Verdict; codes: string[] } {
+  return { verdict: oneOf(r, 'verdict', VERDICTS), codes: texts(r, 'codes') };
 }
 
 // One statement per chunk; unnest takes 25 array parameters whatever the chunk size.
@@ -125,7 +130,7 @@ export async function insertItems(trx: Conn, items: readonly ReconItemRow[]): Pr
       `INSERT INTO recon_items (${ITEM_NAMES}) SELECT ${ITEM_SELECT} FROM ${v.sql} ON CONFLICT (run_id, direction, order_id) DO NOTHING`,
       v.bindings,
     );
-    inserted += (res as { rowCount: number }).rowCount ?? 0;
+    inserted += rowCountOf(res);
   }
   return inserted;
 }
@@ -146,7 +151,7 @@ export async function latestVerdictCounts(db: Conn, from: Date, to: Date): Promi
     [from, to],
   );
   const counts: RunCounts = {};
-  for (const r of res.rows as Array<{ verdict: Verdict; codes: string[] }>) countCheck(counts, r.verdict, r.codes);
+  for (const { verdict, codes } of rowsOf(res).map(verdictOf)) countCheck(counts, verdict, codes);
   return counts;
 }
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from './connect.ts';
 import { NotMigratedError } from './errors.ts';
 import { quoteIdent } from './ident.ts';
-import { rowsOf, textOrNull } from './row.ts';
+import { rowsOf, text, textOrNull, type Row } from './row.ts';
 import { listMigrationFiles, readMigrationFile } from './sql-files.ts';
 
 export { NotMigratedError };
@@ -44,6 +44,7 @@ export interface MigrateResult {
 export async function migrate(db: Db): Promise<MigrateResult> {
   const run = async (): Promise<MigrateResult> => {
     await db.knex.raw(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(db.schema)}`);
+    // knex types latest() as any: it answers [batch number, the files applied].
     const [, log] = (await db.knex.migrate.latest(migratorConfig(db))) as [number, string[]];
     return { applied: log };
   };
@@ -55,7 +56,7 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
   const all = listMigrationFiles();
   const reg = await db.knex.raw('select to_regclass(?)::text as t', [`${quoteIdent(db.schema)}.${TABLE}`]);
   if (!textOrNull(rowsOf(reg)[0], 't')) return all;
-  const done = new Set((await db.knex.withSchema(db.schema).from(TABLE).select<{ name: string }[]>('name')).map((r) => r.name));
+  const done = new Set((await db.knex.withSchema(db.schema).from(TABLE).select('name')).map((r: Row) => text(r, 'name')));
   return all.filter((f) => !done.has(f));
 }
 

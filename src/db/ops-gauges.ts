@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dateOrNull, int, oneRow, rowsOf, text, textOrNull } from './row.ts';
 
 /** What /metrics reads from the database on each scrape: small aggregate queries on indexed columns. */
 export interface OpsGaugeRows {
@@ -17,25 +18,25 @@ export interface OpsGaugeRows {
 export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promise<OpsGaugeRows> {
   return db.transaction(async (trx) => {
     await trx.raw(`SELECT set_config('statement_timeout', ?, true)`, [String(Math.max(1, Math.floor(statementTimeoutMs)))]);
-    const cases = await trx.raw<{ rows: { code: string; currency: string | null; n: number }[] }>(
-      `SELECT code, currency, count(*)::int AS n FROM cases WHERE state = 'open' GROUP BY code, currency`,
-    );
-    const drift = await trx.raw<{ rows: { currency: string; drift: string }[] }>(
+    const cases = await trx.raw(`SELECT code, currency, count(*)::int AS n FROM cases WHERE state = 'open' GROUP BY code, currency`);
+    const drift = await trx.raw(
       `SELECT DISTINCT ON (currency) currency, drift::text AS drift
            FROM balance_checks ORDER BY currency, checked_at DESC, id DESC`,
     );
-    const emails = await trx.raw<{ rows: { n: number }[] }>(
-      `SELECT count(*)::int AS n FROM report_versions WHERE email_status = 'pending'`,
-    );
-    const success = await trx.raw<{ rows: { job: string; at: Date }[] }>(
+    const emails = await trx.raw(`SELECT count(*)::int AS n FROM report_versions WHERE email_status = 'pending'`);
+    const success = await trx.raw(
       `SELECT job, max(finished_at) AS at FROM job_runs WHERE status = 'completed' AND NOT dry_run GROUP BY job`,
     );
     return {
       // A case about no currency (a bank code, say) is labelled "none" rather than dropped.
-      openCases: cases.rows.map((r) => ({ code: r.code, currency: r.currency ?? 'none', count: r.n })),
-      drift: drift.rows,
-      emailsPending: emails.rows[0]?.n ?? 0,
-      lastSuccess: success.rows.filter((r) => r.at !== null),
+      openCases: rowsOf(cases).map((r) => ({ code: text(r, 'code'), currency: textOrNull(r, 'currency') ?? 'none', count: int(r, 'n') })),
+      drift: rowsOf(drift).map((r) => ({ currency: text(r, 'currency'), drift: text(r, 'drift') })),
+      emailsPending: int(oneRow(emails), 'n'),
+      // A job with no completed run has none: max() over no rows is a NULL time.
+      lastSuccess: rowsOf(success).flatMap((r) => {
+        const at = dateOrNull(r, 'at');
+        return at ? [{ job: text(r, 'job'), at }] : [];
+      }),
     };
   });
 }

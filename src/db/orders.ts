@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import type { Currency } from '../money/decimal.ts';
-import type { Direction, StatusCategory } from '../domain/types.ts';
+import { CURRENCIES, type Currency } from '../money/decimal.ts';
+import { STATUS_CATEGORIES, type Direction, type StatusCategory } from '../domain/types.ts';
 import { decimal, decimalOrNull } from './amounts.ts';
 import { isValueRefusal } from './refusal.ts';
-import { text } from './row.ts';
+import { count, date, dateOrNull, id, int, oneOf, rowsOf, text, textOrNull, type Row } from './row.ts';
 import { arrayLiteral, timestampOrNull, unnestRows, type UnnestColumn } from './unnest.ts';
 import { canonicalRef } from '../domain/refs.ts';
 
@@ -149,7 +149,7 @@ export async function insertOrders(db: Conn, direction: Direction, rows: readonl
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     const chunk = rows.slice(i, i + INSERT_CHUNK).map((r) => toColumns(direction, r));
     const inserted = await db(tableOf(direction)).insert(chunk).returning('*');
-    out.push(...inserted.map((r: Record<string, unknown>) => toOrderRow(direction, r)));
+    out.push(...inserted.map((r: Row) => toOrderRow(direction, r)));
   }
   return out;
 }
@@ -181,28 +181,29 @@ export function toColumns(direction: Direction, r: NewOrder): Record<string, unk
   return cols;
 }
 
-export function toOrderRow(direction: Direction, r: Record<string, unknown>): OrderRow {
+/** An order row of either table; the columns of the other direction (paid_amount, or bank_code and utr) read as null. */
+export function toOrderRow(direction: Direction, r: Row): OrderRow {
   return {
     direction,
-    id: String(r.id),
-    merchantRef: r.merchant_ref as string,
-    transactionRef: r.transaction_ref as string,
-    currency: r.currency as Currency,
-    method: r.method as string,
-    amount: r.amount as string,
-    paidAmount: (r.paid_amount as string | null | undefined) ?? null,
-    fee: (r.fee as string | null) ?? null,
-    bankCode: (r.bank_code as string | null | undefined) ?? null,
-    utr: (r.utr as string | null | undefined) ?? null,
-    status: r.status as string,
-    statusCategory: r.status_category as StatusCategory,
-    createdAt: r.created_at as Date,
-    updatedAt: r.updated_at as Date,
-    finalizedAt: (r.finalized_at as Date | null) ?? null,
-    openSeenAt: (r.open_seen_at as Date | null | undefined) ?? null,
-    lastCheckedAt: (r.last_checked_at as Date | null) ?? null,
-    checkCount: r.check_count as number,
-    nextCheckAt: (r.next_check_at as Date | null) ?? null,
+    id: id(r, 'id'),
+    merchantRef: text(r, 'merchant_ref'),
+    transactionRef: text(r, 'transaction_ref'),
+    currency: oneOf(r, 'currency', CURRENCIES),
+    method: text(r, 'method'),
+    amount: text(r, 'amount'),
+    paidAmount: textOrNull(r, 'paid_amount'),
+    fee: textOrNull(r, 'fee'),
+    bankCode: textOrNull(r, 'bank_code'),
+    utr: textOrNull(r, 'utr'),
+    status: text(r, 'status'),
+    statusCategory: oneOf(r, 'status_category', STATUS_CATEGORIES),
+    createdAt: date(r, 'created_at'),
+    updatedAt: date(r, 'updated_at'),
+    finalizedAt: dateOrNull(r, 'finalized_at'),
+    openSeenAt: dateOrNull(r, 'open_seen_at'),
+    lastCheckedAt: dateOrNull(r, 'last_checked_at'),
+    checkCount: int(r, 'check_count'),
+    nextCheckAt: dateOrNull(r, 'next_check_at'),
   };
 }
 
@@ -275,7 +276,7 @@ export async function selectOrdersPage(
   const q = filtered(db, direction, filter);
   if (afterId !== null) q.where('id', '>', afterId);
   const rows = await q.select('*').orderBy('id', 'asc').limit(limit);
-  return rows.map((r: Record<string, unknown>) => toOrderRow(direction, r));
+  return rows.map((r: Row) => toOrderRow(direction, r));
 }
 
 /**
@@ -326,7 +327,7 @@ export async function selectDueOrders(db: Conn, direction: Direction, filter: Du
     });
   if (filter.currency) q.where('currency', filter.currency);
   const rows = await q.select('*').orderBy('id', 'asc');
-  return rows.map((r: Record<string, unknown>) => toOrderRow(direction, r));
+  return rows.map((r: Row) => toOrderRow(direction, r));
 }
 
 /**
@@ -341,15 +342,16 @@ export async function requestRecheck(db: Conn, direction: Direction, id: string,
 export async function selectOrdersByIds(db: Conn, direction: Direction, ids: readonly string[]): Promise<OrderRow[]> {
   if (ids.length === 0) return [];
   const rows = await db(tableOf(direction))
+    // knex's whereIn type takes a mutable array; it only reads it.
     .whereIn('id', ids as string[])
     .select('*')
     .orderBy('id', 'asc');
-  return rows.map((r: Record<string, unknown>) => toOrderRow(direction, r));
+  return rows.map((r: Row) => toOrderRow(direction, r));
 }
 
 export async function countOrders(db: Conn, direction: Direction, filter: OrderFilter): Promise<number> {
-  const [row] = await filtered(db, direction, filter).count<{ n: string }[]>('* as n');
-  return Number(row.n);
+  const [row] = await filtered(db, direction, filter).count('* as n');
+  return count(row, 'n');
 }
 
 /** A batch of checks as unnest arrays (unnest.ts): the new values, then the state each was computed from (was_*). */
@@ -437,7 +439,7 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
      RETURNING o.id`,
     v.bindings,
   );
-  return (res as { rows: Array<{ id: unknown }> }).rows.map((r) => String(r.id));
+  return rowsOf(res).map((r) => id(r, 'id'));
 }
 
 export async function findOrderById(db: Conn, direction: Direction, id: string): Promise<OrderRow | null> {

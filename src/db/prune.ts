@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idOrNull, int, oneRow, rowsOf, text } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -82,10 +83,8 @@ const params = 'p AS (SELECT ?::timestamptz AS cutoff)';
 export async function countPrunable(db: Conn, table: PruneTable, cutoff: Date): Promise<number> {
   // A companion is itself eligible (a resolved, delivered message nothing refers to), so it is counted once.
   const { eligible } = SPECS[table];
-  const res = (await db.raw(`WITH ${params} SELECT count(*)::int AS n FROM ${table} t WHERE ${eligible}`, [cutoff])) as {
-    rows: Array<{ n: number }>;
-  };
-  return res.rows[0].n;
+  const res = await db.raw(`WITH ${params} SELECT count(*)::int AS n FROM ${table} t WHERE ${eligible}`, [cutoff]);
+  return int(oneRow(res), 'n');
 }
 
 export interface PrunedBatch {
@@ -116,16 +115,15 @@ export async function deletePrunableBatch(
   const last = '(SELECT max(id)::text FROM batch)';
   const bindings = [cutoff, opts.afterId, opts.limit];
   if (!opts.returnRows) {
-    const res = (await trx.raw(`${head} SELECT (SELECT count(*)::int FROM d) AS deleted, ${last} AS last_id`, bindings)) as {
-      rows: Array<{ deleted: number; last_id: string | null }>;
-    };
-    return { deleted: res.rows[0].deleted, lastId: res.rows[0].last_id, rows: [] };
+    const row = oneRow(await trx.raw(`${head} SELECT (SELECT count(*)::int FROM d) AS deleted, ${last} AS last_id`, bindings));
+    return { deleted: int(row, 'deleted'), lastId: idOrNull(row, 'last_id'), rows: [] };
   }
-  const res = (await trx.raw(
+  const res = await trx.raw(
     `${head} SELECT row_to_json(d)::text AS line, to_char(d.${time} AT TIME ZONE 'UTC', 'YYYY-MM') AS month, ${last} AS last_id
        FROM d ORDER BY d.id`,
     bindings,
-  )) as { rows: Array<{ line: string; month: string; last_id: string | null }> };
-  const lastId = res.rows[0]?.last_id ?? null;
-  return { deleted: res.rows.length, lastId, rows: res.rows.map((r) => ({ month: r.month, line: r.line })) };
+  );
+  const rows = rowsOf(res);
+  const lastId = rows[0] ? idOrNull(rows[0], 'last_id') : null;
+  return { deleted: rows.length, lastId, rows: rows.map((r) => ({ month: text(r, 'month'), line: text(r, 'line') })) };
 }

@@ -13,6 +13,7 @@ type Disposable = pg.Client & { __knex__disposed?: unknown };
  * knex's pool validation drops it; end() on a client with a query in flight destroys the socket.
  */
 export function discardOnQueryTimeout(conn: Disposable, done: (err: Error | null, conn: Disposable) => void): void {
+  // pg's query() is a set of overloads (promise, callback, stream); this wraps the callback form and passes the rest on.
   const query = conn.query.bind(conn) as (config: unknown, callback?: Callback) => unknown;
   conn.query = ((config: unknown, callback?: Callback) => {
     if (typeof callback !== 'function') return query(config, callback);

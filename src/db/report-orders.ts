@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { count, oneRow, rowCountOf } from './row.ts';
 import { bindingsOf, param, sql, type Sql } from './sql-text.ts';
 
 /**
@@ -235,8 +236,7 @@ const COUNT_DAY_ORDERS = sql`SELECT ((SELECT count(*) FROM payment_orders WHERE 
 
 /** How many orders the window holds: the rows DAY_ITEMS_SQL gives in the same snapshot. */
 export async function countDayOrders(tx: Knex.Transaction, day: Window): Promise<number> {
-  const res = (await tx.raw(COUNT_DAY_ORDERS.text, bindingsOf(COUNT_DAY_ORDERS, windowParams(day)))) as { rows: { n: string }[] };
-  return Number(res.rows[0].n);
+  return count(oneRow(await tx.raw(COUNT_DAY_ORDERS.text, bindingsOf(COUNT_DAY_ORDERS, windowParams(day)))), 'n');
 }
 
 /**
@@ -248,9 +248,9 @@ const RECORD_VERSION_ORDERS = sql`INSERT INTO report_version_orders (version_id,
 
 export async function recordVersionOrders(tx: Knex.Transaction, versionId: string, day: Window): Promise<number> {
   const values = { version_id: versionId, ...windowParams(day) };
-  const res = (await tx.raw(RECORD_VERSION_ORDERS.text, bindingsOf(RECORD_VERSION_ORDERS, values))) as { rowCount: number };
+  const inserted = rowCountOf(await tx.raw(RECORD_VERSION_ORDERS.text, bindingsOf(RECORD_VERSION_ORDERS, values)));
   await tx.raw('UPDATE report_versions SET orders_recorded = true WHERE id = ?::bigint', [versionId]);
-  return res.rowCount;
+  return inserted;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { id, int, rowCountOf, rowsOf, text, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -36,16 +37,21 @@ export interface PrunableVersion {
   orders: number;
 }
 
+/** A report_versions row as the queries below select it. */
+function versionOf(r: Row): Omit<PrunableVersion, 'orders'> {
+  return { id: id(r, 'id'), businessDate: text(r, 'business_date'), version: int(r, 'version'), directory: text(r, 'directory') };
+}
+
 /** The versions the retention would remove now, oldest day first. */
 export async function prunableReportVersions(db: Conn, cutoff: Date): Promise<PrunableVersion[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory,
             (SELECT count(*)::int FROM report_version_orders r WHERE r.version_id = v.id) AS orders
        FROM report_versions v WHERE ${ELIGIBLE}
       ORDER BY v.business_date, v.version`,
     [cutoff],
-  )) as { rows: Array<{ id: string; business_date: string; version: number; directory: string; orders: number }> };
-  return res.rows.map((r) => ({ id: r.id, businessDate: r.business_date, version: r.version, directory: r.directory, orders: r.orders }));
+  );
+  return rowsOf(res).map((r) => ({ ...versionOf(r), orders: int(r, 'orders') }));
 }
 
 /**
@@ -53,59 +59,63 @@ export async function prunableReportVersions(db: Conn, cutoff: Date): Promise<Pr
  * marked. Its recorded orders no longer count as recorded (a report never compares with it again).
  */
 export async function markVersionRemoved(db: Conn, id: string, cutoff: Date, at: Date, archivedTo: string | null): Promise<boolean> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `UPDATE report_versions v SET removed_at = ?, archived_to = ?, orders_recorded = false WHERE v.id = ?::bigint AND ${ELIGIBLE}`,
     [at, archivedTo, id, cutoff],
-  )) as { rowCount: number };
-  return res.rowCount === 1;
+  );
+  return rowCountOf(res) === 1;
 }
 
 /** Removed versions whose recorded orders are not all deleted yet (a prune stopped before the end). */
 export async function removedVersionsWithOrders(
   db: Conn,
 ): Promise<Array<Pick<PrunableVersion, 'id' | 'businessDate' | 'version' | 'directory'>>> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory FROM report_versions v
       WHERE v.removed_at IS NOT NULL AND EXISTS (SELECT 1 FROM report_version_orders r WHERE r.version_id = v.id)
       ORDER BY v.id`,
-  )) as { rows: Array<{ id: string; business_date: string; version: number; directory: string }> };
-  return res.rows.map((r) => ({ id: r.id, businessDate: r.business_date, version: r.version, directory: r.directory }));
+  );
+  return rowsOf(res).map(versionOf);
 }
 
 /** Deletes up to `limit` recorded orders of a removed version; returns how many (0: none left). */
 export async function deleteRemovedVersionOrders(db: Conn, versionId: string, limit: number): Promise<number> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `DELETE FROM report_version_orders r USING (
        SELECT direction, order_id FROM report_version_orders
         WHERE version_id = ?::bigint AND EXISTS (SELECT 1 FROM report_versions v WHERE v.id = ?::bigint AND v.removed_at IS NOT NULL)
         ORDER BY direction, order_id LIMIT ?) d
       WHERE r.version_id = ?::bigint AND r.direction = d.direction AND r.order_id = d.order_id`,
     [versionId, versionId, limit, versionId],
-  )) as { rowCount: number };
-  return res.rowCount;
+  );
+  return rowCountOf(res);
 }
 
 /** The version's row as Postgres's row_to_json writes it (the archive's report_version.json). */
 export async function versionRowJson(db: Conn, id: string): Promise<string> {
-  const res = (await db.raw(`SELECT row_to_json(v)::text AS line FROM report_versions v WHERE v.id = ?::bigint`, [id])) as {
-    rows: Array<{ line: string }>;
-  };
-  return res.rows[0].line;
+  const res = await db.raw(`SELECT row_to_json(v)::text AS line FROM report_versions v WHERE v.id = ?::bigint`, [id]);
+  const [row] = rowsOf(res);
+  if (!row) throw new Error(`report version ${id}: not found`);
+  return text(row, 'line');
 }
 
 /** A page of the version's recorded orders as JSON lines, after the key `after` (direction, order id). */
 export async function versionOrdersPage(
   db: Conn,
-  id: string,
+  versionId: string,
   after: { direction: string; orderId: string } | null,
   limit: number,
 ): Promise<{ lines: string[]; last: { direction: string; orderId: string } | null }> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT row_to_json(r)::text AS line, r.direction, r.order_id::text AS order_id FROM report_version_orders r
       WHERE r.version_id = ?::bigint AND (r.direction, r.order_id) > (?, ?::bigint)
       ORDER BY r.direction, r.order_id LIMIT ?`,
-    [id, after?.direction ?? '', after?.orderId ?? '0', limit],
-  )) as { rows: Array<{ line: string; direction: string; order_id: string }> };
-  const tail = res.rows.at(-1);
-  return { lines: res.rows.map((r) => r.line), last: tail ? { direction: tail.direction, orderId: tail.order_id } : null };
+    [versionId, after?.direction ?? '', after?.orderId ?? '0', limit],
+  );
+  const rows = rowsOf(res);
+  const tail = rows.at(-1);
+  return {
+    lines: rows.map((r) => text(r, 'line')),
+    last: tail ? { direction: text(tail, 'direction'), orderId: id(tail, 'order_id') } : null,
+  };
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { advisoryKey } from './advisory.ts';
+import type { Db } from './connect.ts';
+import { bool, date, id, int, oneOf, oneRow, rowsOf, text, textOrNull, type Row } from './row.ts';
 import {
   streamRows,
   windowParams,
@@ -70,53 +72,71 @@ export function streamLateChanges(
   );
 }
 
+function toBalanceSnapshot(r: Row): BalanceSnapshotRow {
+  return {
+    run_id: textOrNull(r, 'run_id'),
+    currency: text(r, 'currency'),
+    taken_at_ms: text(r, 'taken_at_ms'),
+    available: text(r, 'available'),
+    pending: text(r, 'pending'),
+    held: text(r, 'held'),
+    credit: text(r, 'credit'),
+  };
+}
+
+function toRateSnapshot(r: Row): RateSnapshotRow {
+  return {
+    run_id: textOrNull(r, 'run_id'),
+    currency: text(r, 'currency'),
+    taken_at_ms: text(r, 'taken_at_ms'),
+    deposit: text(r, 'deposit'),
+    withdraw: text(r, 'withdraw'),
+    flags: text(r, 'flags'),
+  };
+}
+
 export async function balanceSnapshotsFor(db: Knex, window: Window): Promise<BalanceSnapshotRow[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT run_id::text AS run_id, currency, ${EPOCH_MS('taken_at')} AS taken_at_ms,
             available::text AS available, pending::text AS pending, held::text AS held, credit::text AS credit
        FROM balance_snapshots
       WHERE taken_at >= ?::timestamptz AND taken_at < ?::timestamptz
       ORDER BY currency COLLATE "C", taken_at, id`,
     [window.from, window.to],
-  )) as { rows: BalanceSnapshotRow[] };
-  return res.rows;
+  );
+  return rowsOf(res).map(toBalanceSnapshot);
 }
 
 export async function rateSnapshotsFor(db: Knex, window: Window): Promise<RateSnapshotRow[]> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `SELECT run_id::text AS run_id, currency, ${EPOCH_MS('taken_at')} AS taken_at_ms,
             deposit::text AS deposit, withdraw::text AS withdraw, array_to_string(flags, ' ') AS flags
        FROM rate_snapshots
       WHERE taken_at >= ?::timestamptz AND taken_at < ?::timestamptz
       ORDER BY currency COLLATE "C", taken_at, id`,
     [window.from, window.to],
-  )) as { rows: RateSnapshotRow[] };
-  return res.rows;
+  );
+  return rowsOf(res).map(toRateSnapshot);
 }
+
+/** The name of a business date's report lock. Both ways of taking it below come to the same advisory key, so they exclude each other. */
+const reportDateLock = (businessDate: string): string => `report:${businessDate}`;
 
 /** Serialises report writers for one business date, across processes; released with the transaction. */
 export async function lockReportDate(tx: Knex.Transaction, businessDate: string): Promise<void> {
-  await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [advisoryKey(`report:${businessDate}`)]);
+  await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [advisoryKey(reportDateLock(businessDate))]);
 }
 
 /**
- * Runs fn holding the date's report lock, taken in a transaction of its own connection BEFORE fn
+ * Runs fn holding the date's report lock, taken by the engine on its own connection BEFORE fn
  * opens its REPEATABLE READ transaction: a snapshot is fixed by a transaction's first statement,
  * so a lock taken inside it would come with a snapshot from before the wait, blind to the version
  * the previous holder just committed (a concurrent `--email` run then saw "unchanged" with no
- * version row to send). On PGlite (one connection, one process) the writer's own lock is enough.
+ * version row to send). On Postgres it is a session advisory lock on the same key as lockReportDate's
+ * (a writer in a caller's transaction), which it waits for; on PGlite (one process) it is kept in the process.
  */
-export async function withReportDateLock<T>(
-  db: Knex,
-  engine: 'postgres' | 'pglite',
-  businessDate: string,
-  fn: () => Promise<T>,
-): Promise<T> {
-  if (engine === 'pglite') return fn();
-  return db.transaction(async (lockTx) => {
-    await lockReportDate(lockTx, businessDate);
-    return fn();
-  });
+export function withReportDateLock<T>(db: Db, businessDate: string, fn: () => Promise<T>): Promise<T> {
+  return db.engine.waitLock(reportDateLock(businessDate), fn);
 }
 
 export interface ReportVersionRecord {
@@ -127,9 +147,26 @@ export interface ReportVersionRecord {
   manifest: unknown;
   content_hash: string;
   created_at: Date;
-  email_status: 'none' | 'pending' | 'sent';
+  email_status: (typeof EMAIL_STATUSES)[number];
   business_hash: string | null;
   partial: boolean;
+}
+
+const EMAIL_STATUSES = ['none', 'pending', 'sent'] as const;
+
+function toVersionRecord(r: Row): ReportVersionRecord {
+  return {
+    id: id(r, 'id'),
+    business_date: text(r, 'business_date'),
+    version: int(r, 'version'),
+    directory: text(r, 'directory'),
+    manifest: r.manifest,
+    content_hash: text(r, 'content_hash'),
+    created_at: date(r, 'created_at'),
+    email_status: oneOf(r, 'email_status', EMAIL_STATUSES),
+    business_hash: textOrNull(r, 'business_hash'),
+    partial: bool(r, 'partial'),
+  };
 }
 
 const VERSION_COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest,
@@ -147,17 +184,15 @@ export interface NewReportVersion {
 }
 
 export async function insertReportVersion(db: Knex, v: NewReportVersion): Promise<ReportVersionRecord> {
-  const res = (await db.raw(
+  const res = await db.raw(
     `INSERT INTO report_versions (business_date, version, directory, manifest, content_hash, business_hash, partial, created_at)
      VALUES (?::date, ?, ?, ?::jsonb, ?, ?, ?, ?) RETURNING ${VERSION_COLUMNS}`,
     [v.businessDate, v.version, v.directory, JSON.stringify(v.manifest), v.contentHash, v.businessHash, v.partial, v.createdAt],
-  )) as { rows: ReportVersionRecord[] };
-  return res.rows[0];
+  );
+  return toVersionRecord(oneRow(res));
 }
 
 export async function listReportVersions(db: Knex, businessDate: string): Promise<ReportVersionRecord[]> {
-  const res = (await db.raw(`SELECT ${VERSION_COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version`, [
-    businessDate,
-  ])) as { rows: ReportVersionRecord[] };
-  return res.rows;
+  const res = await db.raw(`SELECT ${VERSION_COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version`, [businessDate]);
+  return rowsOf(res).map(toVersionRecord);
 }

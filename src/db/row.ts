@@ -25,6 +25,19 @@ export function rowsOf(result: unknown): Row[] {
   throw new RowShapeError('rows', 'a query result with rows', result);
 }
 
+/** The row of a query that always answers one (an aggregate, an INSERT ... RETURNING of one row). */
+export function oneRow(result: unknown): Row {
+  const [row] = rowsOf(result);
+  if (row) return row;
+  throw new RowShapeError('rows', 'one row', result);
+}
+
+/** The row count of a knex.raw INSERT, UPDATE or DELETE (both engines answer `{ rowCount }`). */
+export function rowCountOf(result: unknown): number {
+  if (isRecord(result) && typeof result.rowCount === 'number') return result.rowCount;
+  throw new RowShapeError('rowCount', 'a statement result with a row count', result);
+}
+
 export function text(r: Row, column: string): string {
   const v = r[column];
   if (typeof v === 'string') return v;

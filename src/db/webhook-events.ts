@@ -59,7 +59,7 @@ export async function storeWebhookEvent(db: Conn, e: NewWebhookEvent): Promise<S
       e.rawBody,
       JSON.stringify(e.headers),
       e.receivedAt.toISOString(),
-    ] as Knex.RawBinding[],
+    ],
   );
   const [row] = rowsOf(res);
   return { id: id(row, 'id'), inserted: bool(row, 'inserted'), confirmation: oneOf(row, 'confirmation', CONFIRMATIONS) };

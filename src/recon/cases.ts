@@ -26,6 +26,8 @@ export type ResolutionReason = (typeof RESOLUTION_REASONS)[number];
 export const CLEARED_BY_RECHECK = 'cleared-by-recheck';
 export const RECURRED = 'recurred';
 export type CaseReason = ResolutionReason | typeof CLEARED_BY_RECHECK | typeof RECURRED;
+/** Every reason a resolved case can carry, people's and payrecon's. */
+export const CASE_REASONS: readonly CaseReason[] = [...RESOLUTION_REASONS, CLEARED_BY_RECHECK, RECURRED];
 
 /** The actor of automatic transitions. */
 export const SYSTEM_ACTOR = 'payrecon';

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Knex } from 'knex';
+import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import { insertReportVersion, listReportVersions, lockReportDate, withReportDateLock, type ReportVersionRecord } from '../db/reports.ts';
 import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
@@ -47,8 +48,6 @@ export interface WriteReportsOptions {
   tolerances?: Readonly<Record<string, string>>;
   /** Earlier business days whose open items and late changes are carried (RECON_LOOKBACK_DAYS); default 30. */
   lookbackDays?: number;
-  /** The database engine (default: told by the knex client); Postgres takes the date lock on a connection of its own. */
-  engine?: 'postgres' | 'pglite';
   /** Rows fetched per cursor page. */
   pageSize?: number;
   /** Called as the write reaches each step (crash tests stop the process there); a throw fails the write there. */
@@ -86,7 +85,28 @@ export interface WriteReportsResult {
  * of the data, taken after the date's advisory lock was granted so two writers never race.
  * A date in the future is refused; today is written as partial ("day not over").
  */
-export async function writeReports(db: Knex, opts: WriteReportsOptions): Promise<WriteReportsResult> {
+export async function writeReports(db: Db, opts: WriteReportsOptions): Promise<WriteReportsResult> {
+  const { scope, dateDir } = await prepare(db.knex, opts);
+  // The lock first, on a connection of its own, and only then the snapshot (see withReportDateLock).
+  const result = await withReportDateLock(db, scope.date, () =>
+    db.knex.transaction((tx) => writeInTransaction(tx, opts, scope, dateDir), { isolationLevel: 'repeatable read' }),
+  );
+  if (!result.unchanged) await opts.onStep?.('committed');
+  return result;
+}
+
+/**
+ * writeReports inside the caller's transaction, whose snapshot it reads: the date's lock is taken in
+ * it (lockReportDate) and held until the caller commits, which is also the caller's step to report.
+ */
+export async function writeReportsInTransaction(tx: Knex.Transaction, opts: WriteReportsOptions): Promise<WriteReportsResult> {
+  const { scope, dateDir } = await prepare(tx, opts);
+  await lockReportDate(tx, scope.date);
+  return writeInTransaction(tx, opts, scope, dateDir);
+}
+
+/** Validates the date and claims its folder, before any lock or snapshot. */
+async function prepare(db: Knex, opts: WriteReportsOptions): Promise<{ scope: ReportScope; dateDir: string }> {
   const day = businessDay(opts.date, opts.timezone);
   const partial = dayIsPartial(day, opts.now);
   const dateDir = path.resolve(opts.reportDir, day.date);
@@ -94,33 +114,18 @@ export async function writeReports(db: Knex, opts: WriteReportsOptions): Promise
   const owner = { installationId: await installationId(db), database: opts.databaseDescription ?? 'a payrecon database' };
   await claimReportDir(opts.reportDir, owner, opts.now);
   await ensureWritableDir(dateDir);
-  const scope = reportScope(day, opts.lookbackDays ?? 30, partial);
-  if (db.isTransaction) return writeInTransaction(db as Knex.Transaction, opts, scope, dateDir, true);
-  const engine = opts.engine ?? engineOf(db);
-  // Postgres: the lock first, on a connection of its own, and only then the snapshot (see withReportDateLock).
-  const result = await withReportDateLock(db, engine, day.date, () =>
-    db.transaction((tx) => writeInTransaction(tx, opts, scope, dateDir, engine === 'pglite'), { isolationLevel: 'repeatable read' }),
-  );
-  if (!result.unchanged) await opts.onStep?.('committed');
-  return result;
+  return { scope: reportScope(day, opts.lookbackDays ?? 30, partial), dateDir };
 }
 
-function engineOf(db: Knex): 'postgres' | 'pglite' {
-  return (db.client as { config?: { client?: unknown } }).config?.client === 'pg' ? 'postgres' : 'pglite';
-}
-
+/** The version's work, under the date's lock (held by the caller); its number also counts vN directories on disk, whatever the snapshot. */
 async function writeInTransaction(
   tx: Knex.Transaction,
   opts: WriteReportsOptions,
   scope: ReportScope,
   dateDir: string,
-  lockHere: boolean,
 ): Promise<WriteReportsResult> {
   const log = opts.logger;
   const { date } = scope;
-  // Taken here only where it is re-entrant or already the caller's concern (PGlite, a caller's
-  // transaction); the version number also counts vN directories on disk, whatever the snapshot.
-  if (lockHere) await lockReportDate(tx, date);
   const leftovers = await removeTempDirs(dateDir);
   if (leftovers.length) log?.warn({ dateDir, leftovers }, 'removed temp directories of an interrupted report run');
   const records = await listReportVersions(tx, date);

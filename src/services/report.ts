@@ -49,7 +49,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
   }
 
   async function produce(db: Db, logger: Logger): Promise<ReportJobResult> {
-    const report = await writeReports(db.knex, {
+    const report = await writeReports(db, {
       date,
       timezone: config.REPORT_TIMEZONE,
       reportDir: config.REPORT_DIR,
@@ -62,7 +62,6 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       lookbackDays: config.RECON_LOOKBACK_DAYS,
       journal: { accounts: config.JOURNAL_ACCOUNTS_FILE, base: config.JOURNAL_BASE_CURRENCY, xeroTaxRate: config.JOURNAL_XERO_TAX_RATE },
       feeSchedule: config.FEE_SCHEDULE_FILE,
-      engine: db.engine.name,
       onStep: killPointFromEnv(),
     });
     const emails: ReportEmailResult[] = [];

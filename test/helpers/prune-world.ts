@@ -53,7 +53,19 @@ export function world(db: Knex) {
         `INSERT INTO cases (subject, code, direction, order_id, transaction_ref, currency, occurred_at, state, resolution,
                             created_at, opened_at, state_changed_at, last_seen_at)
          VALUES (?, 'AMOUNT', ?, ?::bigint, ?, 'INR', ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-        [`${o.direction}:${o.id}`, o.direction, o.id, o.transactionRef, at, state, state === 'resolved' ? 'fixed' : null, at, at, at, at],
+        [
+          `${o.direction}:${o.id}`,
+          o.direction,
+          o.id,
+          o.transactionRef,
+          at,
+          state,
+          state === 'resolved' ? 'adjusted' : null,
+          at,
+          at,
+          at,
+          at,
+        ],
       ),
     webhook: (o: { direction: Direction; transactionRef: string }, at: Date, confirmation = 'confirmed') =>
       one(

@@ -37,6 +37,9 @@ export class DatabaseBusyError extends UsageError {
 
 const heldHere = new Set<string>();
 
+/** The code of a failed fs call or process.kill (EEXIST, ENOENT, EPERM). */
+const errnoCode = (err: unknown): unknown => (err instanceof Error && 'code' in err ? err.code : undefined);
+
 /** Takes the directory's lock or throws DatabaseBusyError; the returned function releases it. */
 export function lockPgliteDir(dir: string): () => void {
   const abs = path.resolve(dir);
@@ -47,7 +50,7 @@ export function lockPgliteDir(dir: string): () => void {
     try {
       fs.writeFileSync(lockPath, mine, { flag: 'wx' });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (errnoCode(err) !== 'EEXIST') throw err;
       const seen = readLock(lockPath);
       if (seen === undefined) continue; // removed meanwhile: try again
       if (!isStale(seen)) throw new DatabaseBusyError(abs, describe(seen), lockPath);
@@ -80,7 +83,7 @@ function readLock(lockPath: string): LockContent | undefined {
     const [pid, host] = raw.split('\n');
     return { raw, pid: Number(pid), host: host ?? '', ageMs: Date.now() - fs.statSync(lockPath).mtimeMs };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errnoCode(err) === 'ENOENT') return undefined;
     throw err;
   }
 }
@@ -94,7 +97,7 @@ function isStale(lock: LockContent): boolean {
     process.kill(lock.pid, 0);
     return false;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'EPERM';
+    return errnoCode(err) !== 'EPERM';
   }
 }
 
@@ -109,7 +112,7 @@ function takeOver(lockPath: string, staleRaw: string, dir: string): void {
   try {
     fs.writeFileSync(guard, `${process.pid}\n`, { flag: 'wx' });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    if (errnoCode(err) !== 'EEXIST') throw err;
     // A takeover guard left by a process killed mid-takeover is removed after a while.
     const age = Date.now() - (fs.statSync(guard, { throwIfNoEntry: false })?.mtimeMs ?? 0);
     if (age > TAKEOVER_STALE_MS) fs.rmSync(guard, { force: true });

@@ -30,6 +30,7 @@ export async function openPglite(dataDir: string, schema: string): Promise<{ kne
     throw err;
   }
   const knex = knexFactory({
+    // knex-pglite's client class is not typed as a subclass of knex's Client.
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     // knex-pglite accepts an existing instance through a connection function.
     connection: (() => ({ pglite })) as unknown as Knex.StaticConnectionConfig,

@@ -29,7 +29,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       keepAliveInitialDelayMillis: 10_000,
       query_timeout: opts.queryTimeoutMs,
       connectionTimeoutMillis: Math.min(opts.queryTimeoutMs, 30_000),
-    } as Knex.PgConnectionConfig,
+    },
     // knex sets search_path on every new pooled connection, before its first query.
     searchPath: [opts.schema],
     // A connection whose query timed out may be wedged (a partition): discarded, never handed out again.
@@ -43,11 +43,12 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
 const NUMERIC_ARRAY = 1231;
 const TEXT_ARRAY = 1009;
 /** pg's defaults, except numeric[] which pg parses into floats: read it like text[] instead. Per client, not global. */
+// pg types the lookup by its TypeId enum; knex passes plain oids and format names.
 const builtinParser = pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown;
 const pgTypes = {
   getTypeParser: (oid: number, format?: string) =>
     oid === NUMERIC_ARRAY && format !== 'binary' ? builtinParser(TEXT_ARRAY, 'text') : builtinParser(oid, format),
-} as unknown as Knex.PgCustomTypesConfig;
+};
 
 /**
  * Postgres: processes on several machines share the database. A lock is a session-level advisory
