@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, requiresServer, type TestDatabase } from './helpers/db.ts';
 import { runCli } from './helpers/cli.ts';
 import { buildStatus } from '../src/status/build.ts';
 import { renderStatus } from '../src/status/render.ts';
@@ -86,7 +86,8 @@ describe('status view (pure, fixed clock)', () => {
   });
 });
 
-describe('payrecon status against a database', () => {
+// A payrecon process beside the test's own connection: PGlite serves one at a time.
+describe.skipIf(requiresServer('the status process opens the database this test holds open'))('payrecon status against a database', () => {
   let t: TestDatabase;
   beforeAll(async () => {
     t = await createTestDatabase('status_cli');
@@ -209,48 +210,51 @@ describe('status marks stalled and dry runs (pure, fixed clock; RUN_STALL_AFTER_
   });
 });
 
-describe('payrecon status marks a stalled run and a dry run, against a database', () => {
-  let t: TestDatabase;
-  beforeAll(async () => {
-    t = await createTestDatabase('status_stall');
-    const now = Date.now();
-    await t.db.knex('job_runs').insert({
-      job: 'reconcile',
-      status: 'running',
-      started_at: new Date(now - 60 * 60_000),
-      heartbeat_at: new Date(now - 20 * 60_000),
-      pid: 5120,
-      host: 'worker-1',
-      selected: 500,
-      checked: 40,
+describe.skipIf(requiresServer('the status process opens the database this test holds open'))(
+  'payrecon status marks a stalled run and a dry run, against a database',
+  () => {
+    let t: TestDatabase;
+    beforeAll(async () => {
+      t = await createTestDatabase('status_stall');
+      const now = Date.now();
+      await t.db.knex('job_runs').insert({
+        job: 'reconcile',
+        status: 'running',
+        started_at: new Date(now - 60 * 60_000),
+        heartbeat_at: new Date(now - 20 * 60_000),
+        pid: 5120,
+        host: 'worker-1',
+        selected: 500,
+        checked: 40,
+      });
+      await t.db.knex('job_runs').insert({
+        job: 'snapshot',
+        status: 'completed',
+        dry_run: true,
+        started_at: new Date(now - 5 * 60_000),
+        heartbeat_at: new Date(now - 5 * 60_000),
+        finished_at: new Date(now - 5 * 60_000),
+      });
     });
-    await t.db.knex('job_runs').insert({
-      job: 'snapshot',
-      status: 'completed',
-      dry_run: true,
-      started_at: new Date(now - 5 * 60_000),
-      heartbeat_at: new Date(now - 5 * 60_000),
-      finished_at: new Date(now - 5 * 60_000),
+    afterAll(() => t?.drop());
+
+    it('--json and the table: STALLED past RUN_STALL_AFTER_SECONDS, "(dry run)" for a dry run', async () => {
+      const env: Record<string, string> = t.url ? { DATABASE_URL: t.url } : { PGLITE_DIR: t.config.PGLITE_DIR };
+      const json = await runCli(['status', '--json'], { ...env, LOG_LEVEL: 'warn', RUN_STALL_AFTER_SECONDS: '600' });
+      expect(json.code, json.stderr).toBe(0);
+      const s = JSON.parse(json.stdout);
+      const byJob = Object.fromEntries(s.jobs.map((j: { job: string; lastRun: unknown }) => [j.job, j.lastRun]));
+      expect(byJob.reconcile).toMatchObject({ status: 'running', pid: 5120, host: 'worker-1', stalled: { forMs: expect.any(Number) } });
+      expect(byJob.reconcile.stalled.forMs).toBeGreaterThanOrEqual(20 * 60_000);
+      expect(byJob.snapshot).toMatchObject({ status: 'completed', dryRun: true, stalled: null });
+
+      const table = await runCli(['status'], { ...env, LOG_LEVEL: 'warn', RUN_STALL_AFTER_SECONDS: '600' });
+      expect(table.stdout).toMatch(/reconcile .* running, STALLED: no progress for 20m \d+s, since .* \(pid 5120 on worker-1\)/);
+      expect(table.stdout).toMatch(/snapshot .* completed \(dry run\)/);
+
+      // Below the threshold: running, not stalled.
+      const calm = await runCli(['status', '--json'], { ...env, LOG_LEVEL: 'warn', RUN_STALL_AFTER_SECONDS: '3600' });
+      expect(JSON.parse(calm.stdout).jobs.find((j: { job: string }) => j.job === 'reconcile').lastRun.stalled).toBeNull();
     });
-  });
-  afterAll(() => t?.drop());
-
-  it('--json and the table: STALLED past RUN_STALL_AFTER_SECONDS, "(dry run)" for a dry run', async () => {
-    const env: Record<string, string> = t.url ? { DATABASE_URL: t.url } : { PGLITE_DIR: t.config.PGLITE_DIR };
-    const json = await runCli(['status', '--json'], { ...env, LOG_LEVEL: 'warn', RUN_STALL_AFTER_SECONDS: '600' });
-    expect(json.code, json.stderr).toBe(0);
-    const s = JSON.parse(json.stdout);
-    const byJob = Object.fromEntries(s.jobs.map((j: { job: string; lastRun: unknown }) => [j.job, j.lastRun]));
-    expect(byJob.reconcile).toMatchObject({ status: 'running', pid: 5120, host: 'worker-1', stalled: { forMs: expect.any(Number) } });
-    expect(byJob.reconcile.stalled.forMs).toBeGreaterThanOrEqual(20 * 60_000);
-    expect(byJob.snapshot).toMatchObject({ status: 'completed', dryRun: true, stalled: null });
-
-    const table = await runCli(['status'], { ...env, LOG_LEVEL: 'warn', RUN_STALL_AFTER_SECONDS: '600' });
-    expect(table.stdout).toMatch(/reconcile .* running, STALLED: no progress for 20m \d+s, since .* \(pid 5120 on worker-1\)/);
-    expect(table.stdout).toMatch(/snapshot .* completed \(dry run\)/);
-
-    // Below the threshold: running, not stalled.
-    const calm = await runCli(['status', '--json'], { ...env, LOG_LEVEL: 'warn', RUN_STALL_AFTER_SECONDS: '3600' });
-    expect(JSON.parse(calm.stdout).jobs.find((j: { job: string }) => j.job === 'reconcile').lastRun.stalled).toBeNull();
-  });
-});
+  },
+);

@@ -1,6 +1,5 @@
 import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { bankListJob, bankSyncJob } from '../services/bank-codes.ts';
 import { BANK_CURRENCIES, type BankSyncResult } from '../banks/sync.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import type { BankCodeRow } from '../db/bank-codes.ts';
@@ -29,6 +28,7 @@ Exit: 0 both lists synced (or skipped: another run holds the lock); 2 a list cou
 ${envHelp([...DB_ENV, ...PROVIDER_ENV])}`,
     )
     .action(async (opts: { json?: boolean }) => {
+      const { bankSyncJob } = await import('../services/bank-codes.ts');
       const { exitCode, result } = await bankSyncJob();
       printOut(opts.json ? `${JSON.stringify(result, null, 2)}\n` : describeSync(result));
       process.exitCode = exitCode;
@@ -52,6 +52,7 @@ Exit: 0 listed (possibly nothing); 3 bad arguments or configuration.
 ${envHelp(DB_ENV)}`,
     )
     .action(async (opts: { currency: string; search?: string; all?: boolean; json?: boolean }) => {
+      const { bankListJob } = await import('../services/bank-codes.ts');
       const rows = await bankListJob({ currency: opts.currency, search: opts.search, includeInactive: opts.all ?? false });
       printOut(opts.json ? `${JSON.stringify(rows, null, 2)}\n` : describeList(rows, opts.all ?? false));
     });

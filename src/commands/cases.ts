@@ -1,8 +1,7 @@
 import { printOut } from '../log/terminal.ts';
 import os from 'node:os';
 import { Option, type Command } from 'commander';
-import { withJob, type JobDeps } from '../runtime/with-job.ts';
-import { raiseAndDeliver } from '../runtime/alerting.ts';
+import type { JobDeps } from '../runtime/with-job.ts';
 import { acknowledgeCase, assignCase, commentCase, listCases, resolveCase, showCase, type CaseWithHistory } from '../cases/work.ts';
 import { actOnCases, type SelectedCase } from '../cases/bulk.ts';
 import { EXPORT_COLUMNS, exportRow } from '../cases/export-rows.ts';
@@ -203,7 +202,7 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
             const selected: SelectedCase[] = [];
             for await (const c of eachCase(ctx.db.knex, filter)) selected.push({ id: c.id, version: c.version });
             const out = await actOnCases(ctx.db, selected, { kind: 'resolve', actor, reason: opts.reason, note: opts.note }, now);
-            await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
+            await settleAlerts(ctx);
             printOut(
               opts.json
                 ? `${JSON.stringify({ matched: selected.length, resolved: out.done.length, refused: out.refused }, null, 2)}\n`
@@ -213,7 +212,7 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
           }
           const c = await resolveCase(ctx.db, id!, { actor, reason: opts.reason, note: opts.note, now });
           // The alert this case was behind may be over now: resolve it and send its one "resolved" message.
-          await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
+          await settleAlerts(ctx);
           printOut(
             opts.json
               ? `${JSON.stringify(caseJson(c), null, 2)}\n`
@@ -321,9 +320,17 @@ async function printCsv(ctx: JobDeps, filter: CaseFilter, now: Date): Promise<vo
 const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;
 const count = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 
+// The database and alerting modules load when a subcommand runs, not for --help or a usage error.
 async function withCases(fn: (deps: JobDeps) => Promise<void>): Promise<void> {
+  const { withJob } = await import('../runtime/with-job.ts');
   await withJob('cases', {}, fn);
   process.exitCode ??= EXIT.OK;
+}
+
+/** After a resolve: alerts whose cases are all resolved now are resolved, with their one "resolved" message. */
+async function settleAlerts(ctx: JobDeps): Promise<void> {
+  const { raiseAndDeliver } = await import('../runtime/alerting.ts');
+  await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
 }
 
 /** --as, else PAYRECON_ACTOR, else the OS user: every transition names a person. */

@@ -1,8 +1,4 @@
 import type { Command } from 'commander';
-import { runDemo } from '../demo/run-demo.ts';
-import { createLogger } from '../log/logger.ts';
-import { secretValues } from '../config/redact.ts';
-import { loadConfig } from '../config/config.ts';
 import { DB_ENV, envHelp } from './env-help.ts';
 import { UsageError } from '../domain/errors.ts';
 
@@ -30,6 +26,12 @@ ${envHelp([...DB_ENV, 'REPORT_DIR', 'REPORT_TIMEZONE', 'PROVIDER_MERCHANT_ID', '
         if (!/^\d{1,6}$/.test(v)) throw new UsageError(`--${name}: expected a whole number up to 999999 (got ${JSON.stringify(v)})`);
         return Number(v);
       };
+      const [{ runDemo }, { createLogger }, { secretValues }, { loadConfig }] = await Promise.all([
+        import('../demo/run-demo.ts'),
+        import('../log/logger.ts'),
+        import('../config/redact.ts'),
+        import('../config/config.ts'),
+      ]);
       await runDemo({
         payments: count('payments', opts.payments),
         payouts: count('payouts', opts.payouts),

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { printOut } from '../log/terminal.ts';
-import { renderDoctor, runDoctor } from '../doctor/run-doctor.ts';
 import { EXIT } from '../domain/exit-codes.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 
@@ -19,6 +18,7 @@ Exit: 0 everything needed is in place, 2 a check failed.
 ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'SMTP_URL', 'ALERT_WEBHOOK_URL', 'REPORT_DIR'])}`,
     )
     .action(async (opts: { json?: boolean }) => {
+      const { renderDoctor, runDoctor } = await import('../doctor/run-doctor.ts');
       const report = await runDoctor();
       printOut(opts.json ? `${JSON.stringify(report)}\n` : renderDoctor(report));
       process.exitCode = report.ok ? EXIT.OK : EXIT.INCOMPLETE;

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
-import { withJob } from '../runtime/with-job.ts';
-import { importOrders, type ImportResult } from '../import/import.ts';
+import type { ImportResult } from '../import/import.ts';
 import { IMPORT_COLUMNS } from '../import/import-row.ts';
 import { createStatusMapper, DEFAULT_STATUS_MAP, knownStatusStrings } from '../domain/status.ts';
 import { printErr } from '../log/terminal.ts';
@@ -33,6 +32,7 @@ export async function runImport(
       ),
   );
   try {
+    const [{ withJob }, { importOrders }] = await Promise.all([import('../runtime/with-job.ts'), import('../import/import.ts')]);
     return await withJob('import', { config }, async ({ db }) => {
       const result = await importOrders(db.knex, input, {
         kind: opts.kind,

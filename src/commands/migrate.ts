@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
-import { withJob } from '../runtime/with-job.ts';
-import { migrate, type MigrateResult } from '../db/migrate.ts';
+import type { MigrateResult } from '../db/migrate.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 export interface MigrateCommandOptions {
@@ -14,6 +13,7 @@ export async function runMigrate(
   config: Config = loadConfig(),
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<MigrateResult> {
+  const [{ withJob }, { migrate }] = await Promise.all([import('../runtime/with-job.ts'), import('../db/migrate.ts')]);
   return withJob('migrate', { config, requireMigrated: false }, async ({ db }) => {
     const result = await migrate(db);
     if (opts.json) out.write(`${JSON.stringify({ schema: db.schema, engine: db.engine.name, ...result })}\n`);

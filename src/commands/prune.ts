@@ -1,6 +1,6 @@
 import { printOut } from '../log/terminal.ts';
 import type { Command } from 'commander';
-import { pruneJob, type PruneJobResult } from '../services/prune.ts';
+import type { PruneJobResult } from '../services/prune.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 
@@ -25,6 +25,7 @@ Exit: 0 done (or skipped: another prune holds the lock), 2 the database failed, 
 ${envHelp([...DB_ENV, 'RETENTION_DAYS', 'PRUNE_ARCHIVE_DIR', 'PRUNE_BATCH_SIZE'])}`,
     )
     .action(async (opts: { dryRun?: boolean; json?: boolean }) => {
+      const { pruneJob } = await import('../services/prune.ts');
       const { exitCode, result } = await pruneJob({ dryRun: opts.dryRun === true });
       printOut(opts.json ? `${JSON.stringify(result)}\n` : describePrune(result));
       process.exitCode = exitCode;

@@ -1,7 +1,7 @@
 import { printOut } from '../log/terminal.ts';
 import { Option, type Command } from 'commander';
 import { currencyOption } from './currency-option.ts';
-import { DEFAULT_LOCK_WAIT_MS, reconcileJob } from '../services/reconcile.ts';
+import { DEFAULT_LOCK_WAIT_MS } from '../services/reconcile-lock-wait.ts';
 import { parseWait } from './wait-option.ts';
 import type { RunSummary } from '../reconcile/reconcile.ts';
 import { renderTable } from '../cli-ui/table.ts';
@@ -60,6 +60,7 @@ Exit: 0 completed (or, for the due sweep, skipped: another run holds the lock), 
 ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RUN_STALL_AFTER_SECONDS', 'RECON_LOOKBACK_DAYS', 'RECON_FINAL_RECHECK_DAYS', 'RECON_BACKOFF_PAYMENT', 'RECON_BACKOFF_PAYOUT', 'RECON_FIRST_CHECK_PAYMENT', 'RECON_FIRST_CHECK_PAYOUT', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: ReconcileCliOptions) => {
+      const { reconcileJob } = await import('../services/reconcile.ts');
       const { exitCode, outcome } = await reconcileJob({
         ...opts,
         waitMs: opts.wait,

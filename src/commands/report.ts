@@ -1,6 +1,5 @@
 import { printOut } from '../log/terminal.ts';
 import type { Command } from 'commander';
-import { reportJob } from '../services/report.ts';
 import { listedFiles } from '../report/manifest.ts';
 import type { WriteReportsResult } from '../report/write-reports.ts';
 import type { ReportEmailResult } from '../report/email/send.ts';
@@ -78,6 +77,7 @@ export function registerReport(program: Command): void {
       ]),
     )
     .action(async (opts: ReportCommandOptions) => {
+      const { reportJob } = await import('../services/report.ts');
       const { exitCode, report, emails } = await reportJob({ date: opts.date, force: opts.force, email: opts.email, resend: opts.resend });
       printOut(opts.json ? `${JSON.stringify({ ...report, emails }, null, 2)}\n` : describe(report) + emails.map(describeEmail).join(''));
       process.exitCode = exitCode;

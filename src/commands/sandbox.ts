@@ -1,11 +1,7 @@
 import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, readEnv } from '../config/config.ts';
-import { createLogger } from '../log/logger.ts';
-import { secretValues } from '../config/redact.ts';
-import { loadSigningScheme } from '../provider/signing.ts';
-import { startSandbox } from '../sandbox/server.ts';
-import { adoptOrderCsv, type AdoptResult } from '../sandbox/adopt-csv.ts';
+import type { AdoptResult } from '../sandbox/adopt-csv.ts';
 import { createStatusMapper } from '../domain/status.ts';
 import type { Direction } from '../domain/types.ts';
 import fs from 'node:fs';
@@ -76,6 +72,13 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
       for (const { file } of adoptFiles) {
         if (!fs.existsSync(file)) throw new UsageError(`${file}: no such file`);
       }
+      const [{ createLogger }, { secretValues }, { loadSigningScheme }, { startSandbox }, { adoptOrderCsv }] = await Promise.all([
+        import('../log/logger.ts'),
+        import('../config/redact.ts'),
+        import('../provider/signing.ts'),
+        import('../sandbox/server.ts'),
+        import('../sandbox/adopt-csv.ts'),
+      ]);
       const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: secretValues(config) });
       const sandbox = await startSandbox({
         port: opts.port,

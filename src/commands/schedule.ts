@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { scheduleJob } from '../services/schedule.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 export function registerSchedule(program: Command): void {
@@ -28,6 +27,7 @@ Exit: 0 stopped cleanly, 2 a job was still running at the shutdown timeout, 3 ba
 ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'SCHEDULE_PRUNE', 'SCHEDULE_SHUTDOWN_TIMEOUT_MS', 'SCHEDULE_HTTP_PORT', 'SCHEDULE_HTTP_HOST', 'REPORT_TIMEZONE', 'SMTP_URL', 'REPORT_EMAIL_TO'])}`,
     )
     .action(async (opts: { catchUp: boolean; migrate?: boolean }) => {
+      const { scheduleJob } = await import('../services/schedule.ts');
       const { exitCode, finished } = await scheduleJob({ noCatchUp: !opts.catchUp, migrate: opts.migrate });
       // A job still running past the timeout keeps the event loop alive: leave now, its run resumes later.
       if (!finished) process.exit(exitCode);

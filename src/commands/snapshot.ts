@@ -1,6 +1,5 @@
 import { printOut } from '../log/terminal.ts';
 import type { Command } from 'commander';
-import { snapshotJob } from '../services/snapshot.ts';
 import { renderTable } from '../cli-ui/table.ts';
 import { formatAmount, Decimal } from '../money/decimal.ts';
 import type { SnapshotResult } from '../snapshot/take-snapshots.ts';
@@ -26,6 +25,7 @@ Exit: 0 every currency stored (findings included), or skipped: another run holds
 ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CURRENCIES', 'RECON_TOLERANCE', 'RATE_STALE_AFTER_MIN', 'RATE_JUMP_PERCENT', 'SNAPSHOT_OPEN_CHECK'])}`,
     )
     .action(async (opts: { json?: boolean }) => {
+      const { snapshotJob } = await import('../services/snapshot.ts');
       const { exitCode, result } = await snapshotJob();
       printOut(opts.json ? `${JSON.stringify(result, null, 2)}\n` : describeSnapshots(result));
       process.exitCode = exitCode;

@@ -1,13 +1,6 @@
 import { printOut } from '../log/terminal.ts';
 import type { Command } from 'commander';
-import { withJob } from '../runtime/with-job.ts';
-import { lastRuns } from '../db/runs.ts';
-import { pendingReportDeliveries } from '../db/deliveries.ts';
-import { schedulesFromConfig } from '../schedule/schedules.ts';
-import { openAlerts } from '../status/queries.ts';
-import { buildStatus } from '../status/build.ts';
 import { renderStatus } from '../status/render.ts';
-import { processGone } from '../status/process-gone.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from '../domain/exit-codes.ts';
 
@@ -28,19 +21,8 @@ Exit: 0 shown, 3 bad configuration or an unmigrated database.
 ${envHelp([...DB_ENV, 'SCHEDULE_RECONCILE', 'SCHEDULE_SNAPSHOT', 'SCHEDULE_BANK_CODES', 'SCHEDULE_DAILY', 'SCHEDULE_PRUNE', 'RUN_STALL_AFTER_SECONDS', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: { json?: boolean }) => {
-      const status = await withJob('status', {}, async ({ config, db }) => {
-        const now = new Date();
-        return buildStatus({
-          now,
-          timezone: config.REPORT_TIMEZONE,
-          schedules: schedulesFromConfig(config),
-          lastRuns: await lastRuns(db.knex),
-          pendingEmails: await pendingReportDeliveries(db.knex),
-          openAlerts: await openAlerts(db.knex, now),
-          stallAfterMs: config.RUN_STALL_AFTER_SECONDS * 1000,
-          processGone: (run) => processGone(run),
-        });
-      });
+      const { statusJob } = await import('../services/status.ts');
+      const status = await statusJob();
       printOut(opts.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
       process.exitCode = EXIT.OK;
     });

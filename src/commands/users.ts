@@ -1,7 +1,7 @@
 import { printOut } from '../log/terminal.ts';
 import os from 'node:os';
 import type { Command } from 'commander';
-import { withJob, type JobDeps } from '../runtime/with-job.ts';
+import type { JobDeps } from '../runtime/with-job.ts';
 import { addUser, changePassword, disableUser, UserInputError } from '../console/users.ts';
 import { listUsersWithSignIn } from '../db/console-users.ts';
 import { promptPasswords } from '../cli-ui/password-prompt.ts';
@@ -41,7 +41,9 @@ const when = (d: Date | null) => (d ? d.toISOString() : '');
 /** Who ran the command, for the audit rows. */
 const cliActor = () => ({ name: `cli:${process.env.PAYRECON_ACTOR || os.userInfo().username}` });
 
-function withDb<T>(fn: (ctx: JobDeps) => Promise<T>): Promise<T> {
+// The database modules load when a subcommand runs, not for --help or a usage error.
+async function withDb<T>(fn: (ctx: JobDeps) => Promise<T>): Promise<T> {
+  const { withJob } = await import('../runtime/with-job.ts');
   return withJob('users', {}, fn);
 }
 

@@ -1,6 +1,5 @@
 import { printOut } from '../log/terminal.ts';
 import { InvalidArgumentError, type Command } from 'commander';
-import { confirmPendingJob, serveWebhooksJob } from '../services/webhook.ts';
 import { DB_ENV, PROVIDER_ENV, envHelp, examplesHelp } from './env-help.ts';
 
 const port = (value: string): number => {
@@ -41,6 +40,7 @@ the matching fetch before any order is updated. Stops on SIGINT or SIGTERM.
 ${envHelp([...DB_ENV, ...PROVIDER_ENV, ...WEBHOOK_ENV])}`,
     )
     .action(async (opts: { port?: number; host: string }) => {
+      const { serveWebhooksJob } = await import('../services/webhook.ts');
       process.exitCode = await serveWebhooksJob({
         port: opts.port,
         host: opts.host,
@@ -58,6 +58,7 @@ ${envHelp([...DB_ENV, ...PROVIDER_ENV, ...WEBHOOK_ENV])}`,
       `\nExit: 0 done, 2 some could not be confirmed yet (provider unavailable).\n${envHelp([...DB_ENV, ...PROVIDER_ENV, 'WEBHOOK_CONFIRM_CONCURRENCY'])}`,
     )
     .action(async (opts: { json?: boolean }) => {
+      const { confirmPendingJob } = await import('../services/webhook.ts');
       const { exitCode, counts } = await confirmPendingJob();
       printOut(
         opts.json

@@ -31,8 +31,12 @@ export interface FinalityCandidate {
 
 // A success order whose finality interval (last seen open or created, first seen final] overlaps the
 // window between two readings: bindings currency, opening reading's start, closing reading's end.
+// The range test is what finds them through the *_finality index (sql/037): a superset of the two exact
+// conditions beside it, which decide. Bindings for it: the same start and end again.
 const OVERLAPS = `currency = ? AND status_category = 'success' AND finalized_at > ?::timestamptz
-  AND coalesce(open_seen_at, created_at) < ?::timestamptz`;
+  AND coalesce(open_seen_at, created_at) < ?::timestamptz AND finalized_at IS NOT NULL
+  AND tstzrange(least(coalesce(open_seen_at, created_at), finalized_at), finalized_at, '[]')
+      && tstzrange(?::timestamptz, greatest(?::timestamptz, ?::timestamptz), '[]')`;
 // ...and certainly inside it: seen open after the opening reading ended, final before the closing one
 // began. Bindings: opening reading's end, closing reading's start.
 const INSIDE = `coalesce(open_seen_at, created_at) >= ?::timestamptz AND finalized_at <= ?::timestamptz`;
@@ -56,6 +60,7 @@ export async function settlementWindow(
   closing: ReadingBounds,
 ): Promise<{ sums: SettlementSums; candidates: FinalityCandidate[] }> {
   const [a0, a1, b0, b1] = [opening.from, opening.to, closing.from, closing.to];
+  const overlaps = [currency, a0, b1, a0, a0, b1];
   const res = await db.raw(
     `WITH p AS (
        SELECT sum(${PAID})::text AS paid, sum(${FEE})::text AS fee, count(*)::int AS n
@@ -66,7 +71,7 @@ export async function settlementWindow(
          FROM payout_orders WHERE ${OVERLAPS} AND ${INSIDE}
      )
      SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`,
-    [currency, a0, b1, a1, b0, currency, a0, b1, a1, b0],
+    [...overlaps, a1, b0, ...overlaps, a1, b0],
   );
   const [r] = rowsOf(res);
   const rows = await db.raw(
@@ -77,7 +82,7 @@ export async function settlementWindow(
      SELECT 'payout', id::text, merchant_ref, (-(amount + coalesce(${FEE}, 0)))::text, coalesce(open_seen_at, created_at), finalized_at
        FROM payout_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
      ORDER BY 1, 2`,
-    [currency, a0, b1, a1, b0, currency, a0, b1, a1, b0],
+    [...overlaps, a1, b0, ...overlaps, a1, b0],
   );
   return {
     sums: {

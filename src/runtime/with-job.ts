@@ -7,11 +7,8 @@ import { openDatabase, type Db } from '../db/connect.ts';
 import { databaseChoiceHint, describeDatabase } from '../db/describe.ts';
 import { assertMigrated } from '../db/migrate.ts';
 import { createLogger } from '../log/logger.ts';
-import { alertForFailedRun } from '../notify/alert-builders.ts';
 import type { ProviderClient, ProviderClientOptions } from '../provider/client.ts';
-import { createProviderClient } from '../provider/from-config.ts';
 import type { PayreconMetrics } from '../metrics/metrics.ts';
-import { raiseAndDeliver } from './alerting.ts';
 import { isUsageError, JobFailedError, oneLine } from './job-failure.ts';
 
 /** What a caller may hand a job: the scheduler and the demo share one config, logger and pool. */
@@ -83,27 +80,36 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
       metrics: opts.metrics,
       // The account's rate limit is shared with every other process on this database.
       // The stop signal reaches the client's waits (Retry-After, backoff): a throttled run still stops promptly.
+      // The HTTP client (undici) and alert delivery load here, on first use: most commands never call the provider.
       provider: () =>
-        (client ??= createProviderClient(config, {
-          logger,
-          slotStore: db!.engine.slotStore(),
-          signal: stop.signal,
-          onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds)),
-          ...opts.provider,
-        })),
+        (client ??= import('../provider/from-config.ts').then(({ createProviderClient }) =>
+          createProviderClient(config, {
+            logger,
+            slotStore: db!.engine.slotStore(),
+            signal: stop.signal,
+            onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds)),
+            ...opts.provider,
+          }),
+        )),
       leaveOpen: () => void (leaveOpen = true),
     };
     return await fn(deps);
   } catch (err) {
     if (isUsageError(err) || err instanceof JobFailedError) throw err;
     const failure = new JobFailedError(job, database, oneLine(err, secretValues(config)));
-    if (db) await raiseAndDeliver({ db, config, logger, now: () => new Date() }, [alertForFailedRun(job, 'failed', failure.message)]);
+    if (db) await storeFailureAlert(job, failure, { db, config, logger });
     throw failure;
   } finally {
     stop.dispose();
     if (client) await client.then((c) => c.close()).catch(() => undefined);
     if (db && !opts.db && !leaveOpen) await db.close();
   }
+}
+
+/** The `run_failed` alert of a failed job; its modules load only when a job fails. */
+async function storeFailureAlert(job: string, failure: JobFailedError, deps: { db: Db; config: Config; logger: Logger }): Promise<void> {
+  const [{ raiseAndDeliver }, { alertForFailedRun }] = await Promise.all([import('./alerting.ts'), import('../notify/alert-builders.ts')]);
+  await raiseAndDeliver({ ...deps, now: () => new Date() }, [alertForFailedRun(job, 'failed', failure.message)]);
 }
 
 /** The caller's signal, or for a stoppable job the first SIGTERM/SIGINT (a second one exits at once). */

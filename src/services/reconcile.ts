@@ -17,6 +17,7 @@ import type { Db } from '../db/connect.ts';
 import { loadConfig } from '../config/config.ts';
 import { verdictKey } from '../recon/run-counts.ts';
 import { UsageError } from '../domain/errors.ts';
+import { DEFAULT_LOCK_WAIT_MS } from './reconcile-lock-wait.ts';
 
 export interface ReconcileJobOptions extends SelectionRequest {
   dryRun?: boolean;
@@ -30,9 +31,6 @@ export interface ReconcileJobOptions extends SelectionRequest {
   /** The clock (tests fix it); default the system clock. */
   now?: () => Date;
 }
-
-/** Long enough for a 15-minute sweep to finish, short enough that cron's next line is not held up for long. */
-export const DEFAULT_LOCK_WAIT_MS = 5 * 60_000;
 
 export interface ReconcileJobResult {
   exitCode: number;
