@@ -33,7 +33,8 @@ import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { loadSyntheticOrders } from './lib/load-synthetic.ts';
 import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 import { cliEntry } from './lib/cli-entry.ts';
-import { benchMachine, recordResult } from './lib/record.ts';
+import { benchMachine, currentCommit, recordResult } from './lib/record.ts';
+import { costOf, resetStatements, snapshot, type PgCost } from './lib/pg-stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -58,6 +59,8 @@ const RSS_PRELOAD = path.join(ROOT, 'bench', 'rss-at-exit.mjs');
 // Declared before the top-level code that uses it (a const further down would still be uninitialised).
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+// The code measured: a run lasts minutes, and HEAD may move meanwhile.
+const COMMIT = currentCommit();
 
 function wholeNumber(flag: string, value: string, min: number): number {
   const n = Number(value);
@@ -187,6 +190,9 @@ try {
 
   // ---------- the job ----------
   const loadBeforeJob = loadavg();
+  // WAL, buffers and statements of the job alone (server-wide counters: a server of the bench's own; issue 30).
+  if (server) await resetStatements(server);
+  const pgBefore = server && dbUrl ? await snapshot(server, dbUrl) : undefined;
   // Where the CPU goes per order: the job (its own resourceUsage), the sandbox and the job's Postgres
   // backends (/proc, sampled while they live: backends exit with the job).
   const sandboxCpuBefore = procCpuSeconds(sandbox.pid!);
@@ -206,6 +212,8 @@ try {
     postgres: dbName ? [...pgCpu.values()].reduce((a, b) => a + b, 0) : NaN,
   };
   const ceilingAfter = await measureCeiling();
+  // Taken before the checks below read the tables; the job's backends have long exited (and flushed their counters).
+  const pgAfter = pgBefore && server && dbUrl ? await snapshot(server, dbUrl) : undefined;
   const ceiling = { rps: (ceilingBefore.rps + ceilingAfter.rps) / 2 };
   if (job.code !== 0) throw new Error(`reconcile exited ${job.code}: ${job.stderr.slice(-2000)}`);
   const outcome = JSON.parse(job.stdout) as {
@@ -239,6 +247,16 @@ try {
     )
   ).rows as Array<{ relname: string; upd: string; hot: string; heap: string; indexes: string }>;
   await db.close();
+  let pgCost: PgCost | undefined;
+  if (server && dbName && pgBefore && pgAfter) {
+    pgCost = await costOf(server, dbName, pgBefore, pgAfter, N);
+    const { statements, blocks_read_per_order, blocks_hit_per_order, ...wal } = pgCost;
+    log(`postgres per order: ${JSON.stringify(wal)}`);
+    log(`blocks read per order: ${JSON.stringify(blocks_read_per_order)}`);
+    log(`blocks hit per order: ${JSON.stringify(blocks_hit_per_order)}`);
+    for (const st of statements)
+      log(`statement ${st.ms_total} ms, ${st.calls} calls, ${st.blks_read} read, ${st.wal_fpi} FPI: ${st.query}`);
+  }
   for (const t of tableStats) log(`table ${t.relname}: ${t.upd} updates, ${t.hot} HOT; heap ${t.heap}, indexes ${t.indexes}`);
   const verified = run.status === 'completed' && run.checked === N && Number(items) === N && Number(checkedOrders) === N;
   const perOrder = (sec: number) => (Number.isNaN(sec) ? 'n/a' : `${((sec * 1e6) / N).toFixed(0)} µs`);
@@ -312,6 +330,7 @@ try {
   process.stdout.write(`\n${table}\n${machine}\n`);
   const perOrderUs = (sec: number) => (Number.isNaN(sec) ? null : Math.round((sec * 1e6) / N));
   const file = recordResult('run', {
+    commit: COMMIT,
     command,
     machine: benchMachine(server ? `Postgres ${await serverVersion()}` : 'PGlite'),
     load: { before_job: loadBeforeJob.split(' ').map(Number), after_job: loadAfterJob.split(' ').map(Number) },
@@ -338,6 +357,7 @@ try {
       report: report ? { seconds: Number(report.seconds.toFixed(1)), peak_rss_mb: mb(report.rssKiB) } : null,
       naive: baseline ? { orders_per_s: Math.round(baseline.rate), sampled: baseline.sample } : null,
       run_counts: run.counts,
+      ...(pgCost ? { postgres: pgCost } : {}),
     },
     ...(NODE_ARGS.length ? { notes: [`measured processes ran with BENCH_NODE_ARGS=${NODE_ARGS.join(' ')}`] } : {}),
   });

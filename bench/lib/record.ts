@@ -45,7 +45,8 @@ export function benchMachine(database?: string): BenchMachine {
 
 export const loadAverages = (): number[] => os.loadavg().map((x) => Number(x.toFixed(2)));
 
-function currentCommit(): string | undefined {
+/** HEAD now; a long bench takes it at its start (a commit made during the run is not what ran). */
+export function currentCommit(): string | undefined {
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
@@ -54,7 +55,7 @@ function currentCommit(): string | undefined {
 }
 
 /** Appends one run to bench/results/<bench>.jsonl and returns the file's path. */
-export function recordResult(bench: string, record: Omit<BenchRecord, 'commit' | 'at'> & { at?: string }): string {
+export function recordResult(bench: string, record: Omit<BenchRecord, 'commit' | 'at'> & { at?: string; commit?: string }): string {
   if (!/^[a-z0-9-]+$/.test(bench)) throw new Error(`bench name ${JSON.stringify(bench)}: expected lower-case words and dashes`);
   const file = path.join(RESULTS_DIR, `${bench}.jsonl`);
   const full: BenchRecord = { at: record.at ?? new Date().toISOString(), commit: currentCommit(), ...record };

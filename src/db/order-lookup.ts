@@ -20,22 +20,28 @@ export interface RefMatch {
 const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * Orders whose merchant or transaction ref starts with `piece`, in any case (sql/030's prefix
- * indexes), payments then payouts, at most `limit`. The caller checks the piece's length.
+ * lower(ref) LIKE pattern (a lower-case pattern), as two halves on sql/035's indexes: a ref already
+ * lower case (every UUID ref) matches as written, on its unique index; any other through its partial
+ * lower() index. Same rows as `lower(ref) LIKE pattern`, two indexes fewer for every order update.
+ */
+const refLike = (column: string) => `${column} LIKE ? OR (${column} <> lower(${column}) AND lower(${column}) LIKE ?)`;
+
+/**
+ * Orders whose merchant or transaction ref starts with `piece`, in any case, payments then payouts,
+ * at most `limit`. The caller checks the piece's length.
  */
 export async function ordersByRefPrefix(db: Conn, piece: string, limit: number): Promise<RefMatch[]> {
   const pattern = `${likeLiteral(piece.toLowerCase())}%`;
   const one = (direction: Direction, table: string) =>
     `(SELECT '${direction}' AS direction, id::text AS id, merchant_ref, transaction_ref, currency, amount::text AS amount, status, created_at
         FROM ${table}
-       WHERE lower(merchant_ref) LIKE ? OR lower(transaction_ref) LIKE ?
+       WHERE ${refLike('merchant_ref')} OR ${refLike('transaction_ref')}
        ORDER BY id LIMIT ?)`;
+  const patterns = [pattern, pattern, pattern, pattern];
   const res = await db.raw(`${one('payment', 'payment_orders')} UNION ALL ${one('payout', 'payout_orders')} LIMIT ?`, [
-    pattern,
-    pattern,
+    ...patterns,
     limit,
-    pattern,
-    pattern,
+    ...patterns,
     limit,
     limit,
   ]);
