@@ -73,6 +73,23 @@ describe.each(availableEngines)('ref indexes on %s', (engine) => {
     }
   });
 
+  it('a search past its limit keeps the lowest ids, in number order (ids 9 and 10 are not sorted as text)', async () => {
+    const rows = await insertOrders(
+      t.db.knex,
+      'payment',
+      Array.from({ length: 12 }, (_, i) => ({
+        merchantRef: `seq-${i}`,
+        transactionRef: `seq-tx-${i}`,
+        currency: 'INR',
+        method: 'UPI',
+        amount: '1',
+      })),
+    );
+    const lowest = rows.map((r) => BigInt(r.id)).sort((a, b) => (a < b ? -1 : 1));
+    const found = await ordersByRefPrefix(t.db.knex, 'seq-', 8);
+    expect(found.map((r) => BigInt(r.id))).toEqual(lowest.slice(0, 8));
+  });
+
   it('the lower() indexes hold only the refs that are not lower case', async () => {
     // Read through the index's own predicate: an order update writes no entry there for a lower-case ref.
     const { rows } = await t.db.knex.raw(

@@ -36,7 +36,7 @@ export async function ordersByRefPrefix(db: Conn, piece: string, limit: number):
     `(SELECT '${direction}' AS direction, id::text AS id, merchant_ref, transaction_ref, currency, amount::text AS amount, status, created_at
         FROM ${table}
        WHERE ${refLike('merchant_ref')} OR ${refLike('transaction_ref')}
-       ORDER BY id LIMIT ?)`;
+       ORDER BY ${table}.id LIMIT ?)`; // the table's bigint: a bare \`id\` is the text column above
   const patterns = [pattern, pattern, pattern, pattern];
   const res = await db.raw(`${one('payment', 'payment_orders')} UNION ALL ${one('payout', 'payout_orders')} LIMIT ?`, [
     ...patterns,
