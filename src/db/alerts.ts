@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { arrayLiteral } from './unnest.ts';
-import { date, dateOrNull, id, idOrNull, int, oneOf, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
+import { date, dateOrNull, id, idOrNull, int, oneOf, oneRow, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
 /** The alerts table: what was raised, whether and when it went out. */
 
@@ -75,7 +75,7 @@ export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
       arrayLiteral(a.caseIds ?? [], (x) => x),
     ],
   );
-  return toAlert(rowsOf(res)[0]);
+  return toAlert(oneRow(res));
 }
 
 /** The newest unresolved alert for a fingerprint that was or will be delivered (suppressed ones are only records; a resolved one is over). */

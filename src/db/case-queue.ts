@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { COLUMNS, toCase, type StoredCase } from './cases.ts';
-import { id, rowsOf, text, type Row } from './row.ts';
+import { id, int, oneRow, rowsOf, text, type Row } from './row.ts';
 import { caseWhere, type CaseFilter } from './case-filter.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -90,7 +90,7 @@ export async function selectCasePage(db: Conn, f: CaseFilter, r: PageRequest): P
 export async function countCases(db: Conn, f: CaseFilter): Promise<number> {
   const w = caseWhere(f);
   const res = await db.raw(`SELECT count(*)::int AS n FROM cases ${w.sql}`, w.args);
-  return Number(rowsOf(res)[0].n);
+  return int(oneRow(res), 'n');
 }
 
 /** Every match, page by page (an export, a bulk action): memory holds one page at a time. */

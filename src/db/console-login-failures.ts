@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { advisoryKey } from './advisory.ts';
 import { arrayLiteral } from './unnest.ts';
-import { int, rowsOf, text } from './row.ts';
+import { int, oneRow, rowsOf, text } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -37,7 +37,7 @@ export async function reserveLoginAttempt(
       `INSERT INTO console_login_failures (name, address, at, pending) VALUES (?, ?, ?, true) RETURNING id::text AS id`,
       [a.name, a.address, a.at],
     );
-    return { id: text(rowsOf(res)[0], 'id'), forgivable: rowsOf(settled).map((r) => text(r, 'id')) };
+    return { id: text(oneRow(res), 'id'), forgivable: rowsOf(settled).map((r) => text(r, 'id')) };
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { date, dateOrNull, int, intOrNull, oneOf, oneOfOrNull, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
+import { date, dateOrNull, int, intOrNull, oneOf, oneOfOrNull, oneRow, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -53,7 +53,7 @@ export async function enqueueRerun(
     `INSERT INTO console_reruns (business_date, requested_by, requested_at) VALUES (?::date, ?, ?) RETURNING id::text AS id`,
     [r.businessDate, r.userId, r.now],
   );
-  return { id: text(rowsOf(res)[0], 'id'), queued: true };
+  return { id: text(oneRow(res), 'id'), queued: true };
 }
 
 /** Takes the oldest queued rerun: the update is conditional on it still being queued. */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { ROLES, type Role } from './console-users.ts';
-import { bool, date, dateOrNull, oneOf, rowsOf, text } from './row.ts';
+import { bool, date, dateOrNull, oneOf, oneRow, rowsOf, text } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -25,7 +25,7 @@ export async function insertSession(
      VALUES (?, ?, ?, ?, ?, ?) RETURNING id::text AS id`,
     [s.tokenHash, s.userId, s.csrfToken, s.address, s.now, s.now],
   );
-  return text(rowsOf(res)[0], 'id');
+  return text(oneRow(res), 'id');
 }
 
 export async function findSessionByTokenHash(db: Conn, tokenHash: string): Promise<SessionRow | null> {

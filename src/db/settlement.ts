@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Currency } from '../money/decimal.ts';
 import { DIRECTIONS } from '../domain/types.ts';
-import { date, int, oneOf, rowsOf, text, textOrNull } from './row.ts';
+import { date, int, oneOf, oneRow, rowsOf, text, textOrNull } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -73,7 +73,7 @@ export async function settlementWindow(
      SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`,
     [...overlaps, a1, b0, ...overlaps, a1, b0],
   );
-  const [r] = rowsOf(res);
+  const r = oneRow(res);
   const rows = await db.raw(
     `SELECT 'payment' AS direction, id::text AS order_id, merchant_ref, (${PAID} - coalesce(${FEE}, 0))::text AS effect,
             coalesce(open_seen_at, created_at) AS lo, finalized_at AS hi
@@ -147,5 +147,5 @@ export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<
       c.timingMovement,
     ],
   );
-  return text(rowsOf(res)[0], 'id');
+  return text(oneRow(res), 'id');
 }

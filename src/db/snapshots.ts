@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';
 import type { PreviousRate } from '../recon/rates.ts';
 import { decimal } from './amounts.ts';
-import { date, dateOrNull, oneOf, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
+import { date, dateOrNull, oneOf, oneRow, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -77,7 +77,7 @@ export async function insertBalanceSnapshot(db: Conn, s: NewBalanceSnapshot): Pr
       s.requestedAt ?? null,
     ],
   );
-  return toBalance(rowsOf(res)[0]);
+  return toBalance(oneRow(res));
 }
 
 /** The snapshot just before `snapshot` for its currency (taken_at, then id, break ties): the opening of a consecutive pair. */
@@ -128,7 +128,7 @@ export async function insertRateSnapshot(db: Conn, s: NewRateSnapshot): Promise<
      RETURNING id::text AS id, run_id::text AS run_id, currency, deposit::text AS deposit, withdraw::text AS withdraw, taken_at, flags`,
     [s.runId, s.currency, decimal(s.deposit, 'deposit'), decimal(s.withdraw, 'withdraw'), s.takenAt, [...s.flags]],
   );
-  const [r] = rowsOf(res);
+  const r = oneRow(res);
   return {
     id: text(r, 'id'),
     runId: textOrNull(r, 'run_id'),
