@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Currency } from '../money/decimal.ts';
 import { DIRECTIONS } from '../domain/types.ts';
 import { date, int, oneOf, oneRow, rowsOf, text, textOrNull } from './row.ts';
+import { bindingsOf, param, sql } from './sql-text.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -30,22 +31,41 @@ export interface FinalityCandidate {
 }
 
 // A success order whose finality interval (last seen open or created, first seen final] overlaps the
-// window between two readings: bindings currency, opening reading's start, closing reading's end.
+// window between two readings (opening_from: the opening reading's start, closing_to: the closing one's end).
 // The range test is what finds them through the *_finality index (sql/037): a superset of the two exact
-// conditions beside it, which decide. Bindings for it: the same start and end again.
-const OVERLAPS = `currency = ? AND status_category = 'success' AND finalized_at > ?::timestamptz
-  AND coalesce(open_seen_at, created_at) < ?::timestamptz AND finalized_at IS NOT NULL
+// conditions beside it, which decide.
+const OVERLAPS = sql`currency = ${param('currency')} AND status_category = 'success' AND finalized_at > ${param('opening_from')}::timestamptz
+  AND coalesce(open_seen_at, created_at) < ${param('closing_to')}::timestamptz AND finalized_at IS NOT NULL
   AND tstzrange(least(coalesce(open_seen_at, created_at), finalized_at), finalized_at, '[]')
-      && tstzrange(?::timestamptz, greatest(?::timestamptz, ?::timestamptz), '[]')`;
-// ...and certainly inside it: seen open after the opening reading ended, final before the closing one
-// began. Bindings: opening reading's end, closing reading's start.
-const INSIDE = `coalesce(open_seen_at, created_at) >= ?::timestamptz AND finalized_at <= ?::timestamptz`;
+      && tstzrange(${param('opening_from')}::timestamptz, greatest(${param('opening_from')}::timestamptz, ${param('closing_to')}::timestamptz), '[]')`;
+// ...and certainly inside it: seen open after the opening reading ended, final before the closing one began.
+const INSIDE = sql`coalesce(open_seen_at, created_at) >= ${param('opening_to')}::timestamptz AND finalized_at <= ${param('closing_from')}::timestamptz`;
 
 // The balance moved by what the provider collected and charged (its answer, kept in provider_*), not by a
 // merchant's record that disagrees with it (a FEE or PAID_AMOUNT finding); an order no answer has filled
 // in yet falls back to its own columns.
 const PAID = 'coalesce(provider_paid_amount, paid_amount, amount)';
 const FEE = 'coalesce(provider_fee, fee)';
+
+const WINDOW_SUMS = sql`WITH p AS (
+       SELECT sum(${PAID})::text AS paid, sum(${FEE})::text AS fee, count(*)::int AS n
+         FROM payment_orders WHERE ${OVERLAPS} AND ${INSIDE}
+     ),
+     q AS (
+       SELECT sum(amount)::text AS amount, sum(${FEE})::text AS fee, count(*)::int AS n
+         FROM payout_orders WHERE ${OVERLAPS} AND ${INSIDE}
+     )
+     SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`;
+
+const WINDOW_CANDIDATES = sql`SELECT 'payment' AS direction, id::text AS order_id, merchant_ref, (${PAID} - coalesce(${FEE}, 0))::text AS effect,
+            coalesce(open_seen_at, created_at) AS lo, finalized_at AS hi
+       FROM payment_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
+     UNION ALL
+     SELECT 'payout', id::text, merchant_ref, (-(amount + coalesce(${FEE}, 0)))::text, coalesce(open_seen_at, created_at), finalized_at
+       FROM payout_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
+     ORDER BY 1, 2`;
+
+const instant = (t: Date | string): string => (typeof t === 'string' ? t : t.toISOString());
 
 /**
  * The window between two readings, split the way the roll-forward needs it: sums of the success
@@ -59,31 +79,15 @@ export async function settlementWindow(
   opening: ReadingBounds,
   closing: ReadingBounds,
 ): Promise<{ sums: SettlementSums; candidates: FinalityCandidate[] }> {
-  const [a0, a1, b0, b1] = [opening.from, opening.to, closing.from, closing.to];
-  const overlaps = [currency, a0, b1, a0, a0, b1];
-  const res = await db.raw(
-    `WITH p AS (
-       SELECT sum(${PAID})::text AS paid, sum(${FEE})::text AS fee, count(*)::int AS n
-         FROM payment_orders WHERE ${OVERLAPS} AND ${INSIDE}
-     ),
-     q AS (
-       SELECT sum(amount)::text AS amount, sum(${FEE})::text AS fee, count(*)::int AS n
-         FROM payout_orders WHERE ${OVERLAPS} AND ${INSIDE}
-     )
-     SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`,
-    [...overlaps, a1, b0, ...overlaps, a1, b0],
-  );
-  const r = oneRow(res);
-  const rows = await db.raw(
-    `SELECT 'payment' AS direction, id::text AS order_id, merchant_ref, (${PAID} - coalesce(${FEE}, 0))::text AS effect,
-            coalesce(open_seen_at, created_at) AS lo, finalized_at AS hi
-       FROM payment_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
-     UNION ALL
-     SELECT 'payout', id::text, merchant_ref, (-(amount + coalesce(${FEE}, 0)))::text, coalesce(open_seen_at, created_at), finalized_at
-       FROM payout_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
-     ORDER BY 1, 2`,
-    [...overlaps, a1, b0, ...overlaps, a1, b0],
-  );
+  const values = {
+    currency,
+    opening_from: instant(opening.from),
+    opening_to: instant(opening.to),
+    closing_from: instant(closing.from),
+    closing_to: instant(closing.to),
+  };
+  const r = oneRow(await db.raw(WINDOW_SUMS.text, bindingsOf(WINDOW_SUMS, values)));
+  const rows = await db.raw(WINDOW_CANDIDATES.text, bindingsOf(WINDOW_CANDIDATES, values));
   return {
     sums: {
       payments: { paidAmount: textOrNull(r, 'paid'), fee: textOrNull(r, 'p_fee'), count: int(r, 'p_n') },
