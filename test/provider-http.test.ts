@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ProviderClient, type ProviderClientOptions } from '../src/provider/client.ts';
 import { CredentialsError, ProviderResponseError, ProviderUnavailableError } from '../src/provider/errors.ts';
 import { Transport } from '../src/provider/http.ts';
@@ -169,7 +169,15 @@ describe('network failures', () => {
     const transport = new Transport({ baseUrl, connections: 1, timeoutMs: 200, maxBodyBytes: 1000 });
     try {
       const post = () => transport.post('balance', '/v1/api/account/balance', {}, '{}').catch((e) => e);
-      const errors = await Promise.all([post(), post()]);
+      const first = post();
+      await vi.waitFor(() => expect(hits).toBe(1), { timeout: 5_000, interval: 5 });
+      const second = post();
+      // Hold the event loop past both deadlines, so the two timers fire in one go before any I/O. Without
+      // this, a second request created a millisecond after the first could be sent in the moment between
+      // the first's deadline freeing the socket and its own (sent before its deadline: no fault, but not
+      // the case under test), and under load it was: the server saw 3 requests.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+      const errors = await Promise.all([first, second]);
       for (const err of errors) expect(err.message).toBe('balance: no complete answer within 200 ms (timeout)');
       // The first held the only socket; the second's deadline passed in the queue. The next request
       // is answered, so the pool moved on, and the stalled server saw the first request alone.
