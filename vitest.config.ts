@@ -25,8 +25,8 @@ export default defineConfig({
     minWorkers: 1,
     // PGlite's Postgres is a 10 MB WebAssembly module compiled afresh in each test file's worker; V8's
     // optimising tier then recompiles it in the background, work a few hundred queries never repay.
-    // With the baseline compiler alone the suite spent 43 s less CPU (process accounting, 273 -> 230 s
-    // in the workers) and ran 325 -> 297 s on this machine's 2 cores; PGlite's answers are the same.
+    // With the baseline compiler alone the workers' CPU fell from 258-309 s to 219-236 s a run (process
+    // accounting, docs/performance/index.md); the laptop run on PGlite, 265 -> 203 s. Same answers.
     poolOptions: { forks: { execArgv: v8FlagIfKnown('--liftoff-only') } },
     sequence: { sequencer: LongestFirst },
     projects: [

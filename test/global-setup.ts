@@ -6,7 +6,7 @@ import path from 'node:path';
 export const RUN_DIR_ENV = 'PAYRECON_TEST_RUN_DIR';
 
 /** Where the run's root goes instead of the system's temporary directory, when set. */
-export const TEST_TMPDIR_ENV = 'PAYRECON_TEST_TMPDIR';
+const TEST_TMPDIR_ENV = 'PAYRECON_TEST_TMPDIR';
 
 /** Memory-backed and shared by every process on Linux; in a container it may be 64 MB, too small. */
 const RAM_DIR = '/dev/shm';
@@ -16,9 +16,10 @@ const RAM_DIR_MIN_FREE = 2 * 1024 ** 3;
  * The parent of the run's root: PAYRECON_TEST_TMPDIR, else /dev/shm when it is a writable directory
  * with 2 GiB free, else os.tmpdir(). Tests copy a 40 MB, 1,154-file PGlite template per database and
  * write report versions with fsync: on this machine's disk a copy takes 650 ms, in memory 55 ms.
+ * (A killed run's root stays in memory until removed or the machine restarts, as it stayed in /tmp.)
  */
-export function runRootParent(env: NodeJS.ProcessEnv = process.env): string {
-  const chosen = env[TEST_TMPDIR_ENV];
+function runRootParent(): string {
+  const chosen = process.env[TEST_TMPDIR_ENV];
   if (chosen) return chosen;
   try {
     fs.accessSync(RAM_DIR, fs.constants.W_OK);
