@@ -19,6 +19,7 @@ import { registerCaseRoutes } from './routes/cases.ts';
 import { registerCaseImportRoutes } from './routes/case-import.ts';
 import { registerOrderRoutes } from './routes/orders.ts';
 import { FAVICON_SVG } from './pages/favicon.ts';
+import { denyByDefault } from './route-access.ts';
 
 function refuse(request: FastifyRequest, reply: FastifyReply, status: 401 | 403, message: string): FastifyReply {
   return sendPage(
@@ -51,6 +52,7 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   // Parts are read by the route that wants a file (readUpload), after the role check; others refuse multipart (no CSRF field).
   await app.register(multipart);
   app.decorateRequest('session', null);
+  denyByDefault(app);
   const policy = sessionPolicy(config);
 
   app.addHook('onSend', async (_request, reply) => {
@@ -67,8 +69,12 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   });
 
   app.addHook('preHandler', async (request, reply) => {
+    // No route: the not-found page, which shows nothing.
+    if (request.is404) return;
     const access = request.routeOptions.config?.access;
-    if (access === undefined || access === 'public') return;
+    // Registration refuses a route without access (route-access.ts); should one slip past, it is closed.
+    if (access === undefined) return refuse(request, reply, 403, 'This page declares no access.');
+    if (access === 'public') return;
     const token = request.cookies[SESSION_COOKIE];
     let session = token ? await resolveSession(deps.db.knex, policy, token, deps.now()) : null;
 
