@@ -78,6 +78,7 @@ describe('docs/reference/commands.md', () => {
   });
 
   it("names every long option of each command in the command's line", () => {
-    for (const c of commands) for (const option of c.options) if (!(documented.get(c.path) ?? "").includes(option)) console.log("MISSING", c.path, option);
+    for (const c of commands)
+      for (const option of c.options) if (!(documented.get(c.path) ?? '').includes(option)) console.log('MISSING', c.path, option);
   });
 });
