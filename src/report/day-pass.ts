@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import type { Logger } from '../log/logger.ts';
 import {
   balanceSnapshotsFor,

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { caseStateCountsOccurred, caseTransitionCounts, unresolvedCaseAges } from '../db/cases.ts';
 import type { RateSnapshotRow } from '../db/reports.ts';
 import type { UnknownOrderRow } from '../db/unknown-orders.ts';

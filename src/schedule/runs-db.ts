@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import type { ScheduledJobName } from './schedules.ts';
 
 /** The scheduler's own reads and writes on job_runs and report_versions. */
