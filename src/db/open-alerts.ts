@@ -1,4 +1,4 @@
-import type { Knex } from '../db/knex-types.ts';
+import type { Knex } from 'knex';
 
 export interface OpenAlert {
   id: string;
