@@ -135,7 +135,8 @@ try {
   };
   console.log(JSON.stringify(figures));
   recordResult('report', {
-    command: `${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL=<postgres> ' : ''}node --import tsx bench/report.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    command:
+      `${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL=<postgres> ' : ''}node --import tsx bench/report.ts ${process.argv.slice(2).join(' ')}`.trim(),
     machine: benchMachine('Postgres'),
     load: { end: loadAverages() },
     figures,

@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CsvFileResult } from './csv-file.ts';
-import { REPORT_TABLES, type ReportTableName, type SummaryTableName } from './report-tables.ts';
-
-/** One file per summary table, in reading order (the registry of report tables, report-tables.ts). */
-export type SummaryFile = `${SummaryTableName}.csv`;
+import { REPORT_TABLES, type ReportTableName } from './report-tables.ts';
 
 /** The CSV files of a version, in the order the manifest and the content hash list them: one per table of the registry. */
 export type ReportFile = `${ReportTableName}.csv`;
