@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -114,8 +114,9 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
     }
   });
 
-  app.setErrorHandler((err: Error, request, reply) => {
-    const status = (err as { statusCode?: number }).statusCode ?? 500;
+  // Fastify's own errors carry their status (413 body too large, 415, 400 bad form); any other is a 500.
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const status = err.statusCode ?? 500;
     if (status >= 500)
       deps.logger.error({ err: { message: err.message, stack: err.stack }, url: request.routeOptions.url }, 'console request failed');
     return sendPage(
