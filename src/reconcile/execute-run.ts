@@ -4,6 +4,7 @@ import { finishRun, setRunSelected, type RunRow, type RunStatus } from '../db/ru
 import type { HeldLock } from '../db/locks.ts';
 import { notificationStates } from '../db/webhook-events.ts';
 import type { Direction } from '../domain/types.ts';
+import type { Verdict } from '../domain/verdicts.ts';
 import { isFinalCategory } from '../domain/status.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
 import type { NotificationFacts, ProviderAnswer } from '../recon/types.ts';
@@ -208,8 +209,15 @@ async function writeChecks(pass: Pass, entries: BatchToWrite['entries'], checkpo
     refused: (order, message) => refusedCheck(order, message, deps.policy, now),
   });
   state.record(written.done);
-  for (const c of written.done) deps.onChecked?.(direction, c.result.verdict);
+  if (deps.onChecked) for (const [verdict, n] of verdictCounts(written.done)) deps.onChecked(direction, verdict, n);
   return written.lost;
+}
+
+/** How many of a batch's checks got each verdict. */
+function verdictCounts(done: readonly CheckToWrite[]): Map<Verdict, number> {
+  const counts = new Map<Verdict, number>();
+  for (const c of done) counts.set(c.result.verdict, (counts.get(c.result.verdict) ?? 0) + 1);
+  return counts;
 }
 
 /**
