@@ -70,3 +70,7 @@ CREATE INDEX payout_orders_provider_open ON payout_orders (created_at)
 -- sql/037's indexes served the merchant-status overlap test, which nothing runs any more.
 DROP INDEX payment_orders_finality;
 DROP INDEX payout_orders_finality;
+
+-- A window judged again (an order recorded, or first answered for by the provider, after the snapshot that
+-- closed the window of its finality) keeps its one row, updated: when, and the drift it was first judged with.
+ALTER TABLE balance_checks ADD COLUMN rejudged_at timestamptz, ADD COLUMN first_drift numeric;

@@ -159,3 +159,35 @@ export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<
   );
   return text(oneRow(res), 'id');
 }
+
+/**
+ * A window judged again with the orders as they are now: its one row (UNIQUE per pair of snapshots) takes
+ * the new figures; first_drift keeps the drift it was first judged with, rejudged_at when (sql/040).
+ */
+export async function rejudgeBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<string> {
+  const res = await db.raw(
+    `UPDATE balance_checks SET run_id = ?, opening_total = ?::numeric, explained_movement = ?::numeric, expected_closing = ?::numeric,
+            closing_total = ?::numeric, first_drift = coalesce(first_drift, drift), drift = ?::numeric, tolerance = ?::numeric,
+            within_tolerance = ?, payments_count = ?, payouts_count = ?, rejudged_at = ?, timing_items = ?::jsonb, timing_movement = ?::numeric
+      WHERE opening_snapshot_id = ?::bigint AND closing_snapshot_id = ?::bigint
+      RETURNING id::text AS id`,
+    [
+      c.runId,
+      c.openingTotal,
+      c.explainedMovement,
+      c.expectedClosing,
+      c.closingTotal,
+      c.drift,
+      c.tolerance,
+      c.withinTolerance,
+      c.paymentsCount,
+      c.payoutsCount,
+      c.checkedAt,
+      JSON.stringify(c.timingItems),
+      c.timingMovement,
+      c.openingSnapshotId,
+      c.closingSnapshotId,
+    ],
+  );
+  return text(oneRow(res), 'id');
+}

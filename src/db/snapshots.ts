@@ -96,7 +96,7 @@ export async function previousBalanceSnapshot(
 }
 
 /**
- * The windows of a currency whose latest judgement (balance_checks) was drift beyond tolerance, with
+ * The windows of a currency whose judgement (balance_checks) stands as drift beyond tolerance, with
  * a closing snapshot taken at or after `since`, oldest first, as their two snapshots: the roll-forward
  * judges them again when orders checked since may explain them (issue 43: an order recorded, or first
  * answered for by the provider, after the snapshot that closed the window of its finality).
@@ -107,14 +107,9 @@ export async function unexplainedWindows(
   since: Date,
 ): Promise<Array<{ opening: BalanceSnapshot; closing: BalanceSnapshot; drift: string }>> {
   const res = await db.raw(
-    `WITH latest AS (
-       SELECT DISTINCT ON (opening_snapshot_id, closing_snapshot_id) opening_snapshot_id, closing_snapshot_id, within_tolerance, drift
-         FROM balance_checks WHERE currency = ?
-        ORDER BY opening_snapshot_id, closing_snapshot_id, checked_at DESC, id DESC
-     )
-     SELECT l.opening_snapshot_id::text AS opening_id, l.closing_snapshot_id::text AS closing_id, l.drift::text AS drift
-       FROM latest l JOIN balance_snapshots c ON c.id = l.closing_snapshot_id
-      WHERE NOT l.within_tolerance AND c.taken_at >= ?
+    `SELECT b.opening_snapshot_id::text AS opening_id, b.closing_snapshot_id::text AS closing_id, b.drift::text AS drift
+       FROM balance_checks b JOIN balance_snapshots c ON c.id = b.closing_snapshot_id
+      WHERE b.currency = ? AND NOT b.within_tolerance AND c.taken_at >= ?
       ORDER BY c.taken_at, c.id`,
     [currency, since],
   );

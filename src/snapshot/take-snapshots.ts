@@ -11,7 +11,7 @@ import {
   type BalanceSnapshot,
   type RateSnapshot,
 } from '../db/snapshots.ts';
-import { insertBalanceCheck } from '../db/settlement.ts';
+import { insertBalanceCheck, rejudgeBalanceCheck } from '../db/settlement.ts';
 import { Decimal, type Currency } from '../money/decimal.ts';
 import { CredentialsError } from '../provider/errors.ts';
 import type { Balance, UsdtRate } from '../provider/types.ts';
@@ -124,7 +124,7 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
     await checkOpen(deps, 'after');
     for (const c of done) {
       if (!c.balance) continue;
-      // Earlier windows first, so the new window's check is the currency's latest row.
+      // Earlier windows first: the new window is judged with every order known by now.
       await rejudgeWindows(deps, run.id, c.currency);
       await rollForwardCurrency(deps, run.id, c);
     }
@@ -208,8 +208,8 @@ export const REJUDGE_DAYS = 30;
 /**
  * Judges again each earlier window of the currency still standing as drift, with the orders as they are
  * now: an order recorded after the snapshot that closed the window of its finality, or whose provider
- * status no check had seen then, explains it once a check says (issue 43). A changed judgement is a new
- * balance_checks row and moves the window's case (cleared when explained); it raises no new alert.
+ * status no check had seen then, explains it once a check says (issue 43). A changed judgement updates the
+ * window's balance_checks row (keeping the drift first judged) and moves its case (cleared when explained); it raises no new alert.
  */
 async function rejudgeWindows(deps: SnapshotDeps, runId: string, currency: Currency): Promise<void> {
   const since = new Date(deps.clock().getTime() - REJUDGE_DAYS * 86_400_000);
@@ -223,7 +223,7 @@ async function rejudgeWindows(deps: SnapshotDeps, runId: string, currency: Curre
         tolerance: toleranceFor(deps.policy, currency),
       });
       if (rf.withinTolerance === false && new Decimal(rf.drift!).equals(w.drift)) return;
-      await storeCheck(trx, runId, rf, checkedAt);
+      await storeCheck(trx, runId, rf, checkedAt, rejudgeBalanceCheck);
       await syncDriftCase(trx, rf, checkedAt);
       deps.logger.info({ currency, opening: w.opening.id, closing: w.closing.id, was: w.drift, drift: rf.drift }, 'window judged again');
     });
@@ -264,9 +264,10 @@ async function storeCheck(
   runId: string,
   rf: SnapshotRollForward,
   checkedAt: Date,
+  write: typeof insertBalanceCheck = insertBalanceCheck,
 ): Promise<void> {
   // Only called with both snapshots present, so every figure below is set.
-  await insertBalanceCheck(trx, {
+  await write(trx, {
     runId,
     currency: rf.currency,
     openingSnapshotId: rf.opening!.id,
