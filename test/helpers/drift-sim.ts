@@ -186,7 +186,7 @@ export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
       const ahead = e.at - sandbox.state.now();
       if (ahead > 0) await control.advanceClock(ahead);
       if (e.kind === 'order') {
-        const kind = await placeOrder(r, db.knex, client, control, banks, now, unrecorded);
+        const kind = await placeOrder(r, db.knex, client, control, banks, now, unrecorded, start + hours * HOUR - 90 * MIN);
         kinds[kind]++;
       } else if (e.kind === 'batch') await recordBatch(db.knex, control, unrecorded, now);
       else if (e.kind === 'sweep') await sweep();
@@ -221,12 +221,14 @@ async function placeOrder(
   banks: Map<Currency, string[]>,
   now: () => Date,
   unrecorded: Unrecorded[],
+  lastRecord: number,
 ): Promise<OrderKind> {
   const currency = CURRENCIES[Math.floor(r() * CURRENCIES.length)];
   const direction: Direction = r() < 0.65 ? 'payment' : 'payout';
   const kind = drawKind(r);
-  // Recorded from right away up to 3 hours on: before or after the snapshots around the provider's finality.
-  const recordAfter = now().getTime() + Math.floor(r() * 3 * HOUR);
+  // Recorded from right away up to 3 hours on: before or after the snapshots around the provider's finality;
+  // by 90 minutes before the end, so a batch and a snapshot follow it (the run ends; the merchant would go on).
+  const recordAfter = Math.min(now().getTime() + Math.floor(r() * 3 * HOUR), lastRecord);
   const scale = { INR: 1_000, NGN: 50_000, IDR: 500_000 }[currency];
   const amount = `${Math.floor(scale * (0.1 + r() * (direction === 'payment' ? 10 : 2)))}.${String(Math.floor(r() * 100)).padStart(2, '0')}`;
   const merchantRef = randomUUID();
