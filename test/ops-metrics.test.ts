@@ -29,6 +29,9 @@ const FAMILIES = [
   'payrecon_balance_drift',
   'payrecon_report_emails_pending',
   'payrecon_webhook_notifications_total',
+  'payrecon_ready',
+  'payrecon_database_reachable',
+  'payrecon_job_watched_since_timestamp_seconds',
   'process_cpu_user_seconds_total',
 ];
 
@@ -95,12 +98,20 @@ describe.skipIf(requiresServer('the metrics read a real Postgres; /readyz goes t
     const { status, text } = await get(`${ops.url}/metrics`);
     expect(status).toBe(200);
     for (const family of FAMILIES) expect(text, family).toMatch(new RegExp(`^# TYPE ${family} `, 'm'));
-    expect(sample(text, 'payrecon_job_runs_total{job="reconcile",outcome="success"}')).toBe(0);
+    expect(sample(text, 'payrecon_job_runs_total{payrecon_job="reconcile",outcome="success"}')).toBe(0);
     expect(sample(text, 'payrecon_orders_checked_total{direction="payment",verdict="mismatch"}')).toBe(0);
     expect(sample(text, 'payrecon_webhook_notifications_total{outcome="refused"}')).toBe(0);
     expect(sample(text, 'payrecon_report_emails_pending')).toBe(0);
     // No roll-forward checked yet: no drift sample at all, rather than a zero that claims one.
     expect(text).not.toMatch(/^payrecon_balance_drift\{/m);
+    expect(sample(text, 'payrecon_ready')).toBe(1);
+    expect(sample(text, 'payrecon_database_reachable')).toBe(1);
+    // A job that never succeeded is still watched, from the install: a rule can see it overdue.
+    const installed = sample(text, 'payrecon_job_watched_since_timestamp_seconds{payrecon_job="bank-codes"}');
+    expect(installed).toBeGreaterThan(Date.now() / 1000 - 86_400);
+    expect(sample(text, 'payrecon_job_last_success_timestamp_seconds{payrecon_job="bank-codes"}')).toBeUndefined();
+    // No provider request yet: no reachability sample rather than a guess.
+    expect(text).not.toMatch(/^payrecon_provider_reachable\{/m);
   });
 
   it('moves after a reconcile, a snapshot, a report and a webhook', async () => {
@@ -126,18 +137,19 @@ describe.skipIf(requiresServer('the metrics read a real Postgres; /readyz goes t
     expect(await serving).toBe(0);
 
     const { text } = await get(`${ops.url}/metrics`);
-    expect(sample(text, 'payrecon_job_runs_total{job="reconcile",outcome="success"}')).toBe(1);
-    expect(sample(text, 'payrecon_job_runs_total{job="snapshot",outcome="success"}')).toBe(2);
-    expect(sample(text, 'payrecon_job_runs_total{job="report",outcome="success"}')).toBe(1);
+    expect(sample(text, 'payrecon_job_runs_total{payrecon_job="reconcile",outcome="success"}')).toBe(1);
+    expect(sample(text, 'payrecon_job_runs_total{payrecon_job="snapshot",outcome="success"}')).toBe(2);
+    expect(sample(text, 'payrecon_job_runs_total{payrecon_job="report",outcome="success"}')).toBe(1);
     const checked = text.split('\n').filter((l) => l.startsWith('payrecon_orders_checked_total{'));
     expect(checked.reduce((n, l) => n + Number(l.split(' ')[1]), 0)).toBeGreaterThanOrEqual(30);
     expect(sample(text, 'payrecon_provider_requests_total{operation="paymentFetch",status="200"}')).toBeGreaterThan(0);
     expect(sample(text, 'payrecon_provider_requests_total{operation="balance",status="200"}')).toBeGreaterThan(0);
     expect(sample(text, 'payrecon_provider_request_duration_seconds_count{operation="paymentFetch"}')).toBeGreaterThan(0);
     expect(sample(text, 'payrecon_webhook_notifications_total{outcome="refused"}')).toBe(1);
+    expect(sample(text, 'payrecon_provider_reachable{operation="paymentFetch"}')).toBe(1);
     const now = Date.now() / 1000;
     for (const job of ['reconcile', 'snapshot']) {
-      expect(now - sample(text, `payrecon_job_last_success_timestamp_seconds{job="${job}"}`)!).toBeLessThan(600);
+      expect(now - sample(text, `payrecon_job_last_success_timestamp_seconds{payrecon_job="${job}"}`)!).toBeLessThan(600);
     }
     // Two snapshots make one roll-forward check per currency: its drift is reported, zero in a clean world.
     for (const currency of config.RECON_CURRENCIES) expect(sample(text, `payrecon_balance_drift{currency="${currency}"}`)).toBe(0);
@@ -160,6 +172,8 @@ describe.skipIf(requiresServer('the metrics read a real Postgres; /readyz goes t
     });
     const { text } = await get(`${ops.url}/metrics`);
     expect(sample(text, 'payrecon_open_cases{code="AMOUNT_MISMATCH",currency="INR"}')).toBe(before + 1);
+    const oldest = sample(text, 'payrecon_open_cases_oldest_timestamp_seconds{code="AMOUNT_MISMATCH",currency="INR"}');
+    expect(oldest).toBeLessThanOrEqual(at.getTime() / 1000);
   });
 
   it('/healthz is alive; /readyz is 503 with the reason while the database is down, and ready again after', async () => {
@@ -187,9 +201,13 @@ describe.skipIf(requiresServer('the metrics read a real Postgres; /readyz goes t
       expect(stale.status).toBe(200);
       expect(sample(stale.text, 'payrecon_report_emails_pending')).toBe(sample(before.text, 'payrecon_report_emails_pending'));
       expect(sample(stale.text, 'payrecon_metrics_database_errors_total')).toBeGreaterThan(0);
+      // The outage as gauges, while this endpoint (and so `up`) still answers.
+      expect(sample(stale.text, 'payrecon_database_reachable')).toBe(0);
+      expect(sample(stale.text, 'payrecon_ready')).toBe(0);
 
       proxy.restore();
       await waitFor(async () => (await get(`${server!.url}/readyz`)).status === 200, 20_000, 200);
+      await waitFor(async () => sample((await get(`${server!.url}/metrics`)).text, 'payrecon_ready') === 1, 20_000, 200);
     } finally {
       await server?.close();
       await db?.close();
