@@ -1,13 +1,13 @@
 // Health, readiness and metrics of the long-running processes, scraped over real HTTP against real
 // Postgres and the sandbox: every family is exposed from the start, and each moves after its event.
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { requiresServer } from './helpers/db.ts';
 import { waitFor } from './helpers/cli.ts';
+import { cuttableProxy } from './helpers/cuttable-proxy.ts';
 import { seedMerchant } from '../src/demo/seed-merchant.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { loadConfig } from '../src/config/config.ts';
@@ -45,35 +45,6 @@ const get = async (url: string) => {
   const res = await fetch(url);
   return { status: res.status, text: await res.text() };
 };
-
-/** A TCP proxy to Postgres that can be taken down (every connection cut, new ones refused) and brought back. */
-function cuttableProxy(target: { host: string; port: number }) {
-  let down = false;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    if (down) return void client.destroy();
-    const upstream = net.connect(target.port, target.host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  return {
-    listen: () => new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as net.AddressInfo).port))),
-    cut: () => {
-      down = true;
-      for (const s of sockets) s.destroy();
-    },
-    restore: () => void (down = false),
-    close: () => {
-      down = true;
-      for (const s of sockets) s.destroy();
-      return new Promise((r) => server.close(r));
-    },
-  };
-}
 
 describe.skipIf(requiresServer('the metrics read a real Postgres; /readyz goes through a proxy to it'))('health and metrics', () => {
   let world: World;
