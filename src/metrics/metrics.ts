@@ -147,6 +147,8 @@ export class PayreconMetrics {
   providerRequest(operation: string, status: string, seconds: number): void {
     this.providerRequests.inc({ operation, status });
     this.providerDuration.observe({ operation }, seconds);
+    // Only the latest request counts: an operation not called since an outage began must not keep saying 1.
+    this.providerReachable.reset();
     this.providerReachable.set({ operation }, PROVIDER_FAILURE.test(status) ? 0 : 1);
   }
 
