@@ -330,7 +330,7 @@ async function withCases(fn: (deps: JobDeps) => Promise<void>): Promise<void> {
 /** After a resolve: alerts whose cases are all resolved now are resolved, with their one "resolved" message. */
 async function settleAlerts(ctx: JobDeps): Promise<void> {
   const { raiseAndDeliver } = await import('../runtime/alerting.ts');
-  await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
+  await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date(), job: 'cases' }, []);
 }
 
 /** --as, else PAYRECON_ACTOR, else the OS user: every transition names a person. */

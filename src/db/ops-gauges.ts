@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dateOrNull, int, oneRow, rowsOf, text, textOrNull } from './row.ts';
+import { count, date, dateOrNull, int, oneRow, rowsOf, text, textOrNull } from './row.ts';
 
 /** What /metrics reads from the database on each scrape: small aggregate queries on indexed columns. */
 export interface OpsGaugeRows {
@@ -9,6 +9,9 @@ export interface OpsGaugeRows {
   emailsPending: number;
   /** Latest completed run of each job. */
   lastSuccess: { job: string; at: Date }[];
+  /** Failures of each alerting step so far (alerting_health), and the latest failure of any. */
+  alertingFailures: { step: string; failures: number }[];
+  alertingLastFailure: Date | null;
 }
 
 /**
@@ -27,6 +30,8 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
     const success = await trx.raw(
       `SELECT job, max(finished_at) AS at FROM job_runs WHERE status = 'completed' AND NOT dry_run GROUP BY job`,
     );
+    const alerting = await trx.raw(`SELECT step, failures::text AS failures, last_failed_at FROM alerting_health`);
+    const alertingRows = rowsOf(alerting);
     return {
       // A case about no currency (a bank code, say) is labelled "none" rather than dropped.
       openCases: rowsOf(cases).map((r) => ({ code: text(r, 'code'), currency: textOrNull(r, 'currency') ?? 'none', count: int(r, 'n') })),
@@ -37,6 +42,11 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
         const at = dateOrNull(r, 'at');
         return at ? [{ job: text(r, 'job'), at }] : [];
       }),
+      alertingFailures: alertingRows.map((r) => ({ step: text(r, 'step'), failures: count(r, 'failures') })),
+      alertingLastFailure: alertingRows.reduce<Date | null>((max, r) => {
+        const at = date(r, 'last_failed_at');
+        return max && max >= at ? max : at;
+      }, null),
     };
   });
 }

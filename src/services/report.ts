@@ -74,7 +74,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       // run's own send just failed: the server is down, and the next run retries them all.
       if (!emails.some((e) => e.status === 'failed')) emails.push(...(await retryPendingEmails(db, mailer, now(), { secrets })));
     }
-    await raiseAndDeliver({ db, config, logger, now, mailer }, []);
+    await raiseAndDeliver({ db, config, logger, now, mailer, job: 'report' }, []);
     const failed = emails.some((e) => e.status === 'failed');
     return { exitCode: failed ? EXIT.INCOMPLETE : EXIT.OK, report, emails };
   }
