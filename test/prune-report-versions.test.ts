@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 const prune = (over: Partial<PruneOptions> = {}) =>
-  runPrune({ db: t.db, logger: silentLogger, cutoff: CUTOFF, dryRun: false, batchSize: 5000, lockTimeoutMs: 2000, ...over });
+  runPrune({ db: t.db, logger: silentLogger, cutoff: CUTOFF, dryRun: false, batchSize: 5000, lockTimeoutMs: 2000, reportDir, ...over });
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
