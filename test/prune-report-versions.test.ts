@@ -250,7 +250,7 @@ describe.skipIf(requiresServer('prune runs on Postgres'))('payrecon prune: repor
     const date = oldDay();
     await orderOn(date);
     const [v1] = await versions(date, 2);
-    const env = { DATABASE_URL: t.url!, LOG_LEVEL: 'warn', RETENTION_DAYS: '400' };
+    const env = { DATABASE_URL: t.url!, LOG_LEVEL: 'warn', RETENTION_DAYS: '400', REPORT_DIR: reportDir };
     const text = await runCli(['prune', '--dry-run'], env);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`${date} v1  ${v1.directory}`);
