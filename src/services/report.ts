@@ -68,7 +68,15 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
     if (mailer) {
       const secrets = secretValues(config);
       if (options.email) {
-        emails.push(await sendReportEmail(db, mailer, { versionId: report.record.id, resend: options.resend, now: now(), secrets }));
+        emails.push(
+          await sendReportEmail(db, mailer, {
+            versionId: report.record.id,
+            resend: options.resend,
+            now: now(),
+            secrets,
+            onStep: killPointFromEnv(),
+          }),
+        );
       }
       // Deliveries that failed earlier (SMTP down) go out now: nothing is lost. Not when this
       // run's own send just failed: the server is down, and the next run retries them all.
