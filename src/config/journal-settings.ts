@@ -90,7 +90,7 @@ export const JOURNAL_SETTINGS = {
     ),
     default: '',
     secret: false,
-    doc: 'JSON file mapping journal roles (or role:CUR) to {code, name} in your chart of accounts; unset roles keep the defaults (docs/guides/for-accounting.md)',
+    doc: 'JSON file mapping journal roles (or role:CUR) to {code, name} in your chart of accounts; unset roles keep the defaults (docs/guides/for-accounting.md); a regular file of at most 1 MiB, each key once',
   },
   JOURNAL_BASE_CURRENCY: {
     schema: z.enum(['USDT', ...CURRENCIES], { message: `expected USDT or one of ${CURRENCIES.join(', ')}` }),
@@ -111,6 +111,6 @@ export const JOURNAL_SETTINGS = {
     ),
     default: '',
     secret: false,
-    doc: 'JSON file of the contracted provider fees per currency, direction and method (`"*"` = other methods): `{"INR":{"payment":{"UPI":{"percent":"1.5","fixed":"0","min":"1","max":"500"}}}}`; a provider fee off it is `FEE_SCHEDULE`',
+    doc: 'JSON file of the contracted provider fees per currency, direction and method (`"*"` = other methods): `{"INR":{"payment":{"UPI":{"percent":"1.5","fixed":"0","min":"1","max":"500"}}}}`; a provider fee off it is `FEE_SCHEDULE`; a regular file of at most 1 MiB, each key once',
   },
 } as const;
