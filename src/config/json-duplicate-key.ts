@@ -17,7 +17,6 @@ type Frame =
 export function findDuplicateKey(text: string): DuplicateKey | null {
   const stack: Frame[] = [];
   let line = 1;
-  let pendingPath = '';
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (ch === '\n') line++;
