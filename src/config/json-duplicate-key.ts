@@ -39,12 +39,8 @@ export function findDuplicateKey(text: string): DuplicateKey | null {
       i = j;
     } else if (ch === '{' || ch === '[') {
       const top = stack.at(-1);
-      pendingPath = top?.kind === 'object' ? join(top.path, top.lastKey) : (top?.path ?? '');
-      stack.push(
-        ch === '{'
-          ? { kind: 'object', keys: new Map(), path: pendingPath, expectKey: true, lastKey: '' }
-          : { kind: 'array', path: pendingPath },
-      );
+      const at = top?.kind === 'object' ? join(top.path, top.lastKey) : (top?.path ?? '');
+      stack.push(ch === '{' ? { kind: 'object', keys: new Map(), path: at, expectKey: true, lastKey: '' } : { kind: 'array', path: at });
     } else if (ch === '}' || ch === ']') stack.pop();
     else if (ch === ',') {
       const top = stack.at(-1);
