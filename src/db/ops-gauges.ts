@@ -3,7 +3,7 @@ import { count, date, dateOrNull, int, oneRow, rowsOf, text, textOrNull } from '
 
 /** What /metrics reads from the database on each scrape: small aggregate queries on indexed columns. */
 export interface OpsGaugeRows {
-  openCases: { code: string; currency: string; count: number }[];
+  openCases: { code: string; currency: string; count: number; oldestOpenedAt: Date }[];
   /** The latest roll-forward check of each currency checked at all: drift as decimal text. */
   drift: { currency: string; drift: string }[];
   emailsPending: number;
@@ -12,6 +12,8 @@ export interface OpsGaugeRows {
   /** Failures of each alerting step so far (alerting_health), and the latest failure of any. */
   alertingFailures: { step: string; failures: number }[];
   alertingLastFailure: Date | null;
+  /** When the first migration was applied: the start of every job's watch (null on an empty table). */
+  installedAt: Date | null;
 }
 
 /**
@@ -21,7 +23,9 @@ export interface OpsGaugeRows {
 export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promise<OpsGaugeRows> {
   return db.transaction(async (trx) => {
     await trx.raw(`SELECT set_config('statement_timeout', ?, true)`, [String(Math.max(1, Math.floor(statementTimeoutMs)))]);
-    const cases = await trx.raw(`SELECT code, currency, count(*)::int AS n FROM cases WHERE state = 'open' GROUP BY code, currency`);
+    const cases = await trx.raw(
+      `SELECT code, currency, count(*)::int AS n, min(opened_at) AS oldest FROM cases WHERE state = 'open' GROUP BY code, currency`,
+    );
     const drift = await trx.raw(
       `SELECT DISTINCT ON (currency) currency, drift::text AS drift
            FROM balance_checks ORDER BY currency, checked_at DESC, id DESC`,
@@ -32,9 +36,16 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
     );
     const alerting = await trx.raw(`SELECT step, failures::text AS failures, last_failed_at FROM alerting_health`);
     const alertingRows = rowsOf(alerting);
+    // knex's own table: migration_time of the first file is the install; retention never prunes it.
+    const installed = await trx.raw(`SELECT min(migration_time) AS at FROM knex_migrations`);
     return {
       // A case about no currency (a bank code, say) is labelled "none" rather than dropped.
-      openCases: rowsOf(cases).map((r) => ({ code: text(r, 'code'), currency: textOrNull(r, 'currency') ?? 'none', count: int(r, 'n') })),
+      openCases: rowsOf(cases).map((r) => ({
+        code: text(r, 'code'),
+        currency: textOrNull(r, 'currency') ?? 'none',
+        count: int(r, 'n'),
+        oldestOpenedAt: date(r, 'oldest'),
+      })),
       drift: rowsOf(drift).map((r) => ({ currency: text(r, 'currency'), drift: text(r, 'drift') })),
       emailsPending: int(oneRow(emails), 'n'),
       // A job with no completed run has none: max() over no rows is a NULL time.
@@ -47,6 +58,7 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
         const at = date(r, 'last_failed_at');
         return max && max >= at ? max : at;
       }, null),
+      installedAt: dateOrNull(oneRow(installed), 'at'),
     };
   });
 }
