@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../src/money/decimal.ts';
 import { buildJournal, type JournalDayInput } from '../src/recon/journal.ts';
+import type { JournalEntry } from '../src/recon/journal-types.ts';
+import { postingEntries, type PostingEntry } from '../src/recon/posting.ts';
 import { csvCells, csvHeader } from '../src/report/csv-cells.ts';
 import { journalTable, quickbooksTable, xeroTables, XERO_MAX_LINES, type JournalRenderOptions } from '../src/report/journal-tables.ts';
 import type { Table } from '../src/report/table.ts';
@@ -32,8 +34,13 @@ const groups = <T>(rows: T[], key: (r: T) => string) => {
   return m;
 };
 
+// As a day's first posting file writes them: every entry new, numbered in order.
+const asPosting = (entries: readonly JournalEntry[]): PostingEntry[] =>
+  postingEntries(entries, new Map(), { date: '2026-03-10', version: 1, postedOn: '2026-03-11', dayPostedIn: null }, 'day:2026-03-10:');
+
 describe('journal files', () => {
   const { entries } = buildJournal(DAY);
+  const posting = asPosting(entries);
 
   it('journal.csv: the columns accounting asked for, one of debit/credit per line, accounts from the setting', () => {
     const t = journalTable(entries, OPTS);
@@ -51,6 +58,7 @@ describe('journal files', () => {
       'usdt_credit',
       'description',
       'source_ref',
+      'posted_in',
     ]);
     const wallet = cells(t).find((r) => r[3] === 'wallet')!;
     expect(wallet.slice(4, 8)).toEqual(['1211', 'Provider wallet NGN', '24625.49', '']);
@@ -62,7 +70,7 @@ describe('journal files', () => {
   });
 
   it('journal_xero.csv: Xero’s header, debit positive and credit negative, dd/mm/yyyy, each Narration+Date a journal summing to zero', () => {
-    const { tables, skipped } = xeroTables(entries, OPTS);
+    const { tables, skipped } = xeroTables(posting, OPTS);
     expect(skipped).toEqual([]);
     expect(tables.map((t) => t.name)).toEqual(['journal_xero']);
     const t = tables[0];
@@ -71,7 +79,7 @@ describe('journal files', () => {
     expect(new Set(rows.map((r) => r[1]))).toEqual(new Set(['10/03/2026']));
     expect(rows.every((r) => r[4] === 'Tax Exempt')).toBe(true);
     // Payments: wallet debit (+), payments clearing credit (−), in USDT at the deposit rate.
-    const pay = rows.filter((r) => r[0].startsWith('2026-03-10-NGN-payments'));
+    const pay = rows.filter((r) => r[0].startsWith('20260310v1-001 '));
     expect(pay.find((r) => r[3] === '1211')![5]).toBe('16.09');
     expect(pay.find((r) => r[3] === '1220')![5]).toBe('-16.33');
     for (const [, journal] of groups(rows, (r) => `${r[0]}|${r[1]}`)) {
@@ -80,7 +88,7 @@ describe('journal files', () => {
   });
 
   it('journal_xero.csv in a local base currency: that currency exact, the rate stated per line', () => {
-    const { tables } = xeroTables(entries, { ...OPTS, base: 'NGN' });
+    const { tables } = xeroTables(posting, { ...OPTS, base: 'NGN' });
     const rows = cells(tables[0]);
     expect(rows.find((r) => r[3] === '1211')![5]).toBe('24625.49');
   });
@@ -93,12 +101,15 @@ describe('journal files', () => {
         kind: 'reversal' as const,
         direction: 'payment' as const,
         merchantRef: `R-${i}`,
+        orderId: String(i),
         originalDate: '2026-03-01',
+        countedOn: '2026-03-01',
+        observedAt: '2026-03-10T12:00:00.000Z',
         walletEffect: '-1',
       })),
       rollForward: { ...DAY.rollForward, drift: '1050' },
     });
-    const { tables } = xeroTables(many.entries, { ...OPTS, base: 'NGN' });
+    const { tables } = xeroTables(asPosting(many.entries), { ...OPTS, base: 'NGN' });
     expect(tables.map((t) => t.name)).toEqual(['journal_xero', 'journal_xero_2']);
     const narrations = tables.map((t) => new Set(cells(t).map((r) => r[0])));
     for (const t of tables) expect(t.rows.length).toBeLessThanOrEqual(XERO_MAX_LINES);
@@ -109,7 +120,7 @@ describe('journal files', () => {
   });
 
   it('journal_quickbooks.csv: QuickBooks’ header, one of Debits/Credits per line, MM/DD/YYYY, entries balance, currency and exchange rate', () => {
-    const t = quickbooksTable(entries, OPTS);
+    const t = quickbooksTable(posting, OPTS);
     expect(csvHeader(t.columns)).toEqual([
       'Journal No.',
       'Journal Date',

@@ -1,5 +1,6 @@
 import { Decimal, normalizeDecimal } from '../money/decimal.ts';
 import type { JournalEntry } from '../recon/journal-types.ts';
+import type { PostingEntry } from '../recon/posting.ts';
 import type { DayRate } from '../recon/journal-usdt.ts';
 import { JOURNAL_USDT_DECIMALS } from '../recon/journal-usdt.ts';
 import { accountFor, type Account } from './journal-accounts.ts';
@@ -34,6 +35,17 @@ export const JOURNAL_COLUMNS: readonly TableColumn[] = [
   { name: 'source_ref', kind: 'text', width: 24 },
 ];
 
+/** journal.csv's last column: the posting files that carried the line's entry ("2026-01-02/v1"), or why none has. */
+const POSTED_IN: TableColumn = { name: 'posted_in', kind: 'text', width: 24, label: 'posted in' };
+
+/** journal_posting.csv: journal.csv's columns, then what the line's entry is posted as. */
+export const POSTING_COLUMNS: readonly TableColumn[] = [
+  ...JOURNAL_COLUMNS,
+  { name: 'posting_id', kind: 'text', width: 16, label: 'journal no.' },
+  { name: 'adjusts_date', kind: 'text', width: 11, label: 'adjusts day' },
+  { name: 'adjusts_version', kind: 'text', label: 'adjusts version' },
+];
+
 const side = (v: string | null): [string | null, string | null] => {
   if (v === null) return [null, null];
   const d = new Decimal(v);
@@ -41,39 +53,75 @@ const side = (v: string | null): [string | null, string | null] => {
   return d.isNegative() ? [null, normalizeDecimal(d.negated())] : [normalizeDecimal(d), null];
 };
 
-/** journal.csv and the workbook's Journal sheet: every line in its currency and in USDT. */
-export function journalTable(entries: readonly JournalEntry[], opts: Pick<JournalRenderOptions, 'accounts'>): Table {
-  const rows: TableRow[] = [];
-  for (const e of entries) {
-    for (const l of e.lines) {
-      const a = accountFor(opts.accounts, l.role, e.currency);
-      const [debit, credit] = side(l.amount);
-      const [ud, uc] = side(l.usdt);
-      rows.push([
-        e.id,
-        e.date,
-        e.currency,
-        l.role,
-        a.code,
-        a.name,
-        debit,
-        credit,
-        l.usdtRate,
-        ud,
-        uc,
-        `${e.description}: ${l.description}`,
-        l.sourceRef,
-      ]);
-    }
-  }
+function journalRows(e: JournalEntry, accounts: Readonly<Record<string, Account>>, id: string): TableRow[] {
+  return e.lines.map((l) => {
+    const a = accountFor(accounts, l.role, e.currency);
+    const [debit, credit] = side(l.amount);
+    const [ud, uc] = side(l.usdt);
+    return [
+      id,
+      e.date,
+      e.currency,
+      l.role,
+      a.code,
+      a.name,
+      debit,
+      credit,
+      l.usdtRate,
+      ud,
+      uc,
+      `${e.description}: ${l.description}`,
+      l.sourceRef,
+    ];
+  });
+}
+
+/** journal.csv and the workbook's Journal sheet: the whole day as it now stands, every line in its currency and in USDT, with where it was posted. */
+export function journalTable(
+  entries: readonly JournalEntry[],
+  opts: Pick<JournalRenderOptions, 'accounts'>,
+  postedIn: ReadonlyMap<string, readonly string[]> = new Map(),
+  notPosted = 'not posted',
+): Table {
+  const rows: TableRow[] = entries.flatMap((e) => {
+    const where = postedIn.get(e.key)?.join(' + ') || notPosted;
+    return journalRows(e, opts.accounts, e.id).map((r) => [...r, where]);
+  });
   return {
     name: 'journal',
     title: 'Journal',
-    columns: JOURNAL_COLUMNS,
+    columns: [...JOURNAL_COLUMNS, POSTED_IN],
     rows,
     notes: [
+      'The day as it now stands, for reading: post journal_posting.csv (or its Xero / QuickBooks files), never this. "posted in" names the posting files that carried each entry.',
       'One entry per currency and kind; each balances in its currency and in USDT. Debit and credit in the entry’s currency.',
       'USDT at the day’s closing rate snapshot (deposit side for entries bringing money in, withdraw side for money out), 6 decimals; a rounding line takes what rounding leaves.',
+    ],
+  };
+}
+
+/** journal_posting.csv: only what this version posts, each entry under its journal number. */
+export function postingTable(
+  entries: readonly PostingEntry[],
+  opts: Pick<JournalRenderOptions, 'accounts'>,
+  nothing: string | null,
+): Table {
+  const rows: TableRow[] = entries.flatMap((e) =>
+    journalRows(e, opts.accounts, e.id).map((r) => [
+      ...r,
+      e.journalNo,
+      e.adjusts?.date ?? null,
+      e.adjusts ? String(e.adjusts.version) : null,
+    ]),
+  );
+  return {
+    name: 'journal_posting',
+    title: 'Journal to post',
+    columns: POSTING_COLUMNS,
+    rows,
+    notes: [
+      nothing ?? 'Post every posting file once, in the order written (trial_balance.csv shows the accounts once this one is posted).',
+      'An entry with an adjusts day is an adjusting entry: the difference between what that version posted and what is true now, dated the day it was written.',
     ],
   };
 }
@@ -135,7 +183,7 @@ const mmddyyyy = (date: string) => `${date.slice(5, 7)}/${date.slice(8, 10)}/${d
  * at journal boundaries so no file passes 300 lines. Entries without the rates to convert are left
  * out and named in `skipped`.
  */
-export function xeroTables(entries: readonly JournalEntry[], opts: JournalRenderOptions): { tables: Table[]; skipped: string[] } {
+export function xeroTables(entries: readonly PostingEntry[], opts: JournalRenderOptions): { tables: Table[]; skipped: string[] } {
   const files: TableRow[][] = [[]];
   const skipped: string[] = [];
   for (const e of entries) {
@@ -146,7 +194,14 @@ export function xeroTables(entries: readonly JournalEntry[], opts: JournalRender
     }
     const rows: TableRow[] = lines
       .filter((l) => !l.amount.isZero())
-      .map((l) => [`${e.id} ${e.description}`, ddmmyyyy(e.date), l.description, l.account.code, opts.xeroTaxRate, l.amount.toFixed(2)]);
+      .map((l) => [
+        `${e.journalNo} ${e.description}`,
+        ddmmyyyy(e.date),
+        l.description,
+        l.account.code,
+        opts.xeroTaxRate,
+        l.amount.toFixed(2),
+      ]);
     if (files.at(-1)!.length + rows.length > XERO_MAX_LINES) files.push([]);
     files.at(-1)!.push(...rows);
   }
@@ -175,12 +230,12 @@ const QB_COLUMNS: readonly TableColumn[] = [
 /**
  * journal_quickbooks.csv: QuickBooks Online's journal import for a multi-currency company. Amounts
  * in the entry's own currency (exact), with its Currency and the Exchange Rate to the home currency
- * (JOURNAL_BASE_CURRENCY per 1 unit, 12 decimals); dates MM/DD/YYYY. Journal No. is short (QuickBooks
- * takes 21 characters): the date and the entry's number that day.
+ * (JOURNAL_BASE_CURRENCY per 1 unit, 12 decimals); dates MM/DD/YYYY. Journal No. is the posting's
+ * (the version's date and number and the entry's sequence: unique across versions and days, 21 characters at most).
  */
-export function quickbooksTable(entries: readonly JournalEntry[], opts: JournalRenderOptions): Table {
+export function quickbooksTable(entries: readonly PostingEntry[], opts: JournalRenderOptions): Table {
   const rows: TableRow[] = [];
-  entries.forEach((e, i) => {
+  for (const e of entries) {
     const rate = e.lines[0]?.usdtRate ?? null;
     const baseRate = opts.base === 'USDT' ? '1' : (opts.rates.get(opts.base)?.deposit ?? null);
     const exchange =
@@ -190,19 +245,9 @@ export function quickbooksTable(entries: readonly JournalEntry[], opts: JournalR
       const [debit, credit] = side(l.amount);
       if (debit === null && credit === null) continue;
       const a = accountFor(opts.accounts, l.role, e.currency);
-      rows.push([
-        `${e.date.replaceAll('-', '')}-${String(i + 1).padStart(3, '0')}`,
-        mmddyyyy(e.date),
-        a.name,
-        debit,
-        credit,
-        `${e.id}: ${l.description}`,
-        null,
-        e.currency,
-        exchange,
-      ]);
+      rows.push([e.journalNo, mmddyyyy(e.date), a.name, debit, credit, `${e.id}: ${l.description}`, null, e.currency, exchange]);
     }
-  });
+  }
   return {
     name: 'journal_quickbooks',
     title: 'Journal for QuickBooks Online',

@@ -97,7 +97,7 @@ async function finishWorkbook(
         yield page.map(lateChangeTableRow);
     });
     for (const t of others) workbook.tableSheet(sheetOf(t), t);
-    for (const t of [facts.balances, facts.rates, facts.journal]) tableSheet(workbook, sheetOf(t), t);
+    for (const t of [facts.balances, facts.rates, facts.journal, facts.trialBalance]) tableSheet(workbook, sheetOf(t), t);
   } catch (err) {
     await workbook.abort();
     throw err;
