@@ -141,8 +141,3 @@ function adjusting(
     adjusts,
   };
 }
-
-/** Σ of each entry's lines: zero in its currency (and in USDT where it has USDT figures). */
-export function postingBalances(entries: readonly PostingEntry[]): boolean {
-  return entries.every((e) => e.lines.reduce((a, l) => a.plus(l.amount), new Decimal(0)).isZero());
-}

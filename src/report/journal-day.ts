@@ -5,7 +5,7 @@ import type { DayRate } from '../recon/journal-usdt.ts';
 import { feeRuleFor, scheduledFee } from '../recon/fees.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import type { Direction } from '../domain/types.ts';
-import type { LateChangeRow, RateSnapshotRow, ReportItemRow } from '../db/reports.ts';
+import type { RateSnapshotRow, ReportItemRow } from '../db/reports.ts';
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
 
 /**
