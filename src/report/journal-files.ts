@@ -29,10 +29,13 @@ export function trialBalanceTable(
       { name: 'credits', kind: 'amount' },
       { name: 'balance', kind: 'amount' },
     ],
-    rows: rows.map((r) => {
-      const a = accountFor(opts.accounts, r.role, r.currency);
-      return [r.currency, a.code, a.name, r.role, r.debits, r.credits, r.balance];
-    }),
+    rows: rows
+      .map((r) => {
+        const a = accountFor(opts.accounts, r.role, r.currency);
+        return [r.currency, a.code, a.name, r.role, r.debits, r.credits, r.balance];
+      })
+      // By currency, then account code: as a trial balance reads.
+      .sort((a, b) => (a[0] === b[0] ? String(a[1]).localeCompare(String(b[1])) : String(a[0]).localeCompare(String(b[0])))),
     notes: [
       `Every posting file up to and including ${postingFile} posted once, in order. Balance = debits − credits; each currency sums to zero, and the wallet's is the provider balance at the last checked close.`,
     ],
