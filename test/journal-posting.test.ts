@@ -118,7 +118,9 @@ describe.skipIf(requiresServer(NEEDS))('a fee correction seen on D+1, D rewritte
   let reportDir: string;
   const written: WriteReportsResult[] = [];
   const report = async (date: string, now: string, force = false) => {
-    const opts: WriteReportsOptions = { date, timezone: 'UTC', reportDir, now: new Date(now), currencies: ['IDR'], force };
+    // An IDR organisation: the Xero and QuickBooks files in IDR, exact.
+    const journal = { accounts: {}, base: 'IDR', baseRates: new Map(), usdtAtPar: false, xeroTaxRate: 'Tax Exempt' };
+    const opts: WriteReportsOptions = { date, timezone: 'UTC', reportDir, now: new Date(now), currencies: ['IDR'], force, journal };
     const r = await writeReports(t.db, opts);
     written.push(r);
     return r;
@@ -222,3 +224,73 @@ function byEntry(lines: readonly CsvLine[]): Map<string, CsvLine[]> {
   for (const l of lines) out.set(l.posting_id, [...(out.get(l.posting_id) ?? []), l]);
   return out;
 }
+
+describe.skipIf(requiresServer(NEEDS))(
+  'JOURNAL_BASE_CURRENCY=USD: a missing rate holds the entries back until the rates file has it',
+  () => {
+    let t: TestDatabase;
+    let reportDir: string;
+    const written: WriteReportsResult[] = [];
+    const report = async (now: string, baseRates: Map<string, { rate: string; source: string }>) => {
+      const r = await writeReports(t.db, {
+        date: '2024-05-01',
+        timezone: 'UTC',
+        reportDir,
+        now: new Date(now),
+        currencies: ['INR'],
+        force: true,
+        journal: { accounts: {}, base: 'USD', baseRates, usdtAtPar: false, xeroTaxRate: 'No VAT' },
+      });
+      written.push(r);
+      return r;
+    };
+
+    beforeAll(async () => {
+      t = await createTestDatabase('h37_posting_usd', { engine: 'postgres' });
+      reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-posting-'));
+      await t.db.knex.raw(`
+      INSERT INTO job_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T10:00:00Z', 'completed');
+      INSERT INTO payment_orders (id, merchant_ref, transaction_ref, currency, method, amount, paid_amount, fee, provider_paid_amount, provider_fee,
+        status, status_category, created_at, finalized_at) VALUES
+        (1, 'P-1', 'T-1', 'INR', 'NATIVE', 1000, 1000, 20, 1000, 20, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z');
+      INSERT INTO recon_items (${ITEM_COLUMNS}) VALUES
+        (1, 'payment', 1, 'P-1', 'T-1', 'INR', 'NATIVE', '2024-05-01T10:00:00Z', 'Success', 'success', 1000, 1000, 20,
+         'Success', 'success', 1000, 1000, 20, 'matched', '{}', '');
+      INSERT INTO balance_snapshots (currency, available, pending, held, credit, taken_at) VALUES
+        ('INR', 10000, 0, 0, 0, '2024-05-01T00:00:00Z'), ('INR', 10980, 0, 0, 0, '2024-05-01T23:00:00Z');
+      INSERT INTO rate_snapshots (currency, deposit, withdraw, taken_at, flags) VALUES ('INR', 83, 84, '2024-05-01T12:00:00Z', '{}');`);
+      await report('2024-05-02T01:00:00Z', new Map());
+      await report('2024-05-02T02:00:00Z', new Map([['2024-05-01:INR', { rate: '0.012', source: 'JOURNAL_RATES_FILE row 2' }]]));
+      await report('2024-05-02T03:00:00Z', new Map([['2024-05-01:INR', { rate: '0.012', source: 'JOURNAL_RATES_FILE row 2' }]]));
+    }, 120_000);
+    afterAll(async () => {
+      await t?.drop();
+    });
+
+    it('no rate: nothing posted, the headline names the currency and day, the ledger is empty', async () => {
+      expect(written[0].manifest.headline).toContain('journal: 1 entry held back, no rate to USD for INR 2024-05-01 (JOURNAL_RATES_FILE)');
+      expect(readJournalCsv(path.join(written[0].directory, 'journal_posting.csv'))).toEqual([]);
+      expect(readJournalCsv(path.join(written[0].directory, 'journal_xero.csv'))).toEqual([]);
+      expect((await listPostings(t.db.knex)).map((p) => p.lines)).toEqual([0, 3, 0]);
+    });
+
+    it('the rate added: the day posted whole on the next version (dated the day), in USD at that rate, once', () => {
+      const posting = readJournalCsv(path.join(written[1].directory, 'journal_posting.csv'));
+      expect(posting.map((l) => [l.date, l.role, l.adjusts_date])).toEqual([
+        ['2024-05-01', 'wallet', ''],
+        ['2024-05-01', 'fees', ''],
+        ['2024-05-01', 'payments_clearing', ''],
+      ]);
+      const xero = readJournalCsv(path.join(written[1].directory, 'journal_xero.csv'));
+      expect(xero.map((l) => [l.AccountCode, l.TaxRate, l.Amount])).toEqual([
+        ['1211', 'No VAT', '11.76'], // 980 × 0.012
+        ['6110', 'No VAT', '0.24'],
+        ['2220', 'No VAT', '-12.00'],
+      ]);
+      expect(xero[0].Description).toContain('at 0.012 USD/INR: JOURNAL_RATES_FILE row 2');
+      const qb = readJournalCsv(path.join(written[1].directory, 'journal_quickbooks.csv'));
+      expect(qb.map((l) => l['Account Name'])).toEqual(['Provider wallet INR', 'Provider fees', 'Payments clearing']);
+      expect(readJournalCsv(path.join(written[2].directory, 'journal_posting.csv'))).toEqual([]);
+    });
+  },
+);

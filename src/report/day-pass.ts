@@ -16,6 +16,8 @@ import { isCurrency } from '../money/decimal.ts';
 import { reportHeadline, type Drift } from '../recon/headline.ts';
 import { caseSummary } from '../recon/case-figures.ts';
 import type { JournalDay } from '../recon/journal.ts';
+import type { JournalEntry } from '../recon/journal-types.ts';
+import { baseRateOf } from './journal-tables.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { businessView } from './business-view.ts';
@@ -131,17 +133,23 @@ export async function passOverDay(
     rates: snapshots.rateRows,
   });
   const rates = closingRates(snapshots.rateRows);
-  const posting = await postingOf(tx, scope, { version: v.version, timezone: opts.timezone, now: opts.now }, journals, lateOfDay, rates);
-  // A rerun whose journal was all posted before says so; a first posting is the day's journal, as ever.
-  const allPosted = !scope.partial && posting.entries.length === 0 && posting.day.length > 0;
-  const headline = `${headlineOf(scope, currencies, rollForwards, orders, open, late)}${allPosted ? ' · journal: nothing new to post' : ''}`;
+  const journalSettings = opts.journal ?? DEFAULT_JOURNAL_SETTINGS;
+  const postable = (e: JournalEntry) => !journalSettings.base || baseRateOf(e, journalSettings) !== null;
+  const posting = await postingOf(
+    tx,
+    scope,
+    { version: v.version, timezone: opts.timezone, now: opts.now },
+    journals,
+    lateOfDay,
+    rates,
+    postable,
+  );
+  const headline = `${headlineOf(scope, currencies, rollForwards, orders, open, late)}${journalHeadline(posting, journalSettings.base)}`;
   const summaryTables = await summaryTablesOf(tx, opts, scope, { currencies, orders, open, late, rollForwards, journals, snapshots });
   const summaryFiles: Partial<Record<ReportFile, CsvFileResult>> = {};
   for (const t of summaryTables) summaryFiles[`${t.name}.csv` as ReportFile] = await writeTableFile(dir, t, formatTime);
-  const journal = await writeJournalFiles(
-    posting,
-    { ...(opts.journal ?? DEFAULT_JOURNAL_SETTINGS), rates, postingFile: `${scope.date}/v${v.version}` },
-    (t) => writeTableFile(dir, t, formatTime),
+  const journal = await writeJournalFiles(posting, { ...journalSettings, rates, postingFile: `${scope.date}/v${v.version}` }, (t) =>
+    writeTableFile(dir, t, formatTime),
   );
   if (journal.skipped.length)
     opts.logger?.warn({ entries: journal.skipped }, 'journal entries left out of journal_xero.csv: no rate to the base currency');
@@ -173,6 +181,21 @@ export async function passOverDay(
     trialBalance: journal.trialBalance,
     posting,
   };
+}
+
+/**
+ * What the headline adds about the journal: entries held back for want of a rate (named, so the rates
+ * file can be fixed), or a version whose journal was all posted before. A first posting adds nothing.
+ */
+function journalHeadline(posting: VersionPosting, base: string): string {
+  const parts: string[] = [];
+  if (posting.heldBack.length > 0) {
+    const missing = [...new Set(posting.heldBack.map((e) => `${e.currency} ${e.date}`))].sort();
+    parts.push(
+      `journal: ${posting.heldBack.length} ${posting.heldBack.length === 1 ? 'entry' : 'entries'} held back, no rate to ${base} for ${missing.join(', ')} (JOURNAL_RATES_FILE)`,
+    );
+  } else if (posting.entries.length === 0 && posting.day.length > 0) parts.push('journal: nothing new to post');
+  return parts.map((p) => ` · ${p}`).join('');
 }
 
 interface DayOrders {

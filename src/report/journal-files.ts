@@ -9,7 +9,13 @@ import type { Table } from './table.ts';
 export type JournalSettings = Omit<JournalRenderOptions, 'rates'>;
 
 /** The chart of accounts and currencies when none are configured (the defaults of JOURNAL_*). */
-export const DEFAULT_JOURNAL_SETTINGS: JournalSettings = { accounts: {}, base: 'USDT', xeroTaxRate: 'Tax Exempt' };
+export const DEFAULT_JOURNAL_SETTINGS: JournalSettings = {
+  accounts: {},
+  base: '',
+  baseRates: new Map(),
+  usdtAtPar: false,
+  xeroTaxRate: 'Tax Exempt',
+};
 
 /** trial_balance.csv and its sheet: each account's running balance per currency once this posting file is posted. */
 export function trialBalanceTable(

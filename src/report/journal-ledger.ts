@@ -94,8 +94,10 @@ export interface VersionPosting {
   /** The day's journal as it now stands (journal.csv), each entry with the posting files that carried it. */
   day: JournalEntry[];
   postedIn: Map<string, string[]>;
-  /** This version's posting file; empty when nothing is new (or the day is not over). */
+  /** This version's posting file; empty when nothing is new. */
   entries: PostingEntry[];
+  /** Entries with no rate to the base currency: left out of the ledger until one is there. */
+  heldBack: PostingEntry[];
   /** Why nothing is posted, for the headline; null when entries are posted. */
   nothing: string | null;
   trialBalance: TrialBalanceRow[];
@@ -103,7 +105,8 @@ export interface VersionPosting {
 
 /**
  * This version's posting file: the day's entries and every late change not yet posted (dated the
- * day a check saw it), minus what the ledger holds. A partial day posts nothing: its figures still move.
+ * day a check saw it), minus what the ledger holds. A partial day posts what it has; the rest of the day
+ * follows as adjusting entries of the version written once it is over.
  */
 export async function postingOf(
   tx: Knex.Transaction,
@@ -112,6 +115,7 @@ export async function postingOf(
   journals: readonly JournalDay[],
   late: DayLate,
   rates: ReadonlyMap<string, DayRate>,
+  postable: (e: JournalEntry) => boolean,
 ): Promise<VersionPosting> {
   const day = journals.flatMap((j) => j.entries);
   const pending: JournalEntry[] = [];
@@ -133,25 +137,22 @@ export async function postingOf(
     truth.map((e) => e.key),
   );
   const postedOn = DateTime.fromJSDate(v.now, { zone: v.timezone }).toISODate()!;
-  const entries = scope.partial
-    ? []
-    : postingEntries(
-        truth,
-        posted,
-        { date: scope.date, version: v.version, postedOn, dayPostedIn: await dayPostedIn(tx, scope.date) },
-        `day:${scope.date}:`,
-      );
+  const all = postingEntries(
+    truth,
+    posted,
+    { date: scope.date, version: v.version, postedOn, dayPostedIn: await dayPostedIn(tx, scope.date) },
+    `day:${scope.date}:`,
+  );
+  // No rate to the base currency: held back whole (not in the ledger), posted by the first file that has one.
+  const entries = all.filter(postable);
+  const heldBack = all.filter((e) => !postable(e));
   const postedIn = await postingFilesOf(
     tx,
     day.map((e) => e.key),
   );
   for (const e of entries) postedIn.set(e.key, [...(postedIn.get(e.key) ?? []), `${scope.date}/v${v.version}`]);
-  const nothing = scope.partial
-    ? 'day not over: nothing posted'
-    : entries.length === 0
-      ? 'nothing new to post (every line is in an earlier posting file)'
-      : null;
-  return { day, postedIn, entries, nothing, trialBalance: await trialBalanceWith(tx, entries) };
+  const nothing = entries.length === 0 ? 'nothing new to post (every line is in an earlier posting file)' : null;
+  return { day, postedIn, entries, heldBack, nothing, trialBalance: await trialBalanceWith(tx, entries) };
 }
 
 /** The trial balance once every earlier posting file and this one are posted. */

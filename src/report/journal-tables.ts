@@ -4,12 +4,17 @@ import type { PostingEntry } from '../recon/posting.ts';
 import type { DayRate } from '../recon/journal-usdt.ts';
 import { JOURNAL_USDT_DECIMALS } from '../recon/journal-usdt.ts';
 import { accountFor, type Account } from './journal-accounts.ts';
+import type { BaseRate } from '../config/journal-settings.ts';
 import type { Table, TableColumn, TableRow } from './table.ts';
 
 export interface JournalRenderOptions {
   accounts: Readonly<Record<string, Account>>;
-  /** JOURNAL_BASE_CURRENCY: what journal_xero.csv posts in, QuickBooks' home currency. */
+  /** JOURNAL_BASE_CURRENCY: what journal_xero.csv posts in, QuickBooks' home currency; '' when not set. */
   base: string;
+  /** JOURNAL_RATES_FILE: "date:currency" → base per 1 unit. */
+  baseRates: ReadonlyMap<string, BaseRate>;
+  /** JOURNAL_USDT_AT_PAR. */
+  usdtAtPar: boolean;
   /** The day's closing rate per currency (units per 1 USDT); the base's own when base is local. */
   rates: ReadonlyMap<string, DayRate>;
   xeroTaxRate: string;
@@ -135,25 +140,43 @@ interface BaseLine {
 }
 
 /**
+ * The rate from an entry's currency to the base, and where it comes from: 1 for the base itself;
+ * the JOURNAL_RATES_FILE row of the entry's date; with JOURNAL_USDT_AT_PAR and a USD base, the
+ * provider's USDT rate of the entry taken at par. Null when none: the entry is held back.
+ */
+export function baseRateOf(e: JournalEntry, opts: Pick<JournalRenderOptions, 'base' | 'baseRates' | 'usdtAtPar'>): BaseRate | null {
+  if (!opts.base) return null;
+  if (opts.base === e.currency) return { rate: '1', source: 'the base currency' };
+  const row = opts.baseRates.get(`${e.date}:${e.currency}`);
+  if (row) return row;
+  const usdt = e.lines.find((l) => l.usdtRate !== null)?.usdtRate ?? null;
+  if (opts.usdtAtPar && opts.base === 'USD' && usdt !== null)
+    return {
+      rate: normalizeDecimal(new Decimal(1).dividedBy(usdt)),
+      source: `the provider’s ${usdt} ${e.currency}/USDT, USDT at par with USD`,
+    };
+  return null;
+}
+
+/**
  * An entry's lines in the base currency: exact when the base is the entry's currency, else each
- * local amount ÷ its rate × the base's rate (1 for USDT), rounded half-up to 2 decimals, with the
- * residual on a rounding line so the journal still sums to zero. Null without the rates.
+ * local amount × its rate (baseRateOf), rounded half-up to 2 decimals, with the residual on a
+ * rounding line so the journal still sums to zero. Null without a rate.
  */
 function inBase(e: JournalEntry, opts: JournalRenderOptions): BaseLine[] | null {
   const lines = e.lines.filter((l) => l.role !== 'rounding');
   const acc = (role: (typeof lines)[number]['role']) => accountFor(opts.accounts, role, e.currency);
   if (opts.base === e.currency)
     return lines.map((l) => ({ account: acc(l.role), role: l.role, amount: new Decimal(l.amount), description: l.description }));
-  const rate = lines[0]?.usdtRate;
-  const baseRate = opts.base === 'USDT' ? '1' : opts.rates.get(opts.base)?.deposit;
-  if (!rate || !baseRate) return null;
+  const r = baseRateOf(e, opts);
+  if (r === null) return null;
   const out = lines.map((l) => {
-    const amount = new Decimal(l.amount).dividedBy(rate).times(baseRate).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+    const amount = new Decimal(l.amount).times(r.rate).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
     return {
       account: acc(l.role),
       role: l.role,
       amount,
-      description: `${l.description} (${e.currency} ${new Decimal(l.amount).abs().toFixed(2)} at ${rate} ${e.currency}/USDT${opts.base === 'USDT' ? '' : `, ${baseRate} ${opts.base}/USDT`})`,
+      description: `${l.description} (${e.currency} ${new Decimal(l.amount).abs().toFixed(2)} at ${new Decimal(r.rate).toDecimalPlaces(10).toFixed()} ${opts.base}/${e.currency}: ${r.source})`,
     };
   });
   const residual = out.reduce((a, l) => a.plus(l.amount), new Decimal(0));
@@ -210,7 +233,11 @@ export function xeroTables(entries: readonly PostingEntry[], opts: JournalRender
     title: `Journal for Xero${i === 0 ? '' : ` (part ${i + 1})`}`,
     columns: XERO_COLUMNS,
     rows,
-    notes: [`Amounts in ${opts.base}; positive = debit, negative = credit.`],
+    notes: [
+      opts.base
+        ? `Amounts in ${opts.base}; positive = debit, negative = credit. Imported as drafts: post them from Manual Journals.`
+        : 'JOURNAL_BASE_CURRENCY is not set: no lines (set it to your organisation’s base currency).',
+    ],
   }));
   return { tables, skipped };
 }
@@ -223,29 +250,24 @@ const QB_COLUMNS: readonly TableColumn[] = [
   { name: 'Credits', kind: 'decimal', decimals: 2 },
   { name: 'Description', kind: 'text' },
   { name: 'Name', kind: 'text' },
-  { name: 'Currency', kind: 'text' },
-  { name: 'Exchange Rate', kind: 'decimal' },
 ];
 
 /**
- * journal_quickbooks.csv: QuickBooks Online's journal import for a multi-currency company. Amounts
- * in the entry's own currency (exact), with its Currency and the Exchange Rate to the home currency
- * (JOURNAL_BASE_CURRENCY per 1 unit, 12 decimals); dates MM/DD/YYYY. Journal No. is the posting's
- * (the version's date and number and the entry's sequence: unique across versions and days, 21 characters at most).
+ * journal_quickbooks.csv: QuickBooks Online's journal import, only the columns Intuit documents,
+ * in the home currency (JOURNAL_BASE_CURRENCY): each line converted as for Xero, its rate and source
+ * in the Description; dates MM/DD/YYYY. Journal No. is the posting's (the version's date and number
+ * and the entry's sequence: unique across versions and days, 21 characters at most). The wallet is
+ * an account per currency ("Provider wallet INR"): a foreign-currency wallet account in a
+ * multi-currency company takes its entries in its own currency on the Journal entry screen instead
+ * (docs/guides/for-accounting.md).
  */
 export function quickbooksTable(entries: readonly PostingEntry[], opts: JournalRenderOptions): Table {
   const rows: TableRow[] = [];
   for (const e of entries) {
-    const rate = e.lines[0]?.usdtRate ?? null;
-    const baseRate = opts.base === 'USDT' ? '1' : (opts.rates.get(opts.base)?.deposit ?? null);
-    const exchange =
-      opts.base === e.currency ? '1' : rate && baseRate ? new Decimal(baseRate).dividedBy(rate).toDecimalPlaces(12).toFixed() : null;
-    for (const l of e.lines) {
-      if (l.role === 'rounding') continue; // USDT-only; QuickBooks converts the local amounts itself
-      const [debit, credit] = side(l.amount);
+    for (const l of inBase(e, opts) ?? []) {
+      const [debit, credit] = side(l.amount.toFixed());
       if (debit === null && credit === null) continue;
-      const a = accountFor(opts.accounts, l.role, e.currency);
-      rows.push([e.journalNo, mmddyyyy(e.date), a.name, debit, credit, `${e.id}: ${l.description}`, null, e.currency, exchange]);
+      rows.push([e.journalNo, mmddyyyy(e.date), l.account.name, debit, credit, `${e.id}: ${l.description}`, null]);
     }
   }
   return {
@@ -253,6 +275,10 @@ export function quickbooksTable(entries: readonly PostingEntry[], opts: JournalR
     title: 'Journal for QuickBooks Online',
     columns: QB_COLUMNS,
     rows,
-    notes: [`Amounts in each entry’s currency; Exchange Rate = ${opts.base} per 1 unit of it.`],
+    notes: [
+      opts.base
+        ? `Amounts in ${opts.base} (the home currency); each foreign-currency line gives its rate and where it came from.`
+        : 'JOURNAL_BASE_CURRENCY is not set: no lines (set it to your company’s home currency).',
+    ],
   };
 }

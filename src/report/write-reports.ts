@@ -217,15 +217,14 @@ async function writeInTransaction(
     });
     // What this version says per order, for later reports' late_changes.csv: same snapshot as items.csv.
     await recordVersionOrders(tx, record.id, scope.window);
-    // The version's posting file joins the ledger with it (a partial day posts nothing).
-    if (!scope.partial)
-      await insertPosting(tx, {
-        businessDate: date,
-        version,
-        postedOn: DateTime.fromJSDate(opts.now, { zone: opts.timezone }).toISODate()!,
-        createdAt: opts.now,
-        entries: facts.posting.entries,
-      });
+    // The version's posting file joins the ledger with it, in the same transaction.
+    await insertPosting(tx, {
+      businessDate: date,
+      version,
+      postedOn: DateTime.fromJSDate(opts.now, { zone: opts.timezone }).toISODate()!,
+      createdAt: opts.now,
+      entries: facts.posting.entries,
+    });
     await opts.onStep?.('recorded');
     await publishVersion(tempDir, dateDir, version);
     await opts.onStep?.('published');
