@@ -113,7 +113,13 @@ describe("a version's workbook, charts and report.html", () => {
       expect(headerRows.length, ws.name).toBeLessThanOrEqual(1);
       // Fitted to the page width where that stays readable; a wider sheet at 60 %, its columns running on.
       const width = ws.columns.reduce((a, c) => a + (c.width ?? 0), 0);
-      const print = width <= 275 ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 } : { fitToPage: false, scale: 60 };
+      // The Journal and Trial balance print at 75 % (8.25 pt of 11), readable on paper, whatever their width (issue 37).
+      const onPaper = ws.name === 'Journal' || ws.name === 'Trial balance';
+      const print = onPaper
+        ? { fitToPage: false, scale: 75 }
+        : width <= 275
+          ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 }
+          : { fitToPage: false, scale: 60 };
       expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', ...print });
       if (ws.name === 'Summary') expect(ws.pageSetup.fitToPage).toBe(true);
       if (ws.name === 'Items' || ws.name === 'Summary') expect(ws.pageSetup.printTitlesRow, ws.name).toMatch(/^\$?\d+:\$?\d+$/);

@@ -2,7 +2,14 @@ import type { TrialBalanceRow } from '../db/journal-postings.ts';
 import type { CsvFileResult } from './csv-file.ts';
 import { accountFor } from './journal-accounts.ts';
 import type { VersionPosting } from './journal-ledger.ts';
-import { journalTable, postingTable, quickbooksTable, xeroTables, type JournalRenderOptions } from './journal-tables.ts';
+import {
+  JOURNAL_PRINT_SCALE,
+  journalTable,
+  postingTable,
+  quickbooksTable,
+  xeroTables,
+  type JournalRenderOptions,
+} from './journal-tables.ts';
 import type { CsvFiles } from './manifest.ts';
 import type { Table } from './table.ts';
 
@@ -26,6 +33,7 @@ export function trialBalanceTable(
   return {
     name: 'trial_balance',
     title: 'Trial balance',
+    printScale: JOURNAL_PRINT_SCALE,
     columns: [
       { name: 'currency', kind: 'text' },
       { name: 'account_code', kind: 'text' },

@@ -40,6 +40,9 @@ export const JOURNAL_COLUMNS: readonly TableColumn[] = [
   { name: 'source_ref', kind: 'text', width: 24 },
 ];
 
+/** The Journal sheet's print scale: at least 8 pt from the workbook's 11 pt. */
+export const JOURNAL_PRINT_SCALE = 75;
+
 /** journal.csv's last column: the posting files that carried the line's entry ("2026-01-02/v1"), or why none has. */
 const POSTED_IN: TableColumn = { name: 'posted_in', kind: 'text', width: 24, label: 'posted in' };
 
@@ -97,6 +100,8 @@ export function journalTable(
     title: 'Journal',
     columns: [...JOURNAL_COLUMNS, POSTED_IN],
     rows,
+    // 11 pt at 75 % prints at 8.25 pt: readable, the columns running on to a second page across.
+    printScale: JOURNAL_PRINT_SCALE,
     notes: [
       'The day as it now stands, for reading: post journal_posting.csv (or its Xero / QuickBooks files), never this. "posted in" names the posting files that carried each entry.',
       'One entry per currency and kind; each balances in its currency and in USDT. Debit and credit in the entry’s currency.',

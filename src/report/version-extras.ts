@@ -141,7 +141,7 @@ function tableSheet(workbook: WorkbookFile, name: string, table: Table): void {
       table.rows.map((r) => r[i]),
     ),
   }));
-  const sheet = workbook.sheet(name, columns, { totals: false });
+  const sheet = workbook.sheet(name, columns, { totals: false, printScale: table.printScale });
   for (const row of table.rows) sheet.add(row);
   sheet.close();
 }
