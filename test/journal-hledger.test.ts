@@ -37,11 +37,11 @@ describe.skipIf(!HLEDGER || requiresServer('the report takes the date lock on a 
         INSERT INTO job_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T10:00:00Z', 'completed'),
           (2, 'reconcile', '2024-05-02T11:00:00Z', 'completed');
         INSERT INTO payout_orders (id, merchant_ref, transaction_ref, currency, method, amount, fee, provider_fee, status, status_category,
-          created_at, finalized_at) VALUES
-          (1, 'Q-FEE', 'T-Q', 'IDR', 'BANK', 100000, 1000, 1000, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z');
+          created_at, finalized_at, provider_category, provider_amount, provider_success_at) VALUES
+          (1, 'Q-FEE', 'T-Q', 'IDR', 'BANK', 100000, 1000, 1000, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z', 'success', 100000, '2024-05-01T09:00:00Z');
         INSERT INTO payment_orders (id, merchant_ref, transaction_ref, currency, method, amount, paid_amount, fee, provider_paid_amount, provider_fee,
-          status, status_category, created_at, finalized_at) VALUES
-          (1, 'P-REV', 'T-P', 'INR', 'NATIVE', 1000, 1000, 20, 1000, 20, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z');
+          status, status_category, created_at, finalized_at, provider_category, provider_amount, provider_success_at) VALUES
+          (1, 'P-REV', 'T-P', 'INR', 'NATIVE', 1000, 1000, 20, 1000, 20, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z', 'success', 1000, '2024-05-01T09:00:00Z');
         INSERT INTO recon_items (${ITEM_COLUMNS}) VALUES
           (1, 'payout', 1, 'Q-FEE', 'T-Q', 'IDR', 'BANK', '2024-05-01T10:00:00Z', 'Success', 'success', 100000, NULL, 1000,
            'Success', 'success', 100000, NULL, 1000, 'matched', '{}', ''),
@@ -54,6 +54,7 @@ describe.skipIf(!HLEDGER || requiresServer('the report takes the date lock on a 
       // Day 2: the payout's fee raised to 2,500 and the payment reversed; a rerun of day 1 sees both at 11:00.
       await t.db.knex.raw(`
         UPDATE payout_orders SET provider_fee = 2500 WHERE id = 1;
+        UPDATE payment_orders SET provider_category = 'failed' WHERE id = 1;
         INSERT INTO recon_items (${ITEM_COLUMNS}) VALUES
           (2, 'payout', 1, 'Q-FEE', 'T-Q', 'IDR', 'BANK', '2024-05-02T11:00:00Z', 'Success', 'success', 100000, NULL, 1000,
            'Success', 'success', 100000, NULL, 2500, 'mismatch', '{FEE}', 'fee recorded 1000.00, provider 2500.00'),

@@ -46,8 +46,8 @@ describe.skipIf(requiresServer(NEEDS))('a reversal seen after its day was rerun'
       INSERT INTO job_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T10:00:00Z', 'completed'),
         (2, 'reconcile', '2024-05-02T11:00:00Z', 'completed');
       INSERT INTO payment_orders (id, merchant_ref, transaction_ref, currency, method, amount, paid_amount, fee, provider_paid_amount, provider_fee,
-        status, status_category, created_at, finalized_at) VALUES
-        (1, 'P-REV', 'T-1', 'INR', 'NATIVE', 1000, 1000, 20, 1000, 20, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z');
+        status, status_category, created_at, finalized_at, provider_category, provider_amount, provider_success_at) VALUES
+        (1, 'P-REV', 'T-1', 'INR', 'NATIVE', 1000, 1000, 20, 1000, 20, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z', 'success', 1000, '2024-05-01T09:00:00Z');
       INSERT INTO recon_items (${ITEM_COLUMNS}) VALUES
         (1, 'payment', 1, 'P-REV', 'T-1', 'INR', 'NATIVE', '2024-05-01T10:00:00Z', 'Success', 'success', 1000, 1000, 20,
          'Success', 'success', 1000, 1000, 20, 'matched', '{}', '');
@@ -57,6 +57,7 @@ describe.skipIf(requiresServer(NEEDS))('a reversal seen after its day was rerun'
     // The provider reverses P-REV during 05-02 (the balance gives back 980); a rerun of 05-01
     // (reconcile --date 2024-05-01) sees it at 11:00. The merchant's final status never moves back.
     await t.db.knex.raw(`
+      UPDATE payment_orders SET provider_category = 'failed' WHERE id = 1;
       INSERT INTO recon_items (${ITEM_COLUMNS}) VALUES
         (2, 'payment', 1, 'P-REV', 'T-1', 'INR', 'NATIVE', '2024-05-02T11:00:00Z', 'Success', 'success', 1000, 1000, 20,
          'Reversed', 'failed', 1000, 1000, 20, 'mismatch', '{STATUS}', 'provider says Reversed');
@@ -134,8 +135,8 @@ describe.skipIf(requiresServer(NEEDS))('a fee correction seen on D+1, D rewritte
       INSERT INTO job_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T10:00:00Z', 'completed'),
         (2, 'reconcile', '2024-05-02T11:00:00Z', 'completed');
       INSERT INTO payout_orders (id, merchant_ref, transaction_ref, currency, method, amount, fee, provider_fee, status, status_category,
-        created_at, finalized_at) VALUES
-        (1, 'Q-FEE', 'T-1', 'IDR', 'BANK', 100000, 1000, 1000, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z');
+        created_at, finalized_at, provider_category, provider_amount, provider_success_at) VALUES
+        (1, 'Q-FEE', 'T-1', 'IDR', 'BANK', 100000, 1000, 1000, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z', 'success', 100000, '2024-05-01T09:00:00Z');
       INSERT INTO recon_items (${ITEM_COLUMNS}) VALUES
         (1, 'payout', 1, 'Q-FEE', 'T-1', 'IDR', 'BANK', '2024-05-01T10:00:00Z', 'Success', 'success', 100000, NULL, 1000,
          'Success', 'success', 100000, NULL, 1000, 'matched', '{}', '');
@@ -251,8 +252,8 @@ describe.skipIf(requiresServer(NEEDS))(
       await t.db.knex.raw(`
       INSERT INTO job_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T10:00:00Z', 'completed');
       INSERT INTO payment_orders (id, merchant_ref, transaction_ref, currency, method, amount, paid_amount, fee, provider_paid_amount, provider_fee,
-        status, status_category, created_at, finalized_at) VALUES
-        (1, 'P-1', 'T-1', 'INR', 'NATIVE', 1000, 1000, 20, 1000, 20, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z');
+        status, status_category, created_at, finalized_at, provider_category, provider_amount, provider_success_at) VALUES
+        (1, 'P-1', 'T-1', 'INR', 'NATIVE', 1000, 1000, 20, 1000, 20, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z', 'success', 1000, '2024-05-01T09:00:00Z');
       INSERT INTO recon_items (${ITEM_COLUMNS}) VALUES
         (1, 'payment', 1, 'P-1', 'T-1', 'INR', 'NATIVE', '2024-05-01T10:00:00Z', 'Success', 'success', 1000, 1000, 20,
          'Success', 'success', 1000, 1000, 20, 'matched', '{}', '');

@@ -21,7 +21,10 @@ export interface ObservedLateChange {
   countedOn: string;
   /** When a check first saw the change. */
   observedAt: Date;
-  /** Whether the roll-forward still counts the order as a success (so its day's figures already hold it). */
+  /**
+   * Whether the roll-forward still counts the order's success in its day (sql/040: provider_success_at is
+   * never cleared, so a reversed order stays counted there and its reversal is an event of its own day).
+   */
   countedNow: boolean;
 }
 
@@ -33,16 +36,16 @@ const OBSERVED = `
       FROM recon_open o JOIN recon_items i ON i.id = o.item_id
      WHERE i.codes && ARRAY['STATUS', 'FEE']::text[] AND i.provider_category IN ('failed', 'success')
   ), orders AS (
-    SELECT 'payment'::text AS direction, id, merchant_ref, currency, created_at, finalized_at, status_category FROM payment_orders
+    SELECT 'payment'::text AS direction, id, merchant_ref, currency, created_at, finalized_at, provider_success_at FROM payment_orders
      WHERE id IN (SELECT order_id FROM cand WHERE direction = 'payment')
     UNION ALL
-    SELECT 'payout', id, merchant_ref, currency, created_at, finalized_at, status_category FROM payout_orders
+    SELECT 'payout', id, merchant_ref, currency, created_at, finalized_at, provider_success_at FROM payout_orders
      WHERE id IN (SELECT order_id FROM cand WHERE direction = 'payout')
   )
   SELECT c.direction, c.order_id::text AS order_id, o.merchant_ref, o.currency,
          (o.created_at AT TIME ZONE ?)::date::text AS created_on,
-         (coalesce(o.finalized_at, first_ok.checked_at) AT TIME ZONE ?)::date::text AS counted_on,
-         (o.status_category = 'success' AND o.finalized_at IS NOT NULL) AS counted_now,
+         (coalesce(o.provider_success_at, o.finalized_at, first_ok.checked_at) AT TIME ZONE ?)::date::text AS counted_on,
+         (o.provider_success_at IS NOT NULL) AS counted_now,
          CASE WHEN c.now_category = 'failed' THEN 'reversal' ELSE 'fee_correction' END AS kind,
          CASE WHEN c.now_category = 'failed' THEN
                 CASE WHEN c.direction = 'payment'
