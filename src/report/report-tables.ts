@@ -89,7 +89,7 @@ const TABLES = {
     kind: 'file',
     purpose: 'every order of the day with its latest check: both sides, verdict, codes, signed difference',
     sheet: 'Items',
-    tab: 7,
+    tab: 9,
     html: null,
     email: null,
   },
@@ -97,7 +97,7 @@ const TABLES = {
     kind: 'file',
     purpose: 'the mismatched orders only, in the same columns as items.csv',
     sheet: 'Mismatches',
-    tab: 2,
+    tab: 4,
     html: 'first rows',
     email: 'attached',
   },
@@ -117,7 +117,7 @@ const TABLES = {
     purpose:
       'per currency: opening and closing balance snapshots with their times, movement by orders, timing items (count and movement), expected closing, drift, within tolerance',
     sheet: 'Roll-forward',
-    tab: 5,
+    tab: 7,
     html: 'table',
     email: 'body',
     spec: ROLLFORWARD_SUMMARY,
@@ -128,7 +128,7 @@ const TABLES = {
     purpose:
       "the roll-forward's timing items: orders that may have become final on either side of a snapshot, and the side each was counted on",
     sheet: 'Timing items',
-    tab: 6,
+    tab: 8,
     html: 'table',
     email: 'body',
     spec: TIMING_ITEMS,
@@ -149,7 +149,7 @@ const TABLES = {
     purpose:
       'orders the provider confirmed that we have no record of (UNKNOWN_ORDER), counted per currency and direction, with the money they moved',
     sheet: 'Unknown orders',
-    tab: 10,
+    tab: 12,
     html: 'table',
     email: 'body',
     spec: UNKNOWN_ORDERS_SUMMARY,
@@ -160,7 +160,7 @@ const TABLES = {
     purpose:
       "orders whose provider record is another order, another method or in another currency (CURRENCY, METHOD, MERCHANT_REF), per provider currency, direction and order currency, with the provider's money: in no currency's totals of summary_orders.csv",
     sheet: 'Identity mismatches',
-    tab: 11,
+    tab: 13,
     html: 'table',
     email: 'body',
     spec: IDENTITY_MISMATCHES_SUMMARY,
@@ -170,7 +170,7 @@ const TABLES = {
     kind: 'summary',
     purpose: 'open items of earlier days counted per currency and aging bucket',
     sheet: 'Open items by age',
-    tab: 12,
+    tab: 14,
     html: 'table',
     email: 'body',
     spec: OPEN_ITEMS_SUMMARY,
@@ -180,7 +180,7 @@ const TABLES = {
     kind: 'summary',
     purpose: 'late changes to earlier days counted per currency',
     sheet: 'Late changes by currency',
-    tab: 13,
+    tab: 15,
     html: 'table',
     email: 'body',
     spec: LATE_CHANGES_SUMMARY,
@@ -190,7 +190,7 @@ const TABLES = {
     kind: 'summary',
     purpose: 'the cases of the day and the lookback days per currency and code: open, acknowledged, resolved, written off, oldest open age',
     sheet: 'Cases',
-    tab: 14,
+    tab: 16,
     html: 'table',
     email: 'body',
     spec: CASES_SUMMARY,
@@ -200,7 +200,7 @@ const TABLES = {
     kind: 'summary',
     purpose: 'per currency: cases opened and resolved (by reason) during the day, and every case still open by age',
     sheet: 'Case activity',
-    tab: 15,
+    tab: 17,
     html: 'table',
     email: 'body',
     spec: CASE_ACTIVITY,
@@ -218,7 +218,7 @@ const TABLES = {
     kind: 'file',
     purpose: 'orders of earlier days still pending, unchecked, in error or mismatched, with their age',
     sheet: 'Open items',
-    tab: 3,
+    tab: 5,
     html: null,
     email: null,
   },
@@ -226,7 +226,7 @@ const TABLES = {
     kind: 'file',
     purpose: "orders of earlier days whose verdict or codes changed since their day's last report",
     sheet: 'Late changes',
-    tab: 4,
+    tab: 6,
     html: null,
     email: null,
   },
@@ -234,7 +234,7 @@ const TABLES = {
     kind: 'file',
     purpose: 'the balance snapshots of the day (total_excluding_credit = available + pending + held; credit is not funds)',
     sheet: 'Balances',
-    tab: 8,
+    tab: 10,
     html: null,
     email: null,
   },
@@ -242,7 +242,7 @@ const TABLES = {
     kind: 'file',
     purpose: 'the USDT rate snapshots of the day',
     sheet: 'Rates',
-    tab: 9,
+    tab: 11,
     html: null,
     email: null,
   },
@@ -251,6 +251,7 @@ const TABLES = {
     purpose:
       'the day’s double-entry journal: one balanced entry per currency and kind, a role and account per line, debit/credit in the currency and in USDT (docs/guides/for-accounting.md)',
     sheet: 'Journal',
+    tab: 2,
     html: null,
     email: 'attached',
   },
@@ -268,6 +269,22 @@ const TABLES = {
     sheet: null,
     html: null,
     email: 'attached',
+  },
+  journal_posting: {
+    kind: 'file',
+    purpose:
+      'what this version posts: only the lines no earlier posting file carried (the day on its first version; adjusting entries on a rerun); journal_xero.csv and journal_quickbooks.csv hold the same entries',
+    sheet: null,
+    html: null,
+    email: 'attached',
+  },
+  trial_balance: {
+    kind: 'file',
+    purpose: 'each account’s running balance per currency once every posting file up to and including this one is posted, in order',
+    sheet: 'Trial balance',
+    tab: 3,
+    html: null,
+    email: null,
   },
 } as const satisfies Record<string, ReportTableSpec>;
 
@@ -293,7 +310,8 @@ export const SUMMARY_SPECS: readonly TableSpec[] = SUMMARY_TABLES.map((t) => t.s
 
 /**
  * The workbook's tabs in reading order (they are written in another): the sheets with a `tab`, money
- * and what needs a person first. A sheet without one (the journal's) follows, in the order written.
+ * and what needs a person first (the journal, what accounting opens, right after the Summary). A sheet without one
+ * follows, in the order written.
  */
 export const WORKBOOK_TABS: readonly string[] = REPORT_TABLES.flatMap((t) => (t.sheet !== null && t.tab !== undefined ? [t] : []))
   .sort((a, b) => a.tab! - b.tab!)
