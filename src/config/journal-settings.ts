@@ -115,7 +115,7 @@ const ratesFile = z
     if (file === '') return out;
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+      text = readSettingsFile(file).replace(/^\uFEFF/, '');
     } catch (err) {
       ctx.addIssue({
         code: 'custom',
