@@ -176,7 +176,7 @@ try {
   await time(`day page (${day.date})`, `/days/${day.date}`, 'day_page');
 
   const selected: Array<{ id: string; version: number }> = [];
-  for await (const c of eachCase(db.knex, { states: ['open'], code: 'FEE' })) {
+  for await (const c of eachCase(db.knex, { states: ['open'], codes: ['FEE'] })) {
     if (selected.length === 10_000) break;
     selected.push({ id: c.id, version: c.version });
   }

@@ -68,7 +68,21 @@ describe('the queue at volume', () => {
       expect(bad.body).toContain(`code: &quot;${code}&quot; is not a finding code`);
       expect(caseIds(bad.body)).toEqual([]);
     }
-    expect(found.body).toContain('<select name="code">');
+    expect(found.body).toContain('<select name="code" multiple');
+  });
+
+  it('takes the code filter as a list, repeated or comma-separated, and keeps it in the paging links', async () => {
+    const vera = new Agent(app, '10.2.0.9');
+    await vera.login('vera');
+    for (const query of ['code=FEE&code=STATUS', 'code=FEE,STATUS', 'code=FEE%2CSTATUS&code=FEE']) {
+      const res = await vera.get(`/cases?${query}`);
+      expect(res.statusCode, query).toBe(200);
+      expect(res.body, query).toContain('Cases <span class="muted">(166)</span>');
+      expect(link(res.body, 'next'), query).toContain('code=FEE%2CSTATUS');
+    }
+    const bad = await vera.get('/cases?code=FEE&code=BOGUS');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('code: &quot;BOGUS&quot; is not a finding code');
   });
 
   it('a viewer gets 403 for bulk, assign and comment; finance without the CSRF token too', async () => {
@@ -158,5 +172,38 @@ describe('export', () => {
     expect(String(row.getCell(col('merchant ref')).value)).toBe(c.merchantRef);
     expect(row.getCell(col('resolution reason')).value ?? '').toBe('');
     expect((await vera.get('/cases/export.xlsx?code=fee')).statusCode).toBe(400);
+  });
+
+  it('exports money as numbers with the currency’s decimals: local, provider, the signed difference, at risk; non-money apart as text', async () => {
+    const vera = new Agent(app, '10.2.0.8');
+    await vera.login('vera');
+    const res = await vera.get('/cases/export.xlsx?code=FEE,STATUS');
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const sheet = wb.getWorksheet('Cases')!;
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const col = (label: string) => header.indexOf(label) + 1;
+    const rows = sheet.getRows(2, sheet.actualRowCount - 1)!;
+    expect(rows).toHaveLength(166);
+    // Case 6 (seed): FEE in IDR, local 1006.00, provider 1012.00.
+    const fee = rows.find((r) => String(r.getCell(col('case id')).value) === '6')!;
+    for (const [label, value] of [
+      ['local', 1006],
+      ['provider', 1012],
+      ['difference', 6],
+      ['at risk', 6],
+    ] as const) {
+      const cell = fee.getCell(col(label));
+      expect(cell.value, label).toBe(value);
+      expect(cell.numFmt, label).toMatch(/0\.00(?!0)/);
+    }
+    expect(fee.getCell(col('local detail')).value ?? '').toBe('');
+    // Case 5: STATUS, nothing at stake: no number, the values as text in their own columns.
+    const status = rows.find((r) => String(r.getCell(col('case id')).value) === '5')!;
+    expect(status.getCell(col('local')).value ?? null).toBeNull();
+    expect(status.getCell(col('difference')).value ?? null).toBeNull();
+    expect(status.getCell(col('local detail')).value).toBe('success');
+    expect(status.getCell(col('provider detail')).value).toBe('failed');
+    expect(typeof status.getCell(col('merchant ref')).value).toBe('string');
   });
 });

@@ -61,9 +61,9 @@ export function queueBody(v: QueueView): Html {
       </select></label
     >
     <label
-      >Code
-      <select name="code">
-        ${[option('', 'any', shown.code), ...MISMATCH_CODES.map((c) => option(c, c, shown.code))]}
+      >Codes
+      <select name="code" multiple size="3" title="any of these (none chosen: any code)">
+        ${MISMATCH_CODES.map((c) => html`<option value="${c}" ${shown.code.split(',').includes(c) ? html`selected` : null}>${c}</option>`)}
       </select></label
     >
     <label
@@ -161,8 +161,11 @@ export function queueBody(v: QueueView): Html {
       </tbody>
     </table>
   </div>`;
-  const bulk = html`<fieldset class="form">
-    <legend>With the selected cases</legend>
+  const back = queueQuery(shown).replace(/^\?/, '');
+  // Above the table, so it is in reach without scrolling past 100 rows.
+  const bulk = html`<fieldset class="form bulk">
+    <legend>Work several cases at once</legend>
+    <input type="hidden" name="back" value="${back}" />
     <label
       >Action
       <select name="action" required>
@@ -178,8 +181,10 @@ export function queueBody(v: QueueView): Html {
         ${RESOLUTION_REASONS.map((r) => html`<option value="${r}">${r}</option>`)}
       </select></label
     >
-    <label>Note <input name="note" size="40" /></label>
-    <button type="submit">Apply to selected</button>
+    <label>Note <input name="note" size="30" /></label>
+    <label><input type="checkbox" name="include_assigned" /> include cases assigned to someone else</label>
+    <button type="submit">Apply to ticked</button>
+    <button type="submit" formaction="/cases/bulk/preview" formnovalidate>Preview all ${count(found.total)} matching this filter</button>
   </fieldset>`;
   return html`<h1>Cases <span class="muted">(${count(found.total)})</span></h1>
     ${filters} ${paging}
@@ -187,7 +192,7 @@ export function queueBody(v: QueueView): Html {
       found.cases.length === 0
         ? html`<p class="muted">No cases match.</p>`
         : mayWork
-          ? html`<form method="post" action="/cases/bulk">${csrfField(s)}${table}${bulk}</form>`
+          ? html`<form method="post" action="/cases/bulk">${csrfField(s)}${bulk}${table}</form>`
           : table
     }
     ${found.cases.length ? paging : null}`;
