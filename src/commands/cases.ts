@@ -1,4 +1,4 @@
-import { printOut } from '../log/terminal.ts';
+import { printErr, printOut } from '../log/terminal.ts';
 import os from 'node:os';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { JobDeps } from '../runtime/with-job.ts';
@@ -373,7 +373,9 @@ const csvLine = (row: readonly string[]) => `${encodeCsvRecord(row).slice(0, -2)
 async function printCsv(ctx: JobDeps, filter: CaseFilter, now: Date): Promise<void> {
   printOut(csvLine(EXPORT_COLUMNS));
   let chunk = '';
+  let rows = 0;
   for await (const c of eachCase(ctx.db.knex, filter)) {
+    rows += 1;
     chunk += csvLine(exportCsvRow(c, ctx.config.CASE_SLA_HOURS, now));
     if (chunk.length > 65_536) {
       printOut(chunk);
@@ -381,6 +383,12 @@ async function printCsv(ctx: JobDeps, filter: CaseFilter, now: Date): Promise<vo
     }
   }
   printOut(chunk);
+  // The upload's limit, said where the file is made rather than when it is refused (loaded here: it brings exceljs).
+  const { IMPORT_MAX_ROWS } = await import('../cases/import-file.ts');
+  if (rows > IMPORT_MAX_ROWS)
+    printErr(
+      `note: ${count(rows)} rows; an upload (console: Cases → upload) takes at most ${count(IMPORT_MAX_ROWS)}: to resolve them through the spreadsheet, narrow the filter and export in parts\n`,
+    );
 }
 
 const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;

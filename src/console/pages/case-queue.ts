@@ -9,6 +9,7 @@ import { can } from '../auth/roles.ts';
 import { html, type Html } from '../../html/html.ts';
 import { csrfField, stateBadge } from './layout.ts';
 import { amount, at, count } from './format.ts';
+import { IMPORT_MAX_ROWS } from '../../cases/import-file.ts';
 
 const AGES = ['', '1h', '1d', '3d', '7d', '30d'];
 
@@ -110,6 +111,14 @@ export function queueBody(v: QueueView): Html {
     ${found.next ? html` · <a href="/cases${queueQuery(shown, { after: found.next })}" rel="next">next</a>` : null}
     ${found.next ? html` · <a href="/cases${queueQuery(shown, { before: 'end' })}" rel="last">last</a>` : null} ·
     <a href="/cases/export.xlsx${queueQuery(shown)}">export all ${count(found.total)} as a workbook</a>
+    ${
+      found.total > IMPORT_MAX_ROWS
+        ? html`<span class="muted" role="note"
+            >(an upload takes at most ${count(IMPORT_MAX_ROWS)} rows: to resolve these through the spreadsheet, narrow the filter and export
+            in parts)</span
+          >`
+        : null
+    }
     ${mayWork ? html` · <a href="/cases/import">upload a filled-in workbook</a>` : null}
   </p>`;
   const table = html`<div class="table-wrap">
