@@ -140,32 +140,50 @@ export async function* eachCase(db: Conn, f: CaseFilter, sort: CaseSort = 'age',
   }
 }
 
-async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): Promise<Omit<CasePage, 'total'>> {
+/**
+ * A page's SQL: the filter, the position after (or, backward, before) a cursor, the sort's keys.
+ * With a ref piece, the matches are found first through the cases' ref indexes behind an `OFFSET 0`
+ * fence and only they are sorted: else the planner may walk the queue's age or risk index and test
+ * every case against the LIKEs, a cost that grows with the queue (EXPLAIN: test/ref-search-plan.test.ts).
+ */
+export function casePageQuery(
+  f: CaseFilter,
+  sort: CaseSort,
+  limit: number,
+  at: { from?: Position | null; backward?: boolean; offset?: number } = {},
+): { sql: string; bindings: Knex.RawBinding[] } {
   const w = caseWhere(f);
-  const parts = [...KEYS[r.sort], ID];
-  const backward = r.before !== undefined;
-  const token = r.after ?? (r.before === 'end' ? undefined : r.before);
-  const from = token === undefined ? null : decodeCursor(token, r.sort);
-  const conds = w.sql ? [w.sql.slice('WHERE '.length)] : [];
-  const args = [...w.args];
-  if (from) {
-    const b = beyond(parts, [...from.keys, from.id], backward);
+  const parts = [...KEYS[sort], ID];
+  const backward = at.backward ?? false;
+  const fenced = f.ref !== undefined;
+  const conds = w.sql && !fenced ? [w.sql.slice('WHERE '.length)] : [];
+  const args: Knex.RawBinding[] = fenced ? [] : [...w.args];
+  if (at.from) {
+    const b = beyond(parts, [...at.from.keys, at.from.id], backward);
     conds.push(b.sql);
     args.push(...b.args);
   }
-  // Backward, every key walks the other way; the page is turned round below.
+  // Backward, every key walks the other way; the caller turns the page round.
   const ORDER = parts.map((p) => `${p.expr} ${(p.dir === 'DESC') !== backward ? 'DESC' : 'ASC'}`).join(', ');
   const WHERE = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
+  const FROM = fenced ? `(SELECT * FROM cases ${w.sql} OFFSET 0) AS cases` : 'cases';
+  const KEYS_SQL = KEYS[sort].map((p, i) => `(${p.expr})::text AS sort_key_${i}`).join(', ');
+  // cases.id, qualified: a bare `id` is the text alias of COLUMNS, which sorts 10 before 9 and defeats the index.
+  return {
+    sql: `SELECT ${COLUMNS}, ${KEYS_SQL} FROM ${FROM} ${WHERE} ORDER BY ${ORDER} LIMIT ? OFFSET ?`,
+    bindings: [...(fenced ? w.args : []), ...args, limit, at.offset ?? 0],
+  };
+}
+
+async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): Promise<Omit<CasePage, 'total'>> {
+  const backward = r.before !== undefined;
+  const token = r.after ?? (r.before === 'end' ? undefined : r.before);
+  const from = token === undefined ? null : decodeCursor(token, r.sort);
   // The last page holds what paging forward from the first would leave for it, so pages line up both ways.
   const limit = r.before === 'end' ? total % r.limit || r.limit : r.limit;
   const offset = !from && !backward && r.page !== undefined ? (r.page - 1) * r.limit : 0;
-  // cases.id, qualified: a bare `id` is the text alias of COLUMNS, which sorts 10 before 9 and defeats the index.
-  const KEYS_SQL = KEYS[r.sort].map((p, i) => `(${p.expr})::text AS sort_key_${i}`).join(', ');
-  const res = await db.raw(`SELECT ${COLUMNS}, ${KEYS_SQL} FROM cases ${WHERE} ORDER BY ${ORDER} LIMIT ? OFFSET ?`, [
-    ...args,
-    limit + 1,
-    offset,
-  ]);
+  const q = casePageQuery(f, r.sort, limit + 1, { from, backward, offset });
+  const res = await db.raw(q.sql, q.bindings);
   const rows = rowsOf(res);
   const more = rows.length > limit;
   const shown = rows.slice(0, limit);
