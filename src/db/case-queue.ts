@@ -201,3 +201,15 @@ async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): P
     prev: first && (backward ? more : from !== null || offset > 0) ? cursorOf(first, start + 1) : null,
   };
 }
+
+/** The unresolved case after this one in the queue's age order (the case page's "next case"); null at the end. */
+export async function nextCaseId(db: Conn, c: { id: string; openedAt: Date }): Promise<string | null> {
+  const res = await db.raw(
+    `SELECT id::text AS id FROM cases
+      WHERE state IN ('open', 'acknowledged') AND opened_at >= ? AND (opened_at > ? OR cases.id > ?::bigint)
+      ORDER BY opened_at, cases.id LIMIT 1`,
+    [c.openedAt, c.openedAt, c.id],
+  );
+  const row = rowsOf(res)[0];
+  return row ? id(row, 'id') : null;
+}

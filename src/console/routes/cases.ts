@@ -8,7 +8,7 @@ import { bulkDone, bulkPreviewPage, bulkRefused } from '../pages/case-bulk.ts';
 import { CASE_STATES, RESOLUTION_REASONS, parseAge, type CaseEvent, type CaseState } from '../../recon/cases.ts';
 import { MISMATCH_CODES } from '../../domain/verdicts.ts';
 import { isEmptyFilter, REF_PIECE_MIN, type CaseFilter } from '../../db/case-filter.ts';
-import { CASE_SORTS, selectCasePage, type CasePage, type CaseSort } from '../../db/case-queue.ts';
+import { CASE_SORTS, nextCaseId, selectCasePage, type CasePage, type CaseSort } from '../../db/case-queue.ts';
 import { plural, queueBody } from '../pages/case-queue.ts';
 import { writeQueueWorkbook } from '../../cases/export-workbook.ts';
 import fs from 'node:fs/promises';
@@ -34,8 +34,10 @@ interface Query {
   sort?: string;
   after?: string;
   before?: string;
+  /** The Nth page (1-based): "page 100" typed or linked. */
+  page?: string;
 }
-type Shown = Record<Exclude<keyof Query, 'after' | 'before'>, string>;
+type Shown = Record<Exclude<keyof Query, 'after' | 'before' | 'page'>, string>;
 
 /** The filter from the query string; a value not of the expected shape is refused, naming the field and what it takes. */
 function filterOf(q: Query, zone: string, now: Date, me: string): { filter: CaseFilter; sort: CaseSort; problems: string[]; shown: Shown } {
@@ -107,12 +109,20 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
     let found: CasePage | null = null;
     if (problems.length === 0) {
       try {
-        found = await selectCasePage(deps.db.knex, filter, {
-          sort,
-          limit: PAGE,
-          after: q.after || undefined,
-          before: q.before || undefined,
-        });
+        const pageNo = q.page && !q.after && !q.before ? pageNumberOf(q.page, problems) : undefined;
+        if (problems.length === 0) {
+          found = await selectCasePage(deps.db.knex, filter, {
+            sort,
+            limit: PAGE,
+            after: q.after || undefined,
+            before: q.before || undefined,
+            page: pageNo,
+          });
+          if (pageNo !== undefined && found.cases.length === 0 && found.total > 0) {
+            problems.push(`page: ${pageNo} is past the last page (${Math.ceil(found.total / PAGE)} pages of ${PAGE})`);
+            found = null;
+          }
+        }
       } catch (err) {
         if (!/^cursor: /.test((err as Error).message)) throw err;
         problems.push((err as Error).message);
@@ -253,6 +263,12 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
   });
 }
 
+function pageNumberOf(text: string, problems: string[]): number | undefined {
+  if (/^[1-9]\d{0,6}$/.test(text)) return Number(text);
+  problems.push(`page: expected a page number from 1 (got ${JSON.stringify(text.slice(0, 20))})`);
+  return undefined;
+}
+
 /** The queue's query string a bulk form carries (without "?"): only what the queue's own links hold. */
 function backQuery(v: unknown): string {
   return typeof v === 'string' && v.length <= 2000 && /^[\w%+=&.,:~-]*$/.test(v) ? v.replace(/^\?/, '') : '';
@@ -291,7 +307,7 @@ async function findCase(deps: ConsoleDeps, id: string): Promise<CaseView | null>
   try {
     const c = await showCase(deps.db, id);
     const versions = c.direction && c.orderId ? await versionsOfOrder(deps.db.knex, c.direction, c.orderId) : [];
-    return { ...c, versions };
+    return { ...c, versions, next: await nextCaseId(deps.db.knex, c) };
   } catch (err) {
     if (err instanceof CaseActionError) return null;
     throw err;
