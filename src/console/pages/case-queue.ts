@@ -8,7 +8,7 @@ import { CURRENCIES, Decimal } from '../../money/decimal.ts';
 import { can } from '../auth/roles.ts';
 import { html, type Html } from '../../html/html.ts';
 import { csrfField, stateBadge } from './layout.ts';
-import { amount, at, count } from './format.ts';
+import { amount, count } from './format.ts';
 import { IMPORT_MAX_ROWS } from '../../cases/import-file.ts';
 
 const AGES = ['', '1h', '1d', '3d', '7d', '30d'];
@@ -44,7 +44,6 @@ export const plural = (n: number, word: string): string => `${count(n)} ${word}$
 /** The queue: filters, the total in the heading, a page of cases with whole refs, paging, bulk actions and export. */
 export function queueBody(v: QueueView): Html {
   const { shown, found, s } = v;
-  const zone = v.deps.config.REPORT_TIMEZONE;
   const sla = v.deps.config.CASE_SLA_HOURS;
   const mayWork = can(s.role, 'work-cases');
   const filters = html`<form class="filters" method="get" action="/cases">

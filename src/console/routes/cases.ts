@@ -9,7 +9,7 @@ import { CASE_STATES, RESOLUTION_REASONS, parseAge, type CaseEvent, type CaseSta
 import { MISMATCH_CODES } from '../../domain/verdicts.ts';
 import { isEmptyFilter, REF_PIECE_MIN, type CaseFilter } from '../../db/case-filter.ts';
 import { CASE_SORTS, nextCaseId, selectCasePage, type CasePage, type CaseSort } from '../../db/case-queue.ts';
-import { plural, queueBody } from '../pages/case-queue.ts';
+import { queueBody } from '../pages/case-queue.ts';
 import { writeQueueWorkbook } from '../../cases/export-workbook.ts';
 import fs from 'node:fs/promises';
 import { businessDay } from '../../report/date.ts';
