@@ -40,7 +40,8 @@ const RUNS = Number(values.runs);
 const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const log = (msg: string) => process.stderr.write(`[cases-queue ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-const scratch = await createScratchDatabase(server, 'payrecon_bench_cases');
+// BENCH_DB_PREFIX: on a shared server, a prefix of one's own for the scratch database.
+const scratch = await createScratchDatabase(server, `${process.env.BENCH_DB_PREFIX ?? 'payrecon'}_bench_cases`);
 const config = loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'warn', CASE_SLA_HOURS: 'FEE=48,STATUS=24,default=72' });
 const db = await openDatabase(config);
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-bench-cases-'));
@@ -57,6 +58,12 @@ try {
   );
   log(`${ORDERS} orders in ${Date.now() - t0} ms`);
   t0 = Date.now();
+  // A rate per currency before the cases, so sql/041's trigger prices each case in USDT as it is written.
+  await db.knex.raw(
+    `INSERT INTO rate_snapshots (currency, deposit, withdraw, taken_at)
+     VALUES ('INR', 83, 84, ?), ('NGN', 1550, 1560, ?), ('IDR', 15800, 15900, ?)`,
+    [new Date(now.getTime() - 400 * 86_400_000), new Date(now.getTime() - 400 * 86_400_000), new Date(now.getTime() - 400 * 86_400_000)],
+  );
   // Every (ORDERS / CASES)th order has a case: FEE, AMOUNT or STATUS in turn.
   await db.knex.raw(
     `INSERT INTO cases (subject, code, direction, order_id, merchant_ref, transaction_ref, currency, occurred_at,
@@ -171,6 +178,7 @@ try {
   await time('queue, page 500', `/cases?after=${after}`, 'queue_page_500');
   await time('queue by risk, first page', '/cases?sort=risk', 'queue_by_risk_first_page');
   await time('ref search (14 chars)', `/cases?ref=${ref.slice(0, 14).toLowerCase()}`, 'ref_search');
+  await time('/search (14 chars)', `/search?ref=${ref.slice(0, 14).toLowerCase()}`, 'search');
   await time('case page', `/cases/${id}`, 'case_page');
   await time('order page', `/orders/payment/${orderId}`, 'order_page');
   await time(`day page (${day.date})`, `/days/${day.date}`, 'day_page');
