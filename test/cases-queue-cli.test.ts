@@ -60,7 +60,7 @@ describe.skipIf(requiresServer("the cases commands run as processes beside the t
       expect((await cli(['cases', 'list', '--page', '3', '--code', 'AMOUNT', '--limit', '40'])).stdout).toMatch(/showing 81–84 of 84\n$/);
       const past = await cli(['cases', 'list', '--page', '4', '--limit', '100']);
       expect(past.code).toBe(3);
-      expect(past.stderr).toContain('--page: 4 is past the last page (3 of 100 for 250 cases)');
+      expect(past.stderr).toContain('--page: 4 is past the last page: 250 cases make 3 pages of 100');
       const both = await cli(['cases', 'list', '--page', '2', '--after', byCursor.next]);
       expect(both.code).toBe(3);
       expect((await cli(['cases', 'list', '--page', '0'])).code).toBe(3);

@@ -90,7 +90,7 @@ export function registerCases(program: Command): void {
         const page = await listCases(ctx.db, filter, { sort: opts.sort, limit, after: opts.after, page: pageNo });
         if (pageNo !== undefined && page.cases.length === 0 && page.total > 0)
           throw usage(
-            `--page: ${pageNo} is past the last page (${count(Math.ceil(page.total / limit))} of ${count(limit)} for ${count(page.total)} cases)`,
+            `--page: ${pageNo} is past the last page: ${count(page.total)} cases make ${plural(Math.ceil(page.total / limit), 'page')} of ${count(limit)}`,
           );
         if (opts.json)
           return printOut(`${JSON.stringify({ total: page.total, cases: page.cases.map(caseJson), next: page.next }, null, 2)}\n`);
