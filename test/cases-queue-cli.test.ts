@@ -124,6 +124,10 @@ describe.skipIf(requiresServer("the cases commands run as processes beside the t
       const none = await cli(['cases', 'resolve', '--all-matching', '--reason', 'adjusted', '--note', 'x']);
       expect(none.code).toBe(3);
       expect(none.stderr).toContain('--all-matching: give at least one filter');
+      // Issue 35 #8: an empty assignee (nobody's) is no filter: it would select the whole unassigned queue.
+      const emptyAssignee = await cli(['cases', 'resolve', '--all-matching', '--assignee', '', '--reason', 'other', '--note', 'x']);
+      expect(emptyAssignee.code, emptyAssignee.stdout).toBe(3);
+      expect(emptyAssignee.stderr).toContain('--all-matching: give at least one filter');
       // Case 9 (FEE) is a colleague's: left to them, and named, unless --include-assigned.
       await cli(['cases', 'assign', '9', '--to', 'bo', '--as', 'bo']);
       const args = ['cases', 'resolve', '--all-matching', '--code', 'FEE', '--reason', 'adjusted', '--note', 'fees booked'];
