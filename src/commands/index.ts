@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerDemo } from './demo.ts';
 import { registerMigrate } from './migrate.ts';
 import { registerImport } from './import.ts';
+import { registerMovements } from './movements.ts';
 import { registerSandbox } from './sandbox.ts';
 import { registerReport } from './report.ts';
 import { registerReconcile } from './reconcile.ts';
@@ -21,6 +22,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerDemo,
   registerMigrate,
   registerImport,
+  registerMovements,
   registerSandbox,
   registerReconcile,
   registerSnapshot,

@@ -327,6 +327,12 @@ export const ENV_VARS = {
     doc: 'absolute tolerance per currency, e.g. "INR=0.01"; default exact',
   },
   RECON_CURRENCIES: { schema: currencyList, default: 'INR,NGN,IDR', secret: false, doc: 'currencies snapshotted and reported' },
+  MOVEMENT_LAG_MIN: {
+    schema: intIn(0, 1_440),
+    default: '10',
+    secret: false,
+    doc: 'a recorded top-up, withdrawal or adjustment may reach the provider balance this many minutes either side of its recorded moment; one that close to a snapshot is a timing item of the roll-forward (0 to 1440)',
+  },
   RATE_STALE_AFTER_MIN: {
     schema: intIn(1, 525_600),
     default: '360',

@@ -187,6 +187,7 @@ async function rollForwardCurrency(deps: SnapshotDeps, runId: string, out: Curre
       opening,
       closing,
       tolerance: toleranceFor(deps.policy, closing.currency),
+      movementLagMs: deps.policy.movementLagMs,
     });
     await storeCheck(trx, runId, out.rollForward, checkedAt);
     const drift = await syncDriftCase(trx, out.rollForward, checkedAt);
@@ -248,6 +249,8 @@ async function storeCheck(
     payoutsCount: rf.sums!.payouts.count,
     timingItems: rf.timingItems,
     timingMovement: rf.timingMovement,
+    movementsMovement: rf.movementsMovement,
+    movementsCount: rf.movements.filter((m) => !m.timing).length,
     checkedAt,
   });
 }
