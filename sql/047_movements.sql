@@ -42,6 +42,16 @@ CREATE TABLE movement_events (
   detail       jsonb       NOT NULL DEFAULT '{}'
 );
 CREATE INDEX movement_events_movement ON movement_events (movement_id, id);
+-- Append-only in the database itself, as case_events: an audit trail that can be edited proves nothing.
+CREATE FUNCTION movement_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  RAISE EXCEPTION 'movement_events is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
+END
+$fn$;
+CREATE TRIGGER movement_events_no_update_delete BEFORE UPDATE OR DELETE ON movement_events
+  FOR EACH ROW EXECUTE FUNCTION movement_events_append_only();
+CREATE TRIGGER movement_events_no_truncate BEFORE TRUNCATE ON movement_events
+  FOR EACH STATEMENT EXECUTE FUNCTION movement_events_append_only();
 
 -- The roll-forward's figures gain what approved movements explained (0 for checks made before).
 ALTER TABLE balance_checks ADD COLUMN movements_movement numeric NOT NULL DEFAULT 0;
