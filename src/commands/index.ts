@@ -3,6 +3,7 @@ import { registerDemo } from './demo.ts';
 import { registerMigrate } from './migrate.ts';
 import { registerImport } from './import.ts';
 import { registerMovements } from './movements.ts';
+import { registerStatements } from './statements.ts';
 import { registerSandbox } from './sandbox.ts';
 import { registerReport } from './report.ts';
 import { registerReconcile } from './reconcile.ts';
@@ -23,6 +24,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerMigrate,
   registerImport,
   registerMovements,
+  registerStatements,
   registerSandbox,
   registerReconcile,
   registerSnapshot,

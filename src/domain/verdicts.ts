@@ -18,6 +18,8 @@ export const MISMATCH_CODES = [
   'WEBHOOK_MISSING',
   'WEBHOOK_CONFLICT',
   'UNKNOWN_ORDER',
+  'STATEMENT_UNMATCHED',
+  'MOVEMENT_UNSETTLED',
 ] as const;
 export type MismatchCode = (typeof MISMATCH_CODES)[number];
 
