@@ -79,7 +79,11 @@ describe('CAMT.053', () => {
       '<Document><BkToCstmrStmt><Stmt><Acct><Id><IBAN>X</IBAN></Id></Acct><Ntry><Amt>1</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2026-11-27</Dt></BookgDt></Ntry></Stmt></BkToCstmrStmt></Document>',
       /Amt has no Ccy attribute/,
     ],
-    ['nesting 100 deep', `<Document><BkToCstmrStmt>${'<a>'.repeat(100)}${'</a>'.repeat(100)}</BkToCstmrStmt></Document>`, /nested deeper than 64/],
+    [
+      'nesting 100 deep',
+      `<Document><BkToCstmrStmt>${'<a>'.repeat(100)}${'</a>'.repeat(100)}</BkToCstmrStmt></Document>`,
+      /nested deeper than 64/,
+    ],
   ])('refuses %s', async (_name, body, message) => {
     await expect(readCamt053(xml(body), LIMITS)).rejects.toThrow(message);
   });
@@ -100,9 +104,9 @@ describe('CAMT.053', () => {
   });
 
   it('one huge text value is refused, not collected', async () => {
-    await expect(readCamt053(xml(`<Document><BkToCstmrStmt><x>${'y'.repeat(20_000)}</x></BkToCstmrStmt></Document>`), LIMITS)).rejects.toThrow(
-      /longer than 10000 characters/,
-    );
+    await expect(
+      readCamt053(xml(`<Document><BkToCstmrStmt><x>${'y'.repeat(20_000)}</x></BkToCstmrStmt></Document>`), LIMITS),
+    ).rejects.toThrow(/longer than 10000 characters/);
   });
 });
 

@@ -12,7 +12,10 @@ export function registerStatements(program: Command): void {
   const statements = program
     .command('statements')
     .description('bank statements: the bank side of top-ups and withdrawals, matched one-to-one to recorded movements')
-    .addHelpText('after', examplesHelp(['payrecon statements import camt053-2026-11-27.xml', 'payrecon statements import statement.csv --json']));
+    .addHelpText(
+      'after',
+      examplesHelp(['payrecon statements import camt053-2026-11-27.xml', 'payrecon statements import statement.csv --json']),
+    );
 
   statements
     .command('import')
@@ -37,7 +40,10 @@ ${envHelp([...DB_ENV, 'BANK_CHARGE_TOLERANCE', 'MOVEMENT_SETTLE_HOURS', 'STATEME
     )
     .action(async (file: string, opts: { json?: boolean }) => {
       if (!fs.existsSync(file)) throw new UsageError(`${file}: no such file`);
-      const [{ withJob }, { importStatement }] = await Promise.all([import('../runtime/with-job.ts'), import('../statements/import-statement.ts')]);
+      const [{ withJob }, { importStatement }] = await Promise.all([
+        import('../runtime/with-job.ts'),
+        import('../statements/import-statement.ts'),
+      ]);
       const r = await withJob('statements', {}, ({ db, config }) =>
         importStatement(db.knex, file, {
           source: `import:${path.basename(file)}`,
@@ -57,8 +63,11 @@ function describe(file: string, r: StatementImportResult): string {
     return `${file} (${r.format}): refused; nothing imported. Fix and import it again:\n${r.refused.map((x) => `  ${x.line === null ? '' : `line ${x.line}: `}${x.reason}\n`).join('')}`;
   const out = [`${file} (${r.format}): ${r.lines} lines, ${r.inserted} new, ${r.unchanged} imported before`];
   for (const m of r.matches)
-    out.push(`  matched ${m.reference} ↔ ${m.bankAccount} ${m.bankLineId} (${m.kind === 'many_to_one' ? 'several movements in one line' : 'one to one'}${m.difference === '0' ? '' : `, difference ${m.difference}`})`);
-  for (const l of r.unmatchedLines) out.push(`  STATEMENT_UNMATCHED ${l.bankAccount} ${l.lineId}: ${l.direction} ${l.currency} ${l.amount} on ${l.bookedOn}`);
+    out.push(
+      `  matched ${m.reference} ↔ ${m.bankAccount} ${m.bankLineId} (${m.kind === 'many_to_one' ? 'several movements in one line' : 'one to one'}${m.difference === '0' ? '' : `, difference ${m.difference}`})`,
+    );
+  for (const l of r.unmatchedLines)
+    out.push(`  STATEMENT_UNMATCHED ${l.bankAccount} ${l.lineId}: ${l.direction} ${l.currency} ${l.amount} on ${l.bookedOn}`);
   for (const m of r.unsettled) out.push(`  MOVEMENT_UNSETTLED ${m.reference}: ${m.currency} ${m.amount}, no statement line yet`);
   return `${out.join('\n')}\n`;
 }

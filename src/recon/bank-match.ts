@@ -73,8 +73,11 @@ export function matchBankLines(
   const usedLines = new Set<string>();
   const usedMovements = new Set<string>();
   const matches: BankMatch[] = [];
-  const sortedLines = [...lines].sort((a, b) => (a.bookedOn < b.bookedOn ? -1 : a.bookedOn > b.bookedOn ? 1 : Number(BigInt(a.id) - BigInt(b.id))));
-  const fits = (m: BankMovement, l: BankLine) => l.currency === m.currency && l.direction === expectedSide(m) && carriesReference(l, m.reference);
+  const sortedLines = [...lines].sort((a, b) =>
+    a.bookedOn < b.bookedOn ? -1 : a.bookedOn > b.bookedOn ? 1 : Number(BigInt(a.id) - BigInt(b.id)),
+  );
+  const fits = (m: BankMovement, l: BankLine) =>
+    l.currency === m.currency && l.direction === expectedSide(m) && carriesReference(l, m.reference);
 
   // Many-to-one first, exact sums only.
   for (const l of sortedLines) {

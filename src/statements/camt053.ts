@@ -34,7 +34,16 @@ interface Entry {
 }
 
 const local = (name: string) => name.slice(name.indexOf(':') + 1);
-const freshEntry = (): Entry => ({ amount: '', currency: '', indicator: '', booked: '', value: null, servicerRef: '', refs: [], texts: [] });
+const freshEntry = (): Entry => ({
+  amount: '',
+  currency: '',
+  indicator: '',
+  booked: '',
+  value: null,
+  servicerRef: '',
+  refs: [],
+  texts: [],
+});
 
 export async function readCamt053(input: Readable, limits: CamtLimits): Promise<{ lines: StatementLine[]; bytes: number }> {
   const maxDepth = limits.maxDepth ?? DEFAULT_DEPTH;

@@ -52,7 +52,11 @@ async function sniff(file: string): Promise<'camt.053' | 'csv'> {
   const handle = await fs.promises.open(file, 'r');
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(256), 0, 256, 0);
-    const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+    const head = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart();
     return head.startsWith('<') ? 'camt.053' : 'csv';
   } finally {
     await handle.close();
@@ -133,7 +137,12 @@ async function matchAndObserve(
   const openLines = new Set(result.unmatchedLines);
   const openMovements = new Set(result.unmatchedMovements);
   for (const l of lines) {
-    const subject = { subject: `statement:${l.bankAccount}/${l.lineId}`, code: 'STATEMENT_UNMATCHED', currency: l.currency, occurredAt: new Date(`${l.bookedOn}T00:00:00Z`) };
+    const subject = {
+      subject: `statement:${l.bankAccount}/${l.lineId}`,
+      code: 'STATEMENT_UNMATCHED',
+      currency: l.currency,
+      occurredAt: new Date(`${l.bookedOn}T00:00:00Z`),
+    };
     if (openLines.has(l.id))
       await observeCase(trx, subject, { kind: 'finding' }, opts.at, {
         provider: l.amount,

@@ -49,12 +49,17 @@ export async function readStatementCsv(
       if (!rec.bank_account) problems.push('bank_account: required (the IBAN or the bank’s account id)');
       if (!rec.line_id) problems.push('line_id: required (the bank’s id of the line, unique within the account)');
       if (!DATE.test(rec.booked_on ?? '')) problems.push(`booked_on: ${JSON.stringify(rec.booked_on)} is not a date YYYY-MM-DD`);
-      if (rec.value_on && !DATE.test(rec.value_on)) problems.push(`value_on: ${JSON.stringify(rec.value_on)} is not a date YYYY-MM-DD (or leave it empty)`);
-      if (!/^[A-Z]{3}$/.test((rec.currency ?? '').toUpperCase())) problems.push(`currency: ${JSON.stringify(rec.currency)} is not a 3-letter code`);
+      if (rec.value_on && !DATE.test(rec.value_on))
+        problems.push(`value_on: ${JSON.stringify(rec.value_on)} is not a date YYYY-MM-DD (or leave it empty)`);
+      if (!/^[A-Z]{3}$/.test((rec.currency ?? '').toUpperCase()))
+        problems.push(`currency: ${JSON.stringify(rec.currency)} is not a 3-letter code`);
       const direction = (rec.direction ?? '').toLowerCase();
-      if (direction !== 'credit' && direction !== 'debit') problems.push(`direction: ${JSON.stringify(rec.direction)} is not credit or debit`);
+      if (direction !== 'credit' && direction !== 'debit')
+        problems.push(`direction: ${JSON.stringify(rec.direction)} is not credit or debit`);
       if (!AMOUNT.test(rec.amount ?? '') || /^0+(\.0+)?$/.test(rec.amount ?? ''))
-        problems.push(`amount: ${JSON.stringify(rec.amount)} is not an amount above zero (digits and one ".", no sign: direction says which way)`);
+        problems.push(
+          `amount: ${JSON.stringify(rec.amount)} is not an amount above zero (digits and one ".", no sign: direction says which way)`,
+        );
       if (problems.length) {
         rejected.push({ line, reason: problems.join('; ') });
         continue;
@@ -74,7 +79,8 @@ export async function readStatementCsv(
   } catch (err) {
     if (!tooLarge) throw new StatementFormatError(`unreadable CSV: ${(err as Error).message}`);
   }
-  if (tooLarge) throw new StatementFormatError(`the file is larger than ${limits.maxBytes} bytes (STATEMENT_MAX_MB); refused without reading the rest`);
+  if (tooLarge)
+    throw new StatementFormatError(`the file is larger than ${limits.maxBytes} bytes (STATEMENT_MAX_MB); refused without reading the rest`);
   if (!header) throw new StatementFormatError('the file is empty: expected a header row');
   return { lines, rejected, bytes };
 }
@@ -85,7 +91,10 @@ function checkHeader(record: string[]): string[] {
   const unknown = record.filter((h) => !known.has(h));
   const missing = required.filter((h) => !record.includes(h));
   if (unknown.length || missing.length) {
-    const problems = [unknown.length ? `unknown column(s): ${unknown.join(', ')}` : '', missing.length ? `missing column(s): ${missing.join(', ')}` : '']
+    const problems = [
+      unknown.length ? `unknown column(s): ${unknown.join(', ')}` : '',
+      missing.length ? `missing column(s): ${missing.join(', ')}` : '',
+    ]
       .filter(Boolean)
       .join('; ');
     throw new StatementFormatError(`line 1 (header): ${problems}. Expected ${required.join(', ')}; optional ${optional.join(', ')}.`);
