@@ -10,6 +10,7 @@ import { silentLogger } from '../src/log/logger.ts';
 import { snapshotPolicyFromConfig } from '../src/snapshot/policy.ts';
 import { takeSnapshots } from '../src/snapshot/take-snapshots.ts';
 import { approveMovement, insertMovements, type MovementInput } from '../src/db/movements.ts';
+import { approveAndLink } from '../src/movements/approve.ts';
 
 const SANDBOX_NOW = Date.now();
 // Each test on a day of its own: the register and the cases are append-only, so nothing is truncated.
@@ -96,12 +97,37 @@ describe('movements in the roll-forward', () => {
     expect(await driftCases()).toBe(1);
   });
 
-  it('maker-checker: a recorded but unapproved top-up explains nothing', async () => {
+  it('maker-checker: a recorded but unapproved top-up explains nothing; the drift says it equals that pending movement', async () => {
     await snapshot(minutes(0));
     await control.adjustBalance('NGN', '1500000.00');
     await record(topUp(minutes(30)), false);
     const s2 = await snapshot(minutes(60));
     expect(s2.drift.map((d) => d.drift)).toEqual(['1500000']);
+    const hint = await t.db.knex('cases').where({ code: 'DRIFT_MATCHES_PENDING' }).andWhere('window_start', '>=', base);
+    expect(hint).toHaveLength(1);
+    expect(hint[0].finding.note).toContain(
+      `pending movement ${ref('TOPUP-1')} (recorded by asha; approve it: payrecon movements approve ${ref('TOPUP-1')})`,
+    );
+    expect(hint[0].finding.movements).toEqual([ref('TOPUP-1')]);
+  });
+
+  it('a BALANCE_DRIFT case is resolved by recording the movement it was, which links them', async () => {
+    await snapshot(minutes(0));
+    await control.adjustBalance('NGN', '1500000.00');
+    const s2 = await snapshot(minutes(60));
+    const caseId = s2.drift[0].caseId!;
+    await t.db.knex.transaction((trx) =>
+      insertMovements(trx, [topUp(minutes(30))], { recordedBy: 'asha', source: 'test', at: minutes(90) }),
+    );
+    const own = await approveAndLink(t.db.knex, ref('TOPUP-1'), 'asha', minutes(91), 10 * 60_000);
+    expect([own.outcome.kind, own.resolvedCases]).toEqual(['own', []]);
+    const r = await approveAndLink(t.db.knex, ref('TOPUP-1'), 'ben', minutes(92), 10 * 60_000);
+    expect([r.outcome.kind, r.resolvedCases]).toEqual(['approved', [caseId]]);
+    const c = await t.db.knex('cases').where({ id: caseId }).first();
+    expect([c.state, c.resolution]).toEqual(['resolved', 'adjusted']);
+    const last = await t.db.knex('case_events').where({ case_id: caseId }).orderBy('id', 'desc').first();
+    expect(last.actor).toBe('ben');
+    expect(last.note).toContain(`explained by top-up ${ref('TOPUP-1')} (in NGN 1500000.00), recorded by asha, approved by ben`);
   });
 
   it('a withdrawal landing two minutes after its recorded moment, across a snapshot: no drift in either window', async () => {

@@ -152,11 +152,10 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
       `\nExit: 0 approved; 3 unknown reference, already approved, or approved by its recorder.\n${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     )
     .action(async (reference: string, opts: { as?: string }) => {
-      const { approveMovement } = await import('../db/movements.ts');
-      const outcome = await withMovements(async (ctx) => {
-        const by = actorOf(opts.as, ctx.config);
-        return ctx.db.knex.transaction((trx) => approveMovement(trx, reference, by, new Date()));
-      });
+      const { approveAndLink } = await import('../movements/approve.ts');
+      const { outcome, resolvedCases } = await withMovements(async (ctx) =>
+        approveAndLink(ctx.db.knex, reference, actorOf(opts.as, ctx.config), new Date(), ctx.config.MOVEMENT_LAG_MIN * 60_000),
+      );
       if (outcome.kind === 'not_found')
         throw new UsageError(`no movement with reference ${reference} (payrecon movements list shows them)`);
       if (outcome.kind === 'own')
@@ -165,7 +164,10 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
         throw new UsageError(
           `${reference} is already approved, by ${outcome.movement.approvedBy} at ${outcome.movement.approvedAt!.toISOString()}`,
         );
-      printOut(`${reference} approved by ${outcome.movement.approvedBy}; it explains the balance from the next roll-forward on\n`);
+      const linked = resolvedCases.length
+        ? `; resolved the BALANCE_DRIFT case${resolvedCases.length === 1 ? '' : 's'} it explains: ${resolvedCases.join(', ')}`
+        : '';
+      printOut(`${reference} approved by ${outcome.movement.approvedBy}; it explains the balance from the next roll-forward on${linked}\n`);
       process.exitCode = EXIT.OK;
     });
 }

@@ -168,3 +168,24 @@ export async function statementMatches(db: Conn): Promise<MatchRow[]> {
     difference: text(r, 'difference'),
   }));
 }
+
+/**
+ * Unmatched statement lines of the currency booked within [fromDay, toDay] whose effect on the wallet
+ * equals `effect` (a bank credit came out of the wallet: −amount; a bank debit went into it: +amount).
+ */
+export async function unmatchedLinesEqualTo(
+  db: Conn,
+  input: { currency: string; effect: string; fromDay: string; toDay: string },
+): Promise<Array<{ bankAccount: string; lineId: string }>> {
+  const rows = rowsOf(
+    await db.raw(
+      `SELECT bank_account, line_id FROM statement_lines l
+        WHERE currency = ? AND booked_on BETWEEN ?::date AND ?::date
+          AND (CASE direction WHEN 'credit' THEN -amount ELSE amount END) = ?::numeric
+          AND NOT EXISTS (SELECT 1 FROM statement_matches m WHERE m.statement_line_id = l.id)
+        ORDER BY booked_on, id`,
+      [input.currency, input.fromDay, input.toDay, input.effect],
+    ),
+  );
+  return rows.map((r) => ({ bankAccount: text(r, 'bank_account'), lineId: text(r, 'line_id') }));
+}

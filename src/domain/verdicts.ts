@@ -20,6 +20,7 @@ export const MISMATCH_CODES = [
   'UNKNOWN_ORDER',
   'STATEMENT_UNMATCHED',
   'MOVEMENT_UNSETTLED',
+  'DRIFT_MATCHES_PENDING',
 ] as const;
 export type MismatchCode = (typeof MISMATCH_CODES)[number];
 
