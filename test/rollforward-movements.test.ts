@@ -130,6 +130,15 @@ describe('movements in the roll-forward', () => {
     expect(last.note).toContain(`explained by top-up ${ref('TOPUP-1')} (in NGN 1500000.00), recorded by asha, approved by ben`);
   });
 
+  it('a recorded, approved top-up the balance never saw: one drift of its opposite, and MOVEMENT_UNSEEN naming it', async () => {
+    await snapshot(minutes(0));
+    await record(topUp(minutes(30)), true);
+    const s2 = await snapshot(minutes(60));
+    expect(s2.drift.map((d) => d.drift)).toEqual(['-1500000']);
+    const unseen = await t.db.knex('cases').where({ code: 'MOVEMENT_UNSEEN', subject: `movement:${ref('TOPUP-1')}` });
+    expect(unseen.map((c) => c.state)).toEqual(['open']);
+  });
+
   it('a withdrawal landing two minutes after its recorded moment, across a snapshot: no drift in either window', async () => {
     await snapshot(minutes(0));
     // Recorded at 59', the balance reading at 60' does not see it yet; it lands at 61'.

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { Decimal } from '../money/decimal.ts';
 import { driftSubject } from '../db/cases.ts';
 import { pendingMovementsEqualTo } from '../db/movements.ts';
 import { unmatchedLinesEqualTo } from '../db/statements.ts';
@@ -57,4 +58,33 @@ export async function syncDriftHint(trx: Knex.Transaction, rf: DriftCheck, at: D
     movements: pending.map((p) => p.reference),
     statementLines: lines.map((l) => `${l.bankAccount}/${l.lineId}`),
   });
+}
+
+/**
+ * MOVEMENT_UNSEEN (issue 38): an approved movement the window counted (inside it, or a timing item taken
+ * in) while the window drifts by exactly its opposite: recorded, but the balance never moved by it
+ * within MOVEMENT_LAG_MIN of its moment. One case per movement; a person resolves it (a movement that
+ * lands later shows as the opposite drift in a later window, which says so).
+ */
+export async function syncUnseenMovements(
+  trx: Knex.Transaction,
+  rf: DriftCheck & { movements: ReadonlyArray<{ reference: string; effect: string }> },
+  at: Date,
+): Promise<string[]> {
+  if (!rf.closing || rf.withinTolerance !== false || rf.drift === null) return [];
+  const unseen = rf.movements.filter((m) => new Decimal(m.effect).negated().equals(rf.drift!));
+  for (const m of unseen) {
+    await observeCase(
+      trx,
+      { subject: `movement:${m.reference}`, code: 'MOVEMENT_UNSEEN', currency: rf.currency, occurredAt: rf.closing.takenAt },
+      { kind: 'finding' },
+      at,
+      {
+        local: m.effect,
+        provider: '0',
+        note: `movement ${m.reference} (${m.effect}) is recorded in this window but the balance did not move by it (drift ${rf.drift}): check it was sent, or its moment`,
+      },
+    );
+  }
+  return unseen.map((m) => m.reference);
 }

@@ -21,6 +21,7 @@ export const MISMATCH_CODES = [
   'STATEMENT_UNMATCHED',
   'MOVEMENT_UNSETTLED',
   'DRIFT_MATCHES_PENDING',
+  'MOVEMENT_UNSEEN',
 ] as const;
 export type MismatchCode = (typeof MISMATCH_CODES)[number];
 

@@ -20,7 +20,7 @@ import { describeFailures, runStatusOf, unitFailure, type UnitFailure } from './
 import { toleranceFor, type SnapshotPolicy } from './policy.ts';
 import { snapshotRollForward, type SnapshotRollForward } from './rollforward.ts';
 import { syncDriftCase } from '../cases/sync-drift.ts';
-import { syncDriftHint } from '../cases/sync-drift-hint.ts';
+import { syncDriftHint, syncUnseenMovements } from '../cases/sync-drift-hint.ts';
 import { countCode } from '../recon/run-counts.ts';
 
 export const SNAPSHOT_JOB = 'snapshot';
@@ -193,6 +193,7 @@ async function rollForwardCurrency(deps: SnapshotDeps, runId: string, out: Curre
     await storeCheck(trx, runId, out.rollForward, checkedAt);
     const drift = await syncDriftCase(trx, out.rollForward, checkedAt);
     await syncDriftHint(trx, out.rollForward, checkedAt, deps.policy.movementLagMs);
+    await syncUnseenMovements(trx, out.rollForward, checkedAt);
     if (drift?.case && out.rollForward.finding) {
       out.driftCase = { id: drift.case.id, state: drift.outcome === 'opened' || drift.outcome === 'moved' ? 'open' : drift.case.state };
     }
