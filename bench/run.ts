@@ -14,7 +14,9 @@
  * (untimed); the HTTP ceiling (bench/http-ceiling.ts, a separate process of fetches only); the job
  * (`payrecon reconcile --json`, a separate process) timed with its peak RSS and every result
  * verified; `payrecon report` for today, timed with its peak RSS; a naive one-order-at-a-time
- * baseline on a sample. Prints a markdown table and appends the run as a JSON line to bench/results/run.jsonl.
+ * baseline on a sample. Prints a markdown table, appends the run as a JSON line to bench/results/run.jsonl, and
+ * prints last the ratio job CPU per order / fetch-only client CPU per request (issue 42), which `npm run bench:check`
+ * compares with the best recorded on the same machine.
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -35,6 +37,7 @@ import { CHECK_AT_ONCE } from './lib/check-at-once.ts';
 import { cliEntry } from './lib/cli-entry.ts';
 import { benchMachine, currentCommit, recordResult } from './lib/record.ts';
 import { costOf, resetStatements, snapshot, type PgCost } from './lib/pg-stats.ts';
+import { cpuRatio } from './lib/cpu-ratio.ts';
 
 const { values } = parseArgs({
   options: {
@@ -260,6 +263,12 @@ try {
   for (const t of tableStats) log(`table ${t.relname}: ${t.upd} updates, ${t.hot} HOT; heap ${t.heap}, indexes ${t.indexes}`);
   const verified = run.status === 'completed' && run.checked === N && Number(items) === N && Number(checkedOrders) === N;
   const perOrder = (sec: number) => (Number.isNaN(sec) ? 'n/a' : `${((sec * 1e6) / N).toFixed(0)} µs`);
+  // The creep figure (issue 42): what the job costs per order against the HTTP client it wraps, both CPU time.
+  const jobCpuUs = Math.round((cpu.job * 1e6) / N);
+  const ratio = cpuRatio(jobCpuUs, ceilingBefore.cpu_us_per_request, ceilingAfter.cpu_us_per_request);
+  const ratioLine =
+    `job CPU per order / fetch-only client CPU per request: ${ratio.toFixed(2)} ` +
+    `(job ${jobCpuUs} µs per order; client ${ceilingBefore.cpu_us_per_request} µs per request before the job, ${ceilingAfter.cpu_us_per_request} after)`;
   const cpuLine =
     `CPU per order: job ${perOrder(cpu.job)} (fetch-only client ${ceilingBefore.cpu_us_per_request} µs/request), sandbox ${perOrder(cpu.sandbox)}, ` +
     `job's Postgres backends ${perOrder(cpu.postgres)}, over ${job.seconds.toFixed(1)} s wall on ${os.availableParallelism()} cores`;
@@ -345,10 +354,12 @@ try {
       job_in_run_orders_per_s: Math.round(N / runSeconds),
       job_over_ceiling: Number((jobRate / ceiling.rps).toFixed(2)),
       job_over_c_per_l: cOverL ? Number((jobRate / cOverL).toFixed(2)) : null,
+      job_cpu_over_client_cpu: ratio,
       job_peak_rss_mb: mb(job.rssKiB),
       cpu_us_per_order: {
         job: perOrderUs(cpu.job),
         fetch_only_client_per_request: ceilingBefore.cpu_us_per_request,
+        fetch_only_client_per_request_after: ceilingAfter.cpu_us_per_request,
         sandbox: perOrderUs(cpu.sandbox),
         postgres: perOrderUs(cpu.postgres),
       },
@@ -361,7 +372,9 @@ try {
     },
     ...(NODE_ARGS.length ? { notes: [`measured processes ran with BENCH_NODE_ARGS=${NODE_ARGS.join(' ')}`] } : {}),
   });
-  log(`recorded in ${path.relative(ROOT, file)}`);
+  log(`recorded in ${path.relative(ROOT, file)} (npm run bench:check compares it with the best of this machine)`);
+  // Last, so it is the line a reader (and a script) finds.
+  process.stdout.write(`${ratioLine}\n`);
   if (!verified) process.exitCode = 1;
 } finally {
   if (sandbox && sandbox.exitCode === null) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../src/money/decimal.ts';
-import { differsBeyond } from '../src/recon/amounts.ts';
+import { differsBeyond, show, toleranceFor } from '../src/recon/amounts.ts';
+import { resolvePolicy } from '../src/recon/policy.ts';
+import { CURRENCY_DECIMALS, type Currency } from '../src/money/decimal.ts';
 
 describe('differsBeyond', () => {
   it.each<[string, string | null | undefined, string | null | undefined, string, boolean]>([
@@ -23,4 +25,46 @@ describe('differsBeyond', () => {
   ])('%s: %j vs %j at tolerance %s', (_name, a, b, tolerance, differs) =>
     expect(differsBeyond(a, b, new Decimal(tolerance))).toBe(differs),
   );
+});
+
+describe('show', () => {
+  // What a sentence printed before the plain-text shortcut: the Decimal's fixed form, all digits past the minor unit.
+  const viaDecimal = (text: string, currency: Currency) => {
+    const d = new Decimal(text);
+    return d.decimalPlaces() > CURRENCY_DECIMALS[currency] ? d.toFixed() : d.toFixed(CURRENCY_DECIMALS[currency]);
+  };
+  it.each<[string, string, string]>([
+    ['whole', '1000', '1000.00'],
+    ['one decimal', '250.5', '250.50'],
+    ['two decimals', '250.50', '250.50'],
+    ['zero', '0', '0.00'],
+    ['below one', '0.5', '0.50'],
+    ['finer than the minor unit keeps its digits', '0.005', '0.005'],
+    ['trailing zeros past the minor unit', '12.500', '12.50'],
+    ['negative', '-3.5', '-3.50'],
+    ['negative zero', '-0', '0.00'],
+    ['large', '12345678901234567890123.45', '12345678901234567890123.45'],
+    ['padded text', ' 7.1', '7.10'],
+  ])('%s: %s -> %s, as the Decimal prints it', (_name, text, shown) => {
+    expect(show(text, 'INR')).toBe(shown);
+    expect(show(text, 'INR')).toBe(viaDecimal(text.trim(), 'INR'));
+  });
+  it.each<[string, string | null | undefined, string]>([
+    ['not a number', 'abc', '"abc"'],
+    ['an exponent', '1e3', '"1e3"'],
+    ['none', null, 'none'],
+    ['undefined', undefined, 'none'],
+  ])('%s is shown as it came', (_name, value, shown) => expect(show(value, 'INR')).toBe(shown));
+});
+
+describe('toleranceFor', () => {
+  it('reads each currency of a policy once, and follows a tolerance changed on the same policy', () => {
+    const policy = resolvePolicy({ tolerances: { INR: '0.01' } });
+    const first = toleranceFor(policy, 'INR');
+    expect(first.toFixed()).toBe('0.01');
+    expect(toleranceFor(policy, 'INR')).toBe(first);
+    expect(toleranceFor(policy, 'NGN').toFixed()).toBe(new Decimal(policy.tolerances.NGN ?? '0').toFixed());
+    policy.tolerances.INR = '0.05';
+    expect(toleranceFor(policy, 'INR').toFixed()).toBe('0.05');
+  });
 });

@@ -186,6 +186,25 @@ describe('reconcile against the sandbox', () => {
     expect(runRow.checked).toBe(orders.length);
   });
 
+  it('tells the metrics once per batch and verdict how many orders it checked, adding up to the run counts', async () => {
+    await world.control.advanceClock(2_000);
+    await world.control.setOrder(pick('payment', null, 0).transactionRef, { paidAmount: '1.00' });
+    const calls: Array<{ direction: string; verdict: string; count: number }> = [];
+    const outcome = await reconcileWorld(world, {
+      clock,
+      batchSize: 7,
+      onChecked: (direction, verdict, count) => calls.push({ direction, verdict, count }),
+    });
+    const { counts, checked } = outcome.runs[0];
+    expect(checked).toBe(orders.length);
+    // 40 payments and 30 payouts in pages of 7: 11 batches, each reporting each of its verdicts once.
+    expect(calls.length).toBeLessThanOrEqual(11 * new Set(calls.map((c) => c.verdict)).size);
+    expect(calls.length).toBeLessThan(orders.length);
+    const summed: Record<string, number> = {};
+    for (const c of calls) summed[`verdict:${c.verdict}`] = (summed[`verdict:${c.verdict}`] ?? 0) + c.count;
+    expect(summed).toEqual(Object.fromEntries(Object.entries(counts).filter(([k]) => k.startsWith('verdict:'))));
+  });
+
   it('--ref checks one order by merchantRef or transactionRef', async () => {
     const o = orders[3];
     for (const ref of [o.merchantRef, o.transactionRef]) {

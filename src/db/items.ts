@@ -79,12 +79,14 @@ function verdictOf(r: Row): { verdict: Verdict; codes: string[] } {
   return { verdict: oneOf(r, 'verdict', VERDICTS), codes: texts(r, 'codes') };
 }
 
-// One statement per chunk; unnest takes 25 array parameters whatever the chunk size.
+// One statement per chunk; unnest takes 25 array parameters (24 for a run's batch) whatever the chunk size.
 const UNNEST_CHUNK = 5000;
 
-/** recon_items' columns as unnest arrays; codes and details travel as text and are cast in the SELECT. */
-const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [
-  { name: 'run_id', type: 'bigint', value: (x) => x.runId },
+/**
+ * recon_items' columns after run_id as unnest arrays; codes and details travel as text and are cast in the
+ * SELECT. A run's batch gives its run id once, as a scalar (insertRunItems).
+ */
+const CHECK_COLUMNS: readonly UnnestColumn<Omit<ReconItemRow, 'runId'>>[] = [
   { name: 'direction', type: 'text', value: (x) => x.direction },
   { name: 'order_id', type: 'bigint', value: (x) => x.orderId },
   { name: 'merchant_ref', type: 'text', value: (x) => x.merchantRef },
@@ -112,10 +114,16 @@ const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [
   { name: 'reason', type: 'text', value: (x) => x.reason },
 ];
 
-const ITEM_NAMES = ITEM_COLUMNS.map((c) => c.name).join(', ');
-const ITEM_SELECT = ITEM_COLUMNS.map((c) => (c.name === 'codes' ? 'codes::text[]' : c.name === 'details' ? 'details::jsonb' : c.name)).join(
-  ', ',
-);
+/** Every column, the run id per row (insertItems: rows of any runs). */
+const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [{ name: 'run_id', type: 'bigint', value: (x) => x.runId }, ...CHECK_COLUMNS];
+
+const namesOf = (columns: readonly UnnestColumn<never>[]) => columns.map((c) => c.name).join(', ');
+const selectOf = (columns: readonly UnnestColumn<never>[]) =>
+  columns.map((c) => (c.name === 'codes' ? 'codes::text[]' : c.name === 'details' ? 'details::jsonb' : c.name)).join(', ');
+const ITEMS_SQL = (from: string) =>
+  `INSERT INTO recon_items (${namesOf(ITEM_COLUMNS)}) SELECT ${selectOf(ITEM_COLUMNS)} FROM ${from} ON CONFLICT (run_id, direction, order_id) DO NOTHING`;
+const RUN_ITEMS_SQL = (from: string) =>
+  `INSERT INTO recon_items (run_id, ${namesOf(CHECK_COLUMNS)}) SELECT ?::bigint, ${selectOf(CHECK_COLUMNS)} FROM ${from} ON CONFLICT (run_id, direction, order_id) DO NOTHING`;
 
 /**
  * Bulk insert; an item already written for (run, direction, order), e.g. by a run that died after
@@ -126,11 +134,20 @@ export async function insertItems(trx: Conn, items: readonly ReconItemRow[]): Pr
   let inserted = 0;
   for (let i = 0; i < items.length; i += UNNEST_CHUNK) {
     const v = unnestRows(items.slice(i, i + UNNEST_CHUNK), ITEM_COLUMNS);
-    const res = await trx.raw(
-      `INSERT INTO recon_items (${ITEM_NAMES}) SELECT ${ITEM_SELECT} FROM ${v.sql} ON CONFLICT (run_id, direction, order_id) DO NOTHING`,
-      v.bindings,
-    );
-    inserted += rowCountOf(res);
+    inserted += rowCountOf(await trx.raw(ITEMS_SQL(v.sql), v.bindings));
+  }
+  return inserted;
+}
+
+/**
+ * insertItems for the checks of one run's batch: the run id is the batch's, bound once, so the items
+ * are written as the check made them (no copy of each with its run id, no array of the same id).
+ */
+export async function insertRunItems(trx: Conn, runId: string, items: ReadonlyArray<Omit<ReconItemRow, 'runId'>>): Promise<number> {
+  let inserted = 0;
+  for (let i = 0; i < items.length; i += UNNEST_CHUNK) {
+    const v = unnestRows(items.slice(i, i + UNNEST_CHUNK), CHECK_COLUMNS);
+    inserted += rowCountOf(await trx.raw(RUN_ITEMS_SQL(v.sql), [runId, ...v.bindings]));
   }
   return inserted;
 }

@@ -99,8 +99,9 @@ export class PayreconMetrics {
     }
   }
 
-  orderChecked(direction: string, verdict: string): void {
-    this.ordersChecked.inc({ direction, verdict });
+  /** `count` orders of one direction checked with this verdict (a reconcile batch reports once per verdict). */
+  orderChecked(direction: string, verdict: string, count = 1): void {
+    this.ordersChecked.inc({ direction, verdict }, count);
   }
 
   providerRequest(operation: string, status: string, seconds: number): void {

@@ -8,8 +8,20 @@ export function readAmount(text: string | null | undefined): Decimal | null {
   return isDecimalText(t) ? new Decimal(t) : null;
 }
 
+// A run's tolerances are its policy's, the same for every order: each text is read into a Decimal once,
+// not once per order (a Decimal is immutable, so one value serves every comparison).
+const toleranceCache = new WeakMap<ReconPolicy['tolerances'], Map<Currency, { text: string | undefined; value: Decimal }>>();
+
 export function toleranceFor(policy: ReconPolicy, currency: Currency): Decimal {
-  return readAmount(policy.tolerances[currency]) ?? new Decimal(0);
+  let byCurrency = toleranceCache.get(policy.tolerances);
+  if (!byCurrency) toleranceCache.set(policy.tolerances, (byCurrency = new Map()));
+  const text = policy.tolerances[currency];
+  const known = byCurrency.get(currency);
+  // Keyed by the text as well: a policy being built (resolvePolicy) may still change it.
+  if (known && known.text === text) return known.value;
+  const value = readAmount(text) ?? new Decimal(0);
+  byCurrency.set(currency, { text, value });
+  return value;
 }
 
 /**
@@ -28,11 +40,22 @@ export function differsBeyond(a: string | null | undefined, b: string | null | u
   return x.minus(y).abs().greaterThan(tolerance);
 }
 
+/** Non-negative decimal text with no sign, exponent or spaces: its integer part and its fraction digits. */
+const PLAIN_AMOUNT = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
+
 /**
  * Amount for a human sentence: "1000.00"; a value finer than the currency's minor unit keeps all its
  * digits ("0.005", never "0.01"); raw text in quotes when it is not a number.
  */
 export function show(value: string | Decimal | null | undefined, currency: Currency): string {
+  // Most amounts a sentence shows are plain non-negative text within the minor unit: padded as
+  // Decimal's toFixed would print them, without building one (a resolved order's reason shows its fee).
+  if (typeof value === 'string') {
+    const plain = PLAIN_AMOUNT.exec(value);
+    const places = CURRENCY_DECIMALS[currency];
+    const fraction = plain?.[2] ?? '';
+    if (plain && fraction.length <= places) return places === 0 ? plain[1] : `${plain[1]}.${fraction.padEnd(places, '0')}`;
+  }
   const d = value instanceof Decimal ? value : readAmount(value);
   if (d) return d.decimalPlaces() > CURRENCY_DECIMALS[currency] ? d.toFixed() : d.toFixed(CURRENCY_DECIMALS[currency]);
   return value == null ? 'none' : JSON.stringify(value);

@@ -4,6 +4,7 @@ import { finishRun, setRunSelected, type RunRow, type RunStatus } from '../db/ru
 import type { HeldLock } from '../db/locks.ts';
 import { notificationStates } from '../db/webhook-events.ts';
 import type { Direction } from '../domain/types.ts';
+import type { Verdict } from '../domain/verdicts.ts';
 import { isFinalCategory } from '../domain/status.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
 import type { NotificationFacts, ProviderAnswer } from '../recon/types.ts';
@@ -32,12 +33,14 @@ interface Run {
 
 /**
  * One direction's pass over the run's orders. `notified` holds what the webhook receiver stored for
- * each order of the pages in flight, loaded once per page so the core judges the webhook codes with
- * every other finding; dropped once the page is written.
+ * the orders of the pages in flight that have any, loaded once per page so the core judges the webhook
+ * codes with every other finding; dropped once the page is written. Every other order gets `quiet`:
+ * the run's settings are the same for all of them, so it is built once per pass, not once per order.
  */
 interface Pass extends Run {
   direction: Direction;
   notified: Map<string, NotificationFacts>;
+  quiet: NotificationFacts;
 }
 
 /** A provider answer and when it was asked for, waiting for its comparison. */
@@ -63,7 +66,7 @@ export async function executeRun(deps: ReconcileDeps, row: RunRow, resumed: bool
   try {
     for (const direction of directions) {
       if (stopped(run)) break;
-      await reconcileDirection({ ...run, direction, notified: new Map() });
+      await reconcileDirection({ ...run, direction, notified: new Map(), quiet: notificationFacts(deps, undefined) });
     }
   } catch (err) {
     return failRun(run, err as Error);
@@ -103,17 +106,22 @@ async function* pagesWithNotifications(pass: Pass, after: string | null): AsyncG
 }
 
 async function loadNotified({ deps, direction, notified }: Pass, orders: readonly OrderRow[]): Promise<void> {
-  const refs = orders.map((o) => o.transactionRef);
-  const states = await notificationStates(deps.db.knex, direction, refs);
-  for (const ref of refs) {
-    const state = states.get(ref);
-    notified.set(ref, {
-      received: state?.received ?? false,
-      conflict: state?.conflict ?? null,
-      expected: deps.webhooks?.expect ?? false,
-      marginMs: deps.webhooks?.marginMs ?? 0,
-    });
-  }
+  const states = await notificationStates(
+    deps.db.knex,
+    direction,
+    orders.map((o) => o.transactionRef),
+  );
+  for (const [ref, state] of states) notified.set(ref, notificationFacts(deps, state));
+}
+
+/** What the core is told of an order's notifications: what was stored (none: `state` undefined) and the run's webhook settings. */
+function notificationFacts(deps: ReconcileDeps, state: { received: boolean; conflict: string | null } | undefined): NotificationFacts {
+  return {
+    received: state?.received ?? false,
+    conflict: state?.conflict ?? null,
+    expected: deps.webhooks?.expect ?? false,
+    marginMs: deps.webhooks?.marginMs ?? 0,
+  };
 }
 
 /** Stage one holds a concurrency slot: the fetch, and what must stop the run at once. Null: nothing learnt. */
@@ -151,8 +159,10 @@ function budgetPriority(selection: Selection, order: OrderRow): BudgetPriority {
 }
 
 /** Stage two, once the slot is free: the comparison and the rows to write. */
-function compareOne({ deps, notified }: Pass, order: OrderRow, fetched: Fetched | null): CheckToWrite | null {
-  return fetched && checkOrder(order, fetched.answer, deps.policy, deps.clock(), fetched.askedAt, notified.get(order.transactionRef));
+function compareOne({ deps, notified, quiet }: Pass, order: OrderRow, fetched: Fetched | null): CheckToWrite | null {
+  return (
+    fetched && checkOrder(order, fetched.answer, deps.policy, deps.clock(), fetched.askedAt, notified.get(order.transactionRef) ?? quiet)
+  );
 }
 
 /** Stage three, strictly in page order: write the batch and move the checkpoint past it. */
@@ -208,8 +218,15 @@ async function writeChecks(pass: Pass, entries: BatchToWrite['entries'], checkpo
     refused: (order, message) => refusedCheck(order, message, deps.policy, now),
   });
   state.record(written.done);
-  for (const c of written.done) deps.onChecked?.(direction, c.result.verdict);
+  if (deps.onChecked) for (const [verdict, n] of verdictCounts(written.done)) deps.onChecked(direction, verdict, n);
   return written.lost;
+}
+
+/** How many of a batch's checks got each verdict. */
+function verdictCounts(done: readonly CheckToWrite[]): Map<Verdict, number> {
+  const counts = new Map<Verdict, number>();
+  for (const c of done) counts.set(c.result.verdict, (counts.get(c.result.verdict) ?? 0) + 1);
+  return counts;
 }
 
 /**

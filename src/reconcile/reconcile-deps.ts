@@ -20,8 +20,8 @@ export interface ReconcileDeps {
   /** Set (e.g. by SIGTERM) to stop taking new orders; written batches stay, the run stays resumable. */
   stopSignal?: AbortSignal;
   onProgress?: (progress: ReconcileProgress) => void;
-  /** Told of each order whose check was written (metrics). */
-  onChecked?: (direction: Direction, verdict: Verdict) => void;
+  /** Told once per batch written how many of its orders got each verdict (metrics: a counter moves per batch, not per order). */
+  onChecked?: (direction: Direction, verdict: Verdict, count: number) => void;
   /** WEBHOOK_EXPECTED and WEBHOOK_MISSING_MARGIN_MIN: whether a missing notification is a finding. */
   webhooks?: { expect: boolean; marginMs: number };
   /** How often an explicit selection retries a held lock (default 1 s). */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
-import { insertItems } from '../db/items.ts';
+import { insertRunItems } from '../db/items.ts';
 import { applyCheckResults, findRefusedValue, type OrderRow } from '../db/orders.ts';
 import { describeRefusal, isValueRefusal } from '../db/refusal.ts';
 import { checkpointRun, type RunRow } from '../db/runs.ts';
@@ -69,14 +69,16 @@ async function writeChecks(trx: Knex.Transaction, batch: BatchToWrite, entries: 
       entries.map((e) => e.checked.update),
     ),
   );
-  const done = entries.filter((e) => applied.has(e.order.id)).map((e) => e.checked);
-  await insertItems(
+  const kept = entries.filter((e) => applied.has(e.order.id));
+  const done = kept.map((e) => e.checked);
+  await insertRunItems(
     trx,
-    done.map((c) => ({ ...c.item, runId: batch.run.id })),
+    batch.run.id,
+    done.map((c) => c.item),
   );
   await syncOrderCases(
     trx,
-    entries.filter((e) => applied.has(e.order.id)).map((e) => caseCheckOf(e.order, e.checked)),
+    kept.map((e) => caseCheckOf(e.order, e.checked)),
     batch.now,
   );
   return { done, lost: entries.filter((e) => !applied.has(e.order.id)) };

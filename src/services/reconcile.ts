@@ -70,7 +70,7 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
             stopSignal: deps.signal,
             webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
             onProgress: progress ? (p) => progress.update(p.checked, p.selected, p.mismatches) : undefined,
-            onChecked: deps.metrics && ((direction, verdict) => deps.metrics!.orderChecked(direction, verdict)),
+            onChecked: deps.metrics && ((direction, verdict, count) => deps.metrics!.orderChecked(direction, verdict, count)),
             stallAfterMs: config.RUN_STALL_AFTER_SECONDS * 1000,
           },
           { selection, dryRun: options.dryRun ?? false, waitMs: options.waitMs ?? DEFAULT_LOCK_WAIT_MS },

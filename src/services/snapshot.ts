@@ -43,7 +43,7 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
               concurrency: config.RECON_CONCURRENCY,
               batchSize: config.RECON_BATCH_SIZE,
               webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
-              onChecked: deps.metrics && ((direction, verdict) => deps.metrics!.orderChecked(direction, verdict)),
+              onChecked: deps.metrics && ((direction, verdict, count) => deps.metrics!.orderChecked(direction, verdict, count)),
             },
             { lookbackDays: config.RECON_LOOKBACK_DAYS, mode },
           );

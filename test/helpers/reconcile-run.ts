@@ -1,6 +1,6 @@
 import type { World } from './world.ts';
 import type { ProviderClient } from '../../src/provider/client.ts';
-import { reconcile } from '../../src/reconcile/reconcile.ts';
+import { reconcile, type ReconcileDeps } from '../../src/reconcile/reconcile.ts';
 import { buildSelection, type SelectionRequest } from '../../src/reconcile/selection.ts';
 import { policyFromConfig } from '../../src/reconcile/policy-from-config.ts';
 import { loadActiveBankCodes } from '../../src/db/bank-codes.ts';
@@ -17,6 +17,8 @@ export interface RunOptions {
   finalRecheckDays?: number;
   /** Another client than the world's (a faulty one, for example). */
   fetcher?: ProviderClient;
+  /** What the metrics are told of the checks written. */
+  onChecked?: ReconcileDeps['onChecked'];
 }
 
 /** One reconcile run of the world's database against its sandbox, as the job would run it, in UTC. */
@@ -31,6 +33,7 @@ export async function reconcileWorld(world: World, opts: RunOptions) {
       logger: silentLogger,
       concurrency: opts.concurrency ?? 8,
       batchSize: opts.batchSize ?? 50,
+      onChecked: opts.onChecked,
     },
     {
       selection: buildSelection(opts.request ?? {}, {
