@@ -229,7 +229,11 @@ async function recordMovements(dataDir: string, db: Db, control: SandboxControl,
   fs.mkdirSync(files, { recursive: true });
   const csv = path.join(files, 'wallet-movements.csv');
   fs.writeFileSync(csv, await control.movementStatement());
-  const imported = await importMovements(db.knex, fs.createReadStream(csv), { recordedBy: 'treasury', source: 'import:wallet-movements.csv', at: new Date() });
+  const imported = await importMovements(db.knex, fs.createReadStream(csv), {
+    recordedBy: 'treasury',
+    source: 'import:wallet-movements.csv',
+    at: new Date(),
+  });
   if (imported.rejected.length) throw new Error(`the demo's movements did not import: ${JSON.stringify(imported.rejected)}`);
   for (const m of DEMO_MOVEMENTS) await approveAndLink(db.knex, m.reference, 'controller', new Date(), config.MOVEMENT_LAG_MIN * 60_000);
   const xml = path.join(files, 'bank-statement.xml');
@@ -241,7 +245,9 @@ async function recordMovements(dataDir: string, db: Db, control: SandboxControl,
     tolerance: (c) => (config.BANK_CHARGE_TOLERANCE as Record<string, string | undefined>)[c] ?? '0',
     settleAfterMs: config.MOVEMENT_SETTLE_HOURS * 3_600_000,
   });
-  const matched = bank.matches.map((m) => `${m.reference} ↔ bank line ${m.bankLineId}${m.difference === '0' ? '' : ` (difference ${m.difference})`}`);
+  const matched = bank.matches.map(
+    (m) => `${m.reference} ↔ bank line ${m.bankLineId}${m.difference === '0' ? '' : ` (difference ${m.difference})`}`,
+  );
   return `moved     ${DEMO_MOVEMENTS.map((m) => `${m.currency} ${groupedAmount(m.amount, m.currency)} ${m.direction === 'in' ? 'top-up' : 'withdrawal'}`).join(', ')}: recorded by treasury (${imported.inserted} imported), approved by controller; bank statement matched ${matched.join(', ') || 'nothing'}`;
 }
 

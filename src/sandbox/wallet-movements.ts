@@ -27,7 +27,15 @@ export class WalletMovements {
   /** Records a movement; the caller moves the balance. A reference is used once. */
   add(
     seed: number,
-    input: { reference: string; currency: Currency; direction: 'in' | 'out'; amount: string; at: number; usdt: boolean; bankCharge: string | null },
+    input: {
+      reference: string;
+      currency: Currency;
+      direction: 'in' | 'out';
+      amount: string;
+      at: number;
+      usdt: boolean;
+      bankCharge: string | null;
+    },
   ): WalletMovement {
     if (this.list.some((m) => m.reference === input.reference)) throw new Error(`reference ${input.reference} is already used`);
     const quote = usdtRate(seed, input.currency, input.at);
