@@ -100,6 +100,7 @@ describe('summary_rollforward and timing_items', () => {
     explainedMovement: '-20',
     movementsMovement: '0',
     movements: [],
+    finding: null,
     timingItems: [
       {
         direction: 'payout',
