@@ -1,9 +1,10 @@
-// The 48-hour settlement drift simulation over many seeds (issue 12's proof), figures printed:
+// The 48-hour settlement drift simulation over many seeds (issue 12's proof; issue 43 adds the merchant's
+// batch-recorded final orders, agreeing with the provider or not), figures printed:
 //   node --import tsx bench/drift-sim.ts [--seeds 20] [--first 1] [--hours 48] [--orders 40]
 // Needs a Postgres at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres).
 // Exit 1 when any seed shows a false drift or misses its planted one.
 import { parseArgs } from 'node:util';
-import { simulateDrift, type SimResult } from '../test/helpers/drift-sim.ts';
+import { ORDER_KINDS, simulateDrift, type SimResult } from '../test/helpers/drift-sim.ts';
 import { benchMachine, loadAverages, recordResult } from './lib/record.ts';
 
 const { values } = parseArgs({
@@ -21,7 +22,8 @@ for (let seed = first; seed < first + seeds; seed++) {
   const r = await simulateDrift({ seed, hours, orders });
   results.push(r);
   console.log(
-    `seed ${seed}: ${r.windows} windows, ${r.timingItems} timing items, false drifts ${r.falseDrifts.length}, ` +
+    `seed ${seed}: ${r.windows} windows, ${r.timingItems} timing items, judged again ${r.rejudged}, false drifts ${r.falseDrifts.length}, ` +
+      `orders ${ORDER_KINDS.map((k) => `${k} ${r.kinds[k]}`).join(' ')}, ` +
       `planted ${r.planted.currency} ${r.planted.delta} at ${r.planted.at.toISOString()}: ${r.plantedFound ? 'found once, exactly' : `NOT found (${JSON.stringify(r.plantedWindows)})`}` +
       (r.falseDrifts.length ? ` false: ${JSON.stringify(r.falseDrifts)}` : ''),
   );
@@ -29,8 +31,10 @@ for (let seed = first; seed < first + seeds; seed++) {
 const sum = (f: (r: SimResult) => number) => results.reduce((n, r) => n + f(r), 0);
 console.log(
   `\nseeds ${results.length} (${first}..${first + seeds - 1}), ${hours} h each, ${orders} orders each: ` +
-    `windows ${sum((r) => r.windows)}, timing items ${sum((r) => r.timingItems)}, false drifts ${sum((r) => r.falseDrifts.length)}, ` +
-    `planted drifts found ${sum((r) => (r.plantedFound ? 1 : 0))} of ${results.length} (${Math.round((Date.now() - started) / 1000)} s)`,
+    `windows ${sum((r) => r.windows)}, timing items ${sum((r) => r.timingItems)}, judged again ${sum((r) => r.rejudged)}, ` +
+    `false drifts ${sum((r) => r.falseDrifts.length)}, ` +
+    `planted drifts found ${sum((r) => (r.plantedFound ? 1 : 0))} of ${results.length} (${Math.round((Date.now() - started) / 1000)} s)\n` +
+    `orders by kind: ${ORDER_KINDS.map((k) => `${k} ${sum((r) => r.kinds[k])}`).join(', ')}`,
 );
 recordResult('drift-sim', {
   command: `node --import tsx bench/drift-sim.ts ${process.argv.slice(2).join(' ')}`.trim(),
@@ -43,6 +47,8 @@ recordResult('drift-sim', {
     orders,
     windows: sum((r) => r.windows),
     timing_items: sum((r) => r.timingItems),
+    judged_again: sum((r) => r.rejudged),
+    ...Object.fromEntries(ORDER_KINDS.map((k) => [`orders_${k.replace('-', '_')}`, sum((r) => r.kinds[k])])),
     false_drifts: sum((r) => r.falseDrifts.length),
     planted_found: sum((r) => (r.plantedFound ? 1 : 0)),
     seconds: Math.round((Date.now() - started) / 1000),

@@ -183,7 +183,7 @@ describe('alerts belong to their cause', () => {
 
   it('a failed job alert is resolved when the job completes again (provider back), once', async () => {
     await raiseAlert(t.db, alertForFailedRun('reconcile', 'provider_unavailable', 'the provider failed most fetches'), { now: at(40) });
-    await deliverPendingAlerts(t.db, channels, at(40));
+    expect(await deliverPendingAlerts(t.db, channels, at(40))).toEqual({ sent: [expect.any(String)], failed: [] });
     const back = { kind: 'run_failed', fingerprintParts: ['reconcile', 'provider_unavailable'], why: 'reconcile completed again' };
     expect(await resolveClearedAlerts(t.db, at(41), [back])).toHaveLength(1);
     expect(await resolveClearedAlerts(t.db, at(42), [back])).toEqual([]);

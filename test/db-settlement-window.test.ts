@@ -1,5 +1,7 @@
-// settlementWindow's candidates (Postgres, or PGlite where none answers): the finality-interval index (sql/037) only finds rows,
-// the exact conditions decide, so an order open across the window however long is still found.
+// settlementWindow's candidates (Postgres, or PGlite where none answers): the finality-interval index (sql/040) only finds rows,
+// the exact conditions decide, so an order open across the window however long is still found. The provider's word
+// decides (issue 43): `status` is the provider's category, `finalizedAt` the first check that saw its success, and the
+// merchant's category (`merchant`) plays no part.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { settlementWindow } from '../src/db/settlement.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
@@ -14,7 +16,9 @@ interface Case {
   createdAt: Date;
   openSeenAt: Date | null;
   finalizedAt: Date | null;
-  status?: string;
+  status?: string | null;
+  /** The merchant's category; default success. */
+  merchant?: string;
   /** null: not in the window; 'inside': in the sums; 'candidate': a timing-item candidate. */
   expected: null | 'inside' | 'candidate';
 }
@@ -41,6 +45,31 @@ const CASES: Case[] = [
   },
   { name: 'failed, not success', createdAt: at(0.3), openSeenAt: null, finalizedAt: at(0.5), status: 'failed', expected: null },
   { name: 'never final', createdAt: at(0.3), openSeenAt: at(0.4), finalizedAt: null, status: 'pending', expected: null },
+  {
+    name: 'merchant success, provider pending',
+    createdAt: at(0.3),
+    openSeenAt: at(0.4),
+    finalizedAt: null,
+    status: 'pending',
+    merchant: 'success',
+    expected: null,
+  },
+  {
+    name: 'merchant failed, provider success',
+    createdAt: at(0.3),
+    openSeenAt: null,
+    finalizedAt: at(0.5),
+    merchant: 'failed',
+    expected: 'inside',
+  },
+  {
+    name: 'merchant success, never checked',
+    createdAt: at(0.3),
+    openSeenAt: null,
+    finalizedAt: null,
+    status: null,
+    expected: null,
+  },
 ];
 
 describe('settlementWindow', () => {
@@ -55,9 +84,18 @@ describe('settlementWindow', () => {
     for (const [i, c] of CASES.entries()) {
       await t.db.knex.raw(
         `INSERT INTO payment_orders (merchant_ref, transaction_ref, currency, method, amount, fee, status, status_category,
-                                     created_at, open_seen_at, finalized_at)
-         VALUES (?, ?, 'INR', 'UPI', 100, 1, 'Success', ?, ?, ?, ?)`,
-        [`m-${i}`, `t-${i}`, c.status ?? 'success', c.createdAt, c.openSeenAt, c.finalizedAt],
+                                     created_at, open_seen_at, finalized_at, provider_category, provider_amount, provider_fee, provider_success_at)
+         VALUES (?, ?, 'INR', 'UPI', 100, 1, 'Success', ?, ?, ?, ?, ?, 100, 1, ?)`,
+        [
+          `m-${i}`,
+          `t-${i}`,
+          c.merchant ?? 'success',
+          c.createdAt,
+          c.openSeenAt,
+          c.createdAt,
+          c.status === undefined ? 'success' : c.status,
+          (c.status ?? 'success') === 'success' ? c.finalizedAt : null,
+        ],
       );
     }
     const { sums, candidates } = await settlementWindow(t.db.knex, 'INR', OPENING, CLOSING);

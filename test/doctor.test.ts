@@ -99,6 +99,27 @@ describe.skipIf(requiresServer('doctor connects to a real Postgres'))('payrecon 
     }
   });
 
+  it('a missing database: the fix creates it; an unmigrated one: the report folder check says so, not "did not answer"', async () => {
+    const missing = new URL(world.env.DATABASE_URL);
+    missing.pathname = '/h40_doctor_no_such_database';
+    const gone = await runDoctor({ ...good, DATABASE_URL: missing.toString() });
+    const db = gone.checks.find((c) => c.name === 'database')!;
+    expect(db.status).toBe('failed');
+    expect(db.fix).toMatch(/^create the database: `createdb h40_doctor_no_such_database`.*then `payrecon migrate`$/);
+
+    const marked = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-doctor-unmigrated-'));
+    try {
+      fs.writeFileSync(path.join(marked, '.payrecon-database.json'), JSON.stringify({ installationId: 'x', database: 'elsewhere' }));
+      const report = await runDoctor({ ...good, DATABASE_SCHEMA: 'h40_not_migrated', REPORT_DIR: marked });
+      expect(report.checks.find((c) => c.name === 'database')!.fix).toBe('run `payrecon migrate`');
+      expect(report.checks.find((c) => c.name === 'report directory')!.detail).toBe(
+        `${marked} writable; its owner not compared (the database is not migrated)`,
+      );
+    } finally {
+      fs.rmSync(marked, { recursive: true, force: true });
+    }
+  });
+
   it('a bad configuration: the variable named, nothing else checked, exit 2 from the CLI', async () => {
     const report = await runDoctor({ ...good, RECON_CONCURRENCY: 'lots' });
     expect(report.checks).toHaveLength(1);

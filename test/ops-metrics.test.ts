@@ -1,13 +1,13 @@
 // Health, readiness and metrics of the long-running processes, scraped over real HTTP against real
 // Postgres and the sandbox: every family is exposed from the start, and each moves after its event.
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { requiresServer } from './helpers/db.ts';
 import { waitFor } from './helpers/cli.ts';
+import { cuttableProxy } from './helpers/cuttable-proxy.ts';
 import { seedMerchant } from '../src/demo/seed-merchant.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { loadConfig } from '../src/config/config.ts';
@@ -29,6 +29,9 @@ const FAMILIES = [
   'payrecon_balance_drift',
   'payrecon_report_emails_pending',
   'payrecon_webhook_notifications_total',
+  'payrecon_ready',
+  'payrecon_database_reachable',
+  'payrecon_job_watched_since_timestamp_seconds',
   'process_cpu_user_seconds_total',
 ];
 
@@ -42,35 +45,6 @@ const get = async (url: string) => {
   const res = await fetch(url);
   return { status: res.status, text: await res.text() };
 };
-
-/** A TCP proxy to Postgres that can be taken down (every connection cut, new ones refused) and brought back. */
-function cuttableProxy(target: { host: string; port: number }) {
-  let down = false;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    if (down) return void client.destroy();
-    const upstream = net.connect(target.port, target.host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  return {
-    listen: () => new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as net.AddressInfo).port))),
-    cut: () => {
-      down = true;
-      for (const s of sockets) s.destroy();
-    },
-    restore: () => void (down = false),
-    close: () => {
-      down = true;
-      for (const s of sockets) s.destroy();
-      return new Promise((r) => server.close(r));
-    },
-  };
-}
 
 describe.skipIf(requiresServer('the metrics read a real Postgres; /readyz goes through a proxy to it'))('health and metrics', () => {
   let world: World;
@@ -95,12 +69,20 @@ describe.skipIf(requiresServer('the metrics read a real Postgres; /readyz goes t
     const { status, text } = await get(`${ops.url}/metrics`);
     expect(status).toBe(200);
     for (const family of FAMILIES) expect(text, family).toMatch(new RegExp(`^# TYPE ${family} `, 'm'));
-    expect(sample(text, 'payrecon_job_runs_total{job="reconcile",outcome="success"}')).toBe(0);
+    expect(sample(text, 'payrecon_job_runs_total{payrecon_job="reconcile",outcome="success"}')).toBe(0);
     expect(sample(text, 'payrecon_orders_checked_total{direction="payment",verdict="mismatch"}')).toBe(0);
     expect(sample(text, 'payrecon_webhook_notifications_total{outcome="refused"}')).toBe(0);
     expect(sample(text, 'payrecon_report_emails_pending')).toBe(0);
     // No roll-forward checked yet: no drift sample at all, rather than a zero that claims one.
     expect(text).not.toMatch(/^payrecon_balance_drift\{/m);
+    expect(sample(text, 'payrecon_ready')).toBe(1);
+    expect(sample(text, 'payrecon_database_reachable')).toBe(1);
+    // A job that never succeeded is still watched, from the install: a rule can see it overdue.
+    const installed = sample(text, 'payrecon_job_watched_since_timestamp_seconds{payrecon_job="bank-codes"}');
+    expect(installed).toBeGreaterThan(Date.now() / 1000 - 86_400);
+    expect(sample(text, 'payrecon_job_last_success_timestamp_seconds{payrecon_job="bank-codes"}')).toBeUndefined();
+    // No provider request yet: no reachability sample rather than a guess.
+    expect(text).not.toMatch(/^payrecon_provider_reachable\{/m);
   });
 
   it('moves after a reconcile, a snapshot, a report and a webhook', async () => {
@@ -126,18 +108,20 @@ describe.skipIf(requiresServer('the metrics read a real Postgres; /readyz goes t
     expect(await serving).toBe(0);
 
     const { text } = await get(`${ops.url}/metrics`);
-    expect(sample(text, 'payrecon_job_runs_total{job="reconcile",outcome="success"}')).toBe(1);
-    expect(sample(text, 'payrecon_job_runs_total{job="snapshot",outcome="success"}')).toBe(2);
-    expect(sample(text, 'payrecon_job_runs_total{job="report",outcome="success"}')).toBe(1);
+    expect(sample(text, 'payrecon_job_runs_total{payrecon_job="reconcile",outcome="success"}')).toBe(1);
+    expect(sample(text, 'payrecon_job_runs_total{payrecon_job="snapshot",outcome="success"}')).toBe(2);
+    expect(sample(text, 'payrecon_job_runs_total{payrecon_job="report",outcome="success"}')).toBe(1);
     const checked = text.split('\n').filter((l) => l.startsWith('payrecon_orders_checked_total{'));
     expect(checked.reduce((n, l) => n + Number(l.split(' ')[1]), 0)).toBeGreaterThanOrEqual(30);
     expect(sample(text, 'payrecon_provider_requests_total{operation="paymentFetch",status="200"}')).toBeGreaterThan(0);
     expect(sample(text, 'payrecon_provider_requests_total{operation="balance",status="200"}')).toBeGreaterThan(0);
     expect(sample(text, 'payrecon_provider_request_duration_seconds_count{operation="paymentFetch"}')).toBeGreaterThan(0);
     expect(sample(text, 'payrecon_webhook_notifications_total{outcome="refused"}')).toBe(1);
+    // One sample: the latest request, whichever operation it was.
+    expect(text.split('\n').filter((l) => l.startsWith('payrecon_provider_reachable{'))).toEqual([expect.stringMatching(/ 1$/)]);
     const now = Date.now() / 1000;
     for (const job of ['reconcile', 'snapshot']) {
-      expect(now - sample(text, `payrecon_job_last_success_timestamp_seconds{job="${job}"}`)!).toBeLessThan(600);
+      expect(now - sample(text, `payrecon_job_last_success_timestamp_seconds{payrecon_job="${job}"}`)!).toBeLessThan(600);
     }
     // Two snapshots make one roll-forward check per currency: its drift is reported, zero in a clean world.
     for (const currency of config.RECON_CURRENCIES) expect(sample(text, `payrecon_balance_drift{currency="${currency}"}`)).toBe(0);
@@ -160,6 +144,8 @@ describe.skipIf(requiresServer('the metrics read a real Postgres; /readyz goes t
     });
     const { text } = await get(`${ops.url}/metrics`);
     expect(sample(text, 'payrecon_open_cases{code="AMOUNT_MISMATCH",currency="INR"}')).toBe(before + 1);
+    const oldest = sample(text, 'payrecon_open_cases_oldest_timestamp_seconds{code="AMOUNT_MISMATCH",currency="INR"}');
+    expect(oldest).toBeLessThanOrEqual(at.getTime() / 1000);
   });
 
   it('/healthz is alive; /readyz is 503 with the reason while the database is down, and ready again after', async () => {
@@ -187,9 +173,13 @@ describe.skipIf(requiresServer('the metrics read a real Postgres; /readyz goes t
       expect(stale.status).toBe(200);
       expect(sample(stale.text, 'payrecon_report_emails_pending')).toBe(sample(before.text, 'payrecon_report_emails_pending'));
       expect(sample(stale.text, 'payrecon_metrics_database_errors_total')).toBeGreaterThan(0);
+      // The outage as gauges, while this endpoint (and so `up`) still answers.
+      expect(sample(stale.text, 'payrecon_database_reachable')).toBe(0);
+      expect(sample(stale.text, 'payrecon_ready')).toBe(0);
 
       proxy.restore();
       await waitFor(async () => (await get(`${server!.url}/readyz`)).status === 200, 20_000, 200);
+      await waitFor(async () => sample((await get(`${server!.url}/metrics`)).text, 'payrecon_ready') === 1, 20_000, 200);
     } finally {
       await server?.close();
       await db?.close();

@@ -469,13 +469,13 @@ const cases: Case[] = [
 
   // STATUS: a final local status never moves
   {
-    name: 'local success, provider pending: STATUS, no update',
+    name: 'local success, provider pending: STATUS, no update, asked again on the backoff until the provider is final (issue 43)',
     local: payment(localSuccess),
     answer: found(providerPending),
     verdict: 'mismatch',
     codes: ['STATUS'],
     reason: 'local success (Success), provider pending (Initiated)',
-    next: null,
+    next: 5 * MIN,
   },
   {
     name: 'local failed, provider success: STATUS, no update',
@@ -647,13 +647,13 @@ const cases: Case[] = [
     next: 5 * MIN,
   },
   {
-    name: 'unknown provider string on a final order: STATUS',
+    name: 'unknown provider string on a final order: STATUS, asked again on the backoff',
     local: payment(localSuccess),
     answer: found({ status: 'OnHold', category: 'unknown' }),
     verdict: 'mismatch',
     codes: ['STATUS'],
     reason: 'local success (Success), unknown provider status "OnHold"',
-    next: null,
+    next: 5 * MIN,
   },
 
   // error and not found

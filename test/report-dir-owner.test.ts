@@ -57,18 +57,35 @@ describe('the demo keeps its reports in a folder of its own', () => {
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('runs twice on a fresh database each time, starting REPORT_DIR/demo afresh, leaving the rest alone', async () => {
-    // An embedded database of the demo's own: no DATABASE_URL, so each run recreates it.
-    const env = { REPORT_DIR: path.join(dir, 'reports'), LOG_LEVEL: 'warn' };
-    const args = ['demo', '--payments', '40', '--payouts', '20', '--data-dir', path.join(dir, 'demo-db')];
-    for (const run of [1, 2]) {
-      const res = await runCli(args, env, dir);
-      expect(res.code, `run ${run}: ${res.stderr}`).toBe(0);
-      expect(res.stdout).toMatch(/reports for \d{4}-\d{2}-\d{2} \(version 1\):\n {2}reports\/demo\/\d{4}-\d{2}-\d{2}\/v1\//);
-    }
+  it('runs on a fresh database, starting REPORT_DIR/demo afresh, leaving the rest alone', async () => {
+    // One run against what an earlier demo run leaves behind (its database folder, its reports folder
+    // with its marker and a version), instead of two whole runs: the same check for half the work.
+    const dataDir = path.join(dir, 'demo-db');
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'left-by-an-earlier-run'), '');
+    const earlier = path.join(dir, 'reports', 'demo');
+    fs.mkdirSync(path.join(earlier, '2026-01-01', 'v1'), { recursive: true });
+    fs.writeFileSync(path.join(earlier, '.payrecon-demo'), 'reports of `payrecon demo`\n');
+    // An embedded database of the demo's own: no DATABASE_URL, so the run recreates it.
+    const res = await runCli(
+      ['demo', '--payments', '40', '--payouts', '20', '--data-dir', dataDir],
+      { REPORT_DIR: path.join(dir, 'reports') },
+      dir,
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/database {2}embedded PGlite at \S+ \(fresh\)/);
+    expect(res.stdout).toMatch(/reports for \d{4}-\d{2}-\d{2} \(version 1\):\n {2}reports\/demo\/\d{4}-\d{2}-\d{2}\/v1\//);
+    // Nothing between the demo's tables: its missing alert channel is by design, not a warning (issue 40).
+    expect(res.stderr).toBe('');
+    expect(fs.existsSync(path.join(dataDir, 'left-by-an-earlier-run'))).toBe(false);
     expect(fs.readdirSync(path.join(dir, 'reports')).sort()).toEqual([OWNER_FILE, '2026-01-02', 'demo'].sort());
     expect(fs.readFileSync(path.join(dir, 'reports', OWNER_FILE), 'utf8')).toContain('00000000-0000-4000-8000-000000000000');
-    const [day] = fs.readdirSync(path.join(dir, 'reports', 'demo')).filter((n) => /^\d{4}-/.test(n));
-    expect(fs.readdirSync(path.join(dir, 'reports', 'demo', day)).filter((n) => n.startsWith('v'))).toEqual(['v1']);
+    const days = fs.readdirSync(earlier).filter((n) => /^\d{4}-/.test(n));
+    expect(days).toHaveLength(1);
+    expect(days[0]).not.toBe('2026-01-01');
+    expect(fs.readdirSync(path.join(earlier, days[0])).filter((n) => n.startsWith('v'))).toEqual(['v1']);
+    // One whole demo, ~9 s of CPU (PGlite start and migrations, the pipeline; 40+20 orders and 6+3 took the
+    // same). Two of them measured 69 s at load average 19 and 91 s at 38 on 2 cores (2026-11-27), and
+    // timed out at 240 s beside the static gates: one run leaves the same limit twice the room.
   }, 240_000);
 });

@@ -13,9 +13,9 @@ const D1 = `
 INSERT INTO job_runs (id, job, started_at, status) VALUES (1, 'reconcile', '2024-05-01T10:00:00Z', 'completed'),
   (2, 'reconcile', '2024-05-02T11:00:00Z', 'completed');
 INSERT INTO payment_orders (id, merchant_ref, transaction_ref, currency, method, amount, paid_amount, fee, provider_paid_amount, provider_fee,
-  status, status_category, created_at, finalized_at) VALUES
-  (1, 'P-REV', 'T-1', 'INR', 'NATIVE', 1000, 1000, 20, 1000, 20, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z'),
-  (2, 'P-FEE', 'T-2', 'INR', 'NATIVE', 500, 500, 10, 500, 10, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z');
+  status, status_category, created_at, finalized_at, provider_category, provider_amount, provider_success_at) VALUES
+  (1, 'P-REV', 'T-1', 'INR', 'NATIVE', 1000, 1000, 20, 1000, 20, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z', 'success', 1000, '2024-05-01T09:00:00Z'),
+  (2, 'P-FEE', 'T-2', 'INR', 'NATIVE', 500, 500, 10, 500, 10, 'Success', 'success', '2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z', 'success', 500, '2024-05-01T09:00:00Z');
 INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
   local_status, local_category, local_amount, local_paid_amount, local_fee, provider_status, provider_category, provider_amount,
   provider_paid_amount, provider_fee, verdict, codes, reason) VALUES
@@ -31,11 +31,12 @@ INSERT INTO rate_snapshots (currency, deposit, withdraw, taken_at, flags) VALUES
 // Day 2: P-REV reversed (the balance gives back 980), P-FEE's fee raised from 10 to 25 (−15), a new
 // UPI payment charged 50 where the contract (2%) says 40, and the balance read at noon.
 const D2 = `
-UPDATE payment_orders SET status = 'Reversed', status_category = 'failed' WHERE id = 1;
+-- The provider's success seen on day 1 stays where it was counted: the reversal is day 2's own event.
+UPDATE payment_orders SET status = 'Reversed', status_category = 'failed', provider_category = 'failed' WHERE id = 1;
 UPDATE payment_orders SET provider_fee = 25 WHERE id = 2;
 INSERT INTO payment_orders (id, merchant_ref, transaction_ref, currency, method, amount, paid_amount, fee, provider_paid_amount, provider_fee,
-  status, status_category, created_at, finalized_at) VALUES
-  (3, 'P-SCHED', 'T-3', 'INR', 'UPI', 2000, 2000, 50, 2000, 50, 'Success', 'success', '2024-05-02T08:00:00Z', '2024-05-02T09:00:00Z');
+  status, status_category, created_at, finalized_at, provider_category, provider_amount, provider_success_at) VALUES
+  (3, 'P-SCHED', 'T-3', 'INR', 'UPI', 2000, 2000, 50, 2000, 50, 'Success', 'success', '2024-05-02T08:00:00Z', '2024-05-02T09:00:00Z', 'success', 2000, '2024-05-02T09:00:00Z');
 INSERT INTO recon_items (run_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
   local_status, local_category, local_amount, local_paid_amount, local_fee, provider_status, provider_category, provider_amount,
   provider_paid_amount, provider_fee, verdict, codes, reason) VALUES

@@ -1,6 +1,7 @@
 // The drift simulation (issue 12): 48 simulated hours of the sandbox per seed, reconcile every 15
 // minutes, snapshots hourly, the provider clock jumping between calls, one planted balance
-// adjustment. `node --import tsx bench/drift-sim.ts --seeds 20` runs the full set and prints figures.
+// adjustment; and (issue 43) orders the merchant records later in batches, already final in its books,
+// agreeing with the provider or not. `node --import tsx bench/drift-sim.ts --seeds 20` runs the full set and prints figures.
 import { describe, expect, it } from 'vitest';
 import { requiresServer } from './helpers/db.ts';
 import { simulateDrift } from './helpers/drift-sim.ts';
@@ -20,6 +21,9 @@ describe.skipIf(requiresServer(NEEDS))('settlement roll-forward over 48 simulate
       const r = await simulateDrift({ seed, hours: 48, orders: 30 });
       // 3 currencies, 49 snapshots each (one at the start, then hourly): 48 windows per currency.
       expect(r.windows).toBe(3 * 48);
+      expect(Object.values(r.kinds).reduce((a, b) => a + b, 0)).toBe(30);
+      // Orders the merchant recorded already final, disagreeing with the provider, are in every seed's mix.
+      expect(r.kinds['kept-pending'] + r.kinds['provider-fails'] + r.kinds['provider-settles']).toBeGreaterThan(0);
       expect(r.falseDrifts).toEqual([]);
       expect(r.plantedWindows).toHaveLength(1);
       expect(r.plantedFound).toBe(true);

@@ -1,14 +1,16 @@
 import type { Knex } from 'knex';
-import { dateOrNull, int, oneRow, rowsOf, text, textOrNull } from './row.ts';
+import { date, dateOrNull, int, oneRow, rowsOf, text, textOrNull } from './row.ts';
 
 /** What /metrics reads from the database on each scrape: small aggregate queries on indexed columns. */
 export interface OpsGaugeRows {
-  openCases: { code: string; currency: string; count: number }[];
+  openCases: { code: string; currency: string; count: number; oldestOpenedAt: Date }[];
   /** The latest roll-forward check of each currency checked at all: drift as decimal text. */
   drift: { currency: string; drift: string }[];
   emailsPending: number;
   /** Latest completed run of each job. */
   lastSuccess: { job: string; at: Date }[];
+  /** When the first migration was applied: the start of every job's watch (null on an empty table). */
+  installedAt: Date | null;
 }
 
 /**
@@ -18,7 +20,9 @@ export interface OpsGaugeRows {
 export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promise<OpsGaugeRows> {
   return db.transaction(async (trx) => {
     await trx.raw(`SELECT set_config('statement_timeout', ?, true)`, [String(Math.max(1, Math.floor(statementTimeoutMs)))]);
-    const cases = await trx.raw(`SELECT code, currency, count(*)::int AS n FROM cases WHERE state = 'open' GROUP BY code, currency`);
+    const cases = await trx.raw(
+      `SELECT code, currency, count(*)::int AS n, min(opened_at) AS oldest FROM cases WHERE state = 'open' GROUP BY code, currency`,
+    );
     const drift = await trx.raw(
       `SELECT DISTINCT ON (currency) currency, drift::text AS drift
            FROM balance_checks ORDER BY currency, checked_at DESC, id DESC`,
@@ -27,9 +31,16 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
     const success = await trx.raw(
       `SELECT job, max(finished_at) AS at FROM job_runs WHERE status = 'completed' AND NOT dry_run GROUP BY job`,
     );
+    // knex's own table: migration_time of the first file is the install; retention never prunes it.
+    const installed = await trx.raw(`SELECT min(migration_time) AS at FROM knex_migrations`);
     return {
       // A case about no currency (a bank code, say) is labelled "none" rather than dropped.
-      openCases: rowsOf(cases).map((r) => ({ code: text(r, 'code'), currency: textOrNull(r, 'currency') ?? 'none', count: int(r, 'n') })),
+      openCases: rowsOf(cases).map((r) => ({
+        code: text(r, 'code'),
+        currency: textOrNull(r, 'currency') ?? 'none',
+        count: int(r, 'n'),
+        oldestOpenedAt: date(r, 'oldest'),
+      })),
       drift: rowsOf(drift).map((r) => ({ currency: text(r, 'currency'), drift: text(r, 'drift') })),
       emailsPending: int(oneRow(emails), 'n'),
       // A job with no completed run has none: max() over no rows is a NULL time.
@@ -37,6 +48,7 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
         const at = dateOrNull(r, 'at');
         return at ? [{ job: text(r, 'job'), at }] : [];
       }),
+      installedAt: dateOrNull(oneRow(installed), 'at'),
     };
   });
 }

@@ -120,6 +120,9 @@ export interface CheckUpdate {
   /** Payouts only. */
   utr?: string;
   finalizedAt?: Date;
+  /** The provider's status category and amount from this check, kept beside the merchant's (sql/040). */
+  providerCategory?: StatusCategory;
+  providerAmount?: string;
   /** The provider's own fee and (payments) paidAmount from this check, kept beside the merchant's (see sql/023). */
   providerFee?: string;
   /** Payments only. */
@@ -252,7 +255,14 @@ function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.Que
       q.where('created_at', '>=', filter.from).where('created_at', '<', filter.to);
       break;
     case 'open':
-      q.whereIn('status_category', ['pending', 'unknown']).where('created_at', '>=', filter.lookbackFrom);
+      // Open in the merchant's books, or at the provider as last seen, or never asked about: the orders whose
+      // provider status may still move the balance (payment_orders_open, payment_orders_provider_open).
+      q.where('created_at', '>=', filter.lookbackFrom).where((w) =>
+        w
+          .whereIn('status_category', ['pending', 'unknown'])
+          .orWhereNull('last_checked_at')
+          .orWhereIn('provider_category', ['pending', 'unknown']),
+      );
       if (filter.dueBy) dueBy(q, direction, filter.dueBy, filter.firstCheckMs);
       break;
     case 'ref':
@@ -383,6 +393,8 @@ function checkUpdateColumns(direction: Direction): UnnestColumn<CheckUpdate>[] {
     { name: 'was_check_count', type: 'int', value: (u) => u.expected.checkCount },
     { name: 'open_seen_at', type: 'timestamptz', value: (u) => timestampOrNull(u.openSeenAt) },
     { name: 'provider_fee', type: 'numeric', value: (u) => decimalOrNull(u.providerFee, 'providerFee') },
+    { name: 'provider_category', type: 'text', value: (u) => u.providerCategory ?? null },
+    { name: 'provider_amount', type: 'numeric', value: (u) => decimalOrNull(u.providerAmount, 'providerAmount') },
   ];
   if (payment)
     columns.push({
@@ -429,6 +441,10 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
        finalized_at = COALESCE(v.finalized_at, o.finalized_at),
        open_seen_at = GREATEST(o.open_seen_at, v.open_seen_at),
        provider_fee = COALESCE(v.provider_fee, o.provider_fee),${PROVIDER_PAID_SET}
+       provider_category = COALESCE(v.provider_category, o.provider_category),
+       provider_amount = COALESCE(v.provider_amount, o.provider_amount),
+       provider_success_at = CASE WHEN o.provider_success_at IS NULL AND v.provider_category = 'success' THEN v.checked_at
+                                  ELSE o.provider_success_at END,
        updated_at = COALESCE(v.updated_at, o.updated_at)
      FROM ${v.sql}
      WHERE o.id = v.id
@@ -466,6 +482,7 @@ export async function findRefusedValue(
     ['fee', 'fee', update.fee],
     direction === 'payment' ? ['paidAmount', 'paid_amount', update.paidAmount] : ['utr', 'utr', update.utr],
     ['providerFee', 'provider_fee', update.providerFee],
+    ['providerAmount', 'provider_amount', update.providerAmount],
   ];
   if (direction === 'payment') candidates.push(['providerPaidAmount', 'provider_paid_amount', update.providerPaidAmount]);
   for (const [field, column, value] of candidates) {

@@ -92,11 +92,14 @@ export async function createRun(
 }
 
 /**
- * A run taken over from a process that died: now this process's, and its progress clock restarts,
- * so the dead process's silence is not counted against the run that resumes it.
+ * A run taken over from a process that died or was stopped: now this process's and running again
+ * (`status` showed an interrupted run's "the next run resumes it" while it was being resumed), and its
+ * progress clock restarts, so the dead process's silence is not counted against the run that resumes it.
  */
 export async function takeOverRun(db: Conn, runId: string, now: Date, owner: RunOwner = thisProcess()): Promise<void> {
-  await db('job_runs').where({ id: runId }).update({ heartbeat_at: now, pid: owner.pid, host: owner.host });
+  await db('job_runs')
+    .where({ id: runId })
+    .update({ status: 'running', error: null, finished_at: null, heartbeat_at: now, pid: owner.pid, host: owner.host });
 }
 
 /**

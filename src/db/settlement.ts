@@ -18,33 +18,39 @@ export interface ReadingBounds {
   to: Date | string;
 }
 
-/** A success order whose finality interval overlaps the window; amounts decimal text. */
+/** An order the provider settled whose finality interval overlaps the window; amounts decimal text. */
 export interface FinalityCandidate {
   direction: 'payment' | 'payout';
   orderId: string;
   merchantRef: string;
   /** payments: paid (or amount) − fee; payouts: −(amount + fee). */
   effect: string;
-  /** Last seen open (or created), and first seen final. */
+  /** Last seen open at the provider (or created), and first seen success there. */
   from: Date;
   to: Date;
 }
 
-// A success order whose finality interval (last seen open or created, first seen final] overlaps the
-// window between two readings (opening_from: the opening reading's start, closing_to: the closing one's end).
-// The range test is what finds them through the *_finality index (sql/037): a superset of the two exact
-// conditions beside it, which decide.
-const OVERLAPS = sql`currency = ${param('currency')} AND status_category = 'success' AND finalized_at > ${param('opening_from')}::timestamptz
-  AND coalesce(open_seen_at, created_at) < ${param('closing_to')}::timestamptz AND finalized_at IS NOT NULL
-  AND tstzrange(least(coalesce(open_seen_at, created_at), finalized_at), finalized_at, '[]')
+// An order the provider's answers said success (provider_success_at: the first check, or confirmed notification,
+// that saw it so), whose finality interval (last seen open at the provider or created, first seen success]
+// overlaps the window between two readings (opening_from: the opening reading's start, closing_to: the closing
+// one's end). The merchant's status plays no part: an order recorded Success that the provider keeps Pending or
+// fails moved nothing, one recorded Failed that the provider settled did (issue 43; the disagreement is the
+// order's STATUS finding). The range test is what finds them through the *_provider_finality index (sql/040):
+// a superset of the two exact conditions beside it, which decide.
+const OVERLAPS = sql`currency = ${param('currency')} AND provider_success_at > ${param('opening_from')}::timestamptz
+  AND coalesce(open_seen_at, created_at) < ${param('closing_to')}::timestamptz AND provider_success_at IS NOT NULL
+  AND tstzrange(least(coalesce(open_seen_at, created_at), provider_success_at), provider_success_at, '[]')
       && tstzrange(${param('opening_from')}::timestamptz, greatest(${param('opening_from')}::timestamptz, ${param('closing_to')}::timestamptz), '[]')`;
-// ...and certainly inside it: seen open after the opening reading ended, final before the closing one began.
-const INSIDE = sql`coalesce(open_seen_at, created_at) >= ${param('opening_to')}::timestamptz AND finalized_at <= ${param('closing_from')}::timestamptz`;
+// ...and certainly inside it: seen open after the opening reading ended, seen success before the closing one began.
+const INSIDE = sql`coalesce(open_seen_at, created_at) >= ${param('opening_to')}::timestamptz AND provider_success_at <= ${param('closing_from')}::timestamptz`;
 
-// The balance moved by what the provider collected and charged (its answer, kept in provider_*), not by a
-// merchant's record that disagrees with it (a FEE or PAID_AMOUNT finding); an order no answer has filled
-// in yet falls back to its own columns.
-const PAID = 'coalesce(provider_paid_amount, paid_amount, amount)';
+// The balance moved by what the provider collected and charged (its answer, kept in provider_*), never by the
+// merchant's record (a FEE or PAID_AMOUNT finding). An order counted here has had a provider answer, so these
+// are set; provider_amount is NULL only for an order a confirmed notification finalized (its amount is the
+// provider's: the identity checks compare it) or one finalized before sql/040 with no check.
+const AMOUNT = 'coalesce(provider_amount, amount)';
+const PAID = `coalesce(provider_paid_amount, ${AMOUNT})`;
+// provider_fee is NULL only for orders finalized before sql/023, whose fee column then held the provider's.
 const FEE = 'coalesce(provider_fee, fee)';
 
 const WINDOW_SUMS = sql`WITH p AS (
@@ -52,24 +58,24 @@ const WINDOW_SUMS = sql`WITH p AS (
          FROM payment_orders WHERE ${OVERLAPS} AND ${INSIDE}
      ),
      q AS (
-       SELECT sum(amount)::text AS amount, sum(${FEE})::text AS fee, count(*)::int AS n
+       SELECT sum(${AMOUNT})::text AS amount, sum(${FEE})::text AS fee, count(*)::int AS n
          FROM payout_orders WHERE ${OVERLAPS} AND ${INSIDE}
      )
      SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`;
 
 const WINDOW_CANDIDATES = sql`SELECT 'payment' AS direction, id::text AS order_id, merchant_ref, (${PAID} - coalesce(${FEE}, 0))::text AS effect,
-            coalesce(open_seen_at, created_at) AS lo, finalized_at AS hi
+            coalesce(open_seen_at, created_at) AS lo, provider_success_at AS hi
        FROM payment_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
      UNION ALL
-     SELECT 'payout', id::text, merchant_ref, (-(amount + coalesce(${FEE}, 0)))::text, coalesce(open_seen_at, created_at), finalized_at
+     SELECT 'payout', id::text, merchant_ref, (-(${AMOUNT} + coalesce(${FEE}, 0)))::text, coalesce(open_seen_at, created_at), provider_success_at
        FROM payout_orders WHERE ${OVERLAPS} AND NOT (${INSIDE})
      ORDER BY 1, 2`;
 
 const instant = (t: Date | string): string => (typeof t === 'string' ? t : t.toISOString());
 
 /**
- * The window between two readings, split the way the roll-forward needs it: sums of the success
- * orders certainly final inside it (seen open after the opening reading ended, or created after it,
+ * The window between two readings, split the way the roll-forward needs it: sums of the orders the
+ * provider settled certainly inside it (seen open after the opening reading ended, or created after it,
  * and seen final before the closing reading began), and the few whose finality interval overlaps
  * either reading, one row each (timing-item candidates).
  */
@@ -155,6 +161,41 @@ export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<
       c.timingMovement,
       c.movementsMovement,
       c.movementsCount,
+    ],
+  );
+  return text(oneRow(res), 'id');
+}
+
+/**
+ * A window judged again with the orders as they are now: its one row (UNIQUE per pair of snapshots) takes
+ * the new figures; first_drift keeps the drift it was first judged with, rejudged_at when (sql/040).
+ */
+export async function rejudgeBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<string> {
+  const res = await db.raw(
+    `UPDATE balance_checks SET run_id = ?, opening_total = ?::numeric, explained_movement = ?::numeric, expected_closing = ?::numeric,
+            closing_total = ?::numeric, first_drift = coalesce(first_drift, drift), drift = ?::numeric, tolerance = ?::numeric,
+            within_tolerance = ?, payments_count = ?, payouts_count = ?, rejudged_at = ?, timing_items = ?::jsonb, timing_movement = ?::numeric,
+            movements_movement = ?::numeric, movements_count = ?
+      WHERE opening_snapshot_id = ?::bigint AND closing_snapshot_id = ?::bigint
+      RETURNING id::text AS id`,
+    [
+      c.runId,
+      c.openingTotal,
+      c.explainedMovement,
+      c.expectedClosing,
+      c.closingTotal,
+      c.drift,
+      c.tolerance,
+      c.withinTolerance,
+      c.paymentsCount,
+      c.payoutsCount,
+      c.checkedAt,
+      JSON.stringify(c.timingItems),
+      c.timingMovement,
+      c.movementsMovement,
+      c.movementsCount,
+      c.openingSnapshotId,
+      c.closingSnapshotId,
     ],
   );
   return text(oneRow(res), 'id');

@@ -183,6 +183,9 @@ export async function applyConfirmedFinal(trx: Conn, direction: Direction, order
     status: f.status,
     status_category: f.statusCategory,
     provider_fee: decimal(f.providerFee, 'providerFee'),
+    // The confirming fetch is the provider's answer: it moves the roll-forward as a check's would (sql/040).
+    provider_category: f.statusCategory,
+    ...(f.statusCategory === 'success' && { provider_success_at: f.at }),
     finalized_at: f.at,
     updated_at: f.at,
     // Final: the reconcile job's schedule no longer needs to visit it, unless a recorded value disagrees.

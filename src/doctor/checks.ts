@@ -39,7 +39,7 @@ export async function checkDatabase(config: Config): Promise<CheckResult> {
       name,
       status: 'failed',
       detail: `${which}: ${scrub((err as Error).message, config)}`,
-      fix: 'check DATABASE_URL (host, port, user, password) and that the server is up',
+      fix: connectFix(err, config),
     };
   }
   try {
@@ -63,6 +63,20 @@ export async function checkDatabase(config: Config): Promise<CheckResult> {
   } finally {
     await db.close();
   }
+}
+
+/** The fix for a failed connection, by what the server said: a missing database or role is created, not re-typed. */
+function connectFix(err: unknown, config: Config): string {
+  const code = (err as { code?: string }).code;
+  const url = config.DATABASE_URL ? new URL(config.DATABASE_URL) : null;
+  const database = url ? decodeURIComponent(url.pathname.slice(1)) : '';
+  const user = url ? decodeURIComponent(url.username) : '';
+  // 3D000 invalid_catalog_name; 28000 invalid_authorization_specification (also "role does not exist").
+  if (code === '3D000' || /database ".*" does not exist/.test(String(err)))
+    return `create the database: \`createdb ${database || '<name>'}\`${user ? ` (owner: \`createdb --owner ${user} ${database}\`)` : ''}, then \`payrecon migrate\``;
+  if (/role ".*" does not exist/.test(String(err)))
+    return `create the role: \`createuser ${user || '<user>'}\` (as a Postgres superuser), or fix the user in DATABASE_URL`;
+  return 'check DATABASE_URL (host, port, user, password) and that the server is up';
 }
 
 export async function checkProvider(config: Config): Promise<CheckResult> {
@@ -192,7 +206,7 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
   }
   if (!owner) return { name, status: 'ok', detail: `${dir} writable, not yet marked by a database` };
   const mine = await ownInstallation(config);
-  if (mine === null) return { name, status: 'ok', detail: `${dir} writable; its owner not compared (the database did not answer)` };
+  if (typeof mine !== 'string') return { name, status: 'ok', detail: `${dir} writable; its owner not compared (${mine.why})` };
   if (owner.installationId !== mine)
     return {
       name,
@@ -203,13 +217,19 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
   return { name, status: 'ok', detail: `${dir} writable, this database's own` };
 }
 
-async function ownInstallation(config: Config): Promise<string | null> {
+/** This database's installation id, or why it cannot be read (the database check above says what to do). */
+async function ownInstallation(config: Config): Promise<string | { why: string }> {
   let db;
   try {
     db = await openDatabase(config, { applicationName: 'payrecon-doctor', poolMax: 1 });
+  } catch {
+    return { why: 'the database did not answer' };
+  }
+  try {
+    if ((await pendingMigrations(db)).length) return { why: 'the database is not migrated' };
     return await installationId(db.knex);
   } catch {
-    return null;
+    return { why: 'the database could not be read' };
   } finally {
     await db?.close();
   }

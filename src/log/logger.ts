@@ -2,6 +2,7 @@ import pino, { type Logger, type DestinationStream } from 'pino';
 import { textStream } from './text-stream.ts';
 import { scrub } from '../config/redact.ts';
 import { sanitizeForTerminal } from './terminal.ts';
+import { summariseRepeats } from './repeats.ts';
 
 export type { Logger };
 
@@ -35,7 +36,12 @@ export interface LoggerOptions {
   tty?: boolean;
   /** Secret values scrubbed from every line (keys are redacted by name besides). */
   secrets?: readonly string[];
+  /** Identical warnings after the first are counted and summarised once per window (0: every line). */
+  repeatWindowMs?: number;
 }
+
+/** One summary line a minute for a warning that repeats. */
+export const REPEAT_WINDOW_MS = 60_000;
 
 /**
  * The one root logger, on stderr so stdout stays for tables and --json output. At a terminal it
@@ -53,7 +59,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       // Keys are redacted above; a secret inside a message or an error text (a provider echoing the key) is
       // scrubbed here. Log lines reach terminals too: JSON escapes C0 controls but not C1 or bidi overrides.
-      hooks: { streamWrite: (line: string) => sanitizeForTerminal(secrets.length ? scrub(line, secrets) : line) },
+      hooks: {
+        streamWrite: (line: string) => sanitizeForTerminal(secrets.length ? scrub(line, secrets) : line),
+        logMethod: summariseRepeats(options.repeatWindowMs ?? REPEAT_WINDOW_MS),
+      },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     options.destination ?? (format === 'text' ? textStream() : pino.destination({ fd: 2, sync: true })),

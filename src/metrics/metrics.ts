@@ -6,9 +6,15 @@ import { VERDICTS } from '../domain/verdicts.ts';
 import { PATHS } from '../provider/types.ts';
 import { JOB_OUTCOMES, type JobOutcome } from './job-outcome.ts';
 
-/** Jobs known up front, so their series exist (at zero) before the first run. */
+/**
+ * Jobs known up front, so their series exist (at zero) before the first run. The label is
+ * `payrecon_job`, never `job`: Prometheus renames a target's own `job` label to `exported_job`
+ * under the default `honor_labels: false`, and a rule written against `job` then matches nothing.
+ */
 export const METRIC_JOBS = ['reconcile', 'snapshot', 'bank-codes', 'report', 'daily'] as const;
 const DIRECTIONS = ['payment', 'payout'] as const;
+/** Answers that mean the provider is not serving: the same statuses the error-ratio rule counts. */
+const PROVIDER_FAILURE = /^(5\d\d|429|timeout|network)$/;
 const WEBHOOK_OUTCOMES = ['stored', 'duplicate', 'refused', 'not_stored'] as const;
 export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 
@@ -22,13 +28,42 @@ export class PayreconMetrics {
   private readonly jobRuns = new Counter({
     name: 'payrecon_job_runs_total',
     help: 'Job runs by job and outcome (success, failure, skipped, interrupted)',
-    labelNames: ['job', 'outcome'],
+    labelNames: ['payrecon_job', 'outcome'],
     registers: [this.registry],
   });
   private readonly lastSuccess = new Gauge({
     name: 'payrecon_job_last_success_timestamp_seconds',
     help: 'Unix time of the latest completed run of each job (from job_runs, any process)',
-    labelNames: ['job'],
+    labelNames: ['payrecon_job'],
+    registers: [this.registry],
+  });
+  private readonly watchedSince = new Gauge({
+    name: 'payrecon_job_watched_since_timestamp_seconds',
+    help: "Unix time payrecon's schema was installed (its first migration): a job that never succeeded is overdue from here",
+    labelNames: ['payrecon_job'],
+    registers: [this.registry],
+  });
+  private readonly ready = new Gauge({
+    name: 'payrecon_ready',
+    help: '1 when /readyz would answer 200 (checked at each scrape), else 0',
+    registers: [this.registry],
+  });
+  private readonly databaseReachable = new Gauge({
+    name: 'payrecon_database_reachable',
+    help: "1 when this scrape's database queries answered within the bound, else 0",
+    registers: [this.registry],
+  });
+  private readonly providerReachable = new Gauge({
+    name: 'payrecon_provider_reachable',
+    help: '1 when the latest request of each operation was answered (not 5xx, 429, timeout or network error), else 0; absent before the first',
+    // Labelled so that no sample exists before the first request (an unlabelled gauge reads 0 from the start).
+    labelNames: ['operation'],
+    registers: [this.registry],
+  });
+  private readonly oldestOpenCase = new Gauge({
+    name: 'payrecon_open_cases_oldest_timestamp_seconds',
+    help: 'Unix time the oldest case still open was opened, by mismatch code and currency (read from the database at scrape)',
+    labelNames: ['code', 'currency'],
     registers: [this.registry],
   });
   private readonly ordersChecked = new Counter({
@@ -84,7 +119,7 @@ export class PayreconMetrics {
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
-    for (const job of METRIC_JOBS) for (const outcome of JOB_OUTCOMES) this.jobRuns.inc({ job, outcome }, 0);
+    for (const job of METRIC_JOBS) for (const outcome of JOB_OUTCOMES) this.jobRuns.inc({ payrecon_job: job, outcome }, 0);
     for (const direction of DIRECTIONS) for (const verdict of VERDICTS) this.ordersChecked.inc({ direction, verdict }, 0);
     for (const outcome of WEBHOOK_OUTCOMES) this.webhooks.inc({ outcome }, 0);
     for (const operation of Object.keys(PATHS)) this.providerDuration.zero({ operation });
@@ -92,11 +127,17 @@ export class PayreconMetrics {
   }
 
   jobFinished(job: string, outcome: JobOutcome, at: Date = new Date()): void {
-    this.jobRuns.inc({ job, outcome });
+    this.jobRuns.inc({ payrecon_job: job, outcome });
     if (outcome === 'success') {
       this.inProcessSuccess.set(job, at.getTime() / 1000);
-      this.lastSuccess.set({ job }, Math.max(at.getTime() / 1000, this.inProcessSuccess.get(job) ?? 0));
+      this.lastSuccess.set({ payrecon_job: job }, Math.max(at.getTime() / 1000, this.inProcessSuccess.get(job) ?? 0));
     }
+  }
+
+  /** What /readyz answers, as gauges a rule can read without depending on `up`. */
+  readiness(state: { ready: boolean; databaseReachable: boolean }): void {
+    this.ready.set(state.ready ? 1 : 0);
+    this.databaseReachable.set(state.databaseReachable ? 1 : 0);
   }
 
   /** `count` orders of one direction checked with this verdict (a reconcile batch reports once per verdict). */
@@ -107,6 +148,9 @@ export class PayreconMetrics {
   providerRequest(operation: string, status: string, seconds: number): void {
     this.providerRequests.inc({ operation, status });
     this.providerDuration.observe({ operation }, seconds);
+    // Only the latest request counts: an operation not called since an outage began must not keep saying 1.
+    this.providerReachable.reset();
+    this.providerReachable.set({ operation }, PROVIDER_FAILURE.test(status) ? 0 : 1);
   }
 
   webhookNotification(outcome: WebhookOutcome): void {
@@ -125,15 +169,20 @@ export class PayreconMetrics {
       });
       const rows = await Promise.race([readOpsGauges(db, opts.timeoutMs), bound]);
       this.openCases.reset();
-      for (const c of rows.openCases) this.openCases.set({ code: c.code, currency: c.currency }, c.count);
+      this.oldestOpenCase.reset();
+      for (const c of rows.openCases) {
+        this.openCases.set({ code: c.code, currency: c.currency }, c.count);
+        this.oldestOpenCase.set({ code: c.code, currency: c.currency }, c.oldestOpenedAt.getTime() / 1000);
+      }
       this.drift.reset();
       // Prometheus samples are floats: the drift is shown, never summed back into money.
       for (const d of rows.drift) this.drift.set({ currency: d.currency }, Number(d.drift));
       this.emailsPending.set(rows.emailsPending);
       for (const s of rows.lastSuccess) {
         const seconds = Math.max(s.at.getTime() / 1000, this.inProcessSuccess.get(s.job) ?? 0);
-        this.lastSuccess.set({ job: s.job }, seconds);
+        this.lastSuccess.set({ payrecon_job: s.job }, seconds);
       }
+      if (rows.installedAt) for (const job of METRIC_JOBS) this.watchedSince.set({ payrecon_job: job }, rows.installedAt.getTime() / 1000);
       this.lastRefreshError = null;
     } catch (err) {
       this.scrapeErrors.inc();

@@ -23,12 +23,18 @@ export interface ServeOpsOptions {
 /** Health, readiness and metrics of a long-running process, when its port is configured. */
 export async function serveOps(opts: ServeOpsOptions): Promise<OpsServer | null> {
   if (opts.port === undefined) return null;
+  const ready = async () => opts.processNotReady?.() ?? (await databaseNotReady(opts.db, OPS_DB_TIMEOUT_MS));
   const server = await startOpsServer({
     host: opts.host,
     port: opts.port,
     metrics: opts.metrics,
-    ready: async () => opts.processNotReady?.() ?? (await databaseNotReady(opts.db, OPS_DB_TIMEOUT_MS)),
-    beforeScrape: () => opts.metrics.refreshFromDatabase(opts.db.knex, { timeoutMs: OPS_DB_TIMEOUT_MS }),
+    ready,
+    // Readiness and its cause as gauges at every scrape, so a rule sees a database outage while `up` stays 1.
+    beforeScrape: async () => {
+      await opts.metrics.refreshFromDatabase(opts.db.knex, { timeoutMs: OPS_DB_TIMEOUT_MS });
+      const databaseReachable = opts.metrics.lastRefreshError === null;
+      opts.metrics.readiness({ ready: databaseReachable && (await ready()) === null, databaseReachable });
+    },
   });
   opts.logger.info({ url: server.url }, 'health and metrics listening: /healthz /readyz /metrics');
   opts.onListening?.(server);

@@ -20,6 +20,9 @@ export async function postWebhook(url: string, message: SlackMessage, timeoutMs:
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(message),
+      // A connection per alert (they are rare): a pooled keep-alive socket can be reused in the very
+      // turn the receiver's idle timer closes it, and a POST is not retried on that reset (issue 40).
+      reset: true,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),

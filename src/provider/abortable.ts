@@ -1,3 +1,5 @@
+import { onAbort as onSignalAbort } from './on-abort.ts';
+
 /** Why a wait ended early: the job was asked to stop (SIGTERM, the scheduler's shutdown). */
 export class StopRequestedError extends Error {
   constructor() {
@@ -17,18 +19,17 @@ export function abortable<T>(wait: Promise<T>, signal: AbortSignal | undefined, 
     return Promise.reject(new StopRequestedError());
   }
   return new Promise<T>((resolve, reject) => {
-    const stop = () => {
+    const forget = onSignalAbort(signal, () => {
       onAbort?.();
       reject(new StopRequestedError());
-    };
-    signal.addEventListener('abort', stop, { once: true });
+    });
     wait.then(
       (v) => {
-        signal.removeEventListener('abort', stop);
+        forget();
         resolve(v);
       },
       (err: unknown) => {
-        signal.removeEventListener('abort', stop);
+        forget();
         reject(err);
       },
     );

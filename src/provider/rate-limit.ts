@@ -1,4 +1,5 @@
 import { MemorySlotStore, type SlotGrant, type SlotStore } from './slot-store.ts';
+import { onAbort } from './on-abort.ts';
 
 /**
  * What a request is for, when the account's budget is short:
@@ -173,11 +174,11 @@ export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
+    const forget = signal ? onAbort(signal, done) : () => undefined;
     function done() {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
+      forget();
       resolve();
     }
-    signal?.addEventListener('abort', done, { once: true });
   });
 }

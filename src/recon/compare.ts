@@ -35,7 +35,9 @@ import type { MismatchCode, Verdict } from '../domain/verdicts.ts';
  *   overwritten by a provider value: the next check would find the two equal and clear the finding. The exception is an identity mismatch (currency, method,
  *   merchantRef, amount): then nothing is written, see IDENTITY_CHECKS.
  * - A mismatch on an order that is final after this check gets no scheduled re-check: a person
- *   handles it (explicit reruns still look at it). Orders still open keep their backoff.
+ *   handles it (explicit reruns still look at it). Orders still open keep their backoff, and so does
+ *   an order final in the merchant's books that the provider still reports open: the provider's word
+ *   moves the balance, so payrecon keeps asking until the provider's status is final too.
  */
 export function compareOrder(
   local: LocalOrder,
@@ -60,7 +62,7 @@ export function compareOrder(
     const identity = identityFindings(local, provider, policy);
     findings.push(...identity, ...VALUE_CHECKS.flatMap((check) => check(ctx)));
     if (identity.length === 0) {
-      providerMoney = { fee: provider.fee };
+      providerMoney = { category: provider.category, amount: provider.amount, fee: provider.fee };
       if (local.direction === 'payment' && provider.paidAmount !== undefined) providerMoney.paidAmount = provider.paidAmount;
       if (!isFinalCategory(local.category)) update = updateFrom(local, provider);
     }
@@ -81,7 +83,10 @@ export function compareOrder(
     codes,
     reason: [reasonFor(verdict, local, provider, findings), takenFromProvider(update, local.currency)].filter(Boolean).join('; '),
     update,
-    nextCheckAt: isFinalCategory(category) ? null : new Date(now.getTime() + nextCheckDelayMs(policy, local.direction, local.checkCount)),
+    nextCheckAt:
+      isFinalCategory(category) && (providerMoney === undefined || isFinalCategory(providerMoney.category))
+        ? null
+        : new Date(now.getTime() + nextCheckDelayMs(policy, local.direction, local.checkCount)),
     ...(providerMoney && { providerMoney }),
   };
 }

@@ -127,8 +127,10 @@ export interface CheckResult {
   providerMoney?: ProviderMoney;
 }
 
-/** The provider's fee and (payments) paidAmount for an order, as its answer gave them. */
+/** The provider's status category, amount, fee and (payments) paidAmount for an order, as its answer gave them. */
 export interface ProviderMoney {
+  category: StatusCategory;
+  amount: Amount;
   fee: Amount;
   paidAmount?: Amount;
 }

@@ -34,8 +34,10 @@ export interface CheckToWrite {
 
 /**
  * Compares one order with the provider's answer and shapes the rows to write. askedAt (when the
- * fetch was sent) is recorded as open_seen_at when the provider says a not-final order is still
- * open: the start of its finality interval, which the settlement roll-forward needs.
+ * fetch was sent) is recorded as open_seen_at when the provider says the order is still open (final in
+ * the merchant's books or not): the start of its finality interval, which the settlement roll-forward
+ * needs. The provider's status category is stored beside the merchant's (provider_category); the first
+ * check that sees it success ends the interval (provider_success_at, set by applyCheckResults).
  */
 export function checkOrder(
   order: OrderRow,
@@ -74,14 +76,19 @@ export function checkOrder(
     reason: result.reason,
   };
   const u = result.update;
-  const seenOpen = provider !== null && !isFinalCategory(provider.category) && !isFinalCategory(order.statusCategory);
+  // Open at the provider, whatever the merchant recorded: the provider's word starts the finality interval.
+  const seenOpen = result.providerMoney !== undefined && !isFinalCategory(result.providerMoney.category);
   const update: CheckUpdate = {
     id: order.id,
     expected: stateOf(order),
     checkedAt: now,
     nextCheckAt: result.nextCheckAt,
     ...(seenOpen && { openSeenAt: askedAt ?? now }),
-    ...(result.providerMoney && { providerFee: result.providerMoney.fee }),
+    ...(result.providerMoney && {
+      providerCategory: result.providerMoney.category,
+      providerAmount: result.providerMoney.amount,
+      providerFee: result.providerMoney.fee,
+    }),
     ...(result.providerMoney?.paidAmount !== undefined && { providerPaidAmount: result.providerMoney.paidAmount }),
     ...(u && {
       status: u.status,

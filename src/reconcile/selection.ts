@@ -17,7 +17,9 @@ export type Selection =
   | { mode: 'range'; from: string; to: string; label: string; kind?: Direction; currency?: Currency }
   | { mode: 'ref'; ref: string; kind?: Direction; currency?: Currency }
   /**
-   * The not-final orders of the lookback window: the snapshot job's check around its balance readings.
+   * The orders of the lookback window whose provider status may still move the balance: not final in the
+   * merchant's books, still open at the provider as last seen, or never checked (issue 43): the snapshot
+   * job's check around its balance readings.
    * dueBy: only those due by then (SNAPSHOT_OPEN_CHECK=due); absent: every one, due or not.
    */
   | { mode: 'open'; lookbackFrom: string; dueBy?: string; kind?: Direction; currency?: Currency };

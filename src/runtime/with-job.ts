@@ -6,6 +6,7 @@ import { secretValues } from '../config/redact.ts';
 import { openDatabase, type Db } from '../db/connect.ts';
 import { databaseChoiceHint, describeDatabase } from '../db/describe.ts';
 import { assertMigrated } from '../db/migrate.ts';
+import { routeStrayOutput } from '../log/stray-output.ts';
 import { createLogger } from '../log/logger.ts';
 import type { ProviderClient, ProviderClientOptions } from '../provider/client.ts';
 import type { PayreconMetrics } from '../metrics/metrics.ts';
@@ -57,6 +58,8 @@ export interface JobDeps {
 export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: JobDeps) => Promise<T>): Promise<T> {
   const config = opts.config ?? loadConfig();
   const root = opts.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: secretValues(config) });
+  // This process's own logger: Node's and knex's warnings go through it too (a caller's logger is the caller's business).
+  if (!opts.logger) routeStrayOutput(root);
   const logger = root.child({ job, invocation: crypto.randomUUID().slice(0, 8) });
   const database = describeDatabase(config);
   const stop = stopSignal(opts, logger);

@@ -5,6 +5,7 @@ import { untilAborted } from '../runtime/until-aborted.ts';
 import { migrate } from '../db/migrate.ts';
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig } from '../config/config.ts';
+import { routeStrayOutput } from '../log/stray-output.ts';
 import { createLogger } from '../log/logger.ts';
 import { secretValues } from '../config/redact.ts';
 import { EXIT } from '../domain/exit-codes.ts';
@@ -41,6 +42,8 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
   const config = context.config ?? loadConfig();
   const schedules = schedulesFromConfig(config);
   const root = context.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: secretValues(config) });
+  // This process's own logger: Node's and knex's warnings go through it too (a caller's logger is the caller's business).
+  if (!context.logger) routeStrayOutput(root);
   const logger = root.child({ scheduler: crypto.randomUUID().slice(0, 8) });
   // A caller's stop promise becomes the job's stop signal; without one, withJob turns SIGTERM/SIGINT into it.
   const stop = options.stopWhen ? new AbortController() : undefined;

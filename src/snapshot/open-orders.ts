@@ -17,6 +17,9 @@ export type OpenCheckMode = 'due' | 'all';
  * The snapshot job's check of the open orders of the lookback window, once just before the balances
  * are read and once right after: a normal reconcile run (items, order updates, job_runs row) of
  * selection 'open', so each order's finality interval is narrowed to the moments around the readings.
+ * Open means open in the merchant's books or at the provider, or never checked: an order the merchant
+ * recorded final is asked about before the reading that would count it, since only the provider's word
+ * moves the balance (docs/concepts/settlement-roll-forward.md).
  * Mode 'all' fetches every open order each time; 'due' only those due within DUE_WITHIN_MS, so an
  * order not due that turns final meanwhile straddles the reading and becomes a timing item.
  */

@@ -7,11 +7,12 @@ import {
   insertRateSnapshot,
   previousBalanceSnapshot,
   previousRate,
+  unexplainedWindows,
   type BalanceSnapshot,
   type RateSnapshot,
 } from '../db/snapshots.ts';
-import { insertBalanceCheck } from '../db/settlement.ts';
-import type { Currency } from '../money/decimal.ts';
+import { insertBalanceCheck, rejudgeBalanceCheck } from '../db/settlement.ts';
+import { Decimal, type Currency } from '../money/decimal.ts';
 import { CredentialsError } from '../provider/errors.ts';
 import type { Balance, UsdtRate } from '../provider/types.ts';
 import { flagRate, type RateFlag } from '../recon/rates.ts';
@@ -122,7 +123,12 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
     await checkOpen(deps, 'before');
     for (const currency of currencies) done.push(await snapshotCurrency(deps, run.id, currency, failures));
     await checkOpen(deps, 'after');
-    for (const c of done) if (c.balance) await rollForwardCurrency(deps, run.id, c);
+    for (const c of done) {
+      if (!c.balance) continue;
+      // Earlier windows first: the new window is judged with every order known by now.
+      await rejudgeWindows(deps, run.id, c.currency);
+      await rollForwardCurrency(deps, run.id, c);
+    }
   } catch (err) {
     const credentials = err instanceof CredentialsError;
     const error = (err as Error).message;
@@ -200,6 +206,37 @@ async function rollForwardCurrency(deps: SnapshotDeps, runId: string, out: Curre
   });
 }
 
+/** How far back an unexplained window is judged again: the reconcile lookback's default. */
+export const REJUDGE_DAYS = 30;
+
+/**
+ * Judges again each earlier window of the currency still standing as drift, with the orders as they are
+ * now: an order recorded after the snapshot that closed the window of its finality, or whose provider
+ * status no check had seen then, explains it once a check says (issue 43). A changed judgement updates the
+ * window's balance_checks row (keeping the drift first judged) and moves its case (cleared when explained); it raises no new alert.
+ */
+async function rejudgeWindows(deps: SnapshotDeps, runId: string, currency: Currency): Promise<void> {
+  const since = new Date(deps.clock().getTime() - REJUDGE_DAYS * 86_400_000);
+  for (const w of await unexplainedWindows(deps.db.knex, currency, since)) {
+    await deps.db.knex.transaction(async (trx) => {
+      const checkedAt = deps.clock();
+      const rf = await snapshotRollForward(trx, {
+        currency,
+        opening: w.opening,
+        closing: w.closing,
+        tolerance: toleranceFor(deps.policy, currency),
+        movementLagMs: deps.policy.movementLagMs,
+      });
+      if (rf.withinTolerance === false && new Decimal(rf.drift!).equals(w.drift)) return;
+      await storeCheck(trx, runId, rf, checkedAt, rejudgeBalanceCheck);
+      await syncDriftCase(trx, rf, checkedAt);
+      // A movement recorded (or approved) since explains the window now: its companion case clears too.
+      await syncDriftHint(trx, rf, checkedAt, deps.policy.movementLagMs);
+      deps.logger.info({ currency, opening: w.opening.id, closing: w.closing.id, was: w.drift, drift: rf.drift }, 'window judged again');
+    });
+  }
+}
+
 /** The open-order check around the readings: a failure leaves wider intervals (more timing items), not a failed run. */
 async function checkOpen(deps: SnapshotDeps, phase: 'before' | 'after'): Promise<void> {
   if (!deps.checkOpenOrders) return;
@@ -234,9 +271,10 @@ async function storeCheck(
   runId: string,
   rf: SnapshotRollForward,
   checkedAt: Date,
+  write: typeof insertBalanceCheck = insertBalanceCheck,
 ): Promise<void> {
   // Only called with both snapshots present, so every figure below is set.
-  await insertBalanceCheck(trx, {
+  await write(trx, {
     runId,
     currency: rf.currency,
     openingSnapshotId: rf.opening!.id,

@@ -5,10 +5,15 @@
  * minutes late at random, sometimes both at once), and the provider clock also jumps forward at
  * random moments between provider calls, so orders finalize between a snapshot's open-order check,
  * its balance reading and its re-check. One balance adjustment no order explains is planted at a
- * random time. With `movements`, that many top-ups and withdrawals are recorded (and approved) at
- * random moments, each landing in the sandbox's balance up to two minutes after its recorded moment
- * (issue 38): they must explain themselves, never drift. Real Postgres (a throw-away database) and the
- * sandbox over real HTTP.
+ * random time. Real Postgres (a throw-away database) and the sandbox over real HTTP. With `movements`,
+ * that many top-ups and withdrawals are recorded (and approved) at random moments, each landing in the
+ * sandbox's balance up to two minutes after its recorded moment (issue 38): they must explain
+ * themselves, never drift.
+ *
+ * Issue 43: some orders the merchant records later, in batches (every 40 minutes), already final in its
+ * books (finalized at creation), before or after the snapshots around their finality at the provider:
+ * agreeing with the provider, or not (Success the provider keeps Pending, Success the provider fails,
+ * Failed the provider settles). The job's clock is the sandbox's, moving across the two days.
  */
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase } from './db.ts';
@@ -19,7 +24,7 @@ import { createProviderClient } from '../../src/provider/from-config.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { rng, type Rng } from '../../src/sandbox/prng.ts';
-import { insertOrders } from '../../src/db/orders.ts';
+import { insertOrders, type NewOrder } from '../../src/db/orders.ts';
 import { reconcile, type ReconcileDeps } from '../../src/reconcile/reconcile.ts';
 import { buildSelection } from '../../src/reconcile/selection.ts';
 import { policyFromConfig } from '../../src/reconcile/policy-from-config.ts';
@@ -51,7 +56,11 @@ export interface SimResult {
   /** balance_checks rows: one per currency per pair of consecutive snapshots. */
   windows: number;
   timingItems: number;
-  /** Windows beyond tolerance other than the planted one. */
+  /** Orders per kind (issue 43): live, and the merchant's batch-recorded final ones. */
+  kinds: Record<OrderKind, number>;
+  /** Windows first judged beyond tolerance and explained when judged again (an order recorded, or answered for, later). */
+  rejudged: number;
+  /** Windows whose latest judgement is beyond tolerance, other than the planted one. */
   falseDrifts: Array<{ currency: string; drift: string; closingAt: Date }>;
   planted: { currency: Currency; delta: string; at: Date };
   /** Exactly one window of the planted currency beyond tolerance, the one the adjustment fell in, drifting by exactly its size. */
@@ -64,7 +73,25 @@ export interface SimResult {
 
 type Movement = { reference: string; currency: Currency; delta: string };
 type Event =
-  { at: number; kind: 'order' | 'sweep' | 'snapshot' | 'both' | 'plant' } | { at: number; kind: 'record' | 'land'; movement: Movement };
+  | { at: number; kind: 'order' | 'sweep' | 'snapshot' | 'both' | 'plant' | 'batch' }
+  | { at: number; kind: 'record' | 'land'; movement: Movement };
+
+/**
+ * How the merchant records an order: `live` at initiate, open (the flow before issue 43); the others later
+ * in a batch, already final in its books: `agree` as the provider ends it, `kept-pending` Success while the
+ * provider keeps it Pending, `provider-fails` Success the provider fails, `provider-settles` Failed the
+ * provider settles.
+ */
+export const ORDER_KINDS = ['live', 'agree', 'kept-pending', 'provider-fails', 'provider-settles'] as const;
+export type OrderKind = (typeof ORDER_KINDS)[number];
+
+/** An order initiated at the provider and not yet in the merchant's books. */
+interface Unrecorded {
+  direction: Direction;
+  kind: OrderKind;
+  recordAfter: number;
+  order: NewOrder;
+}
 
 /** A size from 0.01 up: log-uniform over 0.01 .. 100,000 with a random sign, two decimals. */
 function plantedDelta(r: Rng): string {
@@ -143,6 +170,8 @@ export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
     }
   }
   events.push({ at: start + 30 * 1000, kind: 'snapshot' });
+  const phase = Math.floor(r() * 40 * MIN);
+  for (let b = start + phase; b < start + hours * HOUR; b += 40 * MIN) events.push({ at: b, kind: 'batch' });
   const planted = { currency: CURRENCIES[Math.floor(r() * CURRENCIES.length)], delta: plantedDelta(r), at: new Date(0) };
   events.push({ at: start + 2 * HOUR + Math.floor(r() * (hours - 4) * HOUR), kind: 'plant' });
   // Movements draw from a generator of their own, so a seed's orders and plant are the same with or without them.
@@ -172,11 +201,16 @@ export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
   const sweep = () =>
     reconcile(reconcileDeps, { selection: buildSelection({}, { now: now(), zone: 'UTC', lookbackDays: 30 }), dryRun: false });
 
+  const unrecorded: Unrecorded[] = [];
+  const kinds = Object.fromEntries(ORDER_KINDS.map((k) => [k, 0])) as Record<OrderKind, number>;
   try {
     for (const e of events) {
       const ahead = e.at - sandbox.state.now();
       if (ahead > 0) await control.advanceClock(ahead);
-      if (e.kind === 'order') await placeOrder(r, db.knex, client, banks, now);
+      if (e.kind === 'order') {
+        const kind = await placeOrder(r, db.knex, client, control, banks, now, unrecorded, start + hours * HOUR - 90 * MIN);
+        kinds[kind]++;
+      } else if (e.kind === 'batch') await recordBatch(db.knex, control, unrecorded, now);
       else if (e.kind === 'sweep') await sweep();
       else if (e.kind === 'snapshot') await snapshot();
       else if (e.kind === 'both') await Promise.all([sweep(), snapshot()]);
@@ -188,7 +222,7 @@ export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
       }
     }
     await opts.inspect?.(db.knex);
-    return await evaluate(db.knex, { seed: opts.seed, hours, orders: orderCount, planted, movements: opts.movements ?? 0 });
+    return await evaluate(db.knex, { seed: opts.seed, hours, orders: orderCount, planted, kinds, movements: opts.movements ?? 0 });
   } finally {
     await client.close();
     await sandbox.close();
@@ -223,20 +257,34 @@ async function recordMovement(knex: import('knex').Knex, m: Movement, at: Date):
   });
 }
 
+/** Draws an order kind: most live, the rest the merchant's batch-recorded final orders (issue 43). */
+function drawKind(r: Rng): OrderKind {
+  const x = r();
+  return x < 0.5 ? 'live' : x < 0.7 ? 'agree' : x < 0.8 ? 'kept-pending' : x < 0.9 ? 'provider-fails' : 'provider-settles';
+}
+
 async function placeOrder(
   r: Rng,
   knex: import('knex').Knex,
   client: Awaited<ReturnType<typeof createProviderClient>>,
+  control: SandboxControl,
   banks: Map<Currency, string[]>,
   now: () => Date,
-): Promise<void> {
+  unrecorded: Unrecorded[],
+  lastRecord: number,
+): Promise<OrderKind> {
   const currency = CURRENCIES[Math.floor(r() * CURRENCIES.length)];
   const direction: Direction = r() < 0.65 ? 'payment' : 'payout';
+  const kind = drawKind(r);
+  // Recorded from right away up to 3 hours on: before or after the snapshots around the provider's finality;
+  // by 90 minutes before the end, so a batch and a snapshot follow it (the run ends; the merchant would go on).
+  const recordAfter = Math.min(now().getTime() + Math.floor(r() * 3 * HOUR), lastRecord);
   const scale = { INR: 1_000, NGN: 50_000, IDR: 500_000 }[currency];
   const amount = `${Math.floor(scale * (0.1 + r() * (direction === 'payment' ? 10 : 2)))}.${String(Math.floor(r() * 100)).padStart(2, '0')}`;
   const merchantRef = randomUUID();
   const method = DEMO_METHODS[direction][currency];
   const person = { name: 'Sim Customer', phone: '+15550000000', email: 'sim@example.com' };
+  let order: NewOrder;
   if (direction === 'payment') {
     const res = await client.initiatePayment({
       merchantRef,
@@ -246,20 +294,64 @@ async function placeOrder(
       ...person,
       redirectUrl: 'https://shop.example.com/done',
     });
-    await insertOrders(knex, 'payment', [{ merchantRef, transactionRef: res.transactionRef, currency, method, amount, createdAt: now() }]);
-    return;
+    order = { merchantRef, transactionRef: res.transactionRef, currency, method, amount, createdAt: now() };
+  } else {
+    const list = banks.get(currency);
+    const bankCode = list ? list[Math.floor(r() * list.length)] : 'HDFC0001234';
+    const res = await client.initiatePayout({ merchantRef, currency, method, amount, bankCode, account: '0123456789', ...person });
+    order = { merchantRef, transactionRef: res.transactionRef, currency, method, amount, fee: res.fee, bankCode, createdAt: now() };
   }
-  const list = banks.get(currency);
-  const bankCode = list ? list[Math.floor(r() * list.length)] : 'HDFC0001234';
-  const res = await client.initiatePayout({ merchantRef, currency, method, amount, bankCode, account: '0123456789', ...person });
-  await insertOrders(knex, 'payout', [
-    { merchantRef, transactionRef: res.transactionRef, currency, method, amount, fee: res.fee, bankCode, createdAt: now() },
-  ]);
+  if (kind === 'live') {
+    await insertOrders(knex, direction, [order]);
+    return kind;
+  }
+  // The provider's side of a disagreement, pinned: it moves no money (a payout's hold stays held).
+  const ref = order.transactionRef;
+  if (kind === 'kept-pending') await control.setOrder(ref, { status: direction === 'payment' ? 'Pending' : 'Initiated' });
+  if (kind === 'provider-fails')
+    await control.setOrder(ref, direction === 'payment' ? { status: 'Failed', paidAmount: '0' } : { status: 'Failed' });
+  unrecorded.push({ direction, kind, recordAfter, order });
+  return kind;
+}
+
+/**
+ * The merchant's batch: each order due to be recorded, already final in its books (finalized at its
+ * creation, as an import does). `agree` and `provider-settles` read the provider's planned outcome, so the
+ * merchant may record it before the provider reaches it; an order the provider will never finish is
+ * recorded Success (the `kept-pending` case).
+ */
+async function recordBatch(knex: import('knex').Knex, control: SandboxControl, unrecorded: Unrecorded[], now: () => Date): Promise<void> {
+  const due = unrecorded.filter((u) => u.recordAfter <= now().getTime());
+  for (const u of due) {
+    unrecorded.splice(unrecorded.indexOf(u), 1);
+    const provider = await control.getOrder(u.order.transactionRef);
+    const outcome = provider?.plan?.status ?? provider?.status;
+    const providerSucceeds = outcome === 'Success';
+    const success = u.kind === 'agree' ? providerSucceeds : u.kind !== 'provider-settles' || !providerSucceeds;
+    const fee = u.direction === 'payment' ? new Decimal(u.order.amount).times('0.02').toFixed(2) : u.order.fee;
+    await insertOrders(knex, u.direction, [
+      {
+        ...u.order,
+        status: success ? 'Success' : 'Failed',
+        statusCategory: success ? 'success' : 'failed',
+        ...(u.direction === 'payment' && success && { paidAmount: u.order.amount, fee }),
+        finalizedAt: u.order.createdAt,
+        ...(u.direction === 'payout' && success && { utr: u.order.currency === 'INR' ? `SIMUTR${u.order.merchantRef.slice(0, 8)}` : null }),
+      },
+    ]);
+  }
 }
 
 async function evaluate(
   knex: import('knex').Knex,
-  run: { seed: number; hours: number; orders: number; planted: SimResult['planted']; movements: number },
+  run: {
+    seed: number;
+    hours: number;
+    orders: number;
+    planted: SimResult['planted'];
+    kinds: Record<OrderKind, number>;
+    movements: number;
+  },
 ): Promise<SimResult> {
   const counted = (
     await knex.raw(
@@ -268,9 +360,11 @@ async function evaluate(
                 WHERE i->>'direction' = 'movement' AND (i->>'assignedIn')::boolean) AS n`,
     )
   ).rows[0] as { n: string | number };
+  // Each window as last judged; first_drift: it was drift when first judged, and judged again since.
   const rows = (
     await knex.raw(
-      `SELECT c.currency, c.drift::text AS drift, c.within_tolerance, jsonb_array_length(c.timing_items) AS timing,
+      `SELECT c.currency, c.drift::text AS drift, c.within_tolerance, c.first_drift IS NOT NULL AS ever_beyond,
+              jsonb_array_length(c.timing_items) AS timing,
               o.taken_at AS opening_at, s.requested_at AS closing_requested_at, s.taken_at AS closing_at
          FROM balance_checks c
          JOIN balance_snapshots o ON o.id = c.opening_snapshot_id
@@ -281,6 +375,7 @@ async function evaluate(
     currency: Currency;
     drift: string;
     within_tolerance: boolean;
+    ever_beyond: boolean;
     timing: number;
     opening_at: Date;
     closing_requested_at: Date;
@@ -295,6 +390,7 @@ async function evaluate(
     ...run,
     windows: rows.length,
     timingItems: rows.reduce((n, w) => n + Number(w.timing), 0),
+    rejudged: rows.filter((w) => w.ever_beyond && w.within_tolerance).length,
     falseDrifts: beyond.filter((w) => !exact.includes(w)).map((w) => ({ currency: w.currency, drift: w.drift, closingAt: w.closing_at })),
     plantedFound: exact.length === 1 && plantedWindows.length === 1,
     plantedWindows: plantedWindows.map((w) => ({ drift: w.drift, openingAt: w.opening_at, closingAt: w.closing_at })),
