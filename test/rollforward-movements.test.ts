@@ -130,6 +130,23 @@ describe('movements in the roll-forward', () => {
     expect(last.note).toContain(`explained by top-up ${ref('TOPUP-1')} (in NGN 1500000.00), recorded by asha, approved by ben`);
   });
 
+  it('a top-up recorded after its window drifted: the window, judged again at the next snapshot, is explained', async () => {
+    await snapshot(minutes(0));
+    await control.adjustBalance('NGN', '1500000.00');
+    const s2 = await snapshot(minutes(60));
+    expect(s2.drift.map((d) => d.drift)).toEqual(['1500000']);
+    await record(topUp(minutes(30)), true);
+    const s3 = await snapshot(minutes(120));
+    expect(s3.drift).toEqual([]);
+    const first = await t.db.knex('balance_checks').where({ closing_snapshot_id: s2.drift[0].closingSnapshotId }).first();
+    expect([first.within_tolerance, String(first.drift), String(first.first_drift), String(first.movements_movement)]).toEqual([
+      true,
+      '0',
+      '1500000',
+      '1500000',
+    ]);
+  });
+
   it('a recorded, approved top-up the balance never saw: one drift of its opposite, and MOVEMENT_UNSEEN naming it', async () => {
     await snapshot(minutes(0));
     await record(topUp(minutes(30)), true);
