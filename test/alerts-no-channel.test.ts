@@ -53,7 +53,7 @@ describe('alerts with no channel', () => {
 
   it('are marked undeliverable with the reason, and the log does not claim they were sent', async () => {
     const config = t.config; // no ALERT_WEBHOOK_URL, no ALERT_EMAIL_TO
-    const ctx = (h: number) => ({ db: t.db, config, logger, now: () => at(h) });
+    const ctx = (h: number) => ({ db: t.db, config, logger, now: () => at(h), job: 'test' });
     await raiseAndDeliver(ctx(0), [finding('run_failed', 'snapshot', 'snapshot: credentials refused')]);
     await raiseAndDeliver(ctx(1), [finding('mismatches', 'reconcile', 'reconcile: 3 orders in mismatch', 3)]);
     await raiseAndDeliver(ctx(2), [finding('mismatches', 'reconcile', 'reconcile: 3 orders in mismatch', 3)]);
@@ -71,7 +71,7 @@ describe('alerts with no channel', () => {
     const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`;
     const config = loadConfig({ ...(t.url ? { DATABASE_URL: t.url } : { PGLITE_DIR: t.config.PGLITE_DIR }), ALERT_WEBHOOK_URL: url });
     // Two days later a channel exists; the run raises one new, current finding.
-    await raiseAndDeliver({ db: t.db, config, logger, now: () => at(48) }, [
+    await raiseAndDeliver({ db: t.db, config, logger, now: () => at(48), job: 'test' }, [
       finding('balance_drift', 'NGN', 'snapshot: NGN balance drift 1,250.00'),
     ]);
     expect(bodies).toHaveLength(2); // the summary, and the current finding
@@ -84,7 +84,7 @@ describe('alerts with no channel', () => {
     expect((await statuses()).filter((r) => r.status === 'pending' || r.status === 'undeliverable')).toEqual([]);
 
     // Nothing is sent again by the next run.
-    await raiseAndDeliver({ db: t.db, config, logger, now: () => at(49) }, []);
+    await raiseAndDeliver({ db: t.db, config, logger, now: () => at(49), job: 'test' }, []);
     expect(bodies).toHaveLength(2);
   });
 });

@@ -113,6 +113,10 @@ describe.skipIf(requiresServer("the cases commands run as processes beside the t
       const none = await cli(['cases', 'resolve', '--all-matching', '--reason', 'adjusted', '--note', 'x']);
       expect(none.code).toBe(3);
       expect(none.stderr).toContain('--all-matching: give at least one filter');
+      // Issue 35 #8: an empty assignee (nobody's) is no filter: it would select the whole unassigned queue.
+      const emptyAssignee = await cli(['cases', 'resolve', '--all-matching', '--assignee', '', '--reason', 'other', '--note', 'x']);
+      expect(emptyAssignee.code, emptyAssignee.stdout).toBe(3);
+      expect(emptyAssignee.stderr).toContain('--all-matching: give at least one filter');
       const res = await cli(['cases', 'resolve', '--all-matching', '--code', 'FEE', '--reason', 'adjusted', '--note', 'fees booked']);
       expect(res.code, res.stderr).toBe(0);
       expect(res.stdout).toBe('83 cases resolved (adjusted) of 83 matching\n');

@@ -80,7 +80,13 @@ describe.each(availableEngines)('login throttle under a burst, on %s', (engine) 
     clock.advance(WINDOW_AND_A_BIT);
     const at = clock.now();
     const reserve = (address: string) =>
-      reserveLoginAttempt(t.db.knex, { name: 'quinn', address, at, since: new Date(at.getTime() - 60_000), max: 5 });
+      reserveLoginAttempt(t.db.knex, {
+        name: 'quinn',
+        address,
+        at,
+        since: new Date(at.getTime() - 60_000),
+        limits: { pair: 5, name: 20, address: 100 },
+      });
     const earlier = (await reserve('10.8.0.1'))!;
     await settleLoginFailure(t.db.knex, earlier);
     const alongside = (await reserve('10.8.0.2'))!;

@@ -13,7 +13,7 @@ import { createWorld, type World } from './helpers/world.ts';
 import { requiresServer } from './helpers/db.ts';
 import { runCli } from './helpers/cli.ts';
 import { MailSink, freePort } from './helpers/mail-sink.ts';
-import type { WriteStep } from '../src/report/write-reports.ts';
+import { WRITE_STEPS, type WriteStep } from '../src/report/write-reports.ts';
 import { KILL_AT_ENV } from '../src/runtime/kill-point.ts';
 
 // One business day per step (empty days: the write path is the same), so each step's e-mails are its own.
@@ -24,6 +24,10 @@ const STEPS: Array<{ step: WriteStep; date: string; orphan: boolean }> = [
   { step: 'pointed', date: '2026-01-04', orphan: true },
   { step: 'committed', date: '2026-01-05', orphan: false },
 ];
+
+it('the table above names every step of a version write (a new step gets its kill test)', () => {
+  expect(STEPS.map((s) => s.step)).toEqual([...WRITE_STEPS]);
+});
 
 describe.skipIf(requiresServer('a killed process must leave the database to another process (a Postgres server)'))(
   'report killed at each step of a version write, then run again',

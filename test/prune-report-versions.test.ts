@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 const prune = (over: Partial<PruneOptions> = {}) =>
-  runPrune({ db: t.db, logger: silentLogger, cutoff: CUTOFF, dryRun: false, batchSize: 5000, lockTimeoutMs: 2000, ...over });
+  runPrune({ db: t.db, logger: silentLogger, cutoff: CUTOFF, dryRun: false, batchSize: 5000, lockTimeoutMs: 2000, reportDir, ...over });
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -250,7 +250,7 @@ describe.skipIf(requiresServer('prune runs on Postgres'))('payrecon prune: repor
     const date = oldDay();
     await orderOn(date);
     const [v1] = await versions(date, 2);
-    const env = { DATABASE_URL: t.url!, LOG_LEVEL: 'warn', RETENTION_DAYS: '400' };
+    const env = { DATABASE_URL: t.url!, LOG_LEVEL: 'warn', RETENTION_DAYS: '400', REPORT_DIR: reportDir };
     const text = await runCli(['prune', '--dry-run'], env);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`${date} v1  ${v1.directory}`);

@@ -28,7 +28,16 @@ beforeAll(async () => {
 afterAll(() => t?.drop());
 
 const prune = (over: Partial<PruneOptions> = {}) =>
-  runPrune({ db: t.db, logger: silentLogger, cutoff: CUTOFF, dryRun: false, batchSize: 5000, lockTimeoutMs: 2000, ...over });
+  runPrune({
+    db: t.db,
+    logger: silentLogger,
+    cutoff: CUTOFF,
+    dryRun: false,
+    batchSize: 5000,
+    lockTimeoutMs: 2000,
+    reportDir: t.config.REPORT_DIR,
+    ...over,
+  });
 
 /** An old final order checked twice long ago (the first check superseded), and the run behind the checks. */
 async function twiceChecked(direction: 'payment' | 'payout' = 'payment') {

@@ -41,8 +41,11 @@ export async function actOnEach(
   changed = 'it was selected',
 ): Promise<BulkOutcome> {
   const out: BulkOutcome = { done: [], refused: [] };
-  for (let i = 0; i < selected.length; i += CHUNK) {
-    const chunk = selected.slice(i, i + CHUNK);
+  // A case named twice (a form posted with one case repeated) is one case: acted on once, counted once.
+  const seen = new Set<string>();
+  const distinct = selected.filter((s) => !seen.has(s.id) && seen.add(s.id));
+  for (let i = 0; i < distinct.length; i += CHUNK) {
+    const chunk = distinct.slice(i, i + CHUNK);
     const stored = new Map(
       (
         await getCases(

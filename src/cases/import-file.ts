@@ -1,5 +1,7 @@
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
+import { guardWorkbook } from './workbook-guard.ts';
+import { ImportFileError } from './import-file-error.ts';
 
 /** One filled-in row of an exported queue, as text, with its row number in the file (the header is row 1). */
 export interface ImportRow {
@@ -10,17 +12,11 @@ export interface ImportRow {
   note: string;
 }
 
-/** A file that is not an export of the queue (or not one that could be read): nothing in it is applied. */
-export class ImportFileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ImportFileError';
-  }
-}
-
 /**
  * Rows one upload may hold: a batch a person decided, not the whole queue. exceljs reads a workbook
- * whole, about 10 KB of memory a row (1 GB at 100,000 rows, measured), so the cap bounds the memory.
+ * whole, about 10 KB of memory a row (1 GB at 100,000 rows, measured), so the cap bounds the memory:
+ * the sheet's rows are counted as it inflates (workbook-guard.ts) and reading stops at the cap. The one
+ * constant for the queue's upload and export limits: import it rather than repeat the number.
  */
 export const IMPORT_MAX_ROWS = 20_000;
 const NEEDED = ['case_id', 'version', 'resolution_reason', 'resolution_note'] as const;
@@ -63,20 +59,13 @@ function tooMany(): ImportFileError {
 }
 
 /**
- * The first worksheet as text cells. Read whole (the streaming reader of exceljs cannot read cells
- * without an address, as our own writer and exceljs write them), so the zip's declared sizes are
- * checked first: a small file that inflates to gigabytes is refused before it is inflated.
+ * The first worksheet as text cells. exceljs reads a workbook whole, so the file is first read as a
+ * stream (workbook-guard.ts): every entry inflated with its bytes counted, whatever sizes the zip
+ * declares, and the first sheet's rows counted as they inflate; a zip bomb or a sheet past the row cap
+ * is refused there, having cost at most the limit, before exceljs sees the file.
  */
 async function workbookRows(bytes: Buffer): Promise<string[][]> {
-  const inflated = declaredSize(bytes);
-  if (inflated === null)
-    throw new ImportFileError(
-      'not a workbook that could be read (its zip directory is missing or damaged): upload the .xlsx as saved by the spreadsheet',
-    );
-  if (inflated > WORKBOOK_MAX_INFLATED)
-    throw new ImportFileError(
-      `the workbook unpacks to more than ${WORKBOOK_MAX_INFLATED / 1024 / 1024} MB: export a narrower filter and upload it in parts`,
-    );
+  await guardWorkbook(bytes, { maxInflatedBytes: WORKBOOK_MAX_INFLATED, maxRows: IMPORT_MAX_ROWS + 1, tooMany });
   const rows: string[][] = [];
   try {
     const wb = new ExcelJS.Workbook();
@@ -98,30 +87,6 @@ async function workbookRows(bytes: Buffer): Promise<string[][]> {
 
 /** What a workbook may unpack to: the export of 20,000 cases is about 25 MB of XML, an Excel save less. */
 const WORKBOOK_MAX_INFLATED = 48 * 1024 * 1024;
-
-/** The sum of the uncompressed sizes the zip's central directory declares; null when there is none to read (or ZIP64). */
-function declaredSize(bytes: Buffer): number | null {
-  const EOCD = 0x06054b50;
-  let at = -1;
-  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 65_535); i--) {
-    if (bytes.readUInt32LE(i) === EOCD) {
-      at = i;
-      break;
-    }
-  }
-  if (at < 0) return null;
-  const entries = bytes.readUInt16LE(at + 10);
-  let p = bytes.readUInt32LE(at + 16);
-  let total = 0;
-  for (let n = 0; n < entries; n++) {
-    if (p + 46 > bytes.length || bytes.readUInt32LE(p) !== 0x02014b50) return null;
-    const size = bytes.readUInt32LE(p + 24);
-    if (size === 0xffffffff) return null;
-    total += size;
-    p += 46 + bytes.readUInt16LE(p + 28) + bytes.readUInt16LE(p + 30) + bytes.readUInt16LE(p + 32);
-  }
-  return total;
-}
 
 function csvRows(bytes: Buffer): string[][] {
   const text = bytes.toString('utf8');

@@ -197,7 +197,7 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
             const filter = { ...listFilter({ ...opts, state: opts.state ?? undefined }, ctx, now) };
             if (isEmptyFilter(filter))
               throw usage(
-                '--all-matching: give at least one filter (--code, --currency, --day, --older-than, --ref, --assignee) so this cannot resolve the whole queue by accident',
+                "--all-matching: give at least one filter (--code, --currency, --day, --older-than, --ref, --assignee NAME; --assignee '' alone is none) so this cannot resolve the whole queue by accident",
               );
             const selected: SelectedCase[] = [];
             for await (const c of eachCase(ctx.db.knex, filter)) selected.push({ id: c.id, version: c.version });
@@ -330,7 +330,7 @@ async function withCases(fn: (deps: JobDeps) => Promise<void>): Promise<void> {
 /** After a resolve: alerts whose cases are all resolved now are resolved, with their one "resolved" message. */
 async function settleAlerts(ctx: JobDeps): Promise<void> {
   const { raiseAndDeliver } = await import('../runtime/alerting.ts');
-  await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date() }, []);
+  await raiseAndDeliver({ db: ctx.db, config: ctx.config, logger: ctx.logger, now: () => new Date(), job: 'cases' }, []);
 }
 
 /** --as, else PAYRECON_ACTOR, else the OS user: every transition names a person. */

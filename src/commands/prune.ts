@@ -45,6 +45,7 @@ function describePrune(r: PruneJobResult): string {
           .map((v) => `  ${v.businessDate} v${v.version}  ${v.directory}${v.archivedTo ? `  archived in ${v.archivedTo}` : ''}\n`)
           .join('')}`
       : '') +
-    (r.archiveFiles.length ? `archived to:\n${r.archiveFiles.map((f) => `  ${f}\n`).join('')}` : '')
+    (r.archiveFiles.length ? `archived to:\n${r.archiveFiles.map((f) => `  ${f}\n`).join('')}` : '') +
+    (r.reportVersionsRefused ? `warning: ${r.reportVersionsRefused}\n` : '')
   );
 }

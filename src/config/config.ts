@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { readSettingsFile } from './settings-file.ts';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { ENV_VARS, type EnvVarName } from './schema.ts';
@@ -28,7 +29,13 @@ const OTHER_DOTENV_KEYS: readonly string[] = ['NODE_ENV', 'PAYRECON_ACTOR', 'TES
 export function readEnv(env: NodeJS.ProcessEnv = process.env, dotenvPath = '.env'): Record<string, string | undefined> {
   let fromFile: Record<string, string> = {};
   if (fs.existsSync(dotenvPath)) {
-    fromFile = parseDotenv(fs.readFileSync(dotenvPath));
+    let text: string;
+    try {
+      text = readSettingsFile(dotenvPath);
+    } catch (err) {
+      throw new ConfigError([`${dotenvPath}: ${(err as Error).message}; expected the settings as NAME=value lines (see .env.example)`]);
+    }
+    fromFile = parseDotenv(text);
     const known = Object.keys(ENV_VARS);
     const problems = Object.keys(fromFile)
       .filter((key) => !known.includes(key) && !OTHER_DOTENV_KEYS.includes(key))

@@ -1,7 +1,8 @@
-import fs from 'node:fs';
 import { z } from 'zod';
 import { CURRENCIES } from '../money/decimal.ts';
 import { JOURNAL_ROLES } from '../domain/journal-roles.ts';
+import { readSettingsFile } from './settings-file.ts';
+import { findDuplicateKey } from './json-duplicate-key.ts';
 
 // Settings held in JSON files (a chart of accounts, a fee schedule): read and validated when the
 // configuration loads, so a wrong key stops the job before anything runs, naming the key.
@@ -45,10 +46,29 @@ function jsonFile<T>(schema: z.ZodType<T>, example: string) {
     .transform((file, ctx): T => {
       if (file === '') return {} as T;
       let data: unknown;
+      let text: string;
       try {
-        data = JSON.parse(fs.readFileSync(file, 'utf8'));
+        text = readSettingsFile(file);
+      } catch (err) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `cannot read ${file}: ${(err as Error).message}; expected a JSON file such as ${example}`,
+        });
+        return z.NEVER;
+      }
+      try {
+        data = JSON.parse(text);
       } catch (err) {
         ctx.addIssue({ code: 'custom', message: `cannot read ${file} as JSON (${(err as Error).message}); expected e.g. ${example}` });
+        return z.NEVER;
+      }
+      const dup = findDuplicateKey(text);
+      if (dup) {
+        const where = dup.path ? ` in "${dup.path}"` : '';
+        ctx.addIssue({
+          code: 'custom',
+          message: `${file}: key "${dup.key}"${where} is given twice, on line ${dup.firstLine} and line ${dup.secondLine}; keep one of them`,
+        });
         return z.NEVER;
       }
       const parsed = schema.safeParse(data);
@@ -70,7 +90,7 @@ export const JOURNAL_SETTINGS = {
     ),
     default: '',
     secret: false,
-    doc: 'JSON file mapping journal roles (or role:CUR) to {code, name} in your chart of accounts; unset roles keep the defaults (docs/guides/for-accounting.md)',
+    doc: 'JSON file mapping journal roles (or role:CUR) to {code, name} in your chart of accounts; unset roles keep the defaults (docs/guides/for-accounting.md); a regular file of at most 1 MiB, each key once',
   },
   JOURNAL_BASE_CURRENCY: {
     schema: z.enum(['USDT', ...CURRENCIES], { message: `expected USDT or one of ${CURRENCIES.join(', ')}` }),
@@ -91,6 +111,6 @@ export const JOURNAL_SETTINGS = {
     ),
     default: '',
     secret: false,
-    doc: 'JSON file of the contracted provider fees per currency, direction and method (`"*"` = other methods): `{"INR":{"payment":{"UPI":{"percent":"1.5","fixed":"0","min":"1","max":"500"}}}}`; a provider fee off it is `FEE_SCHEDULE`',
+    doc: 'JSON file of the contracted provider fees per currency, direction and method (`"*"` = other methods): `{"INR":{"payment":{"UPI":{"percent":"1.5","fixed":"0","min":"1","max":"500"}}}}`; a provider fee off it is `FEE_SCHEDULE`; a regular file of at most 1 MiB, each key once',
   },
 } as const;

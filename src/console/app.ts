@@ -37,6 +37,28 @@ function fromProxy(peer: string | undefined, trusted: string): boolean {
   return peer !== undefined && (peer === trusted || peer === `::ffff:${trusted}`);
 }
 
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-proto', 'x-real-ip'] as const;
+
+/**
+ * Behind a TLS proxy with no CONSOLE_TRUSTED_PROXY every client has the proxy's address, so the
+ * sign-in throttle's per-address limit is shared by all of them. The first request that arrives with
+ * forwarding headers says so, once, in the log.
+ */
+function warnOnForwardedRequests(app: FastifyInstance, deps: ConsoleDeps): void {
+  let warned = false;
+  app.addHook('onRequest', async (request) => {
+    if (warned) return;
+    const header = FORWARDING_HEADERS.find((h) => request.headers[h] !== undefined);
+    if (!header) return;
+    warned = true;
+    deps.logger.warn(
+      { header, peer: request.socket.remoteAddress },
+      `requests arrive through a proxy (${header} header) but CONSOLE_TRUSTED_PROXY is not set: every client has the proxy's address, ` +
+        "so one address's sign-in limit is shared by all of them; set CONSOLE_TRUSTED_PROXY to the proxy's address (docs/guides/console.md)",
+    );
+  });
+}
+
 export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const trusted = config.CONSOLE_TRUSTED_PROXY;
@@ -52,6 +74,7 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   await app.register(multipart);
   app.decorateRequest('session', null);
   const policy = sessionPolicy(config);
+  if (!trusted) warnOnForwardedRequests(app, deps);
 
   app.addHook('onSend', async (_request, reply) => {
     // A route may set a stricter or report-specific policy (report.html shown inline).

@@ -4,7 +4,12 @@ import { date, dateOrNull, id, idOrNull, int, oneOf, oneRow, rowsOf, text, textO
 
 /** The alerts table: what was raised, whether and when it went out. */
 
-const ALERT_STATUSES = ['pending', 'sent', 'suppressed'] as const;
+/**
+ * Every state an alert row can be in (sql/011): undeliverable (raised with no channel configured) and
+ * summarised (told in a stale-news summary) included. A reader that knew only some of them threw on the
+ * others, and that one throw stopped all alerting for good (issue 35 #1).
+ */
+export const ALERT_STATUSES = ['pending', 'sent', 'suppressed', 'undeliverable', 'summarised'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
 export interface AlertRecord {

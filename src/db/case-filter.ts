@@ -73,6 +73,7 @@ export function caseWhere(f: CaseFilter): { sql: string; args: Knex.RawBinding[]
 
 /** True when nothing narrows the filter (a bulk action refuses it). */
 export function isEmptyFilter(f: CaseFilter): boolean {
-  const { states: _states, limit: _limit, ...rest } = f;
-  return Object.values(rest).every((v) => v === undefined);
+  const { states: _states, limit: _limit, assignee, ...rest } = f;
+  // An empty --assignee ('' is nobody's) narrows nothing in a queue nobody has taken: alone, it is no filter.
+  return assignee == null && Object.values(rest).every((v) => v === undefined);
 }

@@ -12,15 +12,23 @@ export interface LoginReservation {
   forgivable: string[];
 }
 
+/** Attempts allowed within the window: per name from one address, per name from anywhere, per address. */
+export interface LoginLimits {
+  pair: number;
+  name: number;
+  address: number;
+}
+
 /**
- * Reserves one sign-in attempt for a name and an address, or returns null when either already has
- * `max` attempts (failed, or still being verified) since `since`. The count and the insert run under
- * transaction advisory locks on the name and on the address, taken in one order (no deadlock), so of
- * any number of concurrent attempts at most `max` are reserved, on Postgres and on PGlite alike.
+ * Reserves one sign-in attempt for a name and an address, or returns null when the pair, the name or
+ * the address already has its limit of attempts (failed, or still being verified) since `since`. The
+ * counts and the insert run under transaction advisory locks on the name and on the address, taken in
+ * one order (no deadlock), so of any number of concurrent attempts none passes a limit, on Postgres
+ * and on PGlite alike.
  */
 export async function reserveLoginAttempt(
   db: Knex,
-  a: { name: string; address: string; at: Date; since: Date; max: number },
+  a: { name: string; address: string; at: Date; since: Date; limits: LoginLimits },
 ): Promise<LoginReservation | null> {
   const keys = [advisoryKey(`console-login:name:${a.name}`), advisoryKey(`console-login:address:${a.address}`)].sort((x, y) =>
     BigInt(x) < BigInt(y) ? -1 : BigInt(x) > BigInt(y) ? 1 : 0,
@@ -28,7 +36,7 @@ export async function reserveLoginAttempt(
   return db.transaction(async (tx) => {
     for (const key of keys) await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [key]);
     const counts = await countLoginFailures(tx, a.name, a.address, a.since);
-    if (counts.byName >= a.max || counts.byAddress >= a.max) return null;
+    if (counts.byPair >= a.limits.pair || counts.byName >= a.limits.name || counts.byAddress >= a.limits.address) return null;
     const settled = await tx.raw(`SELECT id::text AS id FROM console_login_failures WHERE name = ? AND at >= ? AND NOT pending`, [
       a.name,
       a.since,
@@ -56,18 +64,19 @@ export async function forgiveLoginFailures(db: Conn, reservation: LoginReservati
   await db.raw(`DELETE FROM console_login_failures WHERE id = ANY(?::bigint[])`, [arrayLiteral(ids, (id) => id)]);
 }
 
-/** Attempts since `since` (failed, or reserved and still being verified), for this user name and for this address. */
+/** Attempts since `since` (failed, or reserved and still being verified): for this name from this address, for the name, for the address. */
 export async function countLoginFailures(
   db: Conn,
   name: string,
   address: string,
   since: Date,
-): Promise<{ byName: number; byAddress: number }> {
+): Promise<{ byPair: number; byName: number; byAddress: number }> {
   const res = await db.raw(
-    `SELECT (SELECT count(*) FROM console_login_failures WHERE name = ? AND at >= ?)::int AS by_name,
+    `SELECT (SELECT count(*) FROM console_login_failures WHERE name = ? AND address = ? AND at >= ?)::int AS by_pair,
+            (SELECT count(*) FROM console_login_failures WHERE name = ? AND at >= ?)::int AS by_name,
             (SELECT count(*) FROM console_login_failures WHERE address = ? AND at >= ?)::int AS by_address`,
-    [name, since, address, since],
+    [name, address, since, name, since, address, since],
   );
   const [row] = rowsOf(res);
-  return { byName: int(row, 'by_name'), byAddress: int(row, 'by_address') };
+  return { byPair: int(row, 'by_pair'), byName: int(row, 'by_name'), byAddress: int(row, 'by_address') };
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { date, dateOrNull, int, oneRow, rowsOf, text, textOrNull } from './row.ts';
+import { count, date, dateOrNull, int, oneRow, rowsOf, text, textOrNull } from './row.ts';
 
 /** What /metrics reads from the database on each scrape: small aggregate queries on indexed columns. */
 export interface OpsGaugeRows {
@@ -9,6 +9,9 @@ export interface OpsGaugeRows {
   emailsPending: number;
   /** Latest completed run of each job. */
   lastSuccess: { job: string; at: Date }[];
+  /** Failures of each alerting step so far (alerting_health), and the latest failure of any. */
+  alertingFailures: { step: string; failures: number }[];
+  alertingLastFailure: Date | null;
   /** When the first migration was applied: the start of every job's watch (null on an empty table). */
   installedAt: Date | null;
 }
@@ -31,6 +34,8 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
     const success = await trx.raw(
       `SELECT job, max(finished_at) AS at FROM job_runs WHERE status = 'completed' AND NOT dry_run GROUP BY job`,
     );
+    const alerting = await trx.raw(`SELECT step, failures::text AS failures, last_failed_at FROM alerting_health`);
+    const alertingRows = rowsOf(alerting);
     // knex's own table: migration_time of the first file is the install; retention never prunes it.
     const installed = await trx.raw(`SELECT min(migration_time) AS at FROM knex_migrations`);
     return {
@@ -48,6 +53,11 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
         const at = dateOrNull(r, 'at');
         return at ? [{ job: text(r, 'job'), at }] : [];
       }),
+      alertingFailures: alertingRows.map((r) => ({ step: text(r, 'step'), failures: count(r, 'failures') })),
+      alertingLastFailure: alertingRows.reduce<Date | null>((max, r) => {
+        const at = date(r, 'last_failed_at');
+        return max && max >= at ? max : at;
+      }, null),
       installedAt: dateOrNull(oneRow(installed), 'at'),
     };
   });

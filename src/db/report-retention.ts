@@ -31,21 +31,29 @@ export interface PrunableVersion {
   id: string;
   businessDate: string;
   version: number;
-  /** Where the version was written (REPORT_DIR/<date>/vN when it was). */
+  /** Where the version was written, as recorded (shown, never deleted: it may be another installation's). */
   directory: string;
+  /** Its folder relative to REPORT_DIR (`<date>/vN`, sql/039): what prune resolves under its own REPORT_DIR. */
+  relativeDir: string;
   /** Rows of report_version_orders it recorded. */
   orders: number;
 }
 
 /** A report_versions row as the queries below select it. */
 function versionOf(r: Row): Omit<PrunableVersion, 'orders'> {
-  return { id: id(r, 'id'), businessDate: text(r, 'business_date'), version: int(r, 'version'), directory: text(r, 'directory') };
+  return {
+    id: id(r, 'id'),
+    businessDate: text(r, 'business_date'),
+    version: int(r, 'version'),
+    directory: text(r, 'directory'),
+    relativeDir: text(r, 'relative_dir'),
+  };
 }
 
 /** The versions the retention would remove now, oldest day first. */
 export async function prunableReportVersions(db: Conn, cutoff: Date): Promise<PrunableVersion[]> {
   const res = await db.raw(
-    `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory,
+    `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory, v.relative_dir,
             (SELECT count(*)::int FROM report_version_orders r WHERE r.version_id = v.id) AS orders
        FROM report_versions v WHERE ${ELIGIBLE}
       ORDER BY v.business_date, v.version`,
@@ -69,9 +77,9 @@ export async function markVersionRemoved(db: Conn, id: string, cutoff: Date, at:
 /** Removed versions whose recorded orders are not all deleted yet (a prune stopped before the end). */
 export async function removedVersionsWithOrders(
   db: Conn,
-): Promise<Array<Pick<PrunableVersion, 'id' | 'businessDate' | 'version' | 'directory'>>> {
+): Promise<Array<Pick<PrunableVersion, 'id' | 'businessDate' | 'version' | 'directory' | 'relativeDir'>>> {
   const res = await db.raw(
-    `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory FROM report_versions v
+    `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory, v.relative_dir FROM report_versions v
       WHERE v.removed_at IS NOT NULL AND EXISTS (SELECT 1 FROM report_version_orders r WHERE r.version_id = v.id)
       ORDER BY v.id`,
   );

@@ -9,6 +9,7 @@ import { describeDatabase } from '../db/describe.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { createProviderClient } from '../provider/from-config.ts';
 import { installationId } from '../db/installation.ts';
+import { alertingHealth, failingSteps } from '../db/alerting-health.ts';
 import { OWNER_FILE, readReportDirOwner } from '../report/report-dir-owner.ts';
 
 export type CheckStatus = 'ok' | 'failed' | 'skipped';
@@ -215,6 +216,30 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
       fix: "set REPORT_DIR to a folder of this database's own (two databases in one folder would interleave their version numbers)",
     };
   return { name, status: 'ok', detail: `${dir} writable, this database's own` };
+}
+
+/** Whether alerting worked the last time each step ran (alerting_health, written by every job's alerting). */
+export async function checkAlerting(config: Config): Promise<CheckResult> {
+  const name = 'alerting';
+  let db;
+  try {
+    db = await openDatabase(config, { applicationName: 'payrecon-doctor', poolMax: 1 });
+    const failing = failingSteps(await alertingHealth(db.knex));
+    if (failing.length === 0) return { name, status: 'ok', detail: 'no alerting step failing' };
+    const f = failing[0];
+    return {
+      name,
+      status: 'failed',
+      detail:
+        `${failing.map((x) => x.step).join(', ')} failing since ${f.lastFailedAt.toISOString()} (${f.lastJob}): ${scrub(f.lastError, config)}` +
+        (failing.length > 1 ? ` (and ${failing.length - 1} more step(s), see payrecon status)` : ''),
+      fix: 'alerts may not be going out: fix the cause named (a channel refusing: ALERT_WEBHOOK_URL, ALERT_EMAIL_TO, SMTP_URL); the next job run that alerts clears it',
+    };
+  } catch (err) {
+    return { name, status: 'skipped', detail: `not checked: ${scrub((err as Error).message, config)}` };
+  } finally {
+    await db?.close();
+  }
 }
 
 /** This database's installation id, or why it cannot be read (the database check above says what to do). */

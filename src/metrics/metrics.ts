@@ -2,6 +2,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Knex } from 'knex';
 import { readOpsGauges } from '../db/ops-gauges.ts';
+import { ALERTING_STEPS } from '../db/alerting-health.ts';
 import { VERDICTS } from '../domain/verdicts.ts';
 import { PATHS } from '../provider/types.ts';
 import { JOB_OUTCOMES, type JobOutcome } from './job-outcome.ts';
@@ -108,6 +109,18 @@ export class PayreconMetrics {
     labelNames: ['outcome'],
     registers: [this.registry],
   });
+  // Read from alerting_health at scrape: every process's alerting, and a restart keeps the count.
+  private readonly alertingFailures = new Counter({
+    name: 'payrecon_alerting_failures_total',
+    help: 'Failures of each alerting step (raise, resolve, no_channel, summarise, deliver), from the database',
+    labelNames: ['step'],
+    registers: [this.registry],
+  });
+  private readonly alertingLastFailure = new Gauge({
+    name: 'payrecon_alerting_last_failure_timestamp_seconds',
+    help: 'Unix time of the latest failure of any alerting step (0: none recorded), from the database',
+    registers: [this.registry],
+  });
   private readonly scrapeErrors = new Counter({
     name: 'payrecon_metrics_database_errors_total',
     help: 'Scrapes whose database gauges could not be refreshed (they kept their last values)',
@@ -124,6 +137,8 @@ export class PayreconMetrics {
     for (const outcome of WEBHOOK_OUTCOMES) this.webhooks.inc({ outcome }, 0);
     for (const operation of Object.keys(PATHS)) this.providerDuration.zero({ operation });
     this.emailsPending.set(0);
+    for (const step of ALERTING_STEPS) this.alertingFailures.inc({ step }, 0);
+    this.alertingLastFailure.set(0);
   }
 
   jobFinished(job: string, outcome: JobOutcome, at: Date = new Date()): void {
@@ -178,6 +193,11 @@ export class PayreconMetrics {
       // Prometheus samples are floats: the drift is shown, never summed back into money.
       for (const d of rows.drift) this.drift.set({ currency: d.currency }, Number(d.drift));
       this.emailsPending.set(rows.emailsPending);
+      // The database holds the total: the counter is set to it (reset, then one increment per step).
+      this.alertingFailures.reset();
+      for (const step of ALERTING_STEPS)
+        this.alertingFailures.inc({ step }, rows.alertingFailures.find((f) => f.step === step)?.failures ?? 0);
+      this.alertingLastFailure.set(rows.alertingLastFailure ? rows.alertingLastFailure.getTime() / 1000 : 0);
       for (const s of rows.lastSuccess) {
         const seconds = Math.max(s.at.getTime() / 1000, this.inProcessSuccess.get(s.job) ?? 0);
         this.lastSuccess.set({ payrecon_job: s.job }, seconds);

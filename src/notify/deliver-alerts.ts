@@ -33,6 +33,8 @@ export interface DeliverAlertsResult {
   failed: { id: string; error: string; nextAttemptAt: Date }[];
   /** Set when nothing could be attempted: no channel configured, or the database failed. */
   error?: string;
+  /** Set when folding stale news into a summary failed; delivery was still tried. */
+  summariseError?: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -59,6 +61,11 @@ export async function deliverPendingAlerts(db: Db, channels: AlertChannels, now:
   try {
     // Before the loop: stale news goes out as one message, not a burst.
     await summariseStale(db, now, channels.staleAfterMs ?? DEFAULT_STALE_AFTER_MS);
+  } catch (err) {
+    // Its own step: a summary that cannot be made must not keep the current alerts from going out.
+    result.summariseError = describeError(err, secrets);
+  }
+  try {
     for (let i = 0; i < MAX_PER_CALL; i++) {
       const alert = await claimDueAlert(db.knex, now, leaseMs);
       if (!alert) break;

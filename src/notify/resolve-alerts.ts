@@ -11,8 +11,9 @@ import { alertFingerprint } from './fingerprint.ts';
 /**
  * Alerts belong to their cause. When it clears (every case behind the alert resolved, the job that
  * failed completed, the flagged rate normal again) the alert gets resolved_at, and whoever was told
- * (the alert was sent) is told once more: one "resolved" message, queued like any alert. An alert never
- * delivered is dropped instead: its news is over before anyone heard it.
+ * (the alert was sent, or summarised in a sent summary) is told once more: one "resolved" message, queued
+ * like any alert. An alert never delivered (pending, undeliverable) is dropped instead: its news is over
+ * before anyone heard it.
  */
 
 /** A cause that is not a case, identified by the alert it raised. */
@@ -55,7 +56,8 @@ async function resolveAlert(db: Db, alert: UnresolvedAlert, why: string, now: Da
   return db.knex.transaction(async (tx) => {
     const before = await markAlertResolved(tx, alert.id, now);
     if (before === null) return false;
-    if (before === 'sent') {
+    // Whoever was told hears it cleared: sent on its own, or told in a stale-news summary.
+    if (before === 'sent' || before === 'summarised') {
       await insertResolvedMessage(tx, {
         resolves: alert.id,
         fingerprint: alertFingerprint('resolved', [alert.fingerprint]),

@@ -10,7 +10,9 @@ import {
   type PrunableVersion,
 } from '../db/report-retention.ts';
 import { currentPointer, versionName } from '../report/version-dir.ts';
-import { archiveVersion } from './version-archive.ts';
+import { archiveVersion, removeStaleArchiveTemps } from './version-archive.ts';
+import { installationId } from '../db/installation.ts';
+import { OWNER_FILE, readReportDirOwner } from '../report/report-dir-owner.ts';
 
 /** One superseded report version the retention removed (or, in a dry run, would). */
 export interface PrunedVersion {
@@ -26,6 +28,8 @@ export interface PrunedVersion {
 export interface VersionPruneOptions {
   db: Db;
   logger: Logger;
+  /** This installation's REPORT_DIR: every folder removed is resolved under it, never taken from a row. */
+  reportDir: string;
   cutoff: Date;
   dryRun: boolean;
   batchSize: number;
@@ -42,49 +46,89 @@ export interface VersionPruneOptions {
  */
 export async function pruneReportVersions(
   opts: VersionPruneOptions,
-): Promise<{ versions: PrunedVersion[]; orders: number; stopped: boolean }> {
+): Promise<{ versions: PrunedVersion[]; orders: number; stopped: boolean; refused: string | null }> {
+  if (opts.archiveDir && !opts.dryRun) {
+    const stale = await removeStaleArchiveTemps(opts.archiveDir);
+    if (stale.length) opts.logger.info({ files: stale }, 'removed half-written archive zips of an earlier, interrupted prune');
+  }
   const candidates = await prunableReportVersions(opts.db.knex, opts.cutoff);
+  const unfinished = opts.dryRun ? [] : await removedVersionsWithOrders(opts.db.knex);
+  if (candidates.length === 0 && unfinished.length === 0) return { versions: [], orders: 0, stopped: false, refused: null };
+  // Before anything is deleted: REPORT_DIR must be this database's own folder.
+  const refused = await foreignReportDir(opts);
+  if (refused) {
+    opts.logger.warn({ reportDir: opts.reportDir }, refused);
+    return { versions: [], orders: 0, stopped: false, refused };
+  }
   const versions: PrunedVersion[] = [];
   let orders = 0;
-  for (const v of await withoutCurrent(candidates)) {
-    if (opts.stopped()) return { versions, orders, stopped: true };
+  for (const v of await withoutCurrent(opts.reportDir, candidates)) {
+    if (opts.stopped()) return { versions, orders, stopped: true, refused: null };
+    const dir = versionDir(opts.reportDir, v)!;
     if (opts.dryRun) {
-      versions.push({ ...pick(v), archivedTo: null });
+      versions.push({ ...pick(v, dir), archivedTo: null });
       orders += v.orders;
       continue;
     }
-    const archivedTo = opts.archiveDir ? await archiveVersion(opts.db.knex, opts.archiveDir, v, opts.batchSize) : null;
+    const archivedTo = opts.archiveDir ? await archiveVersion(opts.db.knex, opts.archiveDir, v, dir, opts.batchSize) : null;
     if (!(await markVersionRemoved(opts.db.knex, v.id, opts.cutoff, opts.now(), archivedTo))) {
       // Needed again meanwhile (an e-mail begun, a case opened): kept, and its zip is not an archive of anything.
       if (archivedTo) await fs.rm(archivedTo, { force: true });
       continue;
     }
-    await removeDirectory(v);
+    await fs.rm(dir, { recursive: true, force: true });
     const removed = await deleteOrders(opts, v.id);
-    versions.push({ ...pick(v), orders: removed, archivedTo });
+    versions.push({ ...pick(v, dir), orders: removed, archivedTo });
     orders += removed;
     opts.logger.info({ businessDate: v.businessDate, version: v.version, archivedTo }, 'report version removed by retention');
   }
   if (!opts.dryRun)
-    for (const v of await removedVersionsWithOrders(opts.db.knex)) {
-      if (opts.stopped()) return { versions, orders, stopped: true };
-      await removeDirectory(v);
+    for (const v of unfinished) {
+      if (opts.stopped()) return { versions, orders, stopped: true, refused: null };
+      const dir = versionDir(opts.reportDir, v);
+      if (dir) await fs.rm(dir, { recursive: true, force: true });
       orders += await deleteOrders(opts, v.id);
     }
-  return { versions, orders, stopped: false };
+  return { versions, orders, stopped: false, refused: null };
 }
 
-const pick = (v: PrunableVersion) => ({ businessDate: v.businessDate, version: v.version, directory: v.directory, orders: v.orders });
-
-/** A recorded directory REPORT_DIR/<date>/vN; anything else is never deleted. */
-function isVersionDir(v: Pick<PrunableVersion, 'directory' | 'version' | 'businessDate'>): boolean {
-  return path.basename(v.directory) === versionName(v.version) && path.basename(path.dirname(v.directory)) === v.businessDate;
+/**
+ * Why REPORT_DIR's folders must not be touched, or null: its marker (report-dir-owner.ts) must name
+ * this database's installation. A folder of another installation (a restored copy of the database
+ * pruning with a shared REPORT_DIR) or with no marker (no report was ever written there) is left alone.
+ */
+async function foreignReportDir(opts: VersionPruneOptions): Promise<string | null> {
+  const owner = await readReportDirOwner(opts.reportDir);
+  const mine = await installationId(opts.db.knex);
+  const dir = path.resolve(opts.reportDir);
+  if (!owner)
+    return `report versions not pruned: ${dir} has no ${OWNER_FILE} (no report of this database was written there); check REPORT_DIR`;
+  if (owner.installationId !== mine)
+    return `report versions not pruned: ${dir} holds the reports of another installation (${owner.installationId}, ${owner.database}); this database is ${mine}. Set REPORT_DIR to this database's own folder`;
+  return null;
 }
 
-/** Drops the versions CURRENT names in their day's folder (a pointer the database does not hold). */
-async function withoutCurrent(vs: PrunableVersion[]): Promise<PrunableVersion[]> {
+const pick = (v: PrunableVersion, dir: string) => ({ businessDate: v.businessDate, version: v.version, directory: dir, orders: v.orders });
+
+/**
+ * The version's folder under REPORT_DIR, from its relative path (`<date>/vN`), or null for anything
+ * else: a path that leaves REPORT_DIR, or that is not the version's own, is never deleted.
+ */
+function versionDir(reportDir: string, v: Pick<PrunableVersion, 'relativeDir' | 'version' | 'businessDate'>): string | null {
+  if (v.relativeDir !== `${v.businessDate}/${versionName(v.version)}`) return null;
+  const root = path.resolve(reportDir);
+  const dir = path.resolve(root, v.relativeDir);
+  const rel = path.relative(root, dir);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? null : dir;
+}
+
+/** Drops the versions CURRENT names in their day's folder (a pointer the database does not hold), and any without a folder of their own. */
+async function withoutCurrent(reportDir: string, vs: PrunableVersion[]): Promise<PrunableVersion[]> {
   const out: PrunableVersion[] = [];
-  for (const v of vs) if ((await currentPointer(path.dirname(v.directory))) !== v.version) out.push(v);
+  for (const v of vs) {
+    const dir = versionDir(reportDir, v);
+    if (dir && (await currentPointer(path.dirname(dir))) !== v.version) out.push(v);
+  }
   return out;
 }
 
@@ -95,8 +139,4 @@ async function deleteOrders(opts: VersionPruneOptions, versionId: string): Promi
     total += n;
     if (n < opts.batchSize) return total;
   }
-}
-
-async function removeDirectory(v: Pick<PrunableVersion, 'directory' | 'version' | 'businessDate'>): Promise<void> {
-  if (isVersionDir(v)) await fs.rm(v.directory, { recursive: true, force: true });
 }

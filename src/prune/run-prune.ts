@@ -15,6 +15,8 @@ export interface PruneOptions {
   dryRun: boolean;
   /** Rows per statement, each statement its own transaction. */
   batchSize: number;
+  /** This installation's REPORT_DIR: superseded versions' folders are removed under it only. */
+  reportDir: string;
   /** When set, deleted rows are written here first (see archive.ts). */
   archiveDir?: string;
   /** Each batch waits at most this long for a lock, then fails rather than hold up a reconcile. */
@@ -38,6 +40,8 @@ export interface PruneResult {
   tables: Record<PruneCount, number>;
   /** The superseded report versions removed from disk (with --dry-run: that would be). */
   reportVersions: PrunedVersion[];
+  /** Why no report version was touched (REPORT_DIR not this database's own), or null. */
+  reportVersionsRefused: string | null;
   archiveFiles: string[];
 }
 
@@ -49,7 +53,13 @@ export interface PruneResult {
 export async function runPrune(opts: PruneOptions): Promise<PruneResult> {
   const tables = Object.fromEntries([...VERSION_COUNTS, ...PRUNE_TABLES].map((t) => [t, 0])) as Record<PruneCount, number>;
   const reportVersions: PrunedVersion[] = [];
-  const base = { dryRun: opts.dryRun, cutoff: opts.cutoff.toISOString(), tables, reportVersions };
+  const base = {
+    dryRun: opts.dryRun,
+    cutoff: opts.cutoff.toISOString(),
+    tables,
+    reportVersions,
+    reportVersionsRefused: null as string | null,
+  };
   const files = new Set<string>();
   const lock = await withJobLock(opts.db, PRUNE_JOB, async (held) => {
     await opts.onAcquired?.();
@@ -57,6 +67,7 @@ export async function runPrune(opts: PruneOptions): Promise<PruneResult> {
     const versions = await pruneReportVersions({
       db: opts.db,
       logger: opts.logger,
+      reportDir: opts.reportDir,
       cutoff: opts.cutoff,
       dryRun: opts.dryRun,
       batchSize: opts.batchSize,
@@ -65,6 +76,7 @@ export async function runPrune(opts: PruneOptions): Promise<PruneResult> {
       stopped: () => Boolean(opts.signal?.aborted || held.lost.aborted),
     });
     reportVersions.push(...versions.versions);
+    base.reportVersionsRefused = versions.refused;
     tables.report_versions = versions.versions.length;
     tables.report_version_orders = versions.orders;
     for (const v of versions.versions) if (v.archivedTo) files.add(v.archivedTo);

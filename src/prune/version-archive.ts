@@ -18,7 +18,8 @@ export function versionArchiveFile(dir: string, v: Pick<PrunableVersion, 'busine
   return path.join(dir, 'report_versions', v.businessDate.slice(0, 7), `${v.businessDate}-v${v.version}.zip`);
 }
 
-export async function archiveVersion(db: Knex, dir: string, v: PrunableVersion, pageSize: number): Promise<string> {
+/** `versionDir`: the version's folder under this installation's REPORT_DIR (prune-versions.ts resolves it). */
+export async function archiveVersion(db: Knex, dir: string, v: PrunableVersion, versionDir: string, pageSize: number): Promise<string> {
   const file = versionArchiveFile(dir, v);
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}`;
@@ -26,7 +27,7 @@ export async function archiveVersion(db: Knex, dir: string, v: PrunableVersion, 
   const zip = new ZipFile(tmp);
   try {
     const inZip = `${v.businessDate}/v${v.version}`;
-    for (const name of await filesUnder(v.directory)) zip.add(`${inZip}/${name}`, createReadStream(path.join(v.directory, name)));
+    for (const name of await filesUnder(versionDir)) zip.add(`${inZip}/${name}`, createReadStream(path.join(versionDir, name)));
     zip.add(`${inZip}/report_version.json`, Buffer.from(`${await versionRowJson(db, v.id)}\n`));
     const orders = zip.text(`${inZip}/report_version_orders.jsonl`);
     for (let after = null as Parameters<typeof versionOrdersPage>[2]; ;) {
@@ -45,6 +46,21 @@ export async function archiveVersion(db: Knex, dir: string, v: PrunableVersion, 
   await fs.rename(tmp, file);
   await fsyncDir(path.dirname(file));
   return file;
+}
+
+/** A zip being written: `<name>.zip.tmp-<pid>`, renamed into place when whole. */
+const TEMP_ZIP = /\.zip\.tmp-\d+$/;
+
+/**
+ * Removes the half-written zips of earlier prunes (one killed mid-archive leaves its temporary file).
+ * Called under the prune lock, so no other prune is writing one now. Returns the files removed.
+ */
+export async function removeStaleArchiveTemps(dir: string): Promise<string[]> {
+  const root = path.join(dir, 'report_versions');
+  const entries = await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+  const stale = entries.filter((e) => e.isFile() && TEMP_ZIP.test(e.name)).map((e) => path.join(e.parentPath, e.name));
+  for (const file of stale) await fs.rm(file, { force: true });
+  return stale.sort();
 }
 
 /** Relative paths of the files under dir (none when it is gone), sorted. */

@@ -64,7 +64,9 @@ export interface WriteReportsOptions {
  * The steps of writing a version, in order: the files are in the temp dir; the version's rows are
  * inserted (not committed); the temp dir is renamed vN; CURRENT names vN; the transaction committed.
  */
-export type WriteStep = 'written' | 'recorded' | 'published' | 'pointed' | 'committed';
+/** The steps of a version write, in order; each is a kill point of the crash tests (every one is tested). */
+export const WRITE_STEPS = ['written', 'recorded', 'published', 'pointed', 'committed'] as const;
+export type WriteStep = (typeof WRITE_STEPS)[number];
 
 export interface WriteReportsResult {
   version: number;

@@ -4,9 +4,11 @@ import { secretValues } from '../config/redact.ts';
 import type { Db } from '../db/connect.ts';
 import { createMailer, type Mailer } from '../notify/mailer.ts';
 import { raiseAlert, type AlertInput } from '../notify/raise-alert.ts';
-import { alertChannelsFromConfig, deliverPendingAlerts } from '../notify/deliver-alerts.ts';
+import { alertChannelsFromConfig, deliverPendingAlerts, type DeliverAlertsResult } from '../notify/deliver-alerts.ts';
 import { resolveClearedAlerts, type ClearedCause } from '../notify/resolve-alerts.ts';
+import { describeError } from '../notify/errors.ts';
 import { markPendingUndeliverable } from '../db/alerts-undelivered.ts';
+import { recordAlertingFailure, recordAlertingOk, type AlertingStep } from '../db/alerting-health.ts';
 
 const NO_CHANNEL = 'no alert channel configured (set ALERT_WEBHOOK_URL or ALERT_EMAIL_TO)';
 
@@ -15,46 +17,100 @@ export interface AlertingContext {
   config: Config;
   logger: Logger;
   now: () => Date;
+  /** The job whose alerting this is, recorded with a failure (`payrecon status`, `doctor`). */
+  job: string;
   /** Tests and the demo inject one; otherwise built from SMTP_URL when ALERT_EMAIL_TO is set. */
   mailer?: Mailer;
+}
+
+export interface AlertingOutcome {
+  /** The steps that failed this time; each is counted in alerting_health. */
+  failed: AlertingStep[];
 }
 
 /**
  * Records the findings as alerts (deduplicated by fingerprint), resolves the alerts whose cause has
  * cleared (their cases all resolved, or a cause in `cleared`), and delivers whatever is pending,
  * including earlier failures and the "resolved" messages. Never throws: an alert that cannot go out
- * must not fail the job that found it.
+ * must not fail the job that found it. Each step runs whatever the one before did (a failure to resolve
+ * must not stop delivery), and a failed step is recorded where an operator looks: `payrecon status`,
+ * `payrecon doctor`, payrecon_alerting_failures_total.
  */
 export async function raiseAndDeliver(
   ctx: AlertingContext,
   inputs: readonly AlertInput[],
   cleared: readonly ClearedCause[] = [],
-): Promise<void> {
+): Promise<AlertingOutcome> {
   const { db, config, logger } = ctx;
   const secrets = secretValues(config);
-  try {
-    for (const input of inputs) {
-      const { suppressed } = await raiseAlert(db, input, { now: ctx.now(), repeatAfterMs: config.ALERT_REPEAT_AFTER_MS, secrets });
-      logger.info({ kind: input.kind, suppressed }, suppressed ? 'alert unchanged since last raised; not repeated' : 'alert raised');
+  const outcome: AlertingOutcome = { failed: [] };
+  const failed = async (step: AlertingStep, error: string) => {
+    outcome.failed.push(step);
+    logger.error({ step, err: error }, `alerting step ${step} failed; the job result stands`);
+    try {
+      await recordAlertingFailure(db.knex, { step, job: ctx.job, error, at: ctx.now() });
+    } catch (err) {
+      logger.error({ step, err: describeError(err, secrets) }, 'alerting failure could not be recorded');
     }
-    // Before delivery (or the lack of a channel): a cleared cause's "resolved" message goes out with the rest.
+  };
+  const step = async (name: AlertingStep, fn: () => Promise<string | undefined | void>) => {
+    let error: string | undefined;
+    try {
+      error = (await fn()) ?? undefined;
+    } catch (err) {
+      error = stepError(err, secrets);
+    }
+    if (error !== undefined) await failed(name, error);
+    else await recordAlertingOk(db.knex, name, ctx.now()).catch(() => undefined);
+  };
+
+  await step('raise', async () => {
+    const errors: string[] = [];
+    // One finding that cannot be recorded does not keep the others from being.
+    for (const input of inputs) {
+      try {
+        const { suppressed } = await raiseAlert(db, input, { now: ctx.now(), repeatAfterMs: config.ALERT_REPEAT_AFTER_MS, secrets });
+        logger.info({ kind: input.kind, suppressed }, suppressed ? 'alert unchanged since last raised; not repeated' : 'alert raised');
+      } catch (err) {
+        errors.push(`${input.kind}: ${stepError(err, secrets)}`);
+      }
+    }
+    return errors.length ? errors.join('; ') : undefined;
+  });
+  // Before delivery (or the lack of a channel): a cleared cause's "resolved" message goes out with the rest.
+  await step('resolve', async () => {
     const resolved = await resolveClearedAlerts(db, ctx.now(), cleared);
     if (resolved.length) logger.info({ alerts: resolved }, 'alerts resolved: their cause cleared');
-    if (!config.ALERT_WEBHOOK_URL && !config.ALERT_EMAIL_TO?.length) {
-      // Not pending forever: recorded as undeliverable, and summarised once a channel is configured.
+  });
+  if (!config.ALERT_WEBHOOK_URL && !config.ALERT_EMAIL_TO?.length) {
+    // Not pending forever: recorded as undeliverable, and summarised once a channel is configured.
+    await step('no_channel', async () => {
       const n = await markPendingUndeliverable(db.knex, NO_CHANNEL);
       if (n) logger.warn({ undeliverable: n }, `${NO_CHANNEL}: alerts recorded as undeliverable`);
-      return;
-    }
+    });
+    return outcome;
+  }
+  let result: DeliverAlertsResult | undefined;
+  await step('deliver', async () => {
     const ownMailer = !ctx.mailer && config.ALERT_EMAIL_TO?.length && config.SMTP_URL ? createMailer(config) : undefined;
     try {
-      const result = await deliverPendingAlerts(db, alertChannelsFromConfig(config, ctx.mailer ?? ownMailer), ctx.now());
-      if (result.failed.length)
-        logger.warn({ failed: result.failed.length }, 'some alerts could not be delivered; retried on the next run');
+      result = await deliverPendingAlerts(db, alertChannelsFromConfig(config, ctx.mailer ?? ownMailer), ctx.now());
     } finally {
       ownMailer?.close();
     }
-  } catch (err) {
-    logger.error({ err: (err as Error).message }, 'alerting failed; the job result stands');
-  }
+    if (result.error) return result.error;
+    if (!result.failed.length) return undefined;
+    logger.warn({ failed: result.failed.length }, 'some alerts could not be delivered; retried on the next run');
+    return `${result.failed.length} alert(s) not delivered: ${result.failed[0].error}`;
+  });
+  // Summarising runs inside delivery (before its loop), as a step of its own: its failure is its own.
+  if (result) await step('summarise', async () => result?.summariseError);
+  return outcome;
+}
+
+/** The database's own words for a failed query: knex puts the whole statement before them. */
+function stepError(err: unknown, secrets: readonly string[]): string {
+  const text = describeError(err, secrets);
+  const fromDatabase = typeof (err as { severity?: unknown } | null)?.severity === 'string';
+  return (fromDatabase && text.includes(' - ') ? text.slice(text.lastIndexOf(' - ') + 3) : text).replace(/\s+/g, ' ');
 }

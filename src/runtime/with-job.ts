@@ -112,7 +112,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
 /** The `run_failed` alert of a failed job; its modules load only when a job fails. */
 async function storeFailureAlert(job: string, failure: JobFailedError, deps: { db: Db; config: Config; logger: Logger }): Promise<void> {
   const [{ raiseAndDeliver }, { alertForFailedRun }] = await Promise.all([import('./alerting.ts'), import('../notify/alert-builders.ts')]);
-  await raiseAndDeliver({ ...deps, now: () => new Date() }, [alertForFailedRun(job, 'failed', failure.message)]);
+  await raiseAndDeliver({ ...deps, now: () => new Date(), job }, [alertForFailedRun(job, 'failed', failure.message)]);
 }
 
 /** The caller's signal, or for a stoppable job the first SIGTERM/SIGINT (a second one exits at once). */

@@ -34,6 +34,7 @@ export async function pruneJob(
         cutoff,
         dryRun,
         batchSize: config.PRUNE_BATCH_SIZE,
+        reportDir: config.REPORT_DIR,
         archiveDir: config.PRUNE_ARCHIVE_DIR,
         lockTimeoutMs: 5_000,
         signal,

@@ -78,7 +78,11 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
         progress?.stop();
         if (!options.dryRun) {
           const completed = outcome.runs.length > 0 && outcome.runs.every((r) => r.status === 'completed');
-          await raiseAndDeliver({ db, config, logger, now }, await alertsFor(db, outcome), completed ? jobCompleted('reconcile') : []);
+          await raiseAndDeliver(
+            { db, config, logger, now, job: 'reconcile' },
+            await alertsFor(db, outcome),
+            completed ? jobCompleted('reconcile') : [],
+          );
         }
         return { exitCode: exitCodeOf(outcome, options.failOnMismatch ?? false), outcome };
       } finally {

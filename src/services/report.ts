@@ -69,13 +69,21 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
     if (mailer) {
       const secrets = secretValues(config);
       if (options.email) {
-        emails.push(await sendReportEmail(db, mailer, { versionId: report.record.id, resend: options.resend, now: now(), secrets }));
+        emails.push(
+          await sendReportEmail(db, mailer, {
+            versionId: report.record.id,
+            resend: options.resend,
+            now: now(),
+            secrets,
+            onStep: killPointFromEnv(),
+          }),
+        );
       }
       // Deliveries that failed earlier (SMTP down) go out now: nothing is lost. Not when this
       // run's own send just failed: the server is down, and the next run retries them all.
       if (!emails.some((e) => e.status === 'failed')) emails.push(...(await retryPendingEmails(db, mailer, now(), { secrets })));
     }
-    await raiseAndDeliver({ db, config, logger, now, mailer }, []);
+    await raiseAndDeliver({ db, config, logger, now, mailer, job: 'report' }, []);
     const failed = emails.some((e) => e.status === 'failed');
     return { exitCode: failed ? EXIT.INCOMPLETE : EXIT.OK, report, emails };
   }

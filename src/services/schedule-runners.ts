@@ -119,7 +119,7 @@ export function inFlightChecks(deps: Pick<RunnerDeps, 'config' | 'db' | 'now'>):
       const stalled = stalledHolder(await findLockHolder(db, RECONCILE_JOB), now(), config.RUN_STALL_AFTER_SECONDS * 1000);
       if (!stalled) return;
       logger.error({ lockHolder: stalled.description, stalledRunId: stalled.runId }, 'the reconcile run in flight is stalled');
-      await raiseAndDeliver({ db, config, logger, now }, [alertForStalledRun(RECONCILE_JOB, stalled)]);
+      await raiseAndDeliver({ db, config, logger, now, job: RECONCILE_JOB }, [alertForStalledRun(RECONCILE_JOB, stalled)]);
     },
   };
 }

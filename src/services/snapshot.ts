@@ -52,7 +52,11 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
       config.RECON_CURRENCIES,
     );
     // Drift and rate flags are findings to alert on, not a failure of the run.
-    await raiseAndDeliver({ db, config, logger, now: options.clock ?? (() => new Date()) }, alertsFor(result), clearedBy(result));
+    await raiseAndDeliver(
+      { db, config, logger, now: options.clock ?? (() => new Date()), job: 'snapshot' },
+      alertsFor(result),
+      clearedBy(result),
+    );
     const ok = result.status === 'completed' || result.status === 'skipped';
     return { exitCode: ok ? EXIT.OK : EXIT.INCOMPLETE, result };
   });

@@ -4,6 +4,7 @@ import { lastRuns } from '../db/runs.ts';
 import { pendingReportDeliveries } from '../db/deliveries.ts';
 import { schedulesFromConfig } from '../schedule/schedules.ts';
 import { openAlerts } from '../status/queries.ts';
+import { alertingHealth } from '../db/alerting-health.ts';
 import { buildStatus, type StatusReport } from '../status/build.ts';
 import { processGone } from '../status/process-gone.ts';
 
@@ -17,6 +18,7 @@ export async function statusJob(): Promise<StatusReport> {
       lastRuns: await lastRuns(db.knex),
       pendingEmails: await pendingReportDeliveries(db.knex),
       openAlerts: await openAlerts(db.knex, now),
+      alerting: await alertingHealth(db.knex),
       stallAfterMs: config.RUN_STALL_AFTER_SECONDS * 1000,
       processGone: (run) => processGone(run),
     });

@@ -2,6 +2,7 @@ import type { RunRow } from '../db/runs.ts';
 import type { ReportDelivery } from '../db/deliveries.ts';
 import { SCHEDULED_JOBS, type Schedules } from '../schedule/schedules.ts';
 import type { OpenAlert } from './queries.ts';
+import { failingSteps, type AlertingStepHealth } from '../db/alerting-health.ts';
 import { describeDuration } from '../recon/timing.ts';
 import { stallOf, type Stall } from '../recon/run-stall.ts';
 import { RECONCILE_JOB } from '../reconcile/reconcile.ts';
@@ -52,6 +53,8 @@ export interface StatusReport {
   pendingEmails: Array<{ businessDate: string; version: number; attempts: number; error: string | null }>;
   /** With their age at `now`, e.g. "3h". */
   openAlerts: Array<OpenAlert & { age: string }>;
+  /** Alerting steps whose last attempt failed (no success since): alerts may not be going out. */
+  alertingFailing: AlertingStepHealth[];
 }
 
 /** Assembles the status view from what was read; pure (now is given). */
@@ -62,6 +65,8 @@ export function buildStatus(input: {
   lastRuns: RunRow[];
   pendingEmails: ReportDelivery[];
   openAlerts: OpenAlert[];
+  /** alerting_health as read; default: none recorded. */
+  alerting?: readonly AlertingStepHealth[];
   /** RUN_STALL_AFTER_SECONDS in ms. */
   stallAfterMs: number;
   /** Whether a run's recorded process is gone (src/status/process-gone.ts); default: never known. */
@@ -118,5 +123,6 @@ export function buildStatus(input: {
       error: d.email_error,
     })),
     openAlerts: input.openAlerts.map((a) => ({ ...a, age: describeDuration(Math.max(0, input.now.getTime() - a.createdAt.getTime())) })),
+    alertingFailing: failingSteps(input.alerting ?? []),
   };
 }

@@ -23,7 +23,13 @@ export function renderStatus(s: StatusReport): string {
         s.openAlerts.map((a) => [at(a.createdAt), a.age, a.kind, a.status, a.title]),
       )
     : 'none\n';
-  return `payrecon status at ${at(s.now)} (${s.timezone})\n${jobs}\npending report e-mails:\n${emails}\nopen alerts (cause not cleared yet):\n${alerts}`;
+  const alerting = s.alertingFailing.length
+    ? `ALERTING FAILING: alerts may not be going out (see payrecon doctor)\n${renderTable(
+        ['step', 'last failed', 'job', 'failures', 'last error'],
+        s.alertingFailing.map((f) => [f.step, at(f.lastFailedAt), f.lastJob, String(f.failures), f.lastError.slice(0, 80)]),
+      )}`
+    : 'ok\n';
+  return `payrecon status at ${at(s.now)} (${s.timezone})\n${jobs}\npending report e-mails:\n${emails}\nopen alerts (cause not cleared yet):\n${alerts}\nalerting:\n${alerting}`;
 }
 
 function outcome(j: JobStatus, at: (d: Date) => string): string {

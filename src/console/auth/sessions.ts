@@ -9,10 +9,18 @@ import { dummyHash, verifyPassword } from './passwords.ts';
 export interface SessionPolicy {
   idleMs: number;
   absoluteMs: number;
-  /** Failed logins allowed per user name and per address within throttleWindowMs. */
+  /**
+   * Failed logins allowed for one user name from one address within throttleWindowMs (one person's
+   * mistakes). The name from anywhere gets NAME_LIMIT_FACTOR times as many (guesses spread over
+   * addresses), an address ADDRESS_LIMIT_FACTOR times as many: behind a proxy every client shares its
+   * address, and anyone's made-up names must not lock everyone out.
+   */
   maxFailures: number;
   throttleWindowMs: number;
 }
+
+export const NAME_LIMIT_FACTOR = 4;
+export const ADDRESS_LIMIT_FACTOR = 20;
 
 export type Session = Pick<SessionRow, 'id' | 'userId' | 'userName' | 'role' | 'csrfToken' | 'createdAt'>;
 
@@ -25,7 +33,7 @@ export type LoginResult = { ok: true; token: string; session: Session } | { ok: 
 /**
  * Checks a name and password. The attempt is reserved (counted) before the password is looked at, so
  * guessing stops at the limit whatever the guesses are and however many run at once; every failure
- * is counted per name and per address. An unknown or disabled name costs the same hash as a wrong
+ * counts for the name from that address, for the name and for the address (see SessionPolicy). An unknown or disabled name costs the same hash as a wrong
  * password and gets the same answer.
  */
 export async function login(
@@ -35,7 +43,12 @@ export async function login(
 ): Promise<LoginResult> {
   const { name, address, now } = attempt;
   const since = new Date(now.getTime() - policy.throttleWindowMs);
-  const reservation = await reserveLoginAttempt(db, { name, address, at: now, since, max: policy.maxFailures });
+  const limits = {
+    pair: policy.maxFailures,
+    name: policy.maxFailures * NAME_LIMIT_FACTOR,
+    address: policy.maxFailures * ADDRESS_LIMIT_FACTOR,
+  };
+  const reservation = await reserveLoginAttempt(db, { name, address, at: now, since, limits });
   if (!reservation) {
     await recordAction(db, { at: now, actor: name, action: 'login-throttled', address });
     return { ok: false, reason: 'throttled' };

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { readUpload } from '../upload.ts';
 import { confirmImport, previewImport } from '../../cases/import.ts';
-import { ImportFileError } from '../../cases/import-file.ts';
+import { ImportFileError } from '../../cases/import-file-error.ts';
 import { html } from '../../html/html.ts';
 import { page } from '../pages/layout.ts';
 import { importDone, importForm, importPreview } from '../pages/case-import.ts';

@@ -27,7 +27,17 @@ export type SendReportEmailOptions = ReportSelector & {
   csvAttachLimitBytes?: number;
   /** Strings to scrub from stored errors besides those the mailer already scrubs. */
   secrets?: readonly string[];
+  /** Called at each step of a send (the crash tests' kill points). */
+  onStep?: (step: EmailStep) => void;
 };
+
+/**
+ * The steps of one send, in order: the attempt recorded (pending, committed), the SMTP server's
+ * acceptance, the send recorded. A process killed after the second and before the third sends again
+ * next time, with the same Message-ID (see sendReportEmail).
+ */
+export const EMAIL_STEPS = ['email_begun', 'email_accepted', 'email_recorded'] as const;
+export type EmailStep = (typeof EMAIL_STEPS)[number];
 
 export type ReportEmailResult =
   | { status: 'sent'; versionId: string; businessDate: string; version: number; messageId: string; attempts: number }
@@ -67,17 +77,20 @@ export async function sendReportEmail(db: Db, mailer: Mailer, opts: SendReportEm
     }
     const row = await beginEmailAttempt(db.knex, found.id);
     if (!row) return removed(ref, (await reportDeliveryById(db.knex, found.id))!);
+    opts.onStep?.('email_begun');
     const messageId = reportMessageId(row, mailer.from);
     try {
       const previouslySent = await lastEmailedVersion(db.knex, row.business_date, row.version);
       const content = buildReportEmail(row, { csvAttachLimitBytes: opts.csvAttachLimitBytes, previouslySent });
       await mailer.send({ from: mailer.from, to, messageId, ...content });
+      opts.onStep?.('email_accepted');
     } catch (err) {
       const error = describeError(err, opts.secrets ?? []);
       await markEmailFailed(db.knex, row.id, error);
       return { status: 'failed', ...ref, error, attempts: row.email_attempts };
     }
     await markEmailSent(db.knex, row.id, opts.now);
+    opts.onStep?.('email_recorded');
     return { status: 'sent', ...ref, messageId, attempts: row.email_attempts };
   });
   return outcome === BUSY ? { status: 'busy', ...ref } : outcome;
