@@ -14,11 +14,13 @@ const file = (name: string, body: unknown) => {
 };
 
 describe('journal and fee schedule settings', () => {
-  it('defaults: no fee schedule, default accounts, USDT base, "Tax Exempt"', () => {
+  it('defaults: no fee schedule, default accounts, no base currency (never USDT), no rates, USDT not at par, "Tax Exempt"', () => {
     const c = loadConfig({});
     expect(c.FEE_SCHEDULE_FILE).toEqual({});
     expect(c.JOURNAL_ACCOUNTS_FILE).toEqual({});
-    expect(c.JOURNAL_BASE_CURRENCY).toBe('USDT');
+    expect(c.JOURNAL_BASE_CURRENCY).toBe('');
+    expect(c.JOURNAL_RATES_FILE.size).toBe(0);
+    expect(c.JOURNAL_USDT_AT_PAR).toBe(false);
     expect(c.JOURNAL_XERO_TAX_RATE).toBe('Tax Exempt');
   });
 
@@ -54,6 +56,34 @@ describe('journal and fee schedule settings', () => {
     expect(() => loadConfig({ JOURNAL_ACCOUNTS_FILE: file('accounts-noname.json', { wallet: { code: '1' } }) })).toThrow(
       /key "wallet.name"/,
     );
-    expect(() => loadConfig({ JOURNAL_BASE_CURRENCY: 'EUR' })).toThrow(/JOURNAL_BASE_CURRENCY: expected USDT or one of INR, NGN, IDR/);
+  });
+
+  it('JOURNAL_BASE_CURRENCY: any ISO 4217 code (USD, EUR, GBP, SGD, …), never USDT', () => {
+    for (const code of ['USD', 'EUR', 'GBP', 'SGD', 'INR', 'jpy'])
+      expect(loadConfig({ JOURNAL_BASE_CURRENCY: code }).JOURNAL_BASE_CURRENCY).toBe(code.toUpperCase());
+    expect(() => loadConfig({ JOURNAL_BASE_CURRENCY: 'USDT' })).toThrow(
+      /JOURNAL_BASE_CURRENCY: expected .*ISO 4217 code.*JOURNAL_USDT_AT_PAR/,
+    );
+    expect(() => loadConfig({ JOURNAL_BASE_CURRENCY: 'XYZ' })).toThrow(/JOURNAL_BASE_CURRENCY: expected/);
+  });
+
+  it('JOURNAL_RATES_FILE: date,currency,rate rows read at start; a bad row stops the start naming the row and the fix', () => {
+    const good = file('rates.csv', 'date,currency,rate\n2026-01-02,INR,0.01198\n2026-01-02,NGN,0.00065\n');
+    expect([...loadConfig({ JOURNAL_RATES_FILE: good }).JOURNAL_RATES_FILE]).toEqual([
+      ['2026-01-02:INR', { rate: '0.01198', source: 'JOURNAL_RATES_FILE row 2' }],
+      ['2026-01-02:NGN', { rate: '0.00065', source: 'JOURNAL_RATES_FILE row 3' }],
+    ]);
+    const bad = (name: string, body: string) => () => loadConfig({ JOURNAL_RATES_FILE: file(name, body) });
+    expect(bad('r1.csv', 'day,cur,r\n')).toThrow(/JOURNAL_RATES_FILE: .*row 1: expected the header date,currency,rate/);
+    expect(bad('r2.csv', 'date,currency,rate\n2026-01-02,INR,0,012\n')).toThrow(/row 2: expected three columns/);
+    expect(bad('r3.csv', 'date,currency,rate\n2026-01-02,INR,0.01\n02/01/2026,INR,0.01\n')).toThrow(
+      /row 3: date "02\/01\/2026": expected YYYY-MM-DD/,
+    );
+    expect(bad('r4.csv', 'date,currency,rate\n2026-01-02,INR,-1\n')).toThrow(
+      /row 2: rate "-1": expected a positive decimal, the base currency per 1 INR/,
+    );
+    expect(bad('r5.csv', 'date,currency,rate\n2026-01-02,INR,0.01\n2026-01-02,INR,0.02\n')).toThrow(
+      /row 3: 2026-01-02 INR is already on row 2/,
+    );
   });
 });

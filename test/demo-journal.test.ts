@@ -11,6 +11,7 @@ import { Decimal } from '../src/money/decimal.ts';
 import { tableFromCsv } from '../src/report/table-csv.ts';
 import { JOURNAL_COLUMNS } from '../src/report/journal-tables.ts';
 import { ROLLFORWARD_SUMMARY } from '../src/report/rollforward-tables.ts';
+import { hasHledger, hledgerJournal, hledgerTrialBalance } from '../scripts/hledger-journal.ts';
 
 const rowsOf = (file: string, columns: readonly { name: string }[]) => {
   const t = tableFromCsv({ name: 'x', title: 'x', columns: columns as never }, fs.readFileSync(file));
@@ -49,6 +50,20 @@ it('the demo: wallet lines sum to closing − opening per currency, entries bala
       ['NGN', null, DEMO_MOVEMENTS[0].amount],
     ]);
     expect(r.drift).toEqual([{ currency: DEMO_DRIFT.currency, drift: '1250' }]);
+    // Issue 37: the demo's posting file posted into hledger balances, and its wallets hold closing − opening.
+    if (!hasHledger()) console.warn('skipped the hledger posting: hledger is not installed (Debian: apt-get install hledger)');
+    else {
+      const file = path.join(dataDir, 'demo.journal');
+      fs.writeFileSync(file, hledgerJournal([path.join(dir, 'journal_posting.csv')]));
+      const tb = hledgerTrialBalance(file);
+      for (const x of rf)
+        expect(tb.get(`${{ INR: '1211', NGN: '1212', IDR: '1213' }[x.currency!]} Provider wallet ${x.currency}`), x.currency!).toBe(
+          `${new Decimal(x.closing!).minus(x.opening!).toFixed(2)} ${x.currency}`,
+        );
+      expect(tb.get('9990 Provider suspense')).toBe(
+        `${DEMO_DRIFT.amount.startsWith('-') ? '' : '-'}${DEMO_DRIFT.amount} ${DEMO_DRIFT.currency}`,
+      );
+    }
   } finally {
     if (saved === undefined) delete process.env.REPORT_DIR;
     else process.env.REPORT_DIR = saved;

@@ -66,7 +66,9 @@ const TABLE: Array<[string, string, string]> = [
   ['CONSOLE_PUBLIC_URL', 'recon.example.com', 'https://recon.example.com'],
   ['PROVIDER_MAX_THROTTLED_MS', '10', 'at least 1000'],
   ['JOURNAL_ACCOUNTS_FILE', '/nonexistent/accounts.json', 'cannot read'],
-  ['JOURNAL_BASE_CURRENCY', 'EUR', 'USDT or one of INR, NGN, IDR'],
+  ['JOURNAL_BASE_CURRENCY', 'USDT', 'ISO 4217 code'],
+  ['JOURNAL_RATES_FILE', '/nonexistent/rates.csv', 'cannot read'],
+  ['JOURNAL_USDT_AT_PAR', 'maybe', 'true or false'],
   ['FEE_SCHEDULE_FILE', '/nonexistent/fees.json', 'cannot read'],
   ['CASE_SLA_HOURS', 'FOO=1', 'CODE=hours pairs'],
 ];

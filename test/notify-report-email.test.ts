@@ -41,6 +41,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
   beforeEach(async () => {
     await t.db.knex.raw('DELETE FROM report_version_orders');
     await t.db.knex.raw('DELETE FROM report_versions');
+    await t.db.knex.raw('TRUNCATE journal_posting_lines, journal_postings');
     const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-notify-'));
     // Exact tolerance, so the fixture's INR drift of 0.50 is a finding and shows in the subject.
     const r = await writeReports(t.db, { date: DATE, timezone: 'Asia/Kolkata', reportDir, now, currencies: ['INR', 'NGN', 'IDR'] });
@@ -143,6 +144,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
       'journal.csv',
       'journal_xero.csv',
       'journal_quickbooks.csv',
+      'journal_posting.csv',
     ]);
     for (const a of files) expect(a.content.equals(fs.readFileSync(path.join(directory, a.filename!))), a.filename).toBe(true);
     const inline = mail.attachments.filter((a) => a.cid);

@@ -76,8 +76,26 @@ describe('the day journal (pure)', () => {
       ...DAY,
       rollForward: { ...DAY.rollForward, closing, drift: new Decimal('1250').minus('24635.49').toFixed() },
       late: [
-        { kind: 'reversal', direction: 'payment', merchantRef: 'ORD-7', originalDate: '2026-03-07', walletEffect: '-24625.49' },
-        { kind: 'fee_correction', direction: 'payout', merchantRef: 'ORD-8', originalDate: '2026-03-08', walletEffect: '-10' },
+        {
+          kind: 'reversal',
+          direction: 'payment',
+          merchantRef: 'ORD-7',
+          orderId: '7',
+          originalDate: '2026-03-07',
+          countedOn: '2026-03-07',
+          observedAt: '2026-03-10T12:00:00.000Z',
+          walletEffect: '-24625.49',
+        },
+        {
+          kind: 'fee_correction',
+          direction: 'payout',
+          merchantRef: 'ORD-8',
+          orderId: '8',
+          originalDate: '2026-03-08',
+          countedOn: '2026-03-08',
+          observedAt: '2026-03-10T12:00:00.000Z',
+          walletEffect: '-10',
+        },
       ],
     });
     const late = j.entries.filter((e) => e.kind === 'late');
@@ -106,7 +124,18 @@ describe('the day journal (pure)', () => {
       ...base,
       date: '2026-03-11',
       rollForward: { ...base.rollForward, opening: '999500', closing: '999500', drift: '0' },
-      late: [{ kind: 'reversal', direction: 'payment', merchantRef: 'ORD-7', originalDate: '2026-03-05', walletEffect: '-500' }],
+      late: [
+        {
+          kind: 'reversal',
+          direction: 'payment',
+          merchantRef: 'ORD-7',
+          orderId: '7',
+          originalDate: '2026-03-05',
+          countedOn: '2026-03-05',
+          observedAt: '2026-03-10T12:00:00.000Z',
+          walletEffect: '-500',
+        },
+      ],
     });
     expect(roleTotal(day1.entries, 'suspense')).toBe('500');
     expect(roleTotal(day2.entries, 'suspense')).toBe('-500');
@@ -124,7 +153,18 @@ describe('the day journal (pure)', () => {
     const j = buildJournal({
       ...DAY,
       rollForward: { ...DAY.rollForward, closing, drift: '-80' },
-      late: [{ kind: 'fee_correction', direction: 'payout', merchantRef: 'ORD-9', originalDate: '2026-03-09', walletEffect: '-80' }],
+      late: [
+        {
+          kind: 'fee_correction',
+          direction: 'payout',
+          merchantRef: 'ORD-9',
+          orderId: '9',
+          originalDate: '2026-03-09',
+          countedOn: '2026-03-09',
+          observedAt: '2026-03-10T12:00:00.000Z',
+          walletEffect: '-80',
+        },
+      ],
     });
     expect(j.entries.some((e) => e.kind === 'drift')).toBe(false);
     expect(roleTotal(j.entries, 'suspense')).toBe('0');

@@ -59,6 +59,8 @@ describe('payrecon report', () => {
             ['journal.csv', '0 rows'],
             ['journal_xero.csv', '0 rows'],
             ['journal_quickbooks.csv', '0 rows'],
+            ['journal_posting.csv', '0 rows'],
+            ['trial_balance.csv', '0 rows'],
           ]
             .map(([name, note]) => `  ${name.padEnd(31)}  ${note}`.trimEnd() + '\n')
             .join(''),
@@ -125,8 +127,11 @@ describe('payrecon report', () => {
       'journal_xero_2.csv',
       'journal_xero_10.csv',
       'journal_quickbooks.csv',
+      'journal_posting.csv',
+      'trial_balance.csv',
     ]);
-    const old = Object.fromEntries(Object.entries(csv).filter(([n]) => !n.includes('journal'))) as unknown as ReportManifest['files'];
-    expect(listedFiles(old).map((f) => f.name)).toEqual(REPORT_FILES.filter((n) => !n.includes('journal')));
+    const journalFile = (n: string) => n.includes('journal') || n === 'trial_balance.csv';
+    const old = Object.fromEntries(Object.entries(csv).filter(([n]) => !journalFile(n))) as unknown as ReportManifest['files'];
+    expect(listedFiles(old).map((f) => f.name)).toEqual(REPORT_FILES.filter((n) => !journalFile(n)));
   });
 });

@@ -80,6 +80,7 @@ describe.skipIf(requiresServer('the report takes the date lock on a connection o
     now: new Date('2024-05-03T01:00:00Z'),
     currencies: ['INR'],
     feeSchedule: { INR: { payment: { UPI: { percent: '2', fixed: '0' } } } },
+    journal: { accounts: {}, base: 'USD', baseRates: new Map(), usdtAtPar: true, xeroTaxRate: 'Tax Exempt' },
   });
   let day1: Line[];
   let day2: Line[];

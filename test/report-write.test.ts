@@ -45,6 +45,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
       t,
       `DELETE FROM report_version_orders;
        DELETE FROM report_versions;
+       TRUNCATE journal_posting_lines, journal_postings;
        DELETE FROM recon_items WHERE run_id = 6 OR merchant_ref = 'M-UNCHECKED';
        DELETE FROM job_runs WHERE id = 6;
        DELETE FROM balance_snapshots WHERE available = 'NaN';`,
@@ -97,8 +98,12 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
       'rates.csv': 3,
       // INR only: IDR and NGN have fewer than two snapshots (no journal); 4 entries of 2 or 3 lines.
       'journal.csv': 10,
-      'journal_xero.csv': 10,
-      'journal_quickbooks.csv': 10,
+      // No JOURNAL_BASE_CURRENCY here: the import files have no lines (report-journal.test.ts has them).
+      'journal_xero.csv': 0,
+      'journal_quickbooks.csv': 0,
+      // The day's first version posts the whole day: the same 10 lines; the trial balance's 6 accounts.
+      'journal_posting.csv': 10,
+      'trial_balance.csv': 6,
     });
     for (const n of REPORT_FILES) expect(manifest.files[n].sha256).toBe(sha256(path.join(r.directory, n)));
 
@@ -155,7 +160,10 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
     const r = await writeReports(t.db, options({ now: new Date('2024-05-03T00:00:00Z') }));
     expect(r).toMatchObject({ version: 2, unchanged: false, directory: path.join(dateDir, 'v2') });
     expect(r.manifest.supersedes).toBe(1);
-    expect(r.manifest.headline).toBe('9 orders, 3 mismatches, 1 error, 1 pending; 3 open items from earlier days');
+    // The data changed, the journal did not: v2 posts nothing, and says so.
+    expect(r.manifest.headline).toBe(
+      '9 orders, 3 mismatches, 1 error, 1 pending; 3 open items from earlier days · journal: nothing new to post',
+    );
     expect(fs.readFileSync(path.join(dateDir, 'CURRENT'), 'utf8')).toBe('v2\n');
     expect(fs.readdirSync(path.join(dateDir, 'v1')).map((n) => [n, sha256(path.join(dateDir, 'v1', n))])).toEqual(v1Before);
     expect(fs.readFileSync(path.join(r.directory, 'items.csv'), 'utf8')).toContain(

@@ -17,6 +17,7 @@ import { registerConsole } from './console.ts';
 import { registerUsers } from './users.ts';
 import { registerDoctor } from './doctor.ts';
 import { registerPrune } from './prune.ts';
+import { registerLedger } from './ledger.ts';
 
 /** Every subcommand, in the order --help lists them. One line per command file. */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
@@ -30,6 +31,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerSnapshot,
   registerBanks,
   registerReport,
+  registerLedger,
   registerWebhook,
   registerSchedule,
   registerStatus,

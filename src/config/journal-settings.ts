@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bool } from './bool.ts';
 import { CURRENCIES } from '../money/decimal.ts';
 import { JOURNAL_ROLES } from '../domain/journal-roles.ts';
 import { readSettingsFile } from './settings-file.ts';
@@ -82,6 +83,71 @@ function jsonFile<T>(schema: z.ZodType<T>, example: string) {
     .describe('path to a JSON file');
 }
 
+/** ISO 4217 codes as the runtime knows them (Intl), so EUR, GBP, SGD, … pass and USDT does not. */
+const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
+
+const baseCurrency = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .refine((v) => v === '' || ISO_4217.has(v), {
+    message:
+      'expected your ledger’s base currency as an ISO 4217 code, such as USD, EUR, GBP or SGD (USDT is not one: set JOURNAL_USDT_AT_PAR=true to value USDT at par with USD)',
+  })
+  .describe('ISO 4217 code');
+
+/** One JOURNAL_RATES_FILE row: units of the base currency per 1 unit of `currency` on `date`. */
+export interface BaseRate {
+  rate: string;
+  /** Where it came from, for the line that uses it: "JOURNAL_RATES_FILE row 4". */
+  source: string;
+}
+
+/**
+ * JOURNAL_RATES_FILE: a CSV the merchant maintains, header `date,currency,rate`, one row per day and
+ * currency (rate = base currency per 1 unit). Read once at start; a bad row stops the job naming it.
+ */
+const ratesFile = z
+  .string()
+  .trim()
+  .transform((file, ctx): Map<string, BaseRate> => {
+    const out = new Map<string, BaseRate>();
+    if (file === '') return out;
+    let text: string;
+    try {
+      text = readSettingsFile(file).replace(/^\uFEFF/, '');
+    } catch (err) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `cannot read ${file} (${(err as Error).message}); expected a CSV file with the header date,currency,rate`,
+      });
+      return z.NEVER;
+    }
+    const lines = text.split(/\r?\n/);
+    const fail = (n: number, message: string) => {
+      ctx.addIssue({ code: 'custom', message: `${file} row ${n}: ${message}` });
+      return z.NEVER;
+    };
+    if (lines[0]?.trim().toLowerCase().replace(/\s/g, '') !== 'date,currency,rate')
+      return fail(1, `expected the header date,currency,rate (got ${JSON.stringify(lines[0] ?? '')})`);
+    for (let i = 1; i < lines.length; i++) {
+      if (lines[i].trim() === '') continue;
+      const [date, currency, rate, ...rest] = lines[i].split(',').map((c) => c.trim());
+      const n = i + 1;
+      if (rest.length > 0 || rate === undefined) return fail(n, 'expected three columns: date,currency,rate');
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)))
+        return fail(n, `date ${JSON.stringify(date)}: expected YYYY-MM-DD`);
+      if (!/^[A-Z]{3}$/.test(currency)) return fail(n, `currency ${JSON.stringify(currency)}: expected a code such as INR`);
+      if (!/^\d+(\.\d+)?$/.test(rate) || /^0+(\.0+)?$/.test(rate))
+        return fail(n, `rate ${JSON.stringify(rate)}: expected a positive decimal, the base currency per 1 ${currency}`);
+      const key = `${date}:${currency}`;
+      if (out.has(key)) return fail(n, `${date} ${currency} is already on ${out.get(key)!.source.replace(/.* /, 'row ')}`);
+      out.set(key, { rate, source: `JOURNAL_RATES_FILE row ${n}` });
+    }
+    return out;
+  })
+  .describe('path to a CSV file');
+
 export const JOURNAL_SETTINGS = {
   JOURNAL_ACCOUNTS_FILE: {
     schema: jsonFile(
@@ -93,10 +159,22 @@ export const JOURNAL_SETTINGS = {
     doc: 'JSON file mapping journal roles (or role:CUR) to {code, name} in your chart of accounts; unset roles keep the defaults (docs/guides/for-accounting.md); a regular file of at most 1 MiB, each key once',
   },
   JOURNAL_BASE_CURRENCY: {
-    schema: z.enum(['USDT', ...CURRENCIES], { message: `expected USDT or one of ${CURRENCIES.join(', ')}` }),
-    default: 'USDT',
+    schema: baseCurrency,
+    default: '',
     secret: false,
-    doc: 'the currency journal_xero.csv posts in (your Xero organisation’s base currency) and journal_quickbooks.csv’s home currency',
+    doc: 'your ledger’s base (home) currency, an ISO 4217 code (USD, EUR, GBP, SGD, INR, …): journal_xero.csv and journal_quickbooks.csv are in it; unset, they are empty and journal_posting.csv is the ledger in each entry’s own currency. An entry with no rate to it is held back, never posted at a made-up rate (docs/guides/for-accounting.md)',
+  },
+  JOURNAL_RATES_FILE: {
+    schema: ratesFile,
+    default: '',
+    secret: false,
+    doc: 'CSV file of your rates to the base currency, header `date,currency,rate` (rate = base currency per 1 unit, e.g. `2026-01-02,INR,0.01198`), one row per day and currency; checked at start, a bad row named',
+  },
+  JOURNAL_USDT_AT_PAR: {
+    schema: bool,
+    default: 'false',
+    secret: false,
+    doc: 'with JOURNAL_BASE_CURRENCY=USD: value each line at the provider’s USDT rate taken at par with USD (1 USDT = 1 USD) where JOURNAL_RATES_FILE has no row; each such line says so',
   },
   JOURNAL_XERO_TAX_RATE: {
     schema: z.string().trim().min(1, 'expected the name of a no-tax rate in your Xero organisation, such as "Tax Exempt"').describe('text'),

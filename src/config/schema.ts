@@ -5,6 +5,7 @@ import { CURRENCIES } from '../money/decimal.ts';
 import { cronSetting } from './cron-setting.ts';
 import { MISMATCH_CODES } from '../domain/verdicts.ts';
 import { JOURNAL_SETTINGS } from './journal-settings.ts';
+import { bool } from './bool.ts';
 
 const intIn = (min: number, max: number) =>
   z
@@ -184,14 +185,6 @@ const signature = z
   .describe('hmac-sha256, md5-sorted or module:PATH');
 
 const text = z.string().trim().min(1, 'expected a non-empty value').describe('text');
-
-const bool = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' }))
-  .transform((v) => v === 'true' || v === '1' || v === 'yes')
-  .describe('true or false');
 
 /** Every environment variable payrecon reads: name, parser, default, and whether it is secret. */
 export const ENV_VARS = {

@@ -110,6 +110,8 @@ export function movementEntries(
     }
     return [
       {
+        // Keyed by the movement, as a late change by its order: it is posted once, whichever day counts it.
+        key: `movement:${currency}:${m.reference}`,
         id: `${date}-${currency}-movement-${m.reference}`,
         date,
         currency,

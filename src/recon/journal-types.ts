@@ -17,11 +17,24 @@ export interface JournalLine {
   sourceRef: string;
 }
 
+/** A late change's order, so the ledger can keep it out of its own day's figures on a rerun. */
+export interface LateOrderRef {
+  direction: 'payment' | 'payout';
+  orderId: string;
+  /** The business day the order's success was counted in (its finality), YYYY-MM-DD. */
+  countedOn: string;
+  /** When a check first saw the change (ISO). */
+  observedAt: string;
+}
+
 export interface JournalEntry {
+  /** What the ledger knows the entry by across versions (src/recon/posting.ts): "day:D:CUR:kind", "late:kind:direction:orderId". */
+  key: string;
   id: string;
   date: string;
   currency: Currency;
   kind: JournalKind;
   description: string;
   lines: JournalLine[];
+  late?: LateOrderRef;
 }

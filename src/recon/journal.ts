@@ -19,6 +19,11 @@ export interface LateChange {
   kind: 'reversal' | 'fee_correction';
   direction: Direction;
   merchantRef: string;
+  orderId: string;
+  /** The business day the order's success was counted in (its finality). */
+  countedOn: string;
+  /** When a check first saw the change (ISO). */
+  observedAt: string;
   /** The business day the order was first reported final on. */
   originalDate: string;
   /** The change of the balance: a reversed payment −(paid − fee); a fee raised by x, −x. */
@@ -83,7 +88,8 @@ export function buildJournal(input: JournalDayInput): JournalDay {
     const lines = drafts.filter((l) => !new Decimal(l.amount).isZero());
     if (lines.length === 0) return;
     const id = `${date}-${currency}-${suffix}`;
-    entries.push({ id, date, currency, kind, description, lines: usdtValues(lines, input.rate, inflow, description) });
+    const key = `day:${date}:${currency}:${suffix}`;
+    entries.push({ key, id, date, currency, kind, description, lines: usdtValues(lines, input.rate, inflow, description) });
   };
 
   const p = rf.payments;
@@ -135,19 +141,9 @@ export function buildJournal(input: JournalDayInput): JournalDay {
 
   let lateNet = new Decimal(0);
   for (const c of input.late ?? []) {
-    const e = D(c.walletEffect, `late change ${c.merchantRef}`);
-    lateNet = lateNet.plus(e);
-    const what =
-      c.kind === 'reversal'
-        ? `reversal of ${c.direction} ${c.merchantRef} of ${c.originalDate}`
-        : `fee correction of ${c.direction} ${c.merchantRef} of ${c.originalDate}`;
-    add(
-      'late',
-      `${c.kind}-${c.merchantRef}`,
-      `${currency} ${what}, seen ${date}`,
-      [line('wallet', e, what, c.merchantRef), line(c.kind, e.negated(), what, c.merchantRef)],
-      !e.isNegative(),
-    );
+    lateNet = lateNet.plus(D(c.walletEffect, `late change ${c.merchantRef}`));
+    const e = lateEntry(c, currency, date, input.rate);
+    if (e) entries.push(e);
   }
 
   if (input.feeDifference) {
@@ -178,6 +174,35 @@ export function buildJournal(input: JournalDayInput): JournalDay {
   );
 
   return { date, currency, entries, note: null };
+}
+
+/**
+ * A late change's own entry, dated `date` (the day whose window observed it), keyed by its order so
+ * the ledger posts it once whichever report carries it first; null when it moves nothing.
+ */
+export function lateEntry(c: LateChange, currency: Currency, date: string, rate: DayRate | null): JournalEntry | null {
+  const e = D(c.walletEffect, `late change ${c.merchantRef}`);
+  if (e.isZero()) return null;
+  const what =
+    c.kind === 'reversal'
+      ? `reversal of ${c.direction} ${c.merchantRef} of ${c.originalDate}`
+      : `fee correction of ${c.direction} ${c.merchantRef} of ${c.originalDate}`;
+  const description = `${currency} ${what}, seen ${date}`;
+  return {
+    key: `late:${c.kind}:${c.direction}:${c.orderId}`,
+    id: `${date}-${currency}-${c.kind}-${c.merchantRef}`,
+    date,
+    currency,
+    kind: 'late',
+    description,
+    lines: usdtValues(
+      [line('wallet', e, what, c.merchantRef), line(c.kind, e.negated(), what, c.merchantRef)],
+      rate,
+      !e.isNegative(),
+      description,
+    ),
+    late: { direction: c.direction, orderId: c.orderId, countedOn: c.countedOn, observedAt: c.observedAt },
+  };
 }
 
 /** Σ of one role's lines of a day's entries, as canonical decimal text. */

@@ -10,13 +10,14 @@ import {
   type BalanceSnapshotRow,
   type RateSnapshotRow,
 } from '../db/reports.ts';
-import { firstSeenWithCode } from '../db/late-postings.ts';
 import { unknownOrdersOpen, unknownOrdersReceived, type OpenUnknownOrderRow, type UnknownOrderRow } from '../db/unknown-orders.ts';
 import { caseStateCountsOccurred, caseTransitionCounts, unresolvedCaseAges } from '../db/cases.ts';
 import { isCurrency } from '../money/decimal.ts';
 import { reportHeadline, type Drift } from '../recon/headline.ts';
 import { caseSummary } from '../recon/case-figures.ts';
-import type { JournalDay, LateChange } from '../recon/journal.ts';
+import type { JournalDay } from '../recon/journal.ts';
+import type { JournalEntry } from '../recon/journal-types.ts';
+import { baseRateOf } from './journal-tables.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { businessView } from './business-view.ts';
@@ -27,7 +28,8 @@ import { CsvFile, type CsvFileResult } from './csv-file.ts';
 import type { DayItemSheets } from './day-sheets.ts';
 import { timeFormatter } from './format.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
-import { closingRates, dayJournals, FeeDifferences, lateChangeOf } from './journal-day.ts';
+import { closingRates, dayJournals, FeeDifferences } from './journal-day.ts';
+import { dayLate, postingOf, type VersionPosting } from './journal-ledger.ts';
 import { DEFAULT_JOURNAL_SETTINGS, writeJournalFiles, type JournalSettings } from './journal-files.ts';
 import { journalSummaryTable } from './journal-summary.ts';
 import { sortRunIds, type CsvFiles, type ReportFile, type SummaryFile } from './manifest.ts';
@@ -62,6 +64,11 @@ export interface DayPassOptions {
   logger?: Logger;
 }
 
+/** What the pass knows of the version it writes for: its number (the journal numbers name it). */
+export interface PassVersion {
+  version: number;
+}
+
 /**
  * What one version says, read once: the value the pass over the day hands on. The CSV files are
  * written on the way; the workbook, the charts and report.html are made from this (version-extras.ts).
@@ -84,6 +91,9 @@ export interface DayFacts {
   balances: Table;
   rates: Table;
   journal: Table;
+  trialBalance: Table;
+  /** This version's posting file, appended to the ledger when the version is recorded. */
+  posting: VersionPosting;
 }
 
 /**
@@ -98,6 +108,7 @@ export async function passOverDay(
   scope: ReportScope,
   dir: string,
   daySheets: DayItemSheets,
+  v: PassVersion,
 ): Promise<DayFacts> {
   const formatTime = timeFormatter(opts.timezone);
   const orders = await dayOrders(tx, opts, scope, dir, daySheets, formatTime);
@@ -113,24 +124,37 @@ export async function passOverDay(
     ]),
   ].sort();
   const rollForwards = await rollForwardsOf(tx, opts, scope, currencies);
+  const lateOfDay = await dayLate(tx, scope, opts.timezone, opts.now);
   const journals = dayJournals({
     date: scope.date,
     currencies,
     rollForwards,
-    late: late.posted,
+    late: lateOfDay.inWindow,
+    restores: lateOfDay.restores,
     feeDifferences: orders.feeDifferences,
     rates: snapshots.rateRows,
   });
-  const headline = headlineOf(scope, currencies, rollForwards, orders, open, late);
+  const rates = closingRates(snapshots.rateRows);
+  const journalSettings = opts.journal ?? DEFAULT_JOURNAL_SETTINGS;
+  const postable = (e: JournalEntry) => !journalSettings.base || baseRateOf(e, journalSettings) !== null;
+  const posting = await postingOf(
+    tx,
+    scope,
+    { version: v.version, timezone: opts.timezone, now: opts.now },
+    journals,
+    lateOfDay,
+    rates,
+    postable,
+  );
+  const headline = `${headlineOf(scope, currencies, rollForwards, orders, open, late)}${journalHeadline(posting, journalSettings.base)}`;
   const summaryTables = await summaryTablesOf(tx, opts, scope, { currencies, orders, open, late, rollForwards, journals, snapshots });
   const summaryFiles: Partial<Record<ReportFile, CsvFileResult>> = {};
   for (const t of summaryTables) summaryFiles[`${t.name}.csv` as ReportFile] = await writeTableFile(dir, t, formatTime);
-  const journal = await writeJournalFiles(
-    journals.flatMap((j) => j.entries),
-    { ...(opts.journal ?? DEFAULT_JOURNAL_SETTINGS), rates: closingRates(snapshots.rateRows) },
-    (t) => writeTableFile(dir, t, formatTime),
+  const journal = await writeJournalFiles(posting, { ...journalSettings, rates, postingFile: `${scope.date}/v${v.version}` }, (t) =>
+    writeTableFile(dir, t, formatTime),
   );
-  if (journal.skipped.length)
+  // With no base currency the import files are empty by design; with one, entries without a rate were held back before this.
+  if (journalSettings.base && journal.skipped.length)
     opts.logger?.warn({ entries: journal.skipped }, 'journal entries left out of journal_xero.csv: no rate to the base currency');
 
   return {
@@ -142,7 +166,10 @@ export async function passOverDay(
       'late_changes.csv': late.file,
       'balances.csv': snapshots.balancesFile,
       'rates.csv': snapshots.ratesFile,
-      ...(journal.files as Pick<CsvFiles, 'journal.csv' | 'journal_xero.csv' | 'journal_quickbooks.csv'>),
+      ...(journal.files as Pick<
+        CsvFiles,
+        'journal.csv' | 'journal_xero.csv' | 'journal_quickbooks.csv' | 'journal_posting.csv' | 'trial_balance.csv'
+      >),
     },
     runIds: sortRunIds([...orders.totals.runIds, ...open.runIds, ...late.runIds, ...snapshots.runIds]),
     headline,
@@ -154,7 +181,24 @@ export async function passOverDay(
     balances: snapshots.balances,
     rates: snapshots.rates,
     journal: journal.table,
+    trialBalance: journal.trialBalance,
+    posting,
   };
+}
+
+/**
+ * What the headline adds about the journal: entries held back for want of a rate (named, so the rates
+ * file can be fixed), or a version whose journal was all posted before. A first posting adds nothing.
+ */
+function journalHeadline(posting: VersionPosting, base: string): string {
+  const parts: string[] = [];
+  if (posting.heldBack.length > 0) {
+    const missing = [...new Set(posting.heldBack.map((e) => `${e.currency} ${e.date}`))].sort();
+    parts.push(
+      `journal: ${posting.heldBack.length} ${posting.heldBack.length === 1 ? 'entry' : 'entries'} held back, no rate to ${base} for ${missing.join(', ')} (JOURNAL_RATES_FILE)`,
+    );
+  } else if (posting.entries.length === 0 && posting.day.length > 0) parts.push('journal: nothing new to post');
+  return parts.map((p) => ` · ${p}`).join('');
 }
 
 interface DayOrders {
@@ -249,12 +293,10 @@ async function openItems(
 interface LateChanges {
   file: CsvFileResult;
   byCurrency: Map<string, number>;
-  /** The listed changes posted in D's journal: those a check first saw during D. */
-  posted: Array<{ currency: string; orderId: string; change: LateChange }>;
   runIds: string[];
 }
 
-/** The earlier days' orders whose verdict or codes changed since their day's report: late_changes.csv. */
+/** The earlier days' orders whose verdict or codes changed since their day's report: late_changes.csv (for reading; the journal's late changes come from the checks: journal-ledger.ts). */
 async function lateChanges(
   tx: Knex.Transaction,
   opts: DayPassOptions,
@@ -263,7 +305,6 @@ async function lateChanges(
   formatTime: (ms: number) => string,
 ): Promise<LateChanges> {
   const byCurrency = new Map<string, number>();
-  const candidates: Array<{ currency: string; orderId: string; change: LateChange }> = [];
   const runIds: string[] = [];
   const file = await writeStreamFile(
     path.join(dir, 'late_changes.csv'),
@@ -271,25 +312,12 @@ async function lateChanges(
     streamLateChanges(tx, scope.earlierDays, scope.earlier, opts.timezone, opts.pageSize),
     (r) => {
       byCurrency.set(r.currency, (byCurrency.get(r.currency) ?? 0) + 1);
-      const change = lateChangeOf(r);
-      if (change) candidates.push({ currency: r.currency, orderId: r.order_id, change });
       if (r.run_id !== null) runIds.push(r.run_id);
       return lateChangeTableRow(r);
     },
     formatTime,
   );
-  // Posted on the day a check first saw the change: a later day's report still lists it, but it was posted then.
-  const codeOf = (c: LateChange) => (c.kind === 'reversal' ? 'STATUS' : 'FEE');
-  const firstSeen = await firstSeenWithCode(
-    tx,
-    candidates.map((l) => ({ direction: l.change.direction, orderId: l.orderId, code: codeOf(l.change) })),
-  );
-  const [dayFrom, dayTo] = [Date.parse(scope.window.from), Date.parse(scope.window.to)];
-  const posted = candidates.filter((l) => {
-    const at = firstSeen.get(`${l.change.direction}:${l.orderId}:${codeOf(l.change)}`);
-    return at !== undefined && at >= dayFrom && at < dayTo;
-  });
-  return { file, byCurrency, posted, runIds };
+  return { file, byCurrency, runIds };
 }
 
 interface DaySnapshots {

@@ -5,7 +5,7 @@ import type { DayRate } from '../recon/journal-usdt.ts';
 import { feeRuleFor, scheduledFee } from '../recon/fees.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import type { Direction } from '../domain/types.ts';
-import type { LateChangeRow, RateSnapshotRow, ReportItemRow } from '../db/reports.ts';
+import type { RateSnapshotRow, ReportItemRow } from '../db/reports.ts';
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
 
 /**
@@ -15,36 +15,46 @@ import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
  */
 
 const codesOf = (s: string | null) => new Set((s ?? '').split(' ').filter(Boolean));
-const num = (v: string | null) => readAmount(v) ?? new Decimal(0);
 
 /**
- * A late_changes.csv row as a journal posting, or null when it moves no money (a verdict or code
- * that changed without a reversal or a fee change). Reversal: the provider now says failed what the
- * day's report had as consistent (STATUS newly raised); the balance gives back what the order moved
- * when it was posted (the recorded figures, which the provider's agreed with then). Fee correction:
- * FEE newly raised on a completed order; the balance moves by recorded fee − provider fee.
+ * A late change counted in an earlier day's figures: the roll-forward of that day, computed now,
+ * already holds the provider's new fee (it values orders with the provider's latest answer), so a
+ * rerun of the day would move the change back into it and invent drift there. Restoring puts the
+ * day's figures back as the balance moved then; the change itself is its own entry, posted once.
  */
-export function lateChangeOf(r: LateChangeRow): LateChange | null {
-  if (!isCurrency(r.currency) || r.verdict === 'unchecked') return null;
-  const now = codesOf(r.mismatch_codes);
-  const before = codesOf(r.reported_codes);
-  const wasFinal = r.reported_verdict === 'matched' || r.reported_verdict === 'resolved';
-  const direction = r.direction as Direction;
-  const base = { direction, merchantRef: r.merchant_ref, originalDate: r.business_date };
-  if (wasFinal && now.has('STATUS') && !before.has('STATUS') && r.provider_category === 'failed') {
-    const fee = num(r.local_fee);
-    const effect =
-      direction === 'payment'
-        ? (readAmount(r.local_paid_amount) ?? num(r.local_amount)).minus(fee).negated()
-        : num(r.local_amount).plus(fee);
-    return { kind: 'reversal', ...base, walletEffect: normalizeDecimal(effect) };
+export interface Restore {
+  currency: string;
+  kind: LateChange['kind'];
+  direction: Direction;
+  walletEffect: string;
+  /** False when the roll-forward no longer counts the order (a reversed order, once the provider's status moves it). */
+  countedNow: boolean;
+}
+
+function restored(rf: SnapshotRollForward, restores: readonly Restore[]): SnapshotRollForward {
+  if (restores.length === 0 || rf.sums === null || rf.drift === null) return rf;
+  let drift = new Decimal(rf.drift);
+  const fees = { payment: readAmount(rf.sums.payments.fee) ?? new Decimal(0), payout: readAmount(rf.sums.payouts.fee) ?? new Decimal(0) };
+  for (const r of restores) {
+    const e = new Decimal(r.walletEffect);
+    if (r.kind === 'fee_correction') {
+      // The fee counted now is the new one; the day's balance moved by the old: fee then = fee now + e.
+      fees[r.direction] = fees[r.direction].plus(e);
+      drift = drift.plus(e);
+    }
+    // A reversal the roll-forward still counts (countedNow) needs nothing: the day's figures hold the success.
   }
-  if (now.has('FEE') && !before.has('FEE') && r.provider_category === 'success' && r.provider_fee !== null) {
-    const effect = num(r.local_fee).minus(num(r.provider_fee));
-    if (effect.isZero()) return null;
-    return { kind: 'fee_correction', ...base, walletEffect: normalizeDecimal(effect) };
-  }
-  return null;
+  return {
+    ...rf,
+    drift: normalizeDecimal(drift),
+    sums: {
+      payments: {
+        ...rf.sums.payments,
+        fee: rf.sums.payments.fee === null && fees.payment.isZero() ? null : normalizeDecimal(fees.payment),
+      },
+      payouts: { ...rf.sums.payouts, fee: rf.sums.payouts.fee === null && fees.payout.isZero() ? null : normalizeDecimal(fees.payout) },
+    },
+  };
 }
 
 /** Σ (provider fee − contracted fee) per currency over the day's orders with a FEE_SCHEDULE finding. */
@@ -79,6 +89,8 @@ export interface DayJournalInput {
   rollForwards: ReadonlyMap<string, SnapshotRollForward | null>;
   /** The late changes observed in the day, each with its order's currency. */
   late: ReadonlyArray<{ currency: string; change: LateChange }>;
+  /** Late changes of orders counted in this day, seen after it (restored: see Restore). */
+  restores?: readonly Restore[];
   feeDifferences: FeeDifferences | null;
   rates: readonly RateSnapshotRow[];
 }
@@ -94,7 +106,13 @@ export function closingRates(rates: readonly RateSnapshotRow[]): Map<string, Day
 export function dayJournals(input: DayJournalInput): JournalDay[] {
   const rates = closingRates(input.rates);
   return input.currencies.filter(isCurrency).map((currency) => {
-    const rf = input.rollForwards.get(currency) ?? null;
+    const now = input.rollForwards.get(currency) ?? null;
+    const rf =
+      now &&
+      restored(
+        now,
+        (input.restores ?? []).filter((r) => r.currency === currency),
+      );
     const s = rf?.sums ?? null;
     return buildJournal({
       date: input.date,

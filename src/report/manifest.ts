@@ -28,6 +28,8 @@ export const REPORT_FILES = [
   'journal.csv',
   'journal_xero.csv',
   'journal_quickbooks.csv',
+  'journal_posting.csv',
+  'trial_balance.csv',
 ] as const;
 export type ReportFile = (typeof REPORT_FILES)[number];
 
@@ -56,7 +58,7 @@ export function csvFileNames(files: object): string[] {
  * from settings (the chart of accounts): left out of the business hash, so a version changes when
  * its data does, not when only the rendering would.
  */
-const JOURNAL_FILE = /^(summary_)?journal(_xero(_\d+)?|_quickbooks)?\.csv$/;
+const JOURNAL_FILE = /^((summary_)?journal(_xero(_\d+)?|_quickbooks|_posting)?|trial_balance)\.csv$/;
 
 /**
  * Files made from the CSVs' data for people (the workbook, report.html, the charts e-mailed inline):

@@ -159,14 +159,31 @@ export const REPORT_TABLES: readonly ReportTableEntry[] = [
     html: null,
     email: 'attached',
   },
+  {
+    name: 'journal_posting',
+    purpose:
+      'what this version posts: only the lines no earlier posting file carried (the day on its first version; adjusting entries on a rerun); journal_xero.csv and journal_quickbooks.csv hold the same entries',
+    sheet: null,
+    html: null,
+    email: 'attached',
+  },
+  {
+    name: 'trial_balance',
+    purpose: 'each account’s running balance per currency once every posting file up to and including this one is posted, in order',
+    sheet: 'Trial balance',
+    html: null,
+    email: null,
+  },
 ];
 
 /**
  * The workbook's tabs in reading order (they are written in another): the index's sheets, money and
- * what needs a person first. A sheet not listed (the journal's) follows, in the order written.
+ * what needs a person first (the journal, what accounting opens, right after the Summary). A sheet not listed follows, in the order written.
  */
 export const WORKBOOK_TABS: readonly string[] = [
   'Summary',
+  'Journal',
+  'Trial balance',
   'Mismatches',
   'Open items',
   'Late changes',

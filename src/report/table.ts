@@ -41,6 +41,8 @@ export interface Table {
   readonly rows: readonly TableRow[];
   /** Lines a reader needs to read the table right (what a total includes, …). */
   readonly notes?: readonly string[];
+  /** Print at this percentage, columns running on to further pages, instead of fitting the page width (a table read on paper). */
+  readonly printScale?: number;
 }
 
 /** A table without its rows: what a reader of its CSV file needs to render it again. */

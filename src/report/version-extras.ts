@@ -97,7 +97,7 @@ async function finishWorkbook(
         yield page.map(lateChangeTableRow);
     });
     for (const t of others) workbook.tableSheet(sheetOf(t), t);
-    for (const t of [facts.balances, facts.rates, facts.journal]) tableSheet(workbook, sheetOf(t), t);
+    for (const t of [facts.balances, facts.rates, facts.journal, facts.trialBalance]) tableSheet(workbook, sheetOf(t), t);
   } catch (err) {
     await workbook.abort();
     throw err;
@@ -141,7 +141,7 @@ function tableSheet(workbook: WorkbookFile, name: string, table: Table): void {
       table.rows.map((r) => r[i]),
     ),
   }));
-  const sheet = workbook.sheet(name, columns, { totals: false });
+  const sheet = workbook.sheet(name, columns, { totals: false, printScale: table.printScale });
   for (const row of table.rows) sheet.add(row);
   sheet.close();
 }

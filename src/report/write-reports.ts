@@ -5,6 +5,8 @@ import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import { insertReportVersion, listReportVersions, lockReportDate, withReportDateLock, type ReportVersionRecord } from '../db/reports.ts';
 import { countDayOrders, recordVersionOrders } from '../db/report-orders.ts';
+import { insertPosting } from '../db/journal-postings.ts';
+import { DateTime } from 'luxon';
 import { installationId } from '../db/installation.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import { businessDay, dayIsPartial } from './date.ts';
@@ -148,7 +150,9 @@ async function writeInTransaction(
   try {
     daySheets = new DayItemSheets(tempDir, { date, timezone: opts.timezone, items: await countDayOrders(tx, scope.window) });
     // The pass over the day: every CSV file written, and what the other files are made from.
-    const facts = await passOverDay(tx, opts, scope, tempDir, daySheets);
+    // Never reuse a number: not one on disk (even unrecorded or quarantined), not one recorded (even if deleted from disk).
+    const version = Math.max(latest?.version ?? 0, ...(await numbersTakenOnDisk(dateDir)), 0) + 1;
+    const facts = await passOverDay(tx, opts, scope, tempDir, daySheets, { version });
     const { files, headline } = facts;
     const hash = contentHash(files);
     const business = businessHash(files, scope.partial);
@@ -176,8 +180,6 @@ async function writeInTransaction(
       };
     }
 
-    // Never reuse a number: not one on disk (even unrecorded or quarantined), not one recorded (even if deleted from disk).
-    const version = Math.max(latest?.version ?? 0, ...(await numbersTakenOnDisk(dateDir)), 0) + 1;
     // The workbook, charts and report.html name the version, so they are written once it is known.
     const extras = await writeVersionExtras(
       tx,
@@ -219,6 +221,14 @@ async function writeInTransaction(
     });
     // What this version says per order, for later reports' late_changes.csv: same snapshot as items.csv.
     await recordVersionOrders(tx, record.id, scope.window);
+    // The version's posting file joins the ledger with it, in the same transaction.
+    await insertPosting(tx, {
+      businessDate: date,
+      version,
+      postedOn: DateTime.fromJSDate(opts.now, { zone: opts.timezone }).toISODate()!,
+      createdAt: opts.now,
+      entries: facts.posting.entries,
+    });
     await opts.onStep?.('recorded');
     await publishVersion(tempDir, dateDir, version);
     await opts.onStep?.('published');

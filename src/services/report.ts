@@ -61,7 +61,13 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       tolerances: config.RECON_TOLERANCE,
       movementLagMs: config.MOVEMENT_LAG_MIN * 60_000,
       lookbackDays: config.RECON_LOOKBACK_DAYS,
-      journal: { accounts: config.JOURNAL_ACCOUNTS_FILE, base: config.JOURNAL_BASE_CURRENCY, xeroTaxRate: config.JOURNAL_XERO_TAX_RATE },
+      journal: {
+        accounts: config.JOURNAL_ACCOUNTS_FILE,
+        base: config.JOURNAL_BASE_CURRENCY,
+        baseRates: config.JOURNAL_RATES_FILE,
+        usdtAtPar: config.JOURNAL_USDT_AT_PAR,
+        xeroTaxRate: config.JOURNAL_XERO_TAX_RATE,
+      },
       feeSchedule: config.FEE_SCHEDULE_FILE,
       onStep: killPointFromEnv(),
     });

@@ -46,7 +46,13 @@ export interface SimOptions {
   /** Recorded, approved top-ups and withdrawals (default none). */
   movements?: number;
   /** Called on the simulation's database before it is dropped (the journal test reads its days). */
-  inspect?: (knex: import('knex').Knex) => Promise<void>;
+  inspect?: (knex: import('knex').Knex, db: import('../../src/db/connect.ts').Db) => Promise<void>;
+  /**
+   * Also plant a late change: at hour 30 the provider raises a settled payout's fee by 1.00 (the
+   * balance falls by it), and an hour later finance reruns the payout's day (reconcile --date), whose
+   * check sees the new fee. Off by default: the roll-forward counts that window's fall as drift.
+   */
+  lateFeeCorrection?: boolean;
 }
 
 export interface SimResult {
@@ -73,7 +79,7 @@ export interface SimResult {
 
 type Movement = { reference: string; currency: Currency; delta: string };
 type Event =
-  | { at: number; kind: 'order' | 'sweep' | 'snapshot' | 'both' | 'plant' | 'batch' }
+  | { at: number; kind: 'order' | 'sweep' | 'snapshot' | 'both' | 'plant' | 'batch' | 'feefix' | 'rerun' }
   | { at: number; kind: 'record' | 'land'; movement: Movement };
 
 /**
@@ -184,7 +190,21 @@ export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
     events.push({ at, kind: 'record', movement });
     events.push({ at: at + Math.floor(rm() * 2 * MIN), kind: 'land', movement });
   }
+  if (opts.lateFeeCorrection) events.push({ at: start + 30 * HOUR, kind: 'feefix' }, { at: start + 31 * HOUR, kind: 'rerun' });
   events.sort((a, b) => a.at - b.at);
+  let corrected: { currency: string; createdAt: number } | null = null;
+  const feeFix = async () => {
+    const o = [...sandbox.state.orders.values()].find((x) => x.direction === 'payout' && x.status === 'Success');
+    if (!o) throw new Error('no settled payout to correct the fee of');
+    o.fee = new Decimal(o.fee).plus('1.00').toFixed(2);
+    await control.adjustBalance(o.currency, '-1.00');
+    corrected = { currency: o.currency, createdAt: o.createdAt };
+  };
+  const rerun = async () => {
+    if (!corrected) return;
+    const date = new Date(corrected.createdAt).toISOString().slice(0, 10);
+    await reconcile(reconcileDeps, { selection: buildSelection({ date }, { now: now(), zone: 'UTC', lookbackDays: 30 }), dryRun: false });
+  };
 
   const snapshot = () =>
     takeSnapshots(
@@ -216,12 +236,14 @@ export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
       else if (e.kind === 'both') await Promise.all([sweep(), snapshot()]);
       else if (e.kind === 'record') await recordMovement(db.knex, e.movement, now());
       else if (e.kind === 'land') await control.adjustBalance(e.movement.currency, e.movement.delta);
+      else if (e.kind === 'feefix') await feeFix();
+      else if (e.kind === 'rerun') await rerun();
       else {
         planted.at = now();
         await control.adjustBalance(planted.currency, planted.delta);
       }
     }
-    await opts.inspect?.(db.knex);
+    await opts.inspect?.(db.knex, db);
     return await evaluate(db.knex, { seed: opts.seed, hours, orders: orderCount, planted, kinds, movements: opts.movements ?? 0 });
   } finally {
     await client.close();

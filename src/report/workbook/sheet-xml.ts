@@ -15,7 +15,7 @@ export const fitsPageWidth = (widths: readonly number[]): boolean => widths.redu
  * The fixed parts of a worksheet's XML around its rows (ECMA-376 §18.3.1.99 fixes their order:
  * views, columns, the rows, then the autofilter).
  */
-export function sheetHead(widths: readonly number[], frozenRows: number): string {
+export function sheetHead(widths: readonly number[], frozenRows: number, fit = fitsPageWidth(widths)): string {
   const pane =
     frozenRows > 0
       ? `<pane ySplit="${frozenRows}" topLeftCell="A${frozenRows + 1}" activePane="bottomLeft" state="frozen"/>` +
@@ -25,7 +25,7 @@ export function sheetHead(widths: readonly number[], frozenRows: number): string
   return (
     `${XML_DECLARATION}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}">` +
     // Printed to fit the page width (pageSetup below) where that stays readable, as many pages down as it takes.
-    (fitsPageWidth(widths) ? '<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>' : '') +
+    (fit ? '<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>' : '') +
     `<sheetViews><sheetView workbookViewId="0">${pane}</sheetView></sheetViews>` +
     '<sheetFormatPr defaultRowHeight="15"/>' +
     (cols ? `<cols>${cols}</cols>` : '') +
@@ -34,8 +34,8 @@ export function sheetHead(widths: readonly number[], frozenRows: number): string
 }
 
 /** `merged`: ranges shown as one cell (a note across the table's width, wrapped there). */
-export function sheetTail(autoFilter: string | null, fit: boolean, merged: readonly string[] = []): string {
-  const scale = fit ? 'fitToWidth="1" fitToHeight="0"' : `scale="${PRINT_SCALE}"`;
+export function sheetTail(autoFilter: string | null, fit: boolean, merged: readonly string[] = [], printScale = PRINT_SCALE): string {
+  const scale = fit ? 'fitToWidth="1" fitToHeight="0"' : `scale="${printScale}"`;
   const merges = merged.map((ref) => `<mergeCell ref="${ref}"/>`).join('');
   return (
     '</sheetData>' +

@@ -60,6 +60,8 @@ export interface SheetOptions {
   rowLimit?: number;
   /** Totals rows per currency (and direction) under the data: default when the sheet has amounts and a currency. */
   totals?: boolean;
+  /** Print at this percentage instead of fitting the page width (Table.printScale). */
+  printScale?: number;
   /** The amount columns (by name) the totals rows sum; default every amount column. */
   totalColumns?: readonly string[];
 }
@@ -145,7 +147,9 @@ export class WorkbookFile {
       ),
     );
     const headerRow = intro.length + (intro.length ? 1 : 0) + 2;
-    const lines: string[] = [sheetHead(widths, headerRow)];
+    // A table that says how it prints (the Journal: readable on paper) is never shrunk to the page width.
+    const fit = t.printScale === undefined && fitsPageWidth(widths);
+    const lines: string[] = [sheetHead(widths, headerRow, fit)];
     let row = 0;
     const add = (cells: (string | null)[]) => lines.push(rowXml(++row, cells));
     // A note spans the table's width, wrapped, so it neither widens the printed page nor runs off to the right.
@@ -175,7 +179,7 @@ export class WorkbookFile {
     }
     const autoFilter = t.rows.length > 0 ? rangeRef(headerRow, headerRow + t.rows.length, t.columns.length) : null;
     for (const text of t.notes ?? []) note(text);
-    lines.push(sheetTail(autoFilter, fitsPageWidth(widths), merged));
+    lines.push(sheetTail(autoFilter, fit, merged, t.printScale));
     this.sheets[index] = { ...this.sheets[index], autoFilter, headerRow, printArea: rangeRef(1, row, t.columns.length) };
     this.zip.add(`xl/${part}`, Buffer.from(lines.join('')));
   }
@@ -234,6 +238,7 @@ export class SheetWriter {
   private readonly summed: number[];
   private readonly body: (string | null)[];
   private readonly fit: boolean;
+  private readonly printScale: number | undefined;
   private written = 0;
   private dropped = 0;
   private closed = false;
@@ -264,8 +269,9 @@ export class SheetWriter {
     this.totals = (opts.totals ?? true) && this.cur >= 0 && this.summed.length > 0 ? new Map() : null;
 
     const widths = columns.map(widthOf);
-    this.fit = fitsPageWidth(widths);
-    let head = sheetHead(widths, this.headerRow);
+    this.printScale = opts.printScale;
+    this.fit = opts.printScale === undefined && fitsPageWidth(widths);
+    let head = sheetHead(widths, this.headerRow, this.fit);
     if (overflow) {
       const notice =
         `This sheet holds the first ${this.capacity.toLocaleString('en-US')} of ${opts.expectedRows!.toLocaleString('en-US')} rows: ` +
@@ -351,7 +357,7 @@ export class SheetWriter {
       }
     }
     const autoFilter = this.written > 0 ? rangeRef(this.headerRow, lastData, this.columns.length) : null;
-    this.out.end(tail + sheetTail(autoFilter, this.fit));
+    this.out.end(tail + sheetTail(autoFilter, this.fit, [], this.printScale));
     this.onClose(this.written, autoFilter, this.headerRow, rangeRef(1, row, this.columns.length));
   }
 }
