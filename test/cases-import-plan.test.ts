@@ -27,7 +27,9 @@ const stored = (id: string, over: Partial<StoredCase> = {}): StoredCase => ({
   finding: { local: '10.00', provider: '11.00' },
   version: 3,
   assignee: null,
+  difference: '1.00',
   atRisk: '1.00',
+  atRiskUsdt: '0.012000',
   ...over,
 });
 const cases = new Map(

@@ -23,7 +23,7 @@ describe.skipIf(requiresServer("the cases commands run as processes beside the t
       t = await createTestDatabase('cases_queue_cli');
       env = { DATABASE_URL: t.url!, LOG_LEVEL: 'warn', PAYRECON_ACTOR: 'asha@finance', ...CHECK_AT_ONCE_ENV };
       await seedOpenCases(t.db.knex, 250, new Date());
-      await addUsers(t, new FixedClock(new Date()), { asha: 'finance' });
+      await addUsers(t, new FixedClock(new Date()), { asha: 'finance', bo: 'finance' });
     }, 120_000);
     afterAll(() => t?.drop());
 
@@ -60,7 +60,7 @@ describe.skipIf(requiresServer("the cases commands run as processes beside the t
       expect((await cli(['cases', 'list', '--page', '3', '--code', 'AMOUNT', '--limit', '40'])).stdout).toMatch(/showing 81–84 of 84\n$/);
       const past = await cli(['cases', 'list', '--page', '4', '--limit', '100']);
       expect(past.code).toBe(3);
-      expect(past.stderr).toContain('--page: 4 is past the last page (3 of 100 for 250 cases)');
+      expect(past.stderr).toContain('--page: 4 is past the last page: 250 cases make 3 pages of 100');
       const both = await cli(['cases', 'list', '--page', '2', '--after', byCursor.next]);
       expect(both.code).toBe(3);
       expect((await cli(['cases', 'list', '--page', '0'])).code).toBe(3);
@@ -102,11 +102,22 @@ describe.skipIf(requiresServer("the cases commands run as processes beside the t
       const res = await cli(['cases', 'list', '--csv', '--code', 'STATUS']);
       const lines = res.stdout.trimEnd().split('\n');
       expect(lines[0]).toBe(
-        'case_id,version,state,code,currency,merchant_ref,transaction_ref,local,provider,at_risk,opened_at,sla_breached,assignee,finding,resolution_reason,resolution_note',
+        'case_id,version,state,code,currency,merchant_ref,transaction_ref,local,provider,difference,at_risk,at_risk_usdt,local_detail,provider_detail,opened_at,sla_breached,assignee,finding,resolution_reason,resolution_note',
       );
       expect(lines).toHaveLength(1 + 83);
       const one = (await getCase(t.db.knex, '5'))!;
-      expect(res.stdout).toContain(`,${one.merchantRef},${one.transactionRef},`);
+      expect(res.stdout).toContain(`,${one.merchantRef},${one.transactionRef},,,,,,success,failed,`);
+      // Money with the currency's decimals: case 6 (FEE, INR) local 1006.00, provider 1012.00.
+      const fee = (await cli(['cases', 'list', '--csv', '--code', 'FEE'])).stdout.split('\n').find((l) => l.startsWith('6,'))!;
+      expect(fee).toContain(',1006.00,1012.00,6.00,6.00,,,,');
+    }, 120_000);
+
+    it('--code takes a list, comma-separated or repeated; an unknown code is refused naming it', async () => {
+      expect((await json(['cases', 'list', '--code', 'FEE,STATUS'])).total).toBe(166);
+      expect((await json(['cases', 'list', '--code', 'fee', '--code', 'STATUS'])).total).toBe(166);
+      const bad = await cli(['cases', 'list', '--code', 'FEE,BOGUS']);
+      expect(bad.code).toBe(3);
+      expect(bad.stderr).toContain('"BOGUS" is not a finding code');
     }, 120_000);
 
     it('resolve --all-matching refuses without a filter, then resolves every match with one audit event each', async () => {
@@ -117,9 +128,21 @@ describe.skipIf(requiresServer("the cases commands run as processes beside the t
       const emptyAssignee = await cli(['cases', 'resolve', '--all-matching', '--assignee', '', '--reason', 'other', '--note', 'x']);
       expect(emptyAssignee.code, emptyAssignee.stdout).toBe(3);
       expect(emptyAssignee.stderr).toContain('--all-matching: give at least one filter');
-      const res = await cli(['cases', 'resolve', '--all-matching', '--code', 'FEE', '--reason', 'adjusted', '--note', 'fees booked']);
+      // Case 9 (FEE) is a colleague's: left to them, and named, unless --include-assigned.
+      await cli(['cases', 'assign', '9', '--to', 'bo', '--as', 'bo']);
+      const args = ['cases', 'resolve', '--all-matching', '--code', 'FEE', '--reason', 'adjusted', '--note', 'fees booked'];
+      const dry = await cli([...args, '--dry-run']);
+      expect(dry.code, dry.stderr).toBe(0);
+      const assigned = '1 case assigned to someone else would be left to them: #9 (bo); add --include-assigned to resolve them too\n';
+      expect(dry.stdout).toBe(`dry run: 82 cases would be resolved (adjusted) of 83 matching\n${assigned}`);
+      expect((await json(['cases', 'list', '--code', 'FEE'])).total).toBe(83);
+      const res = await cli(args);
       expect(res.code, res.stderr).toBe(0);
-      expect(res.stdout).toBe('83 cases resolved (adjusted) of 83 matching\n');
+      expect(res.stdout).toBe(`82 cases resolved (adjusted) of 83 matching\n${assigned.replace('would be', 'were')}`);
+      expect((await getCase(t.db.knex, '9'))!.state).toBe('open');
+      const dryAll = await json([...args, '--include-assigned', '--dry-run']);
+      expect(dryAll).toMatchObject({ dry_run: true, matched: 1, resolved: 1, assigned_elsewhere: [] });
+      expect((await json([...args, '--include-assigned'])).resolved).toBe(1);
       expect((await json(['cases', 'list', '--code', 'FEE'])).total).toBe(0);
       expect((await caseHistory(t.db.knex, '3')).at(-1)).toMatchObject({ toState: 'resolved', reason: 'adjusted', note: 'fees booked' });
     }, 120_000);

@@ -67,6 +67,9 @@ describe('settings files', () => {
       /JOURNAL_ACCOUNTS_FILE: cannot read .*big\.json: \d+ bytes, more than the 1048576/,
     );
     expect(problems({ FEE_SCHEDULE_FILE: dir })).toMatch(/FEE_SCHEDULE_FILE: cannot read .*: not a regular file \(a directory\)/);
+    expect(problems({ JOURNAL_BASE_CURRENCY: 'USD', JOURNAL_RATES_FILE: dir })).toMatch(
+      /JOURNAL_RATES_FILE: cannot read .*not a regular file \(a directory\)/,
+    );
   });
 
   // In a process of its own: before the fix the read blocks the whole process (a FIFO with no writer)

@@ -86,9 +86,13 @@ describe('cases queue', () => {
     await vera.login('vera');
     const list = await vera.get('/cases');
     expect(list.statusCode).toBe(200);
-    expect(list.body).toContain('1,234,567.50');
+    // The queue shows what is at stake, signed (provider − merchant); both values are on the case page.
+    expect(list.body).toContain('−0.25');
     const page = await vera.get(`/cases/${feeCase}`);
     expect(page.statusCode).toBe(200);
+    expect(list.body).toContain('+0.50');
+    expect(page.body).toContain('<strong>0.50 INR</strong>');
+    expect(page.body).toContain('12.50');
     expect(page.body).not.toContain('action="/cases');
     expect((await vera.post(`/cases/${feeCase}/acknowledge`, { note: 'x' })).statusCode).toBe(403);
     expect((await vera.post(`/cases/${feeCase}/resolve`, { reason: 'adjusted', note: 'x' })).statusCode).toBe(403);

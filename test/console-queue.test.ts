@@ -14,7 +14,7 @@ const clock = new FixedClock(new Date('2026-11-22T10:00:00Z'));
 beforeAll(async () => {
   t = await createTestDatabase('console_queue', { env: { CASE_SLA_HOURS: 'FEE=2,default=72' } });
   await seedOpenCases(t.db.knex, 250, clock.now());
-  await addUsers(t, clock, { vera: 'viewer', fiona: 'finance' });
+  await addUsers(t, clock, { vera: 'viewer', fiona: 'finance', fred: 'finance' });
   app = await buildTestConsole(t, clock);
 }, 120_000);
 afterAll(async () => {
@@ -68,7 +68,21 @@ describe('the queue at volume', () => {
       expect(bad.body).toContain(`code: &quot;${code}&quot; is not a finding code`);
       expect(caseIds(bad.body)).toEqual([]);
     }
-    expect(found.body).toContain('<select name="code">');
+    expect(found.body).toContain('<select name="code" multiple');
+  });
+
+  it('takes the code filter as a list, repeated or comma-separated, and keeps it in the paging links', async () => {
+    const vera = new Agent(app, '10.2.0.9');
+    await vera.login('vera');
+    for (const query of ['code=FEE&code=STATUS', 'code=FEE,STATUS', 'code=FEE%2CSTATUS&code=FEE']) {
+      const res = await vera.get(`/cases?${query}`);
+      expect(res.statusCode, query).toBe(200);
+      expect(res.body, query).toContain('Cases <span class="muted">(166)</span>');
+      expect(link(res.body, 'next'), query).toContain('code=FEE%2CSTATUS');
+    }
+    const bad = await vera.get('/cases?code=FEE&code=BOGUS');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('code: &quot;BOGUS&quot; is not a finding code');
   });
 
   it('a viewer gets 403 for bulk, assign and comment; finance without the CSRF token too', async () => {
@@ -139,6 +153,75 @@ describe('the queue at volume', () => {
   });
 });
 
+describe('bulk by filter', () => {
+  const unresolvedOf = async (code: string) =>
+    Number((await t.db.knex('cases').where({ code }).whereIn('state', ['open', 'acknowledged']).count<{ n: string }[]>({ n: '*' }))[0].n);
+
+  it('previews every case the filter matches (a dry run naming a colleague’s cases), then the confirm does exactly that, one audit event each', async () => {
+    const fiona = new Agent(app, '10.2.1.1');
+    await fiona.login('fiona');
+    const matching = await unresolvedOf('FEE');
+    // Case 3 (FEE) is fred's: left to him unless asked.
+    const v3 = String((await getCase(t.db.knex, '3'))!.version);
+    expect((await fiona.post('/cases/3/assign', { assignee: 'fred', version: v3 })).statusCode).toBe(303);
+    const queue = await fiona.get('/cases?code=FEE&currency=INR');
+    const inr = Number(/Cases <span class="muted">\((\d+)\)/.exec(queue.body)![1]);
+    expect(queue.body).toContain(`Preview all ${inr} matching this filter`);
+    // The bulk form comes before the table's first row.
+    expect(queue.body.indexOf('formaction="/cases/bulk/preview"')).toBeLessThan(queue.body.indexOf('name="sel"'));
+
+    const form = { back: 'code=FEE', action: 'resolve', reason: 'adjusted', note: 'fees booked' };
+    const preview = await fiona.post('/cases/bulk/preview', form);
+    expect(preview.statusCode).toBe(200);
+    expect(preview.body).toContain(`Preview: ${matching - 1} cases would be resolved`);
+    expect(preview.body).toContain(`${matching} match the filter; nothing has changed yet.`);
+    expect(preview.body).toContain('1 case assigned to someone else would be left to them');
+    expect(preview.body).toContain('case 3</a>: assigned to fred');
+    expect(await unresolvedOf('FEE')).toBe(matching);
+
+    const token = /name="token" value="([^"]+)"/.exec(preview.body)![1];
+    const done = await fiona.post('/cases/bulk/confirm', { token, verb: 'resolved', back: 'code=FEE' });
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain(`${matching - 1} cases resolved`);
+    expect(done.body).toContain('href="/cases?code=FEE" rel="back"');
+    expect(await unresolvedOf('FEE')).toBe(1);
+    const resolved = await t.db.knex('cases').where({ code: 'FEE', state: 'resolved' }).pluck('id');
+    for (const id of resolved.slice(0, 20)) {
+      const events = (await caseHistory(t.db.knex, String(id))).filter((e) => e.toState === 'resolved');
+      expect(events, String(id)).toHaveLength(1);
+      expect(events[0]).toMatchObject({ reason: 'adjusted', note: 'fees booked', actor: 'console:fiona' });
+    }
+    // Once only.
+    expect((await fiona.post('/cases/bulk/confirm', { token, verb: 'resolved' })).body).toContain('already applied');
+    // Asked to include fred's case, it goes too.
+    const again = await fiona.post('/cases/bulk/preview', { ...form, include_assigned: 'on' });
+    expect(again.body).toContain('Preview: 1 case would be resolved');
+  });
+
+  it('refuses a preview without a filter, or without a note, keeping the filter and what was typed; a refused tick keeps the ticks', async () => {
+    const fiona = new Agent(app, '10.2.1.2');
+    await fiona.login('fiona');
+    const whole = await fiona.post('/cases/bulk/preview', { back: '', action: 'acknowledge' });
+    expect(whole.statusCode).toBe(400);
+    expect(whole.body).toContain('filter: narrow the queue first');
+    const noNote = await fiona.post('/cases/bulk/preview', {
+      back: 'code=STATUS&currency=IDR',
+      action: 'resolve',
+      reason: 'other',
+      note: '',
+    });
+    expect(noNote.statusCode).toBe(400);
+    expect(noNote.body).toContain('note: say what was done or why');
+    expect(noNote.body).toContain('name="back" value="code=STATUS&amp;currency=IDR"');
+    expect(noNote.body).toContain('href="/cases?code=STATUS&amp;currency=IDR" rel="back"');
+    expect(noNote.body).toContain('<option value="other" selected>');
+    const ticked = await fiona.post('/cases/bulk', { back: 'code=STATUS', sel: '5:1', action: 'resolve', reason: 'other' });
+    expect(ticked.statusCode).toBe(400);
+    expect(ticked.body).toContain('name="sel" value="5:1"');
+    expect(ticked.body).toContain('href="/cases?code=STATUS" rel="back"');
+  });
+});
+
 describe('export', () => {
   it('a viewer downloads the filtered queue as a workbook: every match, whole refs, empty resolution columns', async () => {
     const vera = new Agent(app, '10.2.0.7');
@@ -158,5 +241,38 @@ describe('export', () => {
     expect(String(row.getCell(col('merchant ref')).value)).toBe(c.merchantRef);
     expect(row.getCell(col('resolution reason')).value ?? '').toBe('');
     expect((await vera.get('/cases/export.xlsx?code=fee')).statusCode).toBe(400);
+  });
+
+  it('exports money as numbers with the currency’s decimals: local, provider, the signed difference, at risk; non-money apart as text', async () => {
+    const vera = new Agent(app, '10.2.0.8');
+    await vera.login('vera');
+    const res = await vera.get('/cases/export.xlsx?code=FEE,STATUS&state=all');
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const sheet = wb.getWorksheet('Cases')!;
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const col = (label: string) => header.indexOf(label) + 1;
+    const rows = sheet.getRows(2, sheet.actualRowCount - 1)!;
+    expect(rows).toHaveLength(166);
+    // Case 6 (seed): FEE in IDR, local 1006.00, provider 1012.00.
+    const fee = rows.find((r) => String(r.getCell(col('case id')).value) === '6')!;
+    for (const [label, value] of [
+      ['local', 1006],
+      ['provider', 1012],
+      ['difference', 6],
+      ['at risk', 6],
+    ] as const) {
+      const cell = fee.getCell(col(label));
+      expect(cell.value, label).toBe(value);
+      expect(cell.numFmt, label).toMatch(/0\.00(?!0)/);
+    }
+    expect(fee.getCell(col('local detail')).value ?? '').toBe('');
+    // Case 5: STATUS, nothing at stake: no number, the values as text in their own columns.
+    const status = rows.find((r) => String(r.getCell(col('case id')).value) === '5')!;
+    expect(status.getCell(col('local')).value ?? null).toBeNull();
+    expect(status.getCell(col('difference')).value ?? null).toBeNull();
+    expect(status.getCell(col('local detail')).value).toBe('success');
+    expect(status.getCell(col('provider detail')).value).toBe('failed');
+    expect(typeof status.getCell(col('merchant ref')).value).toBe('string');
   });
 });

@@ -220,7 +220,7 @@ describe.each(availableEngines)('cases repositories on %s', (engine) => {
       const { order } = scene;
       const open = await selectCases(own.db.knex, { states: ['open', 'acknowledged'] });
       expect(open.map((c) => c.code)).toEqual(['PAID_AMOUNT']);
-      expect((await selectCases(own.db.knex, { code: 'BALANCE_DRIFT' })).length).toBe(1);
+      expect((await selectCases(own.db.knex, { codes: ['BALANCE_DRIFT'] })).length).toBe(1);
       expect((await selectCases(own.db.knex, { currency: 'INR' })).length).toBe(0);
       expect((await selectCases(own.db.knex, { occurredFrom: at(-1), occurredTo: at(0.5) })).map((c) => c.code).sort()).toEqual([
         'FEE',
@@ -228,7 +228,7 @@ describe.each(availableEngines)('cases repositories on %s', (engine) => {
         'UNKNOWN_ORDER',
       ]);
       expect((await selectCases(own.db.knex, { states: ['open', 'acknowledged'], openedBefore: at(0) })).length).toBe(0);
-      const listed = (await listCases(own.db, { code: 'FEE' }, { sort: 'age', limit: 100 })).cases;
+      const listed = (await listCases(own.db, { codes: ['FEE'] }, { sort: 'age', limit: 100 })).cases;
       expect(listed[0].history.map((e) => e.toState)).toEqual(['open', 'resolved', 'open', 'acknowledged', 'resolved']);
       const shown = await showCase(own.db, listed[0].id);
       expect(shown.order).toMatchObject({ id: order.id, amount: '100.00' });

@@ -4,18 +4,9 @@ import path from 'node:path';
 import type { Db } from '../db/connect.ts';
 import type { CaseFilter } from '../db/case-filter.ts';
 import { eachCase, type CaseSort } from '../db/case-queue.ts';
-import type { TableColumn } from '../report/table.ts';
 import { WorkbookFile } from '../report/workbook/writer.ts';
 import type { SlaHours } from '../recon/case-sla.ts';
-import { EXPORT_COLUMNS, exportRow } from './export-rows.ts';
-
-// Every column text: refs keep leading zeros, amounts their stored digits, and no totals rows get
-// between the cases and a spreadsheet's filter.
-const COLUMNS: readonly TableColumn[] = EXPORT_COLUMNS.map((name) => ({
-  name,
-  kind: 'text',
-  width: name.endsWith('_ref') ? 44 : name === 'finding' || name === 'resolution_note' ? 40 : undefined,
-}));
+import { EXPORT_TABLE_COLUMNS, exportRow } from './export-rows.ts';
 
 /**
  * The filtered queue as a workbook (the project's own streaming writer) in a temporary directory;
@@ -33,7 +24,7 @@ export async function writeQueueWorkbook(
   try {
     const file = path.join(dir, 'cases.xlsx');
     const wb = new WorkbookFile(file, { zone: opts.zone, created: opts.now });
-    const sheet = wb.sheet('Cases', COLUMNS, { totals: false });
+    const sheet = wb.sheet('Cases', EXPORT_TABLE_COLUMNS, { totals: false });
     for await (const c of eachCase(db.knex, filter, sort)) await sheet.add(exportRow(c, opts.sla, opts.now));
     sheet.close();
     const result = await wb.close();

@@ -43,7 +43,9 @@ export type ConfirmOutcome = { kind: 'applied'; plan: ImportPlan; outcome: BulkO
 export async function confirmImport(db: Db, token: string, who: { userName: string; actor: string }, now: Date): Promise<ConfirmOutcome> {
   const again = 'upload the file again for a new preview';
   const stored = /^[A-Za-z0-9_-]{32}$/.test(token) ? await findImport<ImportPlan>(db.knex, token) : null;
-  if (!stored || stored.userName !== who.userName) return { kind: 'refused', message: `no such preview of yours; ${again}` };
+  // A bulk-by-filter preview shares the table and has no rows to resolve.
+  if (!stored || stored.userName !== who.userName || !Array.isArray(stored.plan.resolve))
+    return { kind: 'refused', message: `no such preview of yours; ${again}` };
   if (stored.appliedAt) return { kind: 'refused', message: `this preview was already applied at ${stored.appliedAt.toISOString()}` };
   if (now.getTime() - stored.createdAt.getTime() > PREVIEW_TTL_MS)
     return { kind: 'refused', message: `this preview is more than ${PREVIEW_TTL_MS / 60_000} minutes old; ${again}` };
@@ -57,6 +59,8 @@ export async function confirmImport(db: Db, token: string, who: { userName: stri
     })),
     now,
     'the export',
+    // Each row's reason and note were written for that case by the uploader: asked, case by case.
+    { includeAssigned: true },
   );
   return { kind: 'applied', plan: stored.plan, outcome };
 }

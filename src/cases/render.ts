@@ -26,7 +26,9 @@ export function caseJson(c: CaseWithHistory): Record<string, unknown> {
     seen_count: c.seenCount,
     version: c.version,
     assignee: c.assignee,
+    difference: c.difference,
     at_risk: c.atRisk,
+    at_risk_usdt: c.atRiskUsdt,
     finding: c.finding,
     history: c.history.map(eventJson),
   };

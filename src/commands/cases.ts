@@ -1,9 +1,9 @@
-import { printOut } from '../log/terminal.ts';
-import { Option, type Command } from 'commander';
+import { printErr, printOut } from '../log/terminal.ts';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { JobDeps } from '../runtime/with-job.ts';
 import { acknowledgeCase, assignCase, commentCase, listCases, resolveCase, showCase, type CaseWithHistory } from '../cases/work.ts';
-import { actOnCases, type SelectedCase } from '../cases/bulk.ts';
-import { EXPORT_COLUMNS, exportRow } from '../cases/export-rows.ts';
+import { actOnCases, type BulkOutcome, type SelectedCase } from '../cases/bulk.ts';
+import { EXPORT_COLUMNS, exportCsvRow } from '../cases/export-rows.ts';
 import { caseHistories } from '../db/cases.ts';
 import { CASE_SORTS, eachCase, type CaseSort } from '../db/case-queue.ts';
 import { isEmptyFilter, REF_PIECE_MIN, type CaseFilter } from '../db/case-filter.ts';
@@ -48,7 +48,7 @@ export function registerCases(program: Command): void {
     .command('list')
     .description('cases matching the filters, a page at a time, oldest opened first (default: open and acknowledged)')
     .addOption(new Option('--state <state>', 'open, acknowledged, resolved, or all').choices([...CASE_STATES, 'all']))
-    .addOption(new Option('--code <code>', 'a finding code').choices(CASE_CODES).argParser((v) => v.toUpperCase()))
+    .addOption(codesOption())
     .addOption(currencyOption('INR, NGN or IDR (any case)'))
     .option('--day <YYYY-MM-DD>', 'cases about business day D in REPORT_TIMEZONE (orders created that day, drift windows ending that day)')
     .option('--older-than <age>', 'opened (or reopened) longer ago than this: 30m, 12h, 3d')
@@ -90,7 +90,7 @@ export function registerCases(program: Command): void {
         const page = await listCases(ctx.db, filter, { sort: opts.sort, limit, after: opts.after, page: pageNo });
         if (pageNo !== undefined && page.cases.length === 0 && page.total > 0)
           throw usage(
-            `--page: ${pageNo} is past the last page (${count(Math.ceil(page.total / limit))} of ${count(limit)} for ${count(page.total)} cases)`,
+            `--page: ${pageNo} is past the last page: ${count(page.total)} cases make ${plural(Math.ceil(page.total / limit), 'page')} of ${count(limit)}`,
           );
         if (opts.json)
           return printOut(`${JSON.stringify({ total: page.total, cases: page.cases.map(caseJson), next: page.next }, null, 2)}\n`);
@@ -171,7 +171,12 @@ export function registerCases(program: Command): void {
     .requiredOption('--note <text>', 'what was done (required)')
     .option('--as <name>', 'who resolves (default: PAYRECON_ACTOR, else the OS user)')
     .option('--json', 'print the case (with --all-matching: the outcome) as JSON')
-    .option('--all-matching', 'resolve every unresolved case the filters below select (at least one filter required)');
+    .option('--all-matching', 'resolve every unresolved case the filters below select (at least one filter required)')
+    .option(
+      '--dry-run',
+      'with --all-matching: say what would be resolved and what left, naming cases assigned to someone else; change nothing',
+    )
+    .option('--include-assigned', 'with --all-matching: resolve cases assigned to someone else too (left to them by default)');
   addBulkFilters(resolve)
     .addHelpText(
       'after',
@@ -180,15 +185,29 @@ Reasons: provider-corrected (the provider fixed its side), adjusted (we booked a
 written-off (accepted as is: the case stays resolved while the finding persists), duplicate,
 false-positive, other. A resolved case whose finding comes back is reopened (except written-off).
 --all-matching: one audit event per case; a case that changed while the command ran is left as it is and counted.
+A case assigned to someone other than the actor is left to them (and named) unless --include-assigned;
+--dry-run decides every case the same way and writes nothing, so its counts are the real run's.
 Exit: 0 resolved; 3 no such case, already resolved, no filter with --all-matching, bad arguments.
 ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     )
     .action(
       async (
         id: string | undefined,
-        opts: ListOptions & { reason: string; note: string; as?: string; json?: boolean; allMatching?: boolean },
+        opts: ListOptions & {
+          reason: string;
+          note: string;
+          as?: string;
+          json?: boolean;
+          allMatching?: boolean;
+          dryRun?: boolean;
+          includeAssigned?: boolean;
+        },
       ) => {
         if (opts.allMatching && id !== undefined) throw usage('resolve: give a case id or --all-matching with filters, not both');
+        if (!opts.allMatching && (opts.dryRun || opts.includeAssigned))
+          throw usage(
+            `${opts.dryRun ? '--dry-run' : '--include-assigned'}: goes with --all-matching (one case is resolved as you name it)`,
+          );
         if (!opts.allMatching && id === undefined) throw usage('resolve: give a case id, or --all-matching with the list filters');
         await withCases(async (ctx) => {
           const now = new Date();
@@ -201,12 +220,16 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
               );
             const selected: SelectedCase[] = [];
             for await (const c of eachCase(ctx.db.knex, filter)) selected.push({ id: c.id, version: c.version });
-            const out = await actOnCases(ctx.db, selected, { kind: 'resolve', actor, reason: opts.reason, note: opts.note }, now);
-            await settleAlerts(ctx);
+            const out = await actOnCases(ctx.db, selected, { kind: 'resolve', actor, reason: opts.reason, note: opts.note }, now, {
+              dryRun: opts.dryRun,
+              me: actor,
+              includeAssigned: opts.includeAssigned,
+            });
+            if (!opts.dryRun) await settleAlerts(ctx);
             printOut(
               opts.json
-                ? `${JSON.stringify({ matched: selected.length, resolved: out.done.length, refused: out.refused }, null, 2)}\n`
-                : `${plural(out.done.length, 'case')} resolved (${opts.reason}) of ${count(selected.length)} matching${out.refused.length ? `; ${count(out.refused.length)} left as they were (changed meanwhile or already resolved)` : ''}\n`,
+                ? `${JSON.stringify(bulkJson(selected.length, out, opts.dryRun), null, 2)}\n`
+                : bulkText(selected.length, out, opts),
             );
             return;
           }
@@ -223,9 +246,36 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     );
 }
 
+/** The outcome of --all-matching as JSON: the same keys on a dry run, with dry_run true. */
+function bulkJson(matched: number, out: BulkOutcome, dryRun = false): Record<string, unknown> {
+  const others = out.refused.filter((r) => !out.assignedElsewhere.some((a) => a.id === r.id));
+  return {
+    dry_run: dryRun,
+    matched,
+    resolved: out.done.length,
+    assigned_elsewhere: out.assignedElsewhere,
+    refused: others,
+  };
+}
+
+function bulkText(matched: number, out: BulkOutcome, opts: { reason: string; dryRun?: boolean }): string {
+  const others = out.refused.length - out.assignedElsewhere.length;
+  const lines = [
+    `${opts.dryRun ? 'dry run: ' : ''}${plural(out.done.length, 'case')} ${opts.dryRun ? 'would be resolved' : 'resolved'} (${opts.reason}) of ${count(matched)} matching${others ? `; ${count(others)} left as they were (changed meanwhile or already resolved)` : ''}`,
+  ];
+  if (out.assignedElsewhere.length) {
+    const named = out.assignedElsewhere.slice(0, 50).map((a) => `#${a.id} (${a.assignee})`);
+    const more = out.assignedElsewhere.length > 50 ? `, and ${count(out.assignedElsewhere.length - 50)} more` : '';
+    lines.push(
+      `${plural(out.assignedElsewhere.length, 'case')} assigned to someone else ${opts.dryRun ? 'would be' : 'were'} left to them: ${named.join(', ')}${more}; add --include-assigned to resolve them too`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 interface ListOptions {
   state?: CaseState | 'all';
-  code?: string;
+  code?: string[];
   currency?: string;
   day?: string;
   olderThan?: string;
@@ -240,11 +290,27 @@ interface ListOptions {
   csv?: boolean;
 }
 
+/** --code FEE,AMOUNT or --code FEE --code AMOUNT: any of the codes, each checked, any case. */
+function codesOption(): Option {
+  return new Option('--code <codes>', `finding codes, comma-separated or repeated (${CASE_CODES.join(', ')})`).argParser(
+    (value: string, previous: string[] | undefined) => {
+      const codes = value
+        .split(',')
+        .map((c) => c.trim().toUpperCase())
+        .filter(Boolean);
+      const bad = codes.find((c) => !CASE_CODES.includes(c));
+      if (bad !== undefined || codes.length === 0)
+        throw new InvalidArgumentError(`${JSON.stringify(bad ?? value)} is not a finding code; choose from ${CASE_CODES.join(', ')}`);
+      return [...new Set([...(previous ?? []), ...codes])];
+    },
+  );
+}
+
 /** The list's filters on a bulk command (no paging: it acts on every match). */
 function addBulkFilters(cmd: Command): Command {
   return cmd
     .addOption(new Option('--state <state>', 'open or acknowledged (default: both)').choices(['open', 'acknowledged']))
-    .addOption(new Option('--code <code>', 'a finding code').choices(CASE_CODES).argParser((v) => v.toUpperCase()))
+    .addOption(codesOption())
     .addOption(new Option('--currency <code>', 'INR, NGN or IDR').choices(['INR', 'NGN', 'IDR']).argParser((v) => v.toUpperCase()))
     .option('--day <YYYY-MM-DD>', 'cases about business day D in REPORT_TIMEZONE')
     .option('--older-than <age>', 'opened (or reopened) longer ago than this: 30m, 12h, 3d')
@@ -259,7 +325,7 @@ function listFilter(opts: Omit<ListOptions, 'sort' | 'limit'>, ctx: JobDeps, now
     throw usage(`--ref: give at least ${REF_PIECE_MIN} characters of a merchant or transaction ref (got ${JSON.stringify(opts.ref)})`);
   return {
     states: opts.state === 'all' ? undefined : opts.state ? [opts.state] : ['open', 'acknowledged'],
-    code: opts.code,
+    codes: opts.code,
     currency: opts.currency,
     occurredFrom: day?.start.toJSDate(),
     occurredTo: day?.end.toJSDate(),
@@ -307,14 +373,22 @@ const csvLine = (row: readonly string[]) => `${encodeCsvRecord(row).slice(0, -2)
 async function printCsv(ctx: JobDeps, filter: CaseFilter, now: Date): Promise<void> {
   printOut(csvLine(EXPORT_COLUMNS));
   let chunk = '';
+  let rows = 0;
   for await (const c of eachCase(ctx.db.knex, filter)) {
-    chunk += csvLine(exportRow(c, ctx.config.CASE_SLA_HOURS, now));
+    rows += 1;
+    chunk += csvLine(exportCsvRow(c, ctx.config.CASE_SLA_HOURS, now));
     if (chunk.length > 65_536) {
       printOut(chunk);
       chunk = '';
     }
   }
   printOut(chunk);
+  // The upload's limit, said where the file is made rather than when it is refused (loaded here: it brings exceljs).
+  const { IMPORT_MAX_ROWS } = await import('../cases/import-file.ts');
+  if (rows > IMPORT_MAX_ROWS)
+    printErr(
+      `note: ${count(rows)} rows; an upload (console: Cases → upload) takes at most ${count(IMPORT_MAX_ROWS)}: to resolve them through the spreadsheet, narrow the filter and export in parts\n`,
+    );
 }
 
 const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;

@@ -4,7 +4,8 @@ import { CASE_STATES, type CaseState } from '../recon/cases.ts';
 /** Which cases: every field optional, all given ones must hold. */
 export interface CaseFilter {
   states?: readonly CaseState[];
-  code?: string;
+  /** Any of these finding codes. */
+  codes?: readonly string[];
   currency?: string;
   /** occurred_at in [from, to): a business day. */
   occurredFrom?: Date;
@@ -36,9 +37,10 @@ export function caseWhere(f: CaseFilter): { sql: string; args: Knex.RawBinding[]
     if (states.some((s) => !CASE_STATES.includes(s))) throw new Error(`state: expected ${CASE_STATES.join(', ')}`);
     where.push(`state IN (${states.map((s) => `'${s}'`).join(', ')})`);
   }
-  if (f.code) {
-    where.push('code = ?');
-    args.push(f.code);
+  if (f.codes?.length) {
+    const codes = [...new Set(f.codes)];
+    where.push(`code IN (${codes.map(() => '?').join(', ')})`);
+    args.push(...codes);
   }
   if (f.currency) {
     where.push('currency = ?');

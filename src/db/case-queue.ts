@@ -5,31 +5,47 @@ import { caseWhere, type CaseFilter } from './case-filter.ts';
 
 type Conn = Knex | Knex.Transaction;
 
-/** The queue's orders: oldest (re)opened first, or largest amount at risk first (none at risk last). */
+/** The queue's orders: oldest (re)opened first, or largest amount at risk in USDT first (ties oldest first, none at risk last). */
 export const CASE_SORTS = ['age', 'risk'] as const;
 export type CaseSort = (typeof CASE_SORTS)[number];
 
 /**
- * Where a page starts: the sort key and id of the row before it (after) or after it (before), as
+ * Where a page starts: the sort keys and id of the row before it (after) or after it (before), as
  * one opaque token. Keyset, not offset: page 500 costs what page 1 costs.
  */
 interface Position {
   sort: CaseSort;
-  key: string;
+  keys: string[];
   id: string;
   /** The row's place in the queue when the cursor was made (1-based): for "showing 101–200". */
   place: number;
 }
 
-// age: opened_at as Postgres prints it (microseconds and offset), so it reads back exactly.
-// risk: at_risk with none as -1, so the order is one index's (sql/029_case_queue.sql).
-const KEY: Record<CaseSort, { expr: string; cast: string; dir: 'ASC' | 'DESC' }> = {
-  age: { expr: 'opened_at', cast: 'timestamptz', dir: 'ASC' },
-  risk: { expr: 'coalesce(at_risk, -1)', cast: 'numeric', dir: 'DESC' },
+interface KeyPart {
+  expr: string;
+  cast: string;
+  dir: 'ASC' | 'DESC';
+  /** What a key read back from a cursor must look like. */
+  shape: RegExp;
+}
+
+// opened_at as Postgres prints it (microseconds and offset), so it reads back exactly.
+const OPENED: KeyPart = {
+  expr: 'opened_at',
+  cast: 'timestamptz',
+  dir: 'ASC',
+  shape: /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d){0,2}$/,
 };
+// risk: the USDT value at stake with none as -1, largest first, ties oldest first: one index's order
+// (sql/041_case_money.sql). The id breaks the last ties.
+const KEYS: Record<CaseSort, readonly KeyPart[]> = {
+  age: [OPENED],
+  risk: [{ expr: 'coalesce(at_risk_usdt, -1)', cast: 'numeric', dir: 'DESC', shape: /^-?\d{1,30}(\.\d{1,18})?$/ }, OPENED],
+};
+const ID: KeyPart = { expr: 'cases.id', cast: 'bigint', dir: 'ASC', shape: /^\d{1,18}$/ };
 
 export function encodeCursor(p: Position): string {
-  return Buffer.from(JSON.stringify([p.sort, p.key, p.id, p.place])).toString('base64url');
+  return Buffer.from(JSON.stringify([p.sort, p.keys, p.id, p.place])).toString('base64url');
 }
 
 /** The position in a cursor; an error naming the option when it is not one of ours. */
@@ -42,12 +58,32 @@ export function decodeCursor(token: string, sort: CaseSort): Position {
     throw bad();
   }
   if (!Array.isArray(parsed) || parsed.length !== 4 || parsed[0] !== sort) throw bad();
-  const [, key, id, place]: unknown[] = parsed;
-  if (typeof key !== 'string' || typeof id !== 'string' || !/^\d{1,18}$/.test(id)) throw bad();
+  const [, keys, id, place]: unknown[] = parsed;
+  const parts = KEYS[sort];
+  if (!Array.isArray(keys) || keys.length !== parts.length) throw bad();
+  if (!keys.every((k: unknown, i) => typeof k === 'string' && parts[i].shape.test(k))) throw bad();
+  if (typeof id !== 'string' || !ID.shape.test(id)) throw bad();
   if (typeof place !== 'number' || !Number.isSafeInteger(place) || place < 1) throw bad();
-  if (sort === 'risk' && !/^-?\d{1,30}(\.\d{1,18})?$/.test(key)) throw bad();
-  if (sort === 'age' && !/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d){0,2}$/.test(key)) throw bad();
-  return { sort, key, id, place };
+  return { sort, keys: keys as string[], id, place };
+}
+
+/**
+ * The rows strictly beyond a position in the walk's direction, for keys of mixed directions:
+ * k1 op v1 OR (k1 = v1 AND (k2 op v2 OR (...))), behind the first key's range, which an index scan
+ * starts from.
+ */
+function beyond(parts: readonly KeyPart[], values: readonly string[], reversed: boolean): { sql: string; args: string[] } {
+  const op = (p: KeyPart) => ((p.dir === 'DESC') !== reversed ? '<' : '>');
+  const from = (i: number): { sql: string; args: string[] } => {
+    const p = parts[i];
+    const here = `${p.expr} ${op(p)} ?::${p.cast}`;
+    if (i === parts.length - 1) return { sql: here, args: [values[i]] };
+    const rest = from(i + 1);
+    return { sql: `(${here} OR (${p.expr} = ?::${p.cast} AND ${rest.sql}))`, args: [values[i], values[i], ...rest.args] };
+  };
+  const all = from(0);
+  const first = parts[0];
+  return { sql: `${first.expr} ${op(first)}= ?::${first.cast} AND ${all.sql}`, args: [values[0], ...all.args] };
 }
 
 export interface PageRequest {
@@ -104,37 +140,58 @@ export async function* eachCase(db: Conn, f: CaseFilter, sort: CaseSort = 'age',
   }
 }
 
-async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): Promise<Omit<CasePage, 'total'>> {
+/**
+ * A page's SQL: the filter, the position after (or, backward, before) a cursor, the sort's keys.
+ * With a ref piece, the matches are found first through the cases' ref indexes behind an `OFFSET 0`
+ * fence and only they are sorted: else the planner may walk the queue's age or risk index and test
+ * every case against the LIKEs, a cost that grows with the queue (EXPLAIN: test/ref-search-plan.test.ts).
+ */
+export function casePageQuery(
+  f: CaseFilter,
+  sort: CaseSort,
+  limit: number,
+  at: { from?: Position | null; backward?: boolean; offset?: number } = {},
+): { sql: string; bindings: Knex.RawBinding[] } {
   const w = caseWhere(f);
-  const k = KEY[r.sort];
+  const parts = [...KEYS[sort], ID];
+  const backward = at.backward ?? false;
+  const fenced = f.ref !== undefined;
+  const conds = w.sql && !fenced ? [w.sql.slice('WHERE '.length)] : [];
+  const args: Knex.RawBinding[] = fenced ? [] : [...w.args];
+  if (at.from) {
+    const b = beyond(parts, [...at.from.keys, at.from.id], backward);
+    conds.push(b.sql);
+    args.push(...b.args);
+  }
+  // Backward, every key walks the other way; the caller turns the page round.
+  const ORDER = parts.map((p) => `${p.expr} ${(p.dir === 'DESC') !== backward ? 'DESC' : 'ASC'}`).join(', ');
+  const WHERE = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
+  const FROM = fenced ? `(SELECT * FROM cases ${w.sql} OFFSET 0) AS cases` : 'cases';
+  const KEYS_SQL = KEYS[sort].map((p, i) => `(${p.expr})::text AS sort_key_${i}`).join(', ');
+  // cases.id, qualified: a bare `id` is the text alias of COLUMNS, which sorts 10 before 9 and defeats the index.
+  return {
+    sql: `SELECT ${COLUMNS}, ${KEYS_SQL} FROM ${FROM} ${WHERE} ORDER BY ${ORDER} LIMIT ? OFFSET ?`,
+    bindings: [...(fenced ? w.args : []), ...args, limit, at.offset ?? 0],
+  };
+}
+
+async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): Promise<Omit<CasePage, 'total'>> {
   const backward = r.before !== undefined;
   const token = r.after ?? (r.before === 'end' ? undefined : r.before);
   const from = token === undefined ? null : decodeCursor(token, r.sort);
-  // Forward in DESC order, or backward in ASC order, the rows wanted have smaller keys.
-  const smaller = (k.dir === 'DESC') !== backward;
-  const conds = w.sql ? [w.sql.slice('WHERE '.length)] : [];
-  const args = [...w.args];
-  if (from) {
-    conds.push(`(${k.expr}, id) ${smaller ? '<' : '>'} (?::${k.cast}, ?::bigint)`);
-    args.push(from.key, from.id);
-  }
-  const dir = smaller ? 'DESC' : 'ASC';
-  const WHERE = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
   // The last page holds what paging forward from the first would leave for it, so pages line up both ways.
   const limit = r.before === 'end' ? total % r.limit || r.limit : r.limit;
   const offset = !from && !backward && r.page !== undefined ? (r.page - 1) * r.limit : 0;
-  // cases.id, qualified: a bare `id` is the text alias of COLUMNS, which sorts 10 before 9 and defeats the index.
-  const res = await db.raw(
-    `SELECT ${COLUMNS}, (${k.expr})::text AS sort_key FROM cases ${WHERE} ORDER BY ${k.expr} ${dir}, cases.id ${dir} LIMIT ? OFFSET ?`,
-    [...args, limit + 1, offset],
-  );
+  const q = casePageQuery(f, r.sort, limit + 1, { from, backward, offset });
+  const res = await db.raw(q.sql, q.bindings);
   const rows = rowsOf(res);
   const more = rows.length > limit;
   const shown = rows.slice(0, limit);
   if (backward) shown.reverse();
   // Where the page sits: after a cursor, right behind it; before one, right ahead of it; at the end, the last rows.
   const start = !backward ? (from?.place ?? offset) : from ? Math.max(0, from.place - 1 - shown.length) : Math.max(0, total - shown.length);
-  const cursorOf = (row: Row, place: number) => encodeCursor({ sort: r.sort, key: text(row, 'sort_key'), id: id(row, 'id'), place });
+  const cursorOf = (row: Row, place: number) =>
+    encodeCursor({ sort: r.sort, keys: KEYS[r.sort].map((_, i) => text(row, `sort_key_${i}`)), id: id(row, 'id'), place });
   const first = shown[0];
   const last = shown[shown.length - 1];
   return {
@@ -143,4 +200,16 @@ async function keysetPage(db: Conn, f: CaseFilter, r: PageRequest, total = 0): P
     next: last && (backward ? r.before !== 'end' : more) ? cursorOf(last, start + shown.length) : null,
     prev: first && (backward ? more : from !== null || offset > 0) ? cursorOf(first, start + 1) : null,
   };
+}
+
+/** The unresolved case after this one in the queue's age order (the case page's "next case"); null at the end. */
+export async function nextCaseId(db: Conn, c: { id: string; openedAt: Date }): Promise<string | null> {
+  const res = await db.raw(
+    `SELECT id::text AS id FROM cases
+      WHERE state IN ('open', 'acknowledged') AND opened_at >= ? AND (opened_at > ? OR cases.id > ?::bigint)
+      ORDER BY opened_at, cases.id LIMIT 1`,
+    [c.openedAt, c.openedAt, c.id],
+  );
+  const row = rowsOf(res)[0];
+  return row ? id(row, 'id') : null;
 }

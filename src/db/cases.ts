@@ -71,8 +71,12 @@ export interface StoredCase {
   version: number;
   /** The console user working it; null: nobody. */
   assignee: string | null;
-  /** |local - provider| as decimal text when both are amounts; null otherwise. */
+  /** provider - local as signed decimal text on a money code (AMOUNT, PAID_AMOUNT, FEE, BALANCE_DRIFT) with both amounts; null otherwise. */
+  difference: string | null;
+  /** |difference|; null when nothing is at stake. */
   atRisk: string | null;
+  /** atRisk in USDT at the rate of the case's day (sql/041_case_money.sql); null without a rate. */
+  atRiskUsdt: string | null;
 }
 
 /** An audit row: a state change, or a comment or an assignment that leaves the state as it was. */
@@ -92,7 +96,7 @@ export interface CaseEventRow {
 
 export const COLUMNS = `id::text AS id, subject, code, direction, order_id::text AS order_id, merchant_ref, transaction_ref, currency,
   window_start, window_end, occurred_at, state, resolution, created_at, opened_at, state_changed_at, last_seen_at, seen_count, finding, version,
-  assignee, at_risk::text AS at_risk`;
+  assignee, difference::text AS difference, at_risk::text AS at_risk, at_risk_usdt::text AS at_risk_usdt`;
 
 export function toCase(r: Row): StoredCase {
   return {
@@ -117,7 +121,9 @@ export function toCase(r: Row): StoredCase {
     finding: findingOf(r),
     version: int(r, 'version'),
     assignee: textOrNull(r, 'assignee'),
+    difference: textOrNull(r, 'difference'),
     atRisk: textOrNull(r, 'at_risk'),
+    atRiskUsdt: textOrNull(r, 'at_risk_usdt'),
   };
 }
 

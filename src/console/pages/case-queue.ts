@@ -4,11 +4,12 @@ import type { CasePage } from '../../db/case-queue.ts';
 import { CASE_STATES, RESOLUTION_REASONS, ageBucket } from '../../recon/cases.ts';
 import { MISMATCH_CODES } from '../../domain/verdicts.ts';
 import { breachesSla } from '../../recon/case-sla.ts';
-import { CURRENCIES } from '../../money/decimal.ts';
+import { CURRENCIES, Decimal } from '../../money/decimal.ts';
 import { can } from '../auth/roles.ts';
 import { html, type Html } from '../../html/html.ts';
 import { csrfField, stateBadge } from './layout.ts';
-import { amount, at, count } from './format.ts';
+import { amount, count } from './format.ts';
+import { IMPORT_MAX_ROWS } from '../../cases/import-file.ts';
 
 const AGES = ['', '1h', '1d', '3d', '7d', '30d'];
 
@@ -43,7 +44,6 @@ export const plural = (n: number, word: string): string => `${count(n)} ${word}$
 /** The queue: filters, the total in the heading, a page of cases with whole refs, paging, bulk actions and export. */
 export function queueBody(v: QueueView): Html {
   const { shown, found, s } = v;
-  const zone = v.deps.config.REPORT_TIMEZONE;
   const sla = v.deps.config.CASE_SLA_HOURS;
   const mayWork = can(s.role, 'work-cases');
   const filters = html`<form class="filters" method="get" action="/cases">
@@ -61,9 +61,9 @@ export function queueBody(v: QueueView): Html {
       </select></label
     >
     <label
-      >Code
-      <select name="code">
-        ${[option('', 'any', shown.code), ...MISMATCH_CODES.map((c) => option(c, c, shown.code))]}
+      >Codes
+      <select name="code" multiple size="3" title="any of these (none chosen: any code)">
+        ${MISMATCH_CODES.map((c) => html`<option value="${c}" ${shown.code.split(',').includes(c) ? html`selected` : null}>${c}</option>`)}
       </select></label
     >
     <label
@@ -108,29 +108,48 @@ export function queueBody(v: QueueView): Html {
     ${found.prev ? html` · <a href="/cases${queueQuery(shown)}" rel="first">first</a>` : null}
     ${found.prev ? html` · <a href="/cases${queueQuery(shown, { before: found.prev })}" rel="prev">previous</a>` : null}
     ${found.next ? html` · <a href="/cases${queueQuery(shown, { after: found.next })}" rel="next">next</a>` : null}
-    ${found.next ? html` · <a href="/cases${queueQuery(shown, { before: 'end' })}" rel="last">last</a>` : null} ·
+    ${found.next ? html` · <a href="/cases${queueQuery(shown, { before: 'end' })}" rel="last">last</a>` : null}
+    ${
+      found.total > 100
+        ? html` ·
+            <form class="inline" method="get" action="/cases">
+              ${Object.entries(shown)
+                .filter(([k, val]) => val && !(k === 'sort' && val === 'age') && !(k === 'state' && val === 'unresolved'))
+                .map(([k, val]) => html`<input type="hidden" name="${k}" value="${val}" />`)}
+              <label>page <input name="page" size="4" inputmode="numeric" aria-label="go to page" /></label>
+              <span class="muted">of ${count(Math.ceil(found.total / 100))}</span> <button type="submit" class="secondary">go</button>
+            </form>`
+        : null
+    }
+    ·
     <a href="/cases/export.xlsx${queueQuery(shown)}">export all ${count(found.total)} as a workbook</a>
+    ${
+      found.total > IMPORT_MAX_ROWS
+        ? html`<span class="muted" role="note"
+            >(an upload takes at most ${count(IMPORT_MAX_ROWS)} rows: to resolve these through the spreadsheet, narrow the filter and export
+            in parts)</span
+          >`
+        : null
+    }
     ${mayWork ? html` · <a href="/cases/import">upload a filled-in workbook</a>` : null}
   </p>`;
+  // Fits 1,280 px with the money in view: ref, code, currency, the signed difference, what is at stake
+  // (in USDT, the sort's order), age, SLA and assignee. The rest (the other ref, the values side by
+  // side, when it occurred, sightings) is on the case page.
   const table = html`<div class="table-wrap">
-    <table>
+    <table class="queue">
       <thead>
         <tr>
           ${mayWork ? html`<th><span class="visually-hidden">select</span></th>` : null}
           <th class="num">case</th>
-          <th>state</th>
+          <th>ref</th>
           <th>code</th>
-          <th>currency</th>
-          <th>merchant ref</th>
-          <th>transaction ref</th>
-          <th class="num">local</th>
-          <th class="num">provider</th>
-          <th class="num">at risk</th>
-          <th>occurred</th>
+          <th>cur</th>
+          <th class="num">difference</th>
+          <th class="num">at risk (USDT)</th>
           <th>open for</th>
           <th>SLA</th>
           <th>assignee</th>
-          <th class="num">seen</th>
         </tr>
       </thead>
       <tbody>
@@ -142,27 +161,29 @@ export function queueBody(v: QueueView): Html {
                   ? html`<td><input type="checkbox" name="sel" value="${c.id}:${c.version}" aria-label="select case ${c.id}" /></td>`
                   : null
               }
-              <td class="num"><a href="/cases/${c.id}">${c.id}</a></td>
-              <td>${stateBadge(c.state)}${c.resolution ? html` <span class="muted">${c.resolution}</span>` : null}</td>
+              <td class="num"><a href="/cases/${c.id}">${c.id}</a>${c.state === 'open' ? null : html` ${stateBadge(c.state)}`}</td>
+              <td class="ref ref-cut" title="${c.transactionRef ? `transactionRef ${c.transactionRef}` : ''}">
+                ${c.merchantRef ?? (c.transactionRef ? '' : c.subject)}
+              </td>
               <td>${c.code}</td>
               <td>${c.currency ?? ''}</td>
-              <td class="ref">${c.merchantRef ?? (c.transactionRef ? '' : c.subject)}</td>
-              <td class="ref">${c.transactionRef ?? ''}</td>
-              <td class="num">${valueCell(c.finding.local, c.currency)}</td>
-              <td class="num">${valueCell(c.finding.provider, c.currency)}</td>
-              <td class="num">${c.atRisk === null ? '' : amount(c.atRisk, c.currency ?? '')}</td>
-              <td>${at(c.occurredAt, zone)}</td>
+              <td class="num">${c.difference === null ? '' : signed(c.difference, c.currency ?? '')}</td>
+              <td class="num">
+                ${c.atRiskUsdt === null ? (c.atRisk === null ? '' : html`<span class="muted" title="no USDT rate yet">${amount(c.atRisk, c.currency ?? '')} ${c.currency}</span>`) : usdt(c.atRiskUsdt)}
+              </td>
               <td>${c.state === 'resolved' ? '' : ageBucket(c.openedAt, v.now)}</td>
               <td>${breachesSla(c, sla, v.now) ? html`<span class="state state-breached">breached</span>` : ''}</td>
               <td>${c.assignee ?? ''}</td>
-              <td class="num">${count(c.seenCount)}</td>
             </tr>`,
         )}
       </tbody>
     </table>
   </div>`;
-  const bulk = html`<fieldset class="form">
-    <legend>With the selected cases</legend>
+  const back = queueQuery(shown).replace(/^\?/, '');
+  // Above the table, so it is in reach without scrolling past 100 rows.
+  const bulk = html`<fieldset class="form bulk">
+    <legend>Work several cases at once</legend>
+    <input type="hidden" name="back" value="${back}" />
     <label
       >Action
       <select name="action" required>
@@ -178,8 +199,10 @@ export function queueBody(v: QueueView): Html {
         ${RESOLUTION_REASONS.map((r) => html`<option value="${r}">${r}</option>`)}
       </select></label
     >
-    <label>Note <input name="note" size="40" /></label>
+    <label>Note <input name="note" size="30" /></label>
+    <label><input type="checkbox" name="include_assigned" /> include cases assigned to someone else</label>
     <button type="submit">Apply to selected</button>
+    <button type="submit" formaction="/cases/bulk/preview" formnovalidate>Preview all ${count(found.total)} matching this filter</button>
   </fieldset>`;
   return html`<h1>Cases <span class="muted">(${count(found.total)})</span></h1>
     ${filters} ${paging}
@@ -187,10 +210,21 @@ export function queueBody(v: QueueView): Html {
       found.cases.length === 0
         ? html`<p class="muted">No cases match.</p>`
         : mayWork
-          ? html`<form method="post" action="/cases/bulk">${csrfField(s)}${table}${bulk}</form>`
+          ? html`<form method="post" action="/cases/bulk">${csrfField(s)}${bulk}${table}</form>`
           : table
     }
     ${found.cases.length ? paging : null}`;
+}
+
+/** A signed difference: "+1,600.00" or "−100,000.00", so its direction reads at a glance. */
+function signed(value: string, currency: string): string {
+  const text = amount(value, currency);
+  return value.startsWith('-') ? `−${text.replace(/^-/, '')}` : /^0*(\.0*)?$/.test(value) ? text : `+${text}`;
+}
+
+/** A USDT value for reading (2 decimals, half-up, by decimal arithmetic); the export carries all 6. */
+function usdt(value: string): string {
+  return count(new Decimal(value).toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2));
 }
 
 export function valueCell(value: unknown, currency: string | null): string {

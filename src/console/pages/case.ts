@@ -21,7 +21,7 @@ export interface Typed {
 
 /** One case: both sides as the latest check saw them, the actions the role may take, its checks and history. */
 /** A case with the report versions that recorded its order (the page links them). */
-export type CaseView = CaseDetail & { versions: OrderInVersion[] };
+export type CaseView = CaseDetail & { versions: OrderInVersion[]; next?: string | null };
 
 export function casePage(
   deps: ConsoleDeps,
@@ -107,8 +107,21 @@ export function casePage(
   const body = html`<h1>
       Case ${c.id}: ${c.code} ${stateBadge(c.state)}${c.resolution ? html` <span class="muted">${c.resolution}</span>` : null}
     </h1>
+    <p class="paging">
+      <a href="/cases" rel="up">the queue</a>
+      ${c.next ? html` · <a href="/cases/${c.next}" rel="next">next case</a> <span class="muted">(the queue's next, oldest first)</span>` : null}
+    </p>
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <dl class="facts">
+      ${
+        c.difference !== null
+          ? html`<dt>at stake</dt>
+              <dd>
+                <strong>${amount(c.atRisk, cur)} ${cur}</strong>${c.atRiskUsdt !== null ? html` (${c.atRiskUsdt} USDT)` : null}; provider −
+                merchant ${amount(c.difference, cur)}
+              </dd>`
+          : null
+      }
       <dt>about</dt>
       <dd>
         ${
@@ -151,7 +164,8 @@ export function casePage(
                 <tbody>
                   ${rows.map(
                     ([k, l, p]) =>
-                      html`<tr>
+                      // The line that differs is the one to look at.
+                      html`<tr class="${String(l ?? '') !== String(p ?? '') ? 'differs' : ''}">
                         <td>${k}</td>
                         <td class="num">${String(l ?? '')}</td>
                         <td class="num">${String(p ?? '')}</td>

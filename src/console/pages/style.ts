@@ -35,6 +35,9 @@ button.secondary { background:#fff; color:var(--fg); border-color:var(--line); }
 @media (max-width: 1100px) { .grid2 { grid-template-columns: 1fr; } }
 .notice { padding:8px 12px; border:1px solid var(--line); background:#fff8e6; margin-bottom:12px; }
 .error { padding:8px 12px; border:1px solid var(--bad); color:var(--bad); background:#fff; margin-bottom:12px; }
+tr.differs td { background:#fff4e0; font-weight:600; }
+.ref-cut { max-width:34ch; overflow:hidden; text-overflow:ellipsis; }
+.form.bulk { flex-direction:row; flex-wrap:wrap; align-items:end; max-width:none; margin-bottom:10px; padding:10px 12px; }
 .login { max-width:360px; margin:80px auto; }
 dl.facts { display:grid; grid-template-columns: max-content 1fr; gap:4px 16px; margin:0; }
 dl.facts dt { color:var(--muted); }

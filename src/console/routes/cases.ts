@@ -3,11 +3,13 @@ import { versionsOfOrder } from '../../db/order-lookup.ts';
 import { sendPage, type ConsoleDeps } from '../http-kit.ts';
 import { acknowledgeCase, assignableUsers, assignCase, CaseActionError, commentCase, resolveCase, showCase } from '../../cases/work.ts';
 import { actOnCases, type SelectedCase } from '../../cases/bulk.ts';
-import { CASE_STATES, RESOLUTION_REASONS, parseAge, type CaseState } from '../../recon/cases.ts';
+import { confirmBulk, previewBulk } from '../../cases/bulk-by-filter.ts';
+import { bulkDone, bulkPreviewPage, bulkRefused } from '../pages/case-bulk.ts';
+import { CASE_STATES, RESOLUTION_REASONS, parseAge, type CaseEvent, type CaseState } from '../../recon/cases.ts';
 import { MISMATCH_CODES } from '../../domain/verdicts.ts';
-import { REF_PIECE_MIN, type CaseFilter } from '../../db/case-filter.ts';
-import { CASE_SORTS, selectCasePage, type CasePage, type CaseSort } from '../../db/case-queue.ts';
-import { plural, queueBody } from '../pages/case-queue.ts';
+import { isEmptyFilter, REF_PIECE_MIN, type CaseFilter } from '../../db/case-filter.ts';
+import { CASE_SORTS, nextCaseId, selectCasePage, type CasePage, type CaseSort } from '../../db/case-queue.ts';
+import { queueBody } from '../pages/case-queue.ts';
 import { writeQueueWorkbook } from '../../cases/export-workbook.ts';
 import fs from 'node:fs/promises';
 import { businessDay } from '../../report/date.ts';
@@ -22,7 +24,8 @@ const VERSION_MISSING =
 
 interface Query {
   state?: string;
-  code?: string;
+  /** code=FEE&code=STATUS (the form's multiple choice) or code=FEE,STATUS (a link). */
+  code?: string | string[];
   currency?: string;
   day?: string;
   age?: string;
@@ -31,8 +34,10 @@ interface Query {
   sort?: string;
   after?: string;
   before?: string;
+  /** The Nth page (1-based): "page 100" typed or linked. */
+  page?: string;
 }
-type Shown = Required<Omit<Query, 'after' | 'before'>>;
+type Shown = Record<Exclude<keyof Query, 'after' | 'before' | 'page'>, string>;
 
 /** The filter from the query string; a value not of the expected shape is refused, naming the field and what it takes. */
 function filterOf(q: Query, zone: string, now: Date, me: string): { filter: CaseFilter; sort: CaseSort; problems: string[]; shown: Shown } {
@@ -44,9 +49,17 @@ function filterOf(q: Query, zone: string, now: Date, me: string): { filter: Case
   else if ((CASE_STATES as readonly string[]).includes(state)) filter.states = [state as CaseState];
   else if (state !== 'all') problems.push(`state: expected open, acknowledged, resolved, unresolved or all`);
   shown.state = state;
-  if (q.code) {
-    if (MISMATCH_CODES.includes(q.code as never)) filter.code = shown.code = q.code;
-    else problems.push(`code: ${JSON.stringify(q.code)} is not a finding code; choose one of ${MISMATCH_CODES.join(', ')}`);
+  const codes = [...new Set((Array.isArray(q.code) ? q.code : [q.code ?? '']).flatMap((c) => c.split(',')).map((c) => c.trim()))].filter(
+    Boolean,
+  );
+  const unknown = codes.filter((c) => !MISMATCH_CODES.includes(c as never));
+  if (unknown.length)
+    problems.push(
+      `code: ${unknown.map((c) => JSON.stringify(c)).join(', ')} is not a finding code; choose from ${MISMATCH_CODES.join(', ')}`,
+    );
+  else if (codes.length) {
+    filter.codes = codes;
+    shown.code = codes.join(',');
   }
   if (q.currency) {
     if ((CURRENCIES as readonly string[]).includes(q.currency)) filter.currency = shown.currency = q.currency;
@@ -96,12 +109,20 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
     let found: CasePage | null = null;
     if (problems.length === 0) {
       try {
-        found = await selectCasePage(deps.db.knex, filter, {
-          sort,
-          limit: PAGE,
-          after: q.after || undefined,
-          before: q.before || undefined,
-        });
+        const pageNo = q.page && !q.after && !q.before ? pageNumberOf(q.page, problems) : undefined;
+        if (problems.length === 0) {
+          found = await selectCasePage(deps.db.knex, filter, {
+            sort,
+            limit: PAGE,
+            after: q.after || undefined,
+            before: q.before || undefined,
+            page: pageNo,
+          });
+          if (pageNo !== undefined && found.cases.length === 0 && found.total > 0) {
+            problems.push(`page: ${pageNo} is past the last page (${Math.ceil(found.total / PAGE)} pages of ${PAGE})`);
+            found = null;
+          }
+        }
       } catch (err) {
         if (!/^cursor: /.test((err as Error).message)) throw err;
         problems.push((err as Error).message);
@@ -185,6 +206,7 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
   app.post('/cases/bulk', { config: { access: 'work-cases' } }, async (request, reply) => {
     const s = request.session!;
     const body = (request.body ?? {}) as Record<string, unknown>;
+    const back = backQuery(body.back);
     const raw = body.sel === undefined ? [] : Array.isArray(body.sel) ? body.sel : [body.sel];
     const selected: SelectedCase[] = [];
     const problems: string[] = [];
@@ -193,45 +215,91 @@ export function registerCaseRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
       if (m) selected.push({ id: m[1], version: Number(m[2]) });
       else problems.push(`sel: ${JSON.stringify(v)} is not a case as the queue lists it (id:version); reload the queue`);
     }
-    const action = body.action;
-    const note = typeof body.note === 'string' ? body.note.trim().slice(0, 2000) : '';
-    const reason = typeof body.reason === 'string' ? body.reason : '';
-    if (selected.length === 0 && problems.length === 0) problems.push('sel: select at least one case');
-    if (action !== 'acknowledge' && action !== 'resolve') problems.push('action: choose acknowledge or resolve');
-    if (action === 'resolve' && !(RESOLUTION_REASONS as readonly string[]).includes(reason))
-      problems.push(`reason: choose one of ${RESOLUTION_REASONS.join(', ')} to resolve`);
-    if (action === 'resolve' && !note) problems.push('note: say what was done or why, for the audit trail');
+    if (selected.length === 0 && problems.length === 0) problems.push('sel: select at least one case, or preview all matching the filter');
+    const ask = bulkAsk(body, s.userName, problems);
     const titled = (status: number, inner: Html) => sendPage(reply, status, page({ title: 'Cases', session: s, nav: 'cases' }, inner));
-    if (problems.length) {
-      return titled(
-        400,
-        html`<h1>Nothing changed</h1>
-          ${problems.map((p) => html`<p class="error" role="alert">${p}</p>`)}
-          <p><a href="/cases">back to the queue</a></p>`,
+    // Refused: nothing changed, and the selection, the filters and what was typed are all kept for another try.
+    if (problems.length || !ask) return titled(400, bulkRefused(s, problems, { back, selected, body }));
+    const out = await actOnCases(deps.db, selected, ask.event, deps.now(), { me: s.userName, includeAssigned: ask.includeAssigned });
+    return titled(out.refused.length && !out.done.length ? 409 : 200, bulkDone(out, ask.verb, back));
+  });
+
+  /** Every case the filter matches: a dry run shown first, with the count, what would be left and why. */
+  app.post('/cases/bulk/preview', { config: { access: 'work-cases' } }, async (request, reply) => {
+    const s = request.session!;
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const back = backQuery(body.back);
+    const { filter, problems } = filterOf(queryOf(back), zone, deps.now(), s.userName);
+    if (isEmptyFilter(filter))
+      problems.push(
+        'filter: narrow the queue first (a code, currency, day, age, ref or assignee) so this cannot act on the whole queue by accident',
       );
-    }
-    const actor = `console:${s.userName}`;
-    const out = await actOnCases(
+    const ask = bulkAsk(body, s.userName, problems);
+    const titled = (status: number, inner: Html) => sendPage(reply, status, page({ title: 'Cases', session: s, nav: 'cases' }, inner));
+    if (problems.length || !ask) return titled(400, bulkRefused(s, problems, { back, selected: [], body }));
+    const preview = await previewBulk(
       deps.db,
-      selected,
-      action === 'acknowledge' ? { kind: 'acknowledge', actor, note } : { kind: 'resolve', actor, reason, note },
+      { filter, query: back, event: ask.event, includeAssigned: ask.includeAssigned },
+      s,
       deps.now(),
     );
-    const verb = action === 'acknowledge' ? 'acknowledged' : 'resolved';
-    return titled(
-      out.refused.length && !out.done.length ? 409 : 200,
-      html`<h1>${plural(out.done.length, 'case')} ${verb}</h1>
-        ${
-          out.refused.length
-            ? html`<p class="error" role="alert">${plural(out.refused.length, 'case')} left as they were:</p>
-                <ul>
-                  ${out.refused.map((r) => html`<li><a href="/cases/${r.id}">case ${r.id}</a>: ${r.message}</li>`)}
-                </ul>`
-            : null
-        }
-        <p><a href="/cases">back to the queue</a></p>`,
-    );
+    return titled(200, bulkPreviewPage(s, preview, ask.verb, back));
   });
+
+  app.post('/cases/bulk/confirm', { config: { access: 'work-cases' } }, async (request, reply) => {
+    const s = request.session!;
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const result = await confirmBulk(deps.db, typeof body.token === 'string' ? body.token : '', s, deps.now());
+    const titled = (status: number, inner: Html) => sendPage(reply, status, page({ title: 'Cases', session: s, nav: 'cases' }, inner));
+    if (result.kind === 'refused')
+      return titled(
+        409,
+        html`<h1>Nothing changed</h1>
+          <p class="error" role="alert">${result.message}</p>
+          <p><a href="/cases${backQuery(body.back) ? `?${backQuery(body.back)}` : ''}">back to the queue</a></p>`,
+      );
+    const verb = typeof body.verb === 'string' && body.verb === 'acknowledged' ? 'acknowledged' : 'resolved';
+    return titled(200, bulkDone(result.outcome, verb, result.query));
+  });
+}
+
+function pageNumberOf(text: string, problems: string[]): number | undefined {
+  if (/^[1-9]\d{0,6}$/.test(text)) return Number(text);
+  problems.push(`page: expected a page number from 1 (got ${JSON.stringify(text.slice(0, 20))})`);
+  return undefined;
+}
+
+/** The queue's query string a bulk form carries (without "?"): only what the queue's own links hold. */
+function backQuery(v: unknown): string {
+  return typeof v === 'string' && v.length <= 2000 && /^[\w%+=&.,:~-]*$/.test(v) ? v.replace(/^\?/, '') : '';
+}
+
+function queryOf(back: string): Query {
+  const q: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(back)) q[k] = k in q ? [...[q[k]].flat(), v] : v;
+  return q as Query;
+}
+
+/** The action asked for, checked: problems say what to fix. */
+function bulkAsk(
+  body: Record<string, unknown>,
+  userName: string,
+  problems: string[],
+): { event: CaseEvent; verb: 'acknowledged' | 'resolved'; includeAssigned: boolean } | null {
+  const action = body.action;
+  const note = typeof body.note === 'string' ? body.note.trim().slice(0, 2000) : '';
+  const reason = typeof body.reason === 'string' ? body.reason : '';
+  if (action !== 'acknowledge' && action !== 'resolve') problems.push('action: choose acknowledge or resolve');
+  if (action === 'resolve' && !(RESOLUTION_REASONS as readonly string[]).includes(reason))
+    problems.push(`reason: choose one of ${RESOLUTION_REASONS.join(', ')} to resolve`);
+  if (action === 'resolve' && !note) problems.push('note: say what was done or why, for the audit trail');
+  if (problems.length) return null;
+  const actor = `console:${userName}`;
+  return {
+    event: action === 'acknowledge' ? { kind: 'acknowledge', actor, note } : { kind: 'resolve', actor, reason, note },
+    verb: action === 'acknowledge' ? 'acknowledged' : 'resolved',
+    includeAssigned: body.include_assigned === 'on' || body.include_assigned === '1',
+  };
 }
 
 async function findCase(deps: ConsoleDeps, id: string): Promise<CaseView | null> {
@@ -239,7 +307,7 @@ async function findCase(deps: ConsoleDeps, id: string): Promise<CaseView | null>
   try {
     const c = await showCase(deps.db, id);
     const versions = c.direction && c.orderId ? await versionsOfOrder(deps.db.knex, c.direction, c.orderId) : [];
-    return { ...c, versions };
+    return { ...c, versions, next: await nextCaseId(deps.db.knex, c) };
   } catch (err) {
     if (err instanceof CaseActionError) return null;
     throw err;

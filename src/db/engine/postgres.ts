@@ -117,8 +117,11 @@ export function postgresEngine(knex: Knex): DbEngine {
     },
 
     async runScript(on: Knex, sql: string): Promise<void> {
-      // Without bindings pg sends the simple query protocol, which takes several statements.
-      await on.raw(sql);
+      // Without bindings pg sends the simple query protocol, which takes several statements. knex still
+      // numbers every bare `?` as a binding ($1, $2: how sql/029's regular expression was broken), and
+      // turns `\?` into `?`: each `?` is escaped so the script arrives as written.
+      if (sql.includes('\\?')) throw new Error('runScript: a backslash before `?` cannot pass through knex unchanged; write [?] instead');
+      await on.raw(sql.replace(/\?/g, '\\?'));
     },
 
     slotStore: () => new PostgresSlotStore(knex),
