@@ -57,6 +57,8 @@ export interface DayPassOptions {
   pageSize?: number;
   currencies?: readonly string[];
   tolerances?: Readonly<Record<string, string>>;
+  /** How long a recorded movement may take to reach the balance (MOVEMENT_LAG_MIN); default 10 minutes. */
+  movementLagMs?: number;
   journal?: JournalSettings;
   feeSchedule?: ReconPolicy['feeSchedule'];
   logger?: Logger;
@@ -362,6 +364,7 @@ async function rollForwardsOf(
             from: new Date(scope.window.from),
             to: new Date(scope.window.to),
             tolerance: opts.tolerances?.[c] ?? '0',
+            movementLagMs: opts.movementLagMs,
           })
         : null,
     );
