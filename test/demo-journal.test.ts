@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { expect, it } from 'vitest';
-import { runDemo, DEMO_DRIFT } from '../src/demo/run-demo.ts';
+import { runDemo, DEMO_DRIFT, DEMO_MOVEMENTS } from '../src/demo/run-demo.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { Decimal } from '../src/money/decimal.ts';
 import { tableFromCsv } from '../src/report/table-csv.ts';
@@ -42,6 +42,14 @@ it('the demo: wallet lines sum to closing − opening per currency, entries bala
     }
     const suspense = journal.filter((l) => l.role === 'suspense');
     expect(suspense.map((l) => [l.currency, l.credit])).toEqual([[DEMO_DRIFT.currency, DEMO_DRIFT.amount]]);
+    // Issue 38: the top-up and the withdrawal the demo records are explained (no drift of theirs) and
+    // posted against treasury clearing, one entry each.
+    const treasury = journal.filter((l) => l.role === 'treasury_clearing');
+    expect(treasury.map((l) => [l.currency, l.debit, l.credit])).toEqual([
+      ['INR', DEMO_MOVEMENTS[1].amount, null],
+      ['NGN', null, DEMO_MOVEMENTS[0].amount],
+    ]);
+    expect(r.drift).toEqual([{ currency: DEMO_DRIFT.currency, drift: '1250' }]);
     // Issue 37: the demo's posting file posted into hledger balances, and its wallets hold closing − opening.
     if (!hasHledger()) console.warn('skipped the hledger posting: hledger is not installed (Debian: apt-get install hledger)');
     else {

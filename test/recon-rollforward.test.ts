@@ -99,6 +99,39 @@ const cases: Case[] = [
     finding: false,
   },
   {
+    name: 'movements (issue 38): an approved top-up and withdrawal inside the window explain their part',
+    // 12945 + 100000 − 2500 = 110445
+    input: { ...base, closing: { ...base.closing!, available: '109500' }, movements: ['100000', '-2500.00'] },
+    expect: { explainedMovement: '2445', movementsMovement: '97500', expectedClosing: '110445', drift: '0', withinTolerance: true },
+    finding: false,
+  },
+  {
+    name: 'movements: what they do not explain is still drift, exactly',
+    input: { ...base, closing: { ...base.closing!, available: '109600' }, movements: ['100000', '-2500'] },
+    expect: { movementsMovement: '97500', drift: '100', withinTolerance: false },
+    finding: true,
+  },
+  {
+    name: 'movements: a withdrawal near the closing snapshot is a timing item the window may leave out',
+    input: {
+      ...base,
+      timingItems: [
+        {
+          direction: 'movement',
+          orderId: '7',
+          merchantRef: 'WD-7',
+          effect: '-84000',
+          from: new Date('2026-03-10T08:50:00Z'),
+          to: new Date('2026-03-10T09:10:00Z'),
+          straddles: 'closing',
+          likelyIn: true,
+        },
+      ],
+    },
+    expect: { drift: '0', withinTolerance: true, timingMovement: '0' },
+    finding: false,
+  },
+  {
     name: 'big numbers stay exact',
     input: {
       ...base,

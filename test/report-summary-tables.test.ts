@@ -98,6 +98,9 @@ describe('summary_rollforward and timing_items', () => {
     closingAt: at('2024-05-01T23:00:00Z'),
     openingTotal: '1000',
     explainedMovement: '-20',
+    movementsMovement: '0',
+    movements: [],
+    finding: null,
     timingItems: [
       {
         direction: 'payout',
@@ -138,16 +141,18 @@ describe('summary_rollforward and timing_items', () => {
 
   it('is written exactly: snapshot times, movement by orders, timing items count and movement, expected closing, drift', () => {
     expect(csvOf(rollForwardTable(['INR', 'XYZ'], results))).toEqual([
-      'currency,opening_at,opening,payments_in,payouts_out,explained_movement,timing_items,timing_movement,expected_closing,closing_at,closing,drift,tolerance,within_tolerance,note',
-      'INR,2024-05-01T05:30:00.000+05:30,1000.00,98.00,118.00,-20.00,2,49.50,1029.50,2024-05-02T04:30:00.000+05:30,1029.50,0.00,0.00,yes,',
-      'XYZ,,,,,,,,,,,,,,currency not reconciled by payrecon',
+      'currency,opening_at,opening,payments_in,payouts_out,explained_movement,movements,timing_items,timing_movement,expected_closing,closing_at,closing,drift,tolerance,within_tolerance,note',
+      'INR,2024-05-01T05:30:00.000+05:30,1000.00,98.00,118.00,-20.00,0.00,2,49.50,1029.50,2024-05-02T04:30:00.000+05:30,1029.50,0.00,0.00,yes,',
+      'XYZ,,,,,,,,,,,,,,,currency not reconciled by payrecon',
     ]);
   });
 
   it('adds up on its face: opening + movement by orders + timing movement = expected closing', () => {
     const t = rollForwardTable(['INR'], results);
     const v = (name: string) => new Decimal(String(t.rows[0][t.columns.findIndex((c) => c.name === name)]));
-    expect(v('opening').plus(v('explained_movement')).plus(v('timing_movement')).equals(v('expected_closing'))).toBe(true);
+    expect(v('opening').plus(v('explained_movement')).plus(v('movements')).plus(v('timing_movement')).equals(v('expected_closing'))).toBe(
+      true,
+    );
     expect(v('payments_in').minus(v('payouts_out')).equals(v('explained_movement'))).toBe(true);
   });
 

@@ -248,6 +248,7 @@ describe("a version's workbook, charts and report.html", () => {
       ['timing items', 'timing_items'],
       ['timing movement', 'timing_movement'],
       ['movement by orders', 'explained_movement'],
+      ['explained by movements', 'movements'],
       ['expected closing', 'expected_closing'],
       ['drift', 'drift'],
     ])
@@ -352,6 +353,7 @@ describe("a version's workbook, charts and report.html", () => {
           'payments in': '490.00',
           'payouts out': '1,318.00',
           'movement by orders': '-828.00',
+          'explained by movements': '0.00',
           'timing items': '1',
           'timing movement': '980.00',
           'expected closing': '10,652.00',

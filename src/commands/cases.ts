@@ -1,5 +1,4 @@
 import { printErr, printOut } from '../log/terminal.ts';
-import os from 'node:os';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { JobDeps } from '../runtime/with-job.ts';
 import { acknowledgeCase, assignCase, commentCase, listCases, resolveCase, showCase, type CaseWithHistory } from '../cases/work.ts';
@@ -17,6 +16,7 @@ import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from '../domain/exit-codes.ts';
 import { UsageError } from '../domain/errors.ts';
 import { currencyOption } from './currency-option.ts';
+import { actorOf as actorOfConfig } from './actor-option.ts';
 
 const usage = (message: string) => new UsageError(message);
 // UNKNOWN_ORDER is a mismatch code now too; a Set keeps each code once.
@@ -408,18 +408,7 @@ async function settleAlerts(ctx: JobDeps): Promise<void> {
 }
 
 /** --as, else PAYRECON_ACTOR, else the OS user: every transition names a person. */
-function actorOf(as: string | undefined, ctx: JobDeps): string {
-  if (as !== undefined) {
-    if (!/^[^\x00-\x1f\x7f]{1,100}$/.test(as.trim())) throw usage('--as: expected a name of up to 100 printable characters');
-    return as.trim();
-  }
-  if (ctx.config.PAYRECON_ACTOR) return ctx.config.PAYRECON_ACTOR;
-  try {
-    return os.userInfo().username;
-  } catch {
-    throw usage('no actor: pass --as NAME or set PAYRECON_ACTOR');
-  }
-}
+const actorOf = (as: string | undefined, ctx: JobDeps): string => actorOfConfig(as, ctx.config);
 
 function inputOf<T>(fn: () => T, option: string): T {
   try {

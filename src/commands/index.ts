@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { registerDemo } from './demo.ts';
 import { registerMigrate } from './migrate.ts';
 import { registerImport } from './import.ts';
+import { registerMovements } from './movements.ts';
+import { registerStatements } from './statements.ts';
 import { registerSandbox } from './sandbox.ts';
 import { registerReport } from './report.ts';
 import { registerReconcile } from './reconcile.ts';
@@ -22,6 +24,8 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerDemo,
   registerMigrate,
   registerImport,
+  registerMovements,
+  registerStatements,
   registerSandbox,
   registerReconcile,
   registerSnapshot,

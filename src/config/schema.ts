@@ -320,6 +320,30 @@ export const ENV_VARS = {
     doc: 'absolute tolerance per currency, e.g. "INR=0.01"; default exact',
   },
   RECON_CURRENCIES: { schema: currencyList, default: 'INR,NGN,IDR', secret: false, doc: 'currencies snapshotted and reported' },
+  MOVEMENT_LAG_MIN: {
+    schema: intIn(0, 1_440),
+    default: '10',
+    secret: false,
+    doc: 'a recorded top-up, withdrawal or adjustment may reach the provider balance this many minutes either side of its recorded moment; one that close to a snapshot is a timing item of the roll-forward (0 to 1440)',
+  },
+  BANK_CHARGE_TOLERANCE: {
+    schema: tolerances,
+    default: '',
+    secret: false,
+    doc: 'bank charges allowed between a bank statement line and the movement it settles, per currency, e.g. "INR=50,NGN=100" (the difference is shown); default exact',
+  },
+  MOVEMENT_SETTLE_HOURS: {
+    schema: intIn(1, 8_760),
+    default: '72',
+    secret: false,
+    doc: 'a bank top-up or withdrawal with no bank statement line this many hours after its moment is MOVEMENT_UNSETTLED (checked at each `statements import`)',
+  },
+  STATEMENT_MAX_MB: {
+    schema: intIn(1, 2_048),
+    default: '50',
+    secret: false,
+    doc: 'a bank statement file larger than this many MiB is refused as soon as the limit is crossed, without reading the rest',
+  },
   RATE_STALE_AFTER_MIN: {
     schema: intIn(1, 525_600),
     default: '360',

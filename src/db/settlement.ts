@@ -128,6 +128,9 @@ export interface NewBalanceCheck {
   /** The timing items with the side each was assigned to (JSON). */
   timingItems: readonly unknown[];
   timingMovement: string;
+  /** What approved movements certainly inside the window explained, and how many. */
+  movementsMovement: string;
+  movementsCount: number;
   checkedAt: Date;
 }
 
@@ -135,8 +138,9 @@ export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<
   const res = await db.raw(
     `INSERT INTO balance_checks (run_id, currency, opening_snapshot_id, closing_snapshot_id, opening_total, explained_movement,
                                  expected_closing, closing_total, drift, tolerance, within_tolerance, payments_count, payouts_count, checked_at,
-                                 timing_items, timing_movement)
-     VALUES (?, ?, ?::bigint, ?::bigint, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?, ?, ?, ?::jsonb, ?::numeric)
+                                 timing_items, timing_movement, movements_movement, movements_count)
+     VALUES (?, ?, ?::bigint, ?::bigint, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?, ?, ?, ?::jsonb, ?::numeric,
+             ?::numeric, ?)
      RETURNING id::text AS id`,
     [
       c.runId,
@@ -155,6 +159,8 @@ export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<
       c.checkedAt,
       JSON.stringify(c.timingItems),
       c.timingMovement,
+      c.movementsMovement,
+      c.movementsCount,
     ],
   );
   return text(oneRow(res), 'id');
@@ -168,7 +174,8 @@ export async function rejudgeBalanceCheck(db: Conn, c: NewBalanceCheck): Promise
   const res = await db.raw(
     `UPDATE balance_checks SET run_id = ?, opening_total = ?::numeric, explained_movement = ?::numeric, expected_closing = ?::numeric,
             closing_total = ?::numeric, first_drift = coalesce(first_drift, drift), drift = ?::numeric, tolerance = ?::numeric,
-            within_tolerance = ?, payments_count = ?, payouts_count = ?, rejudged_at = ?, timing_items = ?::jsonb, timing_movement = ?::numeric
+            within_tolerance = ?, payments_count = ?, payouts_count = ?, rejudged_at = ?, timing_items = ?::jsonb, timing_movement = ?::numeric,
+            movements_movement = ?::numeric, movements_count = ?
       WHERE opening_snapshot_id = ?::bigint AND closing_snapshot_id = ?::bigint
       RETURNING id::text AS id`,
     [
@@ -185,6 +192,8 @@ export async function rejudgeBalanceCheck(db: Conn, c: NewBalanceCheck): Promise
       c.checkedAt,
       JSON.stringify(c.timingItems),
       c.timingMovement,
+      c.movementsMovement,
+      c.movementsCount,
       c.openingSnapshotId,
       c.closingSnapshotId,
     ],

@@ -24,6 +24,10 @@ import { caseStateCounts } from '../db/cases.ts';
 import { demoConsoleAccess } from './console-user.ts';
 import type { Currency } from '../money/decimal.ts';
 import { codeCounts, verdictCounts } from '../recon/run-counts.ts';
+import { Decimal } from '../money/decimal.ts';
+import { importMovements } from '../import/import-movements.ts';
+import { approveAndLink } from '../movements/approve.ts';
+import { importStatement } from '../statements/import-statement.ts';
 
 export interface DemoOptions {
   payments: number;
@@ -45,6 +49,16 @@ export interface DemoResult {
 
 /** The unexplained balance move the demo injects: the drift the roll-forward must find. */
 export const DEMO_DRIFT = { currency: 'NGN' as Currency, amount: '1250.00' };
+
+/**
+ * The money the merchant moves itself (issue 38), recorded by treasury and approved by a controller,
+ * so it explains itself: a USDT top-up of the NGN wallet, an INR withdrawal to the bank (which keeps a
+ * 25.00 charge, within BANK_CHARGE_TOLERANCE).
+ */
+export const DEMO_MOVEMENTS = [
+  { reference: 'DEMO-TOPUP-1', currency: 'NGN', direction: 'in', amount: '1500000.00', usdt: true },
+  { reference: 'DEMO-WITHDRAWAL-1', currency: 'INR', direction: 'out', amount: '84000.00', bankCharge: '25.00' },
+] as const;
 
 /**
  * The whole night in under a minute: a sandbox provider, a fresh embedded database, a merchant
@@ -84,6 +98,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     RECON_FIRST_CHECK_PAYMENT: '0',
     RECON_FIRST_CHECK_PAYOUT: '0',
     SNAPSHOT_OPEN_CHECK: 'all',
+    // The demo's bank takes a charge on the withdrawal it receives (see DEMO_MOVEMENTS).
+    BANK_CHARGE_TOLERANCE: 'INR=50',
   });
   const db = await openDatabase(config, { applicationName: 'payrecon-demo' });
   try {
@@ -130,6 +146,8 @@ async function night(
     .knex('payout_orders')
     .whereIn('transaction_ref', feeEdits)
     .update({ fee: db.knex.raw('fee + 1') });
+  // Before the provider's clock moves on, so their moments lie near payrecon's own (MOVEMENT_LAG_MIN).
+  for (const m of DEMO_MOVEMENTS) await control.movement({ ...m });
   await control.advanceClock(15 * 60_000); // the provider's day goes by: orders settle
   await control.adjustBalance(DEMO_DRIFT.currency, DEMO_DRIFT.amount);
   say(
@@ -155,6 +173,8 @@ async function night(
   const second = await reconcileJob({ progress: false }, context);
   say(`stuck     ${stuck[0] + stuck[1]} orders still open at the provider, aged four days and re-checked`);
 
+  say(await recordMovements(o.dataDir, db, control, config));
+
   const closing = await snapshotJob({}, context);
   const today = DateTime.now().setZone(config.REPORT_TIMEZONE).toISODate()!;
   const report = await reportJob({ date: today }, context);
@@ -167,13 +187,14 @@ async function night(
   say(renderTable(['verdict / code', 'orders'], verdictRows(counts)));
   say(
     renderTable(
-      ['currency', 'opening', 'explained by orders', 'closing', 'drift'],
+      ['currency', 'opening', 'explained by orders', 'explained by movements', 'closing', 'drift'],
       closing.result.currencies
         .filter((c) => c.rollForward)
         .map((c) => {
           const rf = c.rollForward!;
           const show = (v: string | null) => (v === null ? '-' : groupedAmount(v, c.currency));
-          return [c.currency, show(rf.openingTotal), show(rf.explainedMovement), show(rf.closingTotal), show(rf.drift)];
+          const moved = rf.movements.reduce((acc, m) => acc.plus(m.effect), new Decimal(0)).toFixed();
+          return [c.currency, show(rf.openingTotal), show(rf.explainedMovement), show(moved), show(rf.closingTotal), show(rf.drift)];
         }),
     ),
   );
@@ -197,6 +218,37 @@ async function night(
   const seconds = (Date.now() - o.started) / 1000;
   say(`\ndone in ${seconds.toFixed(1)} s`);
   return { reportDirectory: report.report.directory, files, runs, drift, seconds };
+}
+
+/**
+ * Treasury downloads the provider portal's statement of the day's top-ups and withdrawals and imports
+ * it; a controller approves each (maker-checker); the bank's CAMT.053 is imported and matched.
+ */
+async function recordMovements(dataDir: string, db: Db, control: SandboxControl, config: Config): Promise<string> {
+  const files = path.join(dataDir, 'downloads');
+  fs.mkdirSync(files, { recursive: true });
+  const csv = path.join(files, 'wallet-movements.csv');
+  fs.writeFileSync(csv, await control.movementStatement());
+  const imported = await importMovements(db.knex, fs.createReadStream(csv), {
+    recordedBy: 'treasury',
+    source: 'import:wallet-movements.csv',
+    at: new Date(),
+  });
+  if (imported.rejected.length) throw new Error(`the demo's movements did not import: ${JSON.stringify(imported.rejected)}`);
+  for (const m of DEMO_MOVEMENTS) await approveAndLink(db.knex, m.reference, 'controller', new Date(), config.MOVEMENT_LAG_MIN * 60_000);
+  const xml = path.join(files, 'bank-statement.xml');
+  fs.writeFileSync(xml, await control.bankStatement());
+  const bank = await importStatement(db.knex, xml, {
+    source: 'import:bank-statement.xml',
+    at: new Date(),
+    maxBytes: config.STATEMENT_MAX_MB * 1024 * 1024,
+    tolerance: (c) => (config.BANK_CHARGE_TOLERANCE as Record<string, string | undefined>)[c] ?? '0',
+    settleAfterMs: config.MOVEMENT_SETTLE_HOURS * 3_600_000,
+  });
+  const matched = bank.matches.map(
+    (m) => `${m.reference} ↔ bank line ${m.bankLineId}${m.difference === '0' ? '' : ` (difference ${m.difference})`}`,
+  );
+  return `moved     ${DEMO_MOVEMENTS.map((m) => `${m.currency} ${groupedAmount(m.amount, m.currency)} ${m.direction === 'in' ? 'top-up' : 'withdrawal'}`).join(', ')}: recorded by treasury (${imported.inserted} imported), approved by controller; bank statement matched ${matched.join(', ') || 'nothing'}`;
 }
 
 /** Cases by code, and a total line. */

@@ -8,6 +8,9 @@ export const JOURNAL_ROLES = [
   'reversal',
   'fee_correction',
   'fee_difference',
+  'treasury_clearing',
+  'provider_adjustment',
+  'fx_difference',
   'suspense',
   'rounding',
 ] as const;

@@ -18,6 +18,10 @@ export const MISMATCH_CODES = [
   'WEBHOOK_MISSING',
   'WEBHOOK_CONFLICT',
   'UNKNOWN_ORDER',
+  'STATEMENT_UNMATCHED',
+  'MOVEMENT_UNSETTLED',
+  'DRIFT_MATCHES_PENDING',
+  'MOVEMENT_UNSEEN',
 ] as const;
 export type MismatchCode = (typeof MISMATCH_CODES)[number];
 

@@ -36,11 +36,11 @@ const OFFSET = /(Z|[+-][\d:]+)$/;
 const UNSIGNED_DECIMAL = /^\d+(\.\d+)?$/;
 const MAX_TEXT = 100;
 
-class RowError extends Error {}
+export class RowError extends Error {}
 
 const show = (v: string) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
 
-function text(field: string, v: string, required: boolean): string | null {
+export function text(field: string, v: string, required: boolean): string | null {
   if (v === '') {
     if (required) throw new RowError(`${field}: required`);
     return null;
@@ -56,7 +56,7 @@ function ref(field: string, v: string): string {
   return canonicalRef(v);
 }
 
-function amount(field: string, v: string, currency: string, maxDecimals: number, required: boolean): string | null {
+export function amount(field: string, v: string, currency: string, maxDecimals: number, required: boolean): string | null {
   if (v === '') {
     if (required) throw new RowError(`${field}: required`);
     return null;
@@ -73,7 +73,7 @@ function amount(field: string, v: string, currency: string, maxDecimals: number,
   return normalized;
 }
 
-function timestamp(field: string, v: string, required: boolean): Date | null {
+export function timestamp(field: string, v: string, required: boolean): Date | null {
   if (v === '') {
     if (required) throw new RowError(`${field}: required`);
     return null;

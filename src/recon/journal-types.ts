@@ -2,7 +2,7 @@ import type { Currency } from '../money/decimal.ts';
 import type { Amount } from '../domain/types.ts';
 import type { JournalRole } from '../domain/journal-roles.ts';
 
-export type JournalKind = 'payments' | 'payouts' | 'timing' | 'late' | 'fee_difference' | 'drift';
+export type JournalKind = 'payments' | 'payouts' | 'timing' | 'late' | 'fee_difference' | 'drift' | 'movement';
 
 export interface JournalLine {
   role: JournalRole;

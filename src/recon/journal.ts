@@ -4,6 +4,8 @@ import { readAmount } from './amounts.ts';
 import { usdtValues, type DayRate } from './journal-usdt.ts';
 import type { JournalEntry, JournalKind, JournalLine } from './journal-types.ts';
 import type { JournalRole } from '../domain/journal-roles.ts';
+import type { TimingSource } from './timing-items.ts';
+import { movementEntries, type JournalMovement } from './journal-movements.ts';
 
 /**
  * The double-entry journal of one business day's provider activity (see docs/guides/for-accounting.md).
@@ -37,7 +39,10 @@ export interface JournalDayInput {
     closing: Amount | null;
     payments: { paidAmount: Amount | null; fee: Amount | null; count: number };
     payouts: { amount: Amount | null; fee: Amount | null; count: number };
-    timingItems: ReadonlyArray<{ direction: Direction; merchantRef: string; effect: Amount; assignedIn: boolean }>;
+    /** Movement timing items are posted with the movements, not here. */
+    timingItems: ReadonlyArray<{ direction: TimingSource; merchantRef: string; effect: Amount; assignedIn: boolean }>;
+    /** Recorded, approved movements the roll-forward counted in the window (timing items among them). */
+    movements?: readonly JournalMovement[];
     drift: Amount | null;
   };
   late?: readonly LateChange[];
@@ -120,7 +125,7 @@ export function buildJournal(input: JournalDayInput): JournalDay {
   // Orders final around a snapshot that the roll-forward counted in this window: the balance moved
   // by them here, so the wallet does too; their clearing side is the timing role until the merchant's
   // books meet them.
-  const timing = rf.timingItems.filter((t) => t.assignedIn);
+  const timing = rf.timingItems.filter((t) => t.assignedIn && t.direction !== 'movement');
   const timingLines = timing.flatMap((t) => {
     const e = D(t.effect, `timing item ${t.merchantRef}`);
     return [
@@ -130,6 +135,9 @@ export function buildJournal(input: JournalDayInput): JournalDay {
   });
   const timingNet = timing.reduce((acc, t) => acc.plus(D(t.effect, 'timing')), new Decimal(0));
   add('timing', 'timing', `${currency} timing items counted ${date}`, timingLines, !timingNet.isNegative());
+
+  // Top-ups, withdrawals, ... that moved the balance in this window: their own entries, never suspense.
+  entries.push(...movementEntries(date, currency, rf.movements ?? [], input.rate));
 
   let lateNet = new Decimal(0);
   for (const c of input.late ?? []) {

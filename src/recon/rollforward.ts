@@ -47,7 +47,9 @@ export interface RollForwardInput {
   paymentsFinal: readonly PaymentFlow[] | PaymentSums;
   /** Payouts certainly final success between the two snapshots: one row each, or their sums. */
   payoutsFinal: readonly PayoutFlow[] | PayoutSums;
-  /** Orders that may have become final on either side of a snapshot (see timing-items.ts). */
+  /** Approved movements (top-ups, withdrawals, ...) certainly between the two readings: signed effects (in +, out −). */
+  movements?: readonly Amount[];
+  /** Orders that may have become final, or movements that may have landed, on either side of a snapshot (see timing-items.ts). */
   timingItems?: readonly TimingItem[];
   /** Absolute, in the currency's units. */
   tolerance: Amount;
@@ -59,11 +61,13 @@ export interface RollForwardResult {
   openingTotal: Amount | null;
   /** Orders certainly final within the window. */
   explainedMovement: Amount;
+  /** Recorded, approved movements certainly within the window (in − out). */
+  movementsMovement: Amount;
   /** Timing items, each with the side it was assigned to; the ones assigned in make timingMovement. */
   timingItems: AssignedTimingItem[];
   timingMovement: Amount;
   closingTotal: Amount | null;
-  /** opening + explained + timing movement. */
+  /** opening + explained + movements + timing movement. */
   expectedClosing: Amount | null;
   /** closing − expected: positive means more money than the orders explain. */
   drift: Amount | null;
@@ -81,7 +85,9 @@ export function rollForward(input: RollForwardInput): RollForwardResult {
   const tolerance = mustRead(input.tolerance, 'tolerance');
   if (tolerance.isNegative()) throw new RangeError(`tolerance: expected a non-negative amount (got "${input.tolerance}")`);
 
-  const explained = paymentsIn(input.paymentsFinal).minus(payoutsOut(input.payoutsFinal));
+  const byOrders = paymentsIn(input.paymentsFinal).minus(payoutsOut(input.payoutsFinal));
+  const byMovements = (input.movements ?? []).reduce((acc, m, i) => acc.plus(mustRead(m, `movements[${i}]`)), new Decimal(0));
+  const explained = byOrders.plus(byMovements);
   const openingTotal = input.opening && total(input.opening, 'opening');
   const closingTotal = input.closing && total(input.closing, 'closing');
 
@@ -90,7 +96,8 @@ export function rollForward(input: RollForwardInput): RollForwardResult {
   const base = {
     currency: input.currency,
     openingTotal: openingTotal && normalizeDecimal(openingTotal),
-    explainedMovement: normalizeDecimal(explained),
+    explainedMovement: normalizeDecimal(byOrders),
+    movementsMovement: normalizeDecimal(byMovements),
     closingTotal: closingTotal && normalizeDecimal(closingTotal),
   };
   if (openingTotal === null || closingTotal === null) {
@@ -122,7 +129,7 @@ export function rollForward(input: RollForwardInput): RollForwardResult {
         code: 'BALANCE_DRIFT',
         local: normalizeDecimal(expected),
         provider: normalizeDecimal(closingTotal),
-        note: `${input.currency} balance ${show(closingTotal, input.currency)}, orders explain ${show(expected, input.currency)} (drift ${show(drift, input.currency)})${timingNote(items.length, assignment.searched)}`,
+        note: `${input.currency} balance ${show(closingTotal, input.currency)}, ${(input.movements ?? []).length ? 'orders and movements' : 'orders'} explain ${show(expected, input.currency)} (drift ${show(drift, input.currency)})${timingNote(items.length, assignment.searched)}`,
       };
   return {
     ...base,

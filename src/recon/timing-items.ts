@@ -14,10 +14,11 @@ import type { Amount, Direction } from '../domain/types.ts';
  * - Past MAX_SEARCHED items every assignment is not tried (2^n): only the defaults are, and the note says so.
  */
 export interface TimingItem {
-  direction: Direction;
+  /** An order's direction, or 'movement' for a recorded movement (orderId its id, merchantRef its reference). */
+  direction: TimingSource;
   orderId: string;
   merchantRef: string;
-  /** Signed change of the balance total if the order is in the window: payments paid − fee, payouts −(amount + fee). */
+  /** Signed change of the balance total if the item is in the window: payments paid − fee, payouts −(amount + fee), movements ±amount. */
   effect: Amount;
   /** The finality interval: open at or after `from`, final by `to`. */
   from: Date;
@@ -27,6 +28,8 @@ export interface TimingItem {
   /** The default side: the larger part of the interval lies inside the window. */
   likelyIn: boolean;
 }
+
+export type TimingSource = Direction | 'movement';
 
 export interface AssignedTimingItem extends TimingItem {
   assignedIn: boolean;

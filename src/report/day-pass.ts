@@ -51,6 +51,8 @@ export interface DayPassOptions {
   pageSize?: number;
   currencies?: readonly string[];
   tolerances?: Readonly<Record<string, string>>;
+  /** How long a recorded movement may take to reach the balance (MOVEMENT_LAG_MIN); default 10 minutes. */
+  movementLagMs?: number;
   journal?: JournalSettings;
   feeSchedule?: ReconPolicy['feeSchedule'];
   logger?: Logger;
@@ -369,6 +371,7 @@ async function rollForwardsOf(
             from: new Date(scope.window.from),
             to: new Date(scope.window.to),
             tolerance: opts.tolerances?.[c] ?? '0',
+            movementLagMs: opts.movementLagMs,
           })
         : null,
     );

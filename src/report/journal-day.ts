@@ -123,6 +123,7 @@ export function dayJournals(input: DayJournalInput): JournalDay[] {
         payments: s?.payments ?? { paidAmount: null, fee: null, count: 0 },
         payouts: s?.payouts ?? { amount: null, fee: null, count: 0 },
         timingItems: rf?.timingItems ?? [],
+        movements: rf?.movements ?? [],
         drift: rf?.drift ?? null,
       },
       late: input.late.filter((l) => l.currency === currency).map((l) => l.change),

@@ -24,6 +24,7 @@ export const ROLLFORWARD_SUMMARY: TableSpec = {
     { name: 'payments_in', kind: 'amount', label: 'payments in' },
     { name: 'payouts_out', kind: 'amount', label: 'payouts out' },
     { name: 'explained_movement', kind: 'amount', label: 'movement by orders' },
+    { name: 'movements', kind: 'amount', label: 'explained by movements' },
     { name: 'timing_items', kind: 'count', label: 'timing items' },
     { name: 'timing_movement', kind: 'amount', label: 'timing movement' },
     { name: 'expected_closing', kind: 'amount', label: 'expected closing' },
@@ -36,7 +37,8 @@ export const ROLLFORWARD_SUMMARY: TableSpec = {
   ],
   notes: [
     'Balances are available + pending + held (credit is a facility, not funds). payments in = Σ(paid − fee), payouts out = Σ(amount + fee) of orders certainly final between the two snapshots; movement by orders = payments in − payouts out.',
-    'Timing items: orders that may have become final on either side of a snapshot. timing movement sums those counted in the day (listed under timing items). expected closing = opening + movement by orders + timing movement; drift = closing − expected closing.',
+    'explained by movements: recorded, approved top-ups (+), withdrawals (−) and provider adjustments certainly between the two snapshots.',
+    'Timing items: orders that may have become final, or movements that may have landed, on either side of a snapshot. timing movement sums those counted in the day (listed under timing items). expected closing = opening + movement by orders + explained by movements + timing movement; drift = closing − expected closing.',
   ],
 };
 
@@ -78,6 +80,7 @@ export function rollForwardTable(currencies: readonly string[], results: Readonl
       checked ? paymentsIn.toFixed() : null,
       checked ? payoutsOut.toFixed() : null,
       checked ? r.explainedMovement : null,
+      checked ? r.movementsMovement : null,
       checked ? r.timingItems.length : null,
       checked ? r.timingMovement : null,
       r.expectedClosing,

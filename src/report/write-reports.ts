@@ -48,6 +48,8 @@ export interface WriteReportsOptions {
   currencies?: readonly string[];
   /** Roll-forward tolerance per currency, in its units (RECON_TOLERANCE); default exact. */
   tolerances?: Readonly<Record<string, string>>;
+  /** How long a recorded movement may take to reach the balance (MOVEMENT_LAG_MIN); default 10 minutes. */
+  movementLagMs?: number;
   /** Earlier business days whose open items and late changes are carried (RECON_LOOKBACK_DAYS); default 30. */
   lookbackDays?: number;
   /** Rows fetched per cursor page. */

@@ -6,6 +6,7 @@ import type { RequestStats } from './request-stats.ts';
 import type { RateWindow } from './rate-window.ts';
 import type { SandboxState } from './state.ts';
 import type { WebhookDispatcher } from './webhooks.ts';
+import type { WalletMovements } from './wallet-movements.ts';
 
 /** What the request handlers share: one per running sandbox. */
 export interface SandboxContext {
@@ -22,6 +23,8 @@ export interface SandboxContext {
   logger: Logger;
   /** Responses a timeout fault keeps open; closed when the sandbox closes. */
   held: Set<ServerResponse>;
+  /** Top-ups and withdrawals moved through the control interface, for their statements. */
+  movements: WalletMovements;
   /** Values `reset` returns to. */
   initial: { webhookUrl?: string; latencyMs: number; rateLimitPerSec: number | null };
 }

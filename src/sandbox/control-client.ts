@@ -1,3 +1,4 @@
+import type { WalletMovement } from './wallet-movements.ts';
 import type { FaultSpec, OrderPatch, SandboxOrder, SandboxStats } from './types.ts';
 
 export type { FaultSpec, OrderPatch, SandboxOrder, SandboxStats } from './types.ts';
@@ -66,6 +67,28 @@ export class SandboxControl {
   }
 
   /** Moves the sandbox clock forward, applying every due transition; returns the new sandbox time (ms). */
+  /** A top-up (in) or withdrawal (out) the provider books now; `usdt` at its quoted rate, `bankCharge` for one through a bank. */
+  async movement(m: {
+    reference: string;
+    currency: string;
+    direction: 'in' | 'out';
+    amount: string;
+    usdt?: boolean;
+    bankCharge?: string;
+  }): Promise<WalletMovement> {
+    return (await this.call<{ movement: WalletMovement }>('movement', m)).movement;
+  }
+
+  /** The portal's statement of wallet movements, in the columns of `payrecon movements import`. */
+  async movementStatement(): Promise<string> {
+    return (await this.call<{ csv: string }>('movements/statement')).csv;
+  }
+
+  /** The bank's CAMT.053 of the movements sent through a bank. */
+  async bankStatement(bankAccount?: string): Promise<string> {
+    return (await this.call<{ xml: string }>('movements/bank-statement', { bankAccount })).xml;
+  }
+
   async advanceClock(ms: number): Promise<number> {
     return (await this.call<{ now: number }>('clock/advance', { ms })).now;
   }

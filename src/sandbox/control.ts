@@ -72,6 +72,7 @@ function reset(ctx: SandboxContext): void {
   ctx.webhooks.setUrl(ctx.initial.webhookUrl);
   ctx.stats.reset();
   ctx.rate.set(ctx.initial.rateLimitPerSec);
+  ctx.movements.reset();
 }
 
 /** Routes `/__control/<action>` (JSON in and out, no provider authentication). */
@@ -120,6 +121,35 @@ function run(ctx: SandboxContext, action: string, body: Record<string, unknown>)
       const b = s.ledger.get(id, currency as 'INR');
       return { available: b.available.toFixed(2), total: b.available.plus(b.pending).plus(b.held).toFixed(2) };
     }
+    case 'movement': {
+      // A top-up (in) or withdrawal (out) as the provider books it: the balance moves now.
+      const currency = str(body, 'currency');
+      if (!isCurrency(currency)) bad('currency must be one of INR, NGN, IDR');
+      const direction = str(body, 'direction');
+      if (direction !== 'in' && direction !== 'out') bad('direction must be in or out');
+      const amount = str(body, 'amount');
+      if (!/^\d+(\.\d{1,2})?$/.test(amount) || /^0+(\.0+)?$/.test(amount)) bad('amount must be decimal text above zero such as "1500.00"');
+      const bankCharge = body.bankCharge === undefined ? null : str(body, 'bankCharge');
+      if (bankCharge !== null && !isDecimalText(bankCharge)) bad('bankCharge must be decimal text such as "25.00"');
+      const reference = str(body, 'reference');
+      if (ctx.movements.has(reference)) bad(`reference ${reference} is already used`);
+      const id = merchant(ctx, body);
+      const m = ctx.movements.add(s.seed, {
+        reference,
+        currency: currency as 'INR',
+        direction: direction as 'in' | 'out',
+        amount,
+        at: s.now(),
+        usdt: body.usdt === true,
+        bankCharge,
+      });
+      s.ledger.adjust(id, currency as 'INR', direction === 'in' ? m.amount : `-${m.amount}`);
+      return { movement: m };
+    }
+    case 'movements/statement':
+      return { csv: ctx.movements.statementCsv() };
+    case 'movements/bank-statement':
+      return { xml: ctx.movements.bankStatement(body.bankAccount === undefined ? 'SANDBOX-BANK-0001' : str(body, 'bankAccount')) };
     case 'clock/advance':
       s.advanceClock(int(body, 'ms', 0, 10 * 365 * 86_400_000));
       ctx.webhooks.dispatchDue();

@@ -5,6 +5,7 @@ import { hmacSha256, type SigningScheme } from '../provider/signing.ts';
 import { API_PREFIX, PATHS, type Operation } from '../provider/types.ts';
 import { authenticate } from './auth.ts';
 import type { SandboxContext } from './context.ts';
+import { WalletMovements } from './wallet-movements.ts';
 import { handleControl } from './control.ts';
 import { FaultRegistry, HTML_ERROR_PAGE, PRE_FAULTS, corruptData, streamHugeBody } from './faults.ts';
 import { handleOperation, paymentFetchData, payoutFetchData, type OpResult } from './operations.ts';
@@ -220,6 +221,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     timestampWindowSec: options.timestampWindowSec ?? 300,
     logger,
     held: new Set(),
+    movements: new WalletMovements(),
     initial: { webhookUrl: options.webhookUrl, latencyMs: faults.globalLatencyMs, rateLimitPerSec: options.rateLimitPerSec ?? null },
   };
 

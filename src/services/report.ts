@@ -59,6 +59,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       logger,
       currencies: config.RECON_CURRENCIES,
       tolerances: config.RECON_TOLERANCE,
+      movementLagMs: config.MOVEMENT_LAG_MIN * 60_000,
       lookbackDays: config.RECON_LOOKBACK_DAYS,
       journal: {
         accounts: config.JOURNAL_ACCOUNTS_FILE,

@@ -4,6 +4,9 @@ import { boundaryBalanceSnapshots, readingOf, type BalanceSnapshot } from '../db
 import { settlementWindow, type SettlementSums } from '../db/settlement.ts';
 import { rollForward, type RollForwardResult } from '../recon/rollforward.ts';
 import { classifyFinality, type TimingItem } from '../recon/timing-items.ts';
+import { windowMovements, type WindowMovement } from '../db/movements.ts';
+import type { MovementKind } from '../domain/movements.ts';
+import { DEFAULT_MOVEMENT_LAG_MS } from './policy.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -19,7 +22,22 @@ export interface SnapshotRollForward extends RollForwardResult {
   openingAt: Date | null;
   closingAt: Date | null;
   sums: SettlementSums | null;
+  /**
+   * Approved movements counted in the window: those certainly inside it (their effects make
+   * movementsMovement) and the timing items among them assigned in (timing: true).
+   */
+  movements: CountedMovement[];
   tolerance: string;
+}
+
+export interface CountedMovement {
+  id: string;
+  reference: string;
+  kind: MovementKind;
+  effect: string;
+  usdtAmount: string | null;
+  usdtRate: string | null;
+  timing: boolean;
 }
 
 const totals = (s: BalanceSnapshot | null) => s && { available: s.available, pending: s.pending, held: s.held };
@@ -32,11 +50,20 @@ const totals = (s: BalanceSnapshot | null) => s && { available: s.available, pen
  */
 export async function snapshotRollForward(
   db: Conn,
-  input: { currency: Currency; opening: BalanceSnapshot | null; closing: BalanceSnapshot | null; tolerance: string },
+  input: {
+    currency: Currency;
+    opening: BalanceSnapshot | null;
+    closing: BalanceSnapshot | null;
+    tolerance: string;
+    /** How long a recorded movement may take to reach the balance, either side of its recorded moment. */
+    movementLagMs?: number;
+  },
 ): Promise<SnapshotRollForward> {
   const { currency, opening, closing, tolerance } = input;
   const window = opening && closing ? await settlementWindow(db, currency, readingOf(opening), readingOf(closing)) : null;
   const timingItems: TimingItem[] = [];
+  const inside: WindowMovement[] = [];
+  const near = new Map<string, WindowMovement>();
   if (window && opening && closing) {
     for (const c of window.candidates) {
       const place = classifyFinality(c, readingOf(opening), readingOf(closing));
@@ -45,6 +72,30 @@ export async function snapshotRollForward(
       if (place === 'in') timingItems.push({ ...c, straddles: 'closing', likelyIn: true });
       else timingItems.push({ ...c, ...place });
     }
+    // A movement is placed like an order's finality: its recorded interval widened by the lag is when
+    // it may have reached the balance; one overlapping a reading is a timing item either window may take.
+    const found = await windowMovements(db, {
+      currency,
+      openingFrom: readingOf(opening).from,
+      closingTo: readingOf(closing).to,
+      lagMs: input.movementLagMs ?? DEFAULT_MOVEMENT_LAG_MS,
+    });
+    for (const m of found) {
+      const place = classifyFinality(m, readingOf(opening), readingOf(closing));
+      if (place === 'out') continue;
+      near.set(m.id, m);
+      if (place === 'in') inside.push(m);
+      else
+        timingItems.push({
+          direction: 'movement',
+          orderId: m.id,
+          merchantRef: m.reference,
+          effect: m.effect,
+          from: m.from,
+          to: m.to,
+          ...place,
+        });
+    }
   }
   const result = rollForward({
     currency,
@@ -52,6 +103,7 @@ export async function snapshotRollForward(
     closing: totals(closing),
     paymentsFinal: window ? { paidAmount: window.sums.payments.paidAmount, fee: window.sums.payments.fee } : [],
     payoutsFinal: window ? { amount: window.sums.payouts.amount, fee: window.sums.payouts.fee } : [],
+    movements: inside.map((m) => m.effect),
     timingItems,
     tolerance,
   });
@@ -62,9 +114,23 @@ export async function snapshotRollForward(
     openingAt: opening?.takenAt ?? null,
     closingAt: closing?.takenAt ?? null,
     sums: window?.sums ?? null,
+    movements: [
+      ...inside.map((m) => counted(m, false)),
+      ...result.timingItems.filter((t) => t.direction === 'movement' && t.assignedIn).map((t) => counted(near.get(t.orderId)!, true)),
+    ],
     tolerance,
   };
 }
+
+const counted = (m: WindowMovement, timing: boolean): CountedMovement => ({
+  id: m.id,
+  reference: m.reference,
+  kind: m.kind,
+  effect: m.effect,
+  usdtAmount: m.usdtAmount,
+  usdtRate: m.usdtRate,
+  timing,
+});
 
 /**
  * A business day as a whole, [from, to) (the caller turns a date in REPORT_TIMEZONE into those
@@ -74,9 +140,15 @@ export async function snapshotRollForward(
  */
 export async function dayRollForward(
   db: Conn,
-  input: { currency: Currency; from: Date; to: Date; tolerance: string },
+  input: { currency: Currency; from: Date; to: Date; tolerance: string; movementLagMs?: number },
 ): Promise<SnapshotRollForward> {
   const { first, last } = await boundaryBalanceSnapshots(db, input.currency, input.from, input.to);
   const closing = last && first && last.id !== first.id ? last : null;
-  return snapshotRollForward(db, { currency: input.currency, opening: first, closing, tolerance: input.tolerance });
+  return snapshotRollForward(db, {
+    currency: input.currency,
+    opening: first,
+    closing,
+    tolerance: input.tolerance,
+    movementLagMs: input.movementLagMs,
+  });
 }

@@ -21,6 +21,7 @@ import { describeFailures, runStatusOf, unitFailure, type UnitFailure } from './
 import { toleranceFor, type SnapshotPolicy } from './policy.ts';
 import { snapshotRollForward, type SnapshotRollForward } from './rollforward.ts';
 import { syncDriftCase } from '../cases/sync-drift.ts';
+import { syncDriftHint, syncUnseenMovements } from '../cases/sync-drift-hint.ts';
 import { countCode } from '../recon/run-counts.ts';
 
 export const SNAPSHOT_JOB = 'snapshot';
@@ -193,9 +194,12 @@ async function rollForwardCurrency(deps: SnapshotDeps, runId: string, out: Curre
       opening,
       closing,
       tolerance: toleranceFor(deps.policy, closing.currency),
+      movementLagMs: deps.policy.movementLagMs,
     });
     await storeCheck(trx, runId, out.rollForward, checkedAt);
     const drift = await syncDriftCase(trx, out.rollForward, checkedAt);
+    await syncDriftHint(trx, out.rollForward, checkedAt, deps.policy.movementLagMs);
+    await syncUnseenMovements(trx, out.rollForward, checkedAt);
     if (drift?.case && out.rollForward.finding) {
       out.driftCase = { id: drift.case.id, state: drift.outcome === 'opened' || drift.outcome === 'moved' ? 'open' : drift.case.state };
     }
@@ -221,10 +225,13 @@ async function rejudgeWindows(deps: SnapshotDeps, runId: string, currency: Curre
         opening: w.opening,
         closing: w.closing,
         tolerance: toleranceFor(deps.policy, currency),
+        movementLagMs: deps.policy.movementLagMs,
       });
       if (rf.withinTolerance === false && new Decimal(rf.drift!).equals(w.drift)) return;
       await storeCheck(trx, runId, rf, checkedAt, rejudgeBalanceCheck);
       await syncDriftCase(trx, rf, checkedAt);
+      // A movement recorded (or approved) since explains the window now: its companion case clears too.
+      await syncDriftHint(trx, rf, checkedAt, deps.policy.movementLagMs);
       deps.logger.info({ currency, opening: w.opening.id, closing: w.closing.id, was: w.drift, drift: rf.drift }, 'window judged again');
     });
   }
@@ -283,6 +290,8 @@ async function storeCheck(
     payoutsCount: rf.sums!.payouts.count,
     timingItems: rf.timingItems,
     timingMovement: rf.timingMovement,
+    movementsMovement: rf.movementsMovement,
+    movementsCount: rf.movements.filter((m) => !m.timing).length,
     checkedAt,
   });
 }

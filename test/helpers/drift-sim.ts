@@ -5,7 +5,10 @@
  * minutes late at random, sometimes both at once), and the provider clock also jumps forward at
  * random moments between provider calls, so orders finalize between a snapshot's open-order check,
  * its balance reading and its re-check. One balance adjustment no order explains is planted at a
- * random time. Real Postgres (a throw-away database) and the sandbox over real HTTP.
+ * random time. Real Postgres (a throw-away database) and the sandbox over real HTTP. With `movements`,
+ * that many top-ups and withdrawals are recorded (and approved) at random moments, each landing in the
+ * sandbox's balance up to two minutes after its recorded moment (issue 38): they must explain
+ * themselves, never drift.
  *
  * Issue 43: some orders the merchant records later, in batches (every 40 minutes), already final in its
  * books (finalized at creation), before or after the snapshots around their finality at the provider:
@@ -31,6 +34,7 @@ import { openOrderChecker } from '../../src/snapshot/open-orders.ts';
 import { DEMO_METHODS } from '../../src/demo/seed-merchant.ts';
 import { Decimal, CURRENCIES, type Currency } from '../../src/money/decimal.ts';
 import type { Direction } from '../../src/domain/types.ts';
+import { approveMovement, insertMovements } from '../../src/db/movements.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -39,6 +43,8 @@ export interface SimOptions {
   seed: number;
   hours?: number;
   orders?: number;
+  /** Recorded, approved top-ups and withdrawals (default none). */
+  movements?: number;
   /** Called on the simulation's database before it is dropped (the journal test reads its days). */
   inspect?: (knex: import('knex').Knex, db: import('../../src/db/connect.ts').Db) => Promise<void>;
   /**
@@ -66,9 +72,15 @@ export interface SimResult {
   /** Exactly one window of the planted currency beyond tolerance, the one the adjustment fell in, drifting by exactly its size. */
   plantedFound: boolean;
   plantedWindows: Array<{ drift: string; openingAt: Date; closingAt: Date }>;
+  /** Movements recorded, and how many times the roll-forwards counted them (inside a window, or a timing item taken in). */
+  movements: number;
+  movementsCounted: number;
 }
 
-type Event = { at: number; kind: 'order' | 'sweep' | 'snapshot' | 'both' | 'plant' | 'batch' | 'feefix' | 'rerun' };
+type Movement = { reference: string; currency: Currency; delta: string };
+type Event =
+  | { at: number; kind: 'order' | 'sweep' | 'snapshot' | 'both' | 'plant' | 'batch' | 'feefix' | 'rerun' }
+  | { at: number; kind: 'record' | 'land'; movement: Movement };
 
 /**
  * How the merchant records an order: `live` at initiate, open (the flow before issue 43); the others later
@@ -168,6 +180,16 @@ export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
   for (let b = start + phase; b < start + hours * HOUR; b += 40 * MIN) events.push({ at: b, kind: 'batch' });
   const planted = { currency: CURRENCIES[Math.floor(r() * CURRENCIES.length)], delta: plantedDelta(r), at: new Date(0) };
   events.push({ at: start + 2 * HOUR + Math.floor(r() * (hours - 4) * HOUR), kind: 'plant' });
+  // Movements draw from a generator of their own, so a seed's orders and plant are the same with or without them.
+  const rm = rng(opts.seed + 1_000_003);
+  for (let i = 0; i < (opts.movements ?? 0); i++) {
+    const at = start + HOUR + Math.floor(rm() * (hours - 3) * HOUR);
+    const currency = CURRENCIES[Math.floor(rm() * CURRENCIES.length)];
+    const size = new Decimal(10).pow(2 + rm() * 5).toDecimalPlaces(2);
+    const movement = { reference: `SIM-${opts.seed}-${i}`, currency, delta: (rm() < 0.5 ? size.neg() : size).toFixed(2) };
+    events.push({ at, kind: 'record', movement });
+    events.push({ at: at + Math.floor(rm() * 2 * MIN), kind: 'land', movement });
+  }
   if (opts.lateFeeCorrection) events.push({ at: start + 30 * HOUR, kind: 'feefix' }, { at: start + 31 * HOUR, kind: 'rerun' });
   events.sort((a, b) => a.at - b.at);
   let corrected: { currency: string; createdAt: number } | null = null;
@@ -212,6 +234,8 @@ export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
       else if (e.kind === 'sweep') await sweep();
       else if (e.kind === 'snapshot') await snapshot();
       else if (e.kind === 'both') await Promise.all([sweep(), snapshot()]);
+      else if (e.kind === 'record') await recordMovement(db.knex, e.movement, now());
+      else if (e.kind === 'land') await control.adjustBalance(e.movement.currency, e.movement.delta);
       else if (e.kind === 'feefix') await feeFix();
       else if (e.kind === 'rerun') await rerun();
       else {
@@ -220,13 +244,39 @@ export async function simulateDrift(opts: SimOptions): Promise<SimResult> {
       }
     }
     await opts.inspect?.(db.knex, db);
-    return await evaluate(db.knex, { seed: opts.seed, hours, orders: orderCount, planted, kinds });
+    return await evaluate(db.knex, { seed: opts.seed, hours, orders: orderCount, planted, kinds, movements: opts.movements ?? 0 });
   } finally {
     await client.close();
     await sandbox.close();
     await db.close();
     await t.drop();
   }
+}
+
+/** Treasury records the movement at the moment it is sent, and a second person approves it. */
+async function recordMovement(knex: import('knex').Knex, m: Movement, at: Date): Promise<void> {
+  const out = m.delta.startsWith('-');
+  await knex.transaction(async (trx) => {
+    await insertMovements(
+      trx,
+      [
+        {
+          reference: m.reference,
+          currency: m.currency,
+          direction: out ? 'out' : 'in',
+          amount: out ? m.delta.slice(1) : m.delta,
+          occurredFrom: at,
+          occurredTo: at,
+          kind: out ? 'withdrawal' : 'top_up',
+          usdtAmount: null,
+          usdtRate: null,
+          note: '',
+        },
+      ],
+      { recordedBy: 'treasury', source: 'simulation', at },
+    );
+    await approveMovement(trx, m.reference, 'controller', at);
+  });
 }
 
 /** Draws an order kind: most live, the rest the merchant's batch-recorded final orders (issue 43). */
@@ -316,8 +366,22 @@ async function recordBatch(knex: import('knex').Knex, control: SandboxControl, u
 
 async function evaluate(
   knex: import('knex').Knex,
-  run: { seed: number; hours: number; orders: number; planted: SimResult['planted']; kinds: Record<OrderKind, number> },
+  run: {
+    seed: number;
+    hours: number;
+    orders: number;
+    planted: SimResult['planted'];
+    kinds: Record<OrderKind, number>;
+    movements: number;
+  },
 ): Promise<SimResult> {
+  const counted = (
+    await knex.raw(
+      `SELECT (SELECT coalesce(sum(movements_count), 0) FROM balance_checks)
+            + (SELECT count(*) FROM balance_checks c, jsonb_array_elements(c.timing_items) i
+                WHERE i->>'direction' = 'movement' AND (i->>'assignedIn')::boolean) AS n`,
+    )
+  ).rows[0] as { n: string | number };
   // Each window as last judged; first_drift: it was drift when first judged, and judged again since.
   const rows = (
     await knex.raw(
@@ -352,5 +416,6 @@ async function evaluate(
     falseDrifts: beyond.filter((w) => !exact.includes(w)).map((w) => ({ currency: w.currency, drift: w.drift, closingAt: w.closing_at })),
     plantedFound: exact.length === 1 && plantedWindows.length === 1,
     plantedWindows: plantedWindows.map((w) => ({ drift: w.drift, openingAt: w.opening_at, closingAt: w.closing_at })),
+    movementsCounted: Number(counted.n),
   };
 }

@@ -1,0 +1,157 @@
+import type { Readable } from 'node:stream';
+import type { Knex } from '../db/knex-types.ts';
+import { parse } from 'csv-parse';
+import { Decimal } from '../money/decimal.ts';
+import { insertMovements, movementsByReference, type MovementInput, type StoredMovement } from '../db/movements.ts';
+import { MOVEMENT_COLUMNS, validateMovementRow } from './movement-row.ts';
+import { ImportFormatError } from './order-csv.ts';
+
+export interface MovementImportResult {
+  /** Data records read (header excluded). */
+  rows: number;
+  /** Recorded now (each waits for a second person's approval). */
+  inserted: number;
+  /** Already recorded with the same values: an import run twice adds nothing. */
+  unchanged: number;
+  /** Every row refused, with its line and the fix; any refusal means nothing of the file was recorded. */
+  rejected: Array<{ line: number; reason: string }>;
+}
+
+interface Parsed {
+  line: number;
+  movement: MovementInput;
+}
+
+/**
+ * `payrecon movements import`: all or nothing. Every row is validated, and each reference already
+ * recorded is compared with what is stored; one bad or changed row refuses the whole file (a
+ * register of money moved must never hold half a file). The register is small (people record these
+ * one by one), so the good rows are kept in memory until the file is judged.
+ */
+export async function importMovements(
+  db: Knex,
+  input: Readable,
+  by: { recordedBy: string; source: string; at: Date },
+): Promise<MovementImportResult> {
+  const { parsed, rejected, rows } = await readMovementCsv(input);
+  return db.transaction(async (trx) => {
+    const stored = await movementsByReference(
+      trx,
+      parsed.map((p) => p.movement.reference),
+    );
+    const fresh: MovementInput[] = [];
+    let unchanged = 0;
+    for (const p of parsed) {
+      const old = stored.get(p.movement.reference);
+      if (!old) fresh.push(p.movement);
+      else {
+        const changed = differences(old, p.movement);
+        if (changed.length === 0) unchanged++;
+        else
+          rejected.push({
+            line: p.line,
+            reason: `reference ${p.movement.reference} is already recorded with other values (${changed.join('; ')}); a recorded movement is never changed by an import: correct the row to match, or record the correction under a new reference`,
+          });
+      }
+    }
+    rejected.sort((a, b) => a.line - b.line);
+    if (rejected.length > 0) return { rows, inserted: 0, unchanged: 0, rejected };
+    const written = await insertMovements(trx, fresh, by);
+    return { rows, inserted: written.length, unchanged, rejected };
+  });
+}
+
+async function readMovementCsv(
+  input: Readable,
+): Promise<{ parsed: Parsed[]; rejected: Array<{ line: number; reason: string }>; rows: number }> {
+  const parsed: Parsed[] = [];
+  const rejected: Array<{ line: number; reason: string }> = [];
+  const seen = new Map<string, number>();
+  let header: string[] | undefined;
+  let rows = 0;
+  const parser = input.pipe(
+    parse({
+      bom: true,
+      trim: true,
+      info: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      skip_records_with_error: true,
+      on_skip: (err) => {
+        rejected.push({
+          line: (err as { lines?: number } | undefined)?.lines ?? 0,
+          reason: `unreadable CSV: ${err?.message ?? 'parse error'}`,
+        });
+        return undefined;
+      },
+    }),
+  );
+  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    const line = info.lines - record.reduce((n, f) => n + (f.match(/\n/g)?.length ?? 0), 0);
+    if (!header) {
+      header = checkHeader(record);
+      continue;
+    }
+    rows++;
+    if (record.length !== header.length) {
+      rejected.push({ line, reason: `expected ${header.length} fields, got ${record.length}; give every row the header's columns` });
+      continue;
+    }
+    const v = validateMovementRow(Object.fromEntries(header.map((h, i) => [h, record[i]])));
+    if (!v.ok) {
+      rejected.push({ line, reason: v.reason });
+      continue;
+    }
+    const first = seen.get(v.movement.reference);
+    if (first !== undefined) {
+      rejected.push({
+        line,
+        reason: `reference ${v.movement.reference} repeats line ${first}; each movement once, under its own reference`,
+      });
+      continue;
+    }
+    seen.set(v.movement.reference, line);
+    parsed.push({ line, movement: v.movement });
+  }
+  if (!header) throw new ImportFormatError('the file is empty: expected a header row');
+  return { parsed, rejected, rows };
+}
+
+function checkHeader(record: string[]): string[] {
+  const { required, optional } = MOVEMENT_COLUMNS;
+  const known = new Set<string>([...required, ...optional]);
+  const problems: string[] = [];
+  const unknown = record.filter((h) => !known.has(h));
+  if (unknown.length) problems.push(`unknown column(s): ${unknown.join(', ')}`);
+  const missing = required.filter((h) => !record.includes(h));
+  if (missing.length) problems.push(`missing column(s): ${missing.join(', ')}`);
+  const repeated = record.filter((h, i) => record.indexOf(h) !== i);
+  if (repeated.length) problems.push(`repeated column(s): ${repeated.join(', ')}`);
+  if (problems.length) {
+    throw new ImportFormatError(
+      `line 1 (header): ${problems.join('; ')}. Expected ${required.join(', ')}; optional ${optional.join(', ')}.`,
+    );
+  }
+  return record;
+}
+
+const sameAmount = (a: string | null, b: string | null) => (a === null || b === null ? a === b : new Decimal(a).equals(b));
+
+/** What differs between a stored movement and a row for the same reference, for the refusal. */
+function differences(old: StoredMovement, row: MovementInput): string[] {
+  const out: string[] = [];
+  const diff = (field: string, was: string | null, now: string | null) =>
+    out.push(`${field} ${was ?? '(empty)'} recorded, ${now ?? '(empty)'} in the file`);
+  if (old.currency !== row.currency) diff('currency', old.currency, row.currency);
+  if (old.direction !== row.direction) diff('direction', old.direction, row.direction);
+  if (!sameAmount(old.amount, row.amount)) diff('amount', old.amount, row.amount);
+  if (old.kind !== row.kind) diff('kind', old.kind, row.kind);
+  if (old.occurredFrom.getTime() !== row.occurredFrom.getTime())
+    diff('occurred_at', old.occurredFrom.toISOString(), row.occurredFrom.toISOString());
+  if (old.occurredTo.getTime() !== row.occurredTo.getTime())
+    diff('occurred_until', old.occurredTo.toISOString(), row.occurredTo.toISOString());
+  if (!sameAmount(old.usdtAmount, row.usdtAmount)) diff('usdt_amount', old.usdtAmount, row.usdtAmount);
+  if (!sameAmount(old.usdtRate, row.usdtRate)) diff('usdt_rate', old.usdtRate, row.usdtRate);
+  if (old.note !== row.note) diff('note', JSON.stringify(old.note), JSON.stringify(row.note));
+  return out;
+}
