@@ -29,6 +29,8 @@ export default defineConfig({
     // accounting, docs/performance/index.md); the laptop run on PGlite, 265 -> 203 s. Same answers.
     poolOptions: { forks: { execArgv: v8FlagIfKnown('--liftoff-only') } },
     sequence: { sequencer: LongestFirst },
+    // The default output, then how many tests were skipped and why (test/skip-summary.ts).
+    reporters: ['default', './test/skip-summary.ts'],
     projects: [
       {
         test: { ...shared, name: 'unit', include: files.unit, globalSetup: ['test/global-setup.ts'] },
@@ -46,7 +48,7 @@ export default defineConfig({
           ...shared,
           name: 'e2e',
           include: files.e2e,
-          globalSetup: ['test/global-setup.ts', 'test/global-setup-db.ts'],
+          globalSetup: ['test/global-setup.ts', 'test/global-setup-db.ts', 'test/global-setup-browser.ts'],
         },
       },
     ],

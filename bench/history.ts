@@ -3,17 +3,20 @@
  *
  *   npm run build && npm run bench:history -- [--days D=365] [--orders-per-day N=10000] [--reps R=5] [--cli dist|tsx] [--prune]
  *
- * Two databases on BENCH_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/payrecon_bench_history):
- * that one, seeded with D days of history by bulk SQL (bench/lib/seed-history.ts), and <name>_empty.
+ * Two scratch databases it creates on BENCH_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432; the URL's
+ * database is only where CREATE DATABASE runs, never used or dropped): payrecon_bench_history_<random>, seeded with D days of
+ * history by bulk SQL (bench/lib/seed-history.ts), and <that name>_empty.
  * Both get the measured day: N of the sandbox's synthetic orders, dated yesterday. Then each daily
  * operation runs R times on each database as its own payrecon process (the compiled build by default)
  * and its median wall time is compared: a table (operation, empty, full, ratio), the database size per
- * million orders, and last `history: max ratio R`. Both databases are dropped at the end (--keep keeps them).
+ * million orders, and last `history: max ratio R`. Both databases are dropped at the end (--keep keeps them and prints
+ * their name; --reuse NAME runs on a kept pair, which it never drops: it did not create them).
  * The console's pages (queue, ref search, case page) are timed in-process (bench/lib/console-timing.ts).
  * With --prune, last: `payrecon prune` with RETENTION_DAYS=--prune-days on the full database, and its size
  * per million orders before and after (the pruned tables compacted by VACUUM FULL, as a steady state reuses the space).
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,8 +42,8 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '30' },
     cli: { type: 'string', default: 'dist' },
     keep: { type: 'boolean', default: false },
-    // Reuse the databases a `--keep` run left (same --days/--orders-per-day): no drop, no seed; kept at the end.
-    reuse: { type: 'boolean', default: false },
+    // Reuse the pair a `--keep` run left and named (same --days/--orders-per-day): no seed, never dropped.
+    reuse: { type: 'string' },
     // The baseline holds the measured day plus this much history: what the day legitimately reads (RECON_LOOKBACK_DAYS + 1).
     'baseline-days': { type: 'string', default: '31' },
     // Time only the operations whose name contains one of these comma-separated texts (iterating on one query).
@@ -58,7 +61,9 @@ const N = whole('--orders-per-day', values['orders-per-day']!, 10);
 const REPS = whole('--reps', values.reps!, 5);
 const SEED = whole('--seed', values.seed!, 0);
 const BASELINE_DAYS = whole('--baseline-days', values['baseline-days']!, 0);
-const REUSE = values.reuse === true;
+const REUSE = values.reuse !== undefined;
+if (REUSE && !/^payrecon_bench_history_[0-9a-f]{8}$/.test(values.reuse!))
+  throw new Error(`--reuse: expected the name a --keep run printed, payrecon_bench_history_<8 hex digits> (got "${values.reuse}")`);
 const PRUNE_DAYS = whole('--prune-days', values['prune-days']!, 40);
 if (BASELINE_DAYS >= DAYS) throw new Error(`--baseline-days: expected fewer than --days (${DAYS}); got ${BASELINE_DAYS}`);
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -67,12 +72,15 @@ const MERCHANT = { PROVIDER_MERCHANT_ID: 'bench-merchant', PROVIDER_SECRET: 'ben
 const log = (m: string) =>
   process.stderr.write(`[history ${new Date().toISOString().slice(11, 19)} load ${os.loadavg()[0].toFixed(2)}] ${m}\n`);
 
-const fullUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/payrecon_bench_history');
-const fullName = fullUrl.pathname.slice(1);
+// The server: its URL's database is where CREATE and DROP DATABASE run (the bench's own databases cannot), nothing else.
+const adminUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const fullName = values.reuse ?? `payrecon_bench_history_${randomBytes(4).toString('hex')}`;
+const fullUrl = new URL(adminUrl);
+fullUrl.pathname = `/${fullName}`;
 const emptyUrl = new URL(fullUrl);
 emptyUrl.pathname = `/${fullName}_empty`;
-const adminUrl = new URL(fullUrl);
-adminUrl.pathname = '/postgres';
+/** The databases this run created: the only ones it drops. */
+const created: string[] = [];
 
 async function admin(sql: string): Promise<void> {
   const c = new pg.Client({ connectionString: adminUrl.toString() });
@@ -191,8 +199,8 @@ async function makeDue(url: URL): Promise<void> {
 let sandbox: ReturnType<typeof spawn> | undefined;
 try {
   for (const name of REUSE ? [] : [fullName, `${fullName}_empty`]) {
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin(`CREATE DATABASE ${name}`);
+    created.push(name);
   }
   sandbox = spawn(process.execPath, [CLI, 'sandbox', '--port', '0', '--seed', String(SEED)], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...MERCHANT, LOG_LEVEL: 'warn' },
@@ -303,8 +311,7 @@ try {
   process.stdout.write(`${out.join('\n')}\n`);
 } finally {
   sandbox?.kill('SIGTERM');
-  if (!values.keep && !REUSE) {
-    for (const name of [fullName, `${fullName}_empty`]) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-  }
+  if (values.keep && created.length) log(`kept ${created.join(' and ')}: --reuse ${fullName} runs on them`);
+  else for (const name of created) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
   fs.rmSync(tmp, { recursive: true, force: true });
 }

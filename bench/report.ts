@@ -9,24 +9,23 @@
  * report runs in a fresh process (bin/payrecon.mjs through tsx, or dist/src/main.js as production
  * runs it) and its own peak RSS and CPU are measured at its exit (rss-at-exit.mjs).
  *
- * BENCH_DATABASE_URL: a Postgres to use (a throw-away schema is created in it and dropped);
- * unset: a new database on postgres://postgres@127.0.0.1:5432, dropped afterwards.
- * --keep: keep the seeded schema (or database) and print its name, to profile the report on it again.
+ * BENCH_DATABASE_URL: the Postgres server (default postgres://postgres@127.0.0.1:5432/postgres; its database is only
+ * where CREATE DATABASE runs): a scratch database payrecon_bench_report_<random> is created there and dropped afterwards.
+ * --keep: keep the seeded database and print its URL, to profile the report on it again.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../src/config/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { ExtraFileName } from '../src/report/manifest.ts';
 import { writeReports } from '../src/report/write-reports.ts';
 import { benchMachine, loadAverages, recordResult } from './lib/record.ts';
+import { createScratchDatabase } from './lib/scratch-database.ts';
 
 const { values } = parseArgs({
   options: { orders: { type: 'string', default: '100000' }, cli: { type: 'string' }, keep: { type: 'boolean', default: false } },
@@ -45,29 +44,10 @@ if (cliEntry && !fs.existsSync(cliEntry)) throw new Error(`${cliEntry} is missin
 const orders = Number(values.orders);
 if (!Number.isInteger(orders) || orders < 1) throw new Error('--orders: expected a positive whole number');
 
-const suffix = randomBytes(4).toString('hex');
-const server = process.env.BENCH_DATABASE_URL;
-const adminUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `payrecon_bench_${suffix}`;
-const schema = server ? `payrecon_bench_${suffix}` : 'payrecon';
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-let url = server;
-if (!url) {
-  await admin(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  url = u.toString();
-}
+const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const scratch = await createScratchDatabase(server, 'payrecon_bench_report');
+const url = scratch.url;
+const schema = 'payrecon';
 const db = await openDatabase(loadConfig({ DATABASE_URL: url, DATABASE_SCHEMA: schema, LOG_LEVEL: 'silent' }), { poolMax: 2 });
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-bench-report-'));
 try {
@@ -155,23 +135,17 @@ try {
   };
   console.log(JSON.stringify(figures));
   recordResult('report', {
-    command: `${server ? 'BENCH_DATABASE_URL=<postgres> ' : ''}node --import tsx bench/report.ts ${process.argv.slice(2).join(' ')}`.trim(),
-    machine: benchMachine(server ? 'Postgres' : 'PGlite'),
+    command:
+      `${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL=<postgres> ' : ''}node --import tsx bench/report.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: benchMachine('Postgres'),
     load: { end: loadAverages() },
     figures,
   });
 } finally {
   await db.close();
   fs.rmSync(reportDir, { recursive: true, force: true });
-  if (values.keep) {
-    console.log(JSON.stringify({ kept: server ? { url: server, schema } : { url, schema } }));
-  } else if (server) {
-    const c = new pg.Client({ connectionString: server });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => c.end());
-  } else {
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  }
+  if (values.keep) console.log(JSON.stringify({ kept: { url, schema } }));
+  else await scratch.drop();
 }
 
 /** `payrecon report --date 2024-05-01 --json` as its own process, with its peak RSS and CPU time at exit. */

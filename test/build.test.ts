@@ -6,12 +6,12 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/cli.ts';
+import { skipping } from './helpers/skips.ts';
 
 const MAIN = path.join(ROOT, 'dist/src/main.js');
 const built = fs.existsSync(MAIN);
-if (!built) console.warn('skipped (no dist/: run npm run build): the compiled build runs');
 
-describe.skipIf(!built)('the compiled build', () => {
+describe.skipIf(!built && skipping('no dist/: run npm run build', 'the compiled build runs'))('the compiled build', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-build-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   const run = (args: string[]) =>

@@ -48,6 +48,11 @@ describe('config validation: each bad value names its variable and what it expec
     ['RECON_CONCURRENCY', '100000', 'at most 1024'],
     ['RECON_TOLERANCE', 'USD=1', 'CUR=amount'],
     ['RECON_TOLERANCE', 'INR=-1', 'CUR=amount'],
+    // Checked here only: the policy is built from the parsed values without a second validation (recon/policy.ts).
+    ['RECON_TOLERANCE', 'NGN=1e-2', 'CUR=amount'],
+    ['RECON_BACKOFF_PAYOUT', '1m,,2m', 'delays such as'],
+    ['RECON_BACKOFF_PAYMENT', '1m,0m', 'delays such as'],
+    ['RECON_FIRST_CHECK_PAYOUT', '-1m', 'a delay such as'],
     ['RECON_CURRENCIES', 'INR,USD', 'INR, NGN, IDR'],
     ['REPORT_TIMEZONE', 'Mars/Olympus', 'IANA time zone'],
     ['SMTP_URL', 'http://mail', 'smtp://'],

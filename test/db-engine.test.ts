@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/connect.ts';
 import { DatabaseBusyError } from '../src/db/engine/pglite-dir-lock.ts';
 import type { EngineName } from '../src/db/engine/engine.ts';
+import { rowsOf } from '../src/db/row.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
 /** What each engine answers where the two differ; everything else below holds on both. */
@@ -91,6 +92,35 @@ describe.each(availableEngines)('the %s engine, through its adapter', (engine) =
       expect(seen.result).toBeNull();
     }
     expect(await t.db.engine.lockSession('engine-test:s')).toBeNull();
+  });
+
+  it('transactionLock: a second transaction taking the same lock goes on only after the first has ended', async () => {
+    const events: string[] = [];
+    const release = gate();
+    const held = gate();
+    const first = t.db.knex.transaction(async (tx) => {
+      await t.db.engine.transactionLock(tx, 'engine-test:tx');
+      events.push('first holds');
+      held.open();
+      await release.opened;
+      events.push('first ends');
+    });
+    await held.opened;
+    const second = t.db.knex.transaction(async (tx) => {
+      await t.db.engine.transactionLock(tx, 'engine-test:tx');
+      events.push('second holds');
+    });
+    if (engine === 'postgres') {
+      // The second is seen waiting for the lock (another pool connection asks), not merely not started yet.
+      while (!events.includes('second holds')) {
+        const rows = rowsOf(await t.db.knex.raw(`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`));
+        if (Number(rows[0].n) > 0) break;
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    release.open();
+    await Promise.all([first, second]);
+    expect(events).toEqual(['first holds', 'first ends', 'second holds']);
   });
 
   it('runScript: several statements in one call, inside the transaction it is given', async () => {

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log/logger.ts';
 import { textStream } from '../src/log/text-stream.ts';
 import { BIN } from './helpers/cli.ts';
+import { skipping } from './helpers/skips.ts';
 
 const lines = (out: PassThrough) =>
   String(out.read() ?? '')
@@ -39,22 +40,23 @@ const script = (() => {
     return false;
   }
 })();
-if (!script) console.warn('skipped (no `script` command to give the CLI a terminal): logs at a real terminal');
+describe.skipIf(!script && skipping('no `script` command to give the CLI a terminal', 'logs at a real terminal'))(
+  'the CLI at a terminal',
+  () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-tty-'));
+    afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!script)('the CLI at a terminal', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-tty-'));
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-  it('prints no JSON: the database line, then the failure as text', () => {
-    // `script` gives the command a pseudo-terminal; an unmigrated embedded database makes it fail.
-    const r = spawnSync('script', ['-qec', `${process.execPath} ${BIN} status`, '/dev/null'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', PGLITE_DIR: path.join(dir, 'pglite') },
-      encoding: 'utf8',
+    it('prints no JSON: the database line, then the failure as text', () => {
+      // `script` gives the command a pseudo-terminal; an unmigrated embedded database makes it fail.
+      const r = spawnSync('script', ['-qec', `${process.execPath} ${BIN} status`, '/dev/null'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', PGLITE_DIR: path.join(dir, 'pglite') },
+        encoding: 'utf8',
+      });
+      const output = r.stdout.replace(/\r/g, '').split('\n').filter(Boolean);
+      expect(r.status).toBe(3);
+      expect(output[0]).toBe(`payrecon status: database embedded PGlite at ${path.join(dir, 'pglite')}`);
+      expect(output.slice(1)).toEqual([expect.stringMatching(/^payrecon: embedded PGlite at .* is not migrated/)]);
     });
-    const output = r.stdout.replace(/\r/g, '').split('\n').filter(Boolean);
-    expect(r.status).toBe(3);
-    expect(output[0]).toBe(`payrecon status: database embedded PGlite at ${path.join(dir, 'pglite')}`);
-    expect(output.slice(1)).toEqual([expect.stringMatching(/^payrecon: embedded PGlite at .* is not migrated/)]);
-  });
-});
+  },
+);

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import type { Db } from '../db/connect.ts';
 import { findCase, insertCase, markCaseSeen, transitionCase, type CaseFinding, type CaseSubject, type StoredCase } from '../db/cases.ts';
 import { decideCase, type CaseEvent, type Transition } from '../recon/cases.ts';

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { Decimal } from '../money/decimal.ts';
 import { driftSubject } from '../db/cases.ts';
 import { pendingMovementsEqualTo } from '../db/movements.ts';

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { driftSubject } from '../db/cases.ts';
 
 /** A roll-forward between two snapshots of a currency, as the snapshot job computed it. */

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { orderSubject, unknownOrderSubject } from '../db/cases.ts';
 import type { OrderRow } from '../db/orders.ts';
 import { isFinalCategory } from '../domain/status.ts';

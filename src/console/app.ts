@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -19,6 +19,7 @@ import { registerCaseRoutes } from './routes/cases.ts';
 import { registerCaseImportRoutes } from './routes/case-import.ts';
 import { registerOrderRoutes } from './routes/orders.ts';
 import { FAVICON_SVG } from './pages/favicon.ts';
+import { denyByDefault } from './route-access.ts';
 
 function refuse(request: FastifyRequest, reply: FastifyReply, status: 401 | 403, message: string): FastifyReply {
   return sendPage(
@@ -73,6 +74,7 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   // Parts are read by the route that wants a file (readUpload), after the role check; others refuse multipart (no CSRF field).
   await app.register(multipart);
   app.decorateRequest('session', null);
+  denyByDefault(app);
   const policy = sessionPolicy(config);
   if (!trusted) warnOnForwardedRequests(app, deps);
 
@@ -90,8 +92,12 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   });
 
   app.addHook('preHandler', async (request, reply) => {
+    // No route: the not-found page, which shows nothing.
+    if (request.is404) return;
     const access = request.routeOptions.config?.access;
-    if (access === undefined || access === 'public') return;
+    // Registration refuses a route without access (route-access.ts); should one slip past, it is closed.
+    if (access === undefined) return refuse(request, reply, 403, 'This page declares no access.');
+    if (access === 'public') return;
     const token = request.cookies[SESSION_COOKIE];
     let session = token ? await resolveSession(deps.db.knex, policy, token, deps.now()) : null;
 
@@ -131,8 +137,9 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
     }
   });
 
-  app.setErrorHandler((err: Error, request, reply) => {
-    const status = (err as { statusCode?: number }).statusCode ?? 500;
+  // Fastify's own errors carry their status (413 body too large, 415, 400 bad form); any other is a 500.
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const status = err.statusCode ?? 500;
     if (status >= 500)
       deps.logger.error({ err: { message: err.message, stack: err.stack }, url: request.routeOptions.url }, 'console request failed');
     return sendPage(

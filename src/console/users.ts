@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { disableUser as disableUserRow, insertUser, setPasswordHash, ROLES, type ConsoleUser, type Role } from '../db/console-users.ts';
 import { endUserSessions } from '../db/console-sessions.ts';
 import { recordAction } from '../db/console-actions.ts';

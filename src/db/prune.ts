@@ -96,6 +96,11 @@ export interface PrunedBatch {
   rows: Array<{ month: string; line: string }>;
 }
 
+/** A lock this transaction waits for longer than `ms` fails its statement instead: a batch steps back rather than stall the merchant's writes. */
+export async function setTransactionLockTimeout(trx: Knex.Transaction, ms: number): Promise<void> {
+  await trx.raw(`SELECT set_config('lock_timeout', ?, true)`, [String(Math.max(1, Math.floor(ms)))]);
+}
+
 /**
  * Deletes the next batch of prunable rows after id `afterId`, in the caller's transaction. The rows are
  * chosen and deleted in one statement, so each is still prunable when deleted, and rows another

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { addUser } from '../console/users.ts';
 
 /**

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';
 import type { ProviderClient } from '../provider/client.ts';
 import { insertOrders, type NewOrder } from '../db/orders.ts';

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { parse } from 'csv-parse';
 import { Decimal } from '../money/decimal.ts';
 import { insertMovements, movementsByReference, type MovementInput, type StoredMovement } from '../db/movements.ts';

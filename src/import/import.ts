@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import type { Direction } from '../domain/types.ts';
 import type { RowRules } from './import-row.ts';
 import { insertNewOrders, storedOrderRefs } from '../db/order-inserts.ts';

@@ -1,6 +1,6 @@
 // The Prometheus families of payrecon, one registry per process, handed down as an object (never a global).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { readOpsGauges } from '../db/ops-gauges.ts';
 import { ALERTING_STEPS } from '../db/alerting-health.ts';
 import { VERDICTS } from '../domain/verdicts.ts';

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { approveMovement, driftCasesExplainedBy, type ApproveOutcome } from '../db/movements.ts';
 import { getCase, transitionCase } from '../db/cases.ts';
 import { decideCase } from '../recon/cases.ts';

@@ -1,6 +1,5 @@
 import { scrub } from '../config/redact.ts';
 import type { Db } from '../db/connect.ts';
-import { advisoryKey } from '../db/advisory.ts';
 import { insertAlert, latestLiveAlert, supersedePendingAlerts, type AlertRecord } from '../db/alerts.ts';
 import { alertFingerprint, payloadDigest } from './fingerprint.ts';
 
@@ -38,7 +37,7 @@ export interface RaiseResult {
  * fingerprint and payload digest that is still queued, or was sent less than repeatAfterMs
  * ago, makes this one `suppressed` (kept as a record). A changed finding supersedes queued
  * older ones of the same fingerprint. Raises of one fingerprint are serialised by a
- * transaction-scoped advisory lock so two jobs cannot both decide "news".
+ * transaction-scoped lock (the engine's, db/engine/) so two jobs cannot both decide "news".
  */
 export async function raiseAlert(db: Db, input: AlertInput, opts: RaiseOptions): Promise<RaiseResult> {
   const secrets = opts.secrets ?? [];
@@ -49,7 +48,7 @@ export async function raiseAlert(db: Db, input: AlertInput, opts: RaiseOptions):
   const repeatAfter = opts.repeatAfterMs ?? DEFAULT_REPEAT_AFTER_MS;
 
   return db.knex.transaction(async (tx) => {
-    await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [advisoryKey(`alert:${fingerprint}`)]);
+    await db.engine.transactionLock(tx, `alert:${fingerprint}`);
     const last = await latestLiveAlert(tx, fingerprint);
     const sameFinding = last !== null && last.payload_digest === digest;
     const recent =

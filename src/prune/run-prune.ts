@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
 import { withJobLock } from '../db/locks.ts';
-import { countPrunable, deletePrunableBatch, PRUNE_TABLES, type PruneTable } from '../db/prune.ts';
+import { countPrunable, deletePrunableBatch, PRUNE_TABLES, setTransactionLockTimeout, type PruneTable } from '../db/prune.ts';
 import { appendToArchive } from './archive.ts';
 import { pruneReportVersions, type PrunedVersion } from './prune-versions.ts';
 
@@ -90,7 +90,7 @@ export async function runPrune(opts: PruneOptions): Promise<PruneResult> {
       for (;;) {
         if (opts.signal?.aborted || held.lost.aborted) return 'stopped' as const;
         const batch = await opts.db.knex.transaction(async (trx) => {
-          await trx.raw(`SELECT set_config('lock_timeout', ?, true)`, [String(Math.max(1, Math.floor(opts.lockTimeoutMs)))]);
+          await setTransactionLockTimeout(trx, opts.lockTimeoutMs);
           const b = await deletePrunableBatch(trx, table, opts.cutoff, {
             afterId,
             limit: opts.batchSize,

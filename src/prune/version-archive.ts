@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { ZipFile } from '../report/workbook/zip.ts';
 import { fsyncDir } from '../report/version-dir.ts';
 import { versionOrdersPage, versionRowJson, type PrunableVersion } from '../db/report-retention.ts';

@@ -2,7 +2,9 @@ import { Decimal } from '../money/decimal.ts';
 import type { Amount } from '../domain/types.ts';
 import { readAmount } from './amounts.ts';
 
-export type RateFlag = 'RATE_STALE' | 'RATE_JUMP';
+/** What a rate reading can be flagged with (docs/reference/mismatch-codes.md lists them beside the mismatch codes). */
+export const RATE_FLAGS = ['RATE_STALE', 'RATE_JUMP'] as const;
+export type RateFlag = (typeof RATE_FLAGS)[number];
 
 export interface RateReading {
   deposit: Amount;

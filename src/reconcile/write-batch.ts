@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import type { Db } from '../db/connect.ts';
 import { insertRunItems } from '../db/items.ts';
 import { applyCheckResults, findRefusedValue, type OrderRow } from '../db/orders.ts';

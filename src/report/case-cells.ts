@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { casesBySubject, unknownOrderSubject } from '../db/cases.ts';
 import type { OrderCasesColumns } from '../db/report-orders.ts';
 import type { Direction } from '../domain/types.ts';

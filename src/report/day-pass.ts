@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import type { Logger } from '../log/logger.ts';
 import {
   balanceSnapshotsFor,
@@ -11,18 +11,14 @@ import {
   type RateSnapshotRow,
 } from '../db/reports.ts';
 import { unknownOrdersOpen, unknownOrdersReceived, type OpenUnknownOrderRow, type UnknownOrderRow } from '../db/unknown-orders.ts';
-import { caseStateCountsOccurred, caseTransitionCounts, unresolvedCaseAges } from '../db/cases.ts';
 import { isCurrency } from '../money/decimal.ts';
 import { reportHeadline, type Drift } from '../recon/headline.ts';
-import { caseSummary } from '../recon/case-figures.ts';
-import type { JournalDay } from '../recon/journal.ts';
 import type { JournalEntry } from '../recon/journal-types.ts';
 import { baseRateOf } from './journal-tables.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import { dayRollForward, type SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { businessView } from './business-view.ts';
 import { withCaseColumns } from './case-cells.ts';
-import { caseActivityTable, casesSummaryTable, unknownOrdersSummaryTable } from './case-tables.ts';
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { CsvFile, type CsvFileResult } from './csv-file.ts';
 import type { DayItemSheets } from './day-sheets.ts';
@@ -31,12 +27,11 @@ import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
 import { closingRates, dayJournals, FeeDifferences } from './journal-day.ts';
 import { dayLate, postingOf, type VersionPosting } from './journal-ledger.ts';
 import { DEFAULT_JOURNAL_SETTINGS, writeJournalFiles, type JournalSettings } from './journal-files.ts';
-import { journalSummaryTable } from './journal-summary.ts';
-import { sortRunIds, type CsvFiles, type ReportFile, type SummaryFile } from './manifest.ts';
+import { sortRunIds, type CsvFiles } from './manifest.ts';
+import { buildSummaryFiles } from './report-tables.ts';
 import { OpenItemTotals } from './open-items.ts';
 import { OrderTotalsAccumulator } from './order-totals.ts';
 import type { ReportScope } from './report-scope.ts';
-import { rollForwardTable, timingItemsTable } from './rollforward-tables.ts';
 import {
   LATE_CHANGE_TABLE_COLUMNS,
   OPEN_ITEM_TABLE_COLUMNS,
@@ -45,7 +40,6 @@ import {
   openItemTableRow,
   ratesTable,
 } from './sheet-tables.ts';
-import { lastRateByCurrency, lateChangesSummaryTable, openItemsSummaryTable, ordersTable } from './summary-tables.ts';
 import type { Table } from './table.ts';
 import { writeStreamFile, writeTableFile } from './table-files.ts';
 import { unknownOrderTableRows, withOpenUnknownOrders } from './unknown-orders.ts';
@@ -147,9 +141,22 @@ export async function passOverDay(
     postable,
   );
   const headline = `${headlineOf(scope, currencies, rollForwards, orders, open, late)}${journalHeadline(posting, journalSettings.base)}`;
-  const summaryTables = await summaryTablesOf(tx, opts, scope, { currencies, orders, open, late, rollForwards, journals, snapshots });
-  const summaryFiles: Partial<Record<ReportFile, CsvFileResult>> = {};
-  for (const t of summaryTables) summaryFiles[`${t.name}.csv` as ReportFile] = await writeTableFile(dir, t, formatTime);
+  const summary = await buildSummaryFiles(
+    {
+      tx,
+      now: opts.now,
+      scope,
+      currencies,
+      totals: orders.totals,
+      unknown: orders.unknown,
+      openTotals: open.totals,
+      lateByCurrency: late.byCurrency,
+      rollForwards,
+      journals,
+      rateRows: snapshots.rateRows,
+    },
+    (t) => writeTableFile(dir, t, formatTime),
+  );
   const journal = await writeJournalFiles(posting, { ...journalSettings, rates, postingFile: `${scope.date}/v${v.version}` }, (t) =>
     writeTableFile(dir, t, formatTime),
   );
@@ -161,7 +168,7 @@ export async function passOverDay(
     files: {
       'items.csv': orders.items,
       'mismatches.csv': orders.mismatches,
-      ...(summaryFiles as Record<SummaryFile, CsvFileResult>),
+      ...summary.files,
       'open_items.csv': open.file,
       'late_changes.csv': late.file,
       'balances.csv': snapshots.balancesFile,
@@ -174,7 +181,7 @@ export async function passOverDay(
     runIds: sortRunIds([...orders.totals.runIds, ...open.runIds, ...late.runIds, ...snapshots.runIds]),
     headline,
     currencies,
-    summaryTables,
+    summaryTables: summary.tables,
     openTotals: open.totals,
     openUnknown: open.unknown,
     rollForwards,
@@ -397,41 +404,4 @@ function headlineOf(
     lateChanges: late.file.rows,
     unknownOrders: orders.unknown.length,
   });
-}
-
-/** The summary tables in reading order (manifest.ts SUMMARY_FILES): one CSV file each, shown again by the workbook, report.html and the e-mail. */
-async function summaryTablesOf(
-  tx: Knex.Transaction,
-  opts: DayPassOptions,
-  scope: ReportScope,
-  day: {
-    currencies: readonly string[];
-    orders: DayOrders;
-    open: OpenItems;
-    late: LateChanges;
-    rollForwards: ReadonlyMap<string, SnapshotRollForward | null>;
-    journals: JournalDay[];
-    snapshots: DaySnapshots;
-  },
-): Promise<Table[]> {
-  const currencies = [...day.currencies];
-  return [
-    ordersTable(currencies, day.orders.totals, lastRateByCurrency(day.snapshots.rateRows)),
-    rollForwardTable(currencies, day.rollForwards),
-    timingItemsTable(currencies, day.rollForwards),
-    journalSummaryTable(day.journals),
-    unknownOrdersSummaryTable(day.orders.unknown),
-    day.orders.totals.apart.table(),
-    openItemsSummaryTable(day.open.totals),
-    lateChangesSummaryTable(day.late.byCurrency),
-    casesSummaryTable(await caseStateCountsOccurred(tx, scope.earlier.from, scope.window.to), opts.now),
-    caseActivityTable(
-      caseSummary(
-        await caseTransitionCounts(tx, new Date(scope.window.from), new Date(scope.window.to)),
-        await unresolvedCaseAges(tx, opts.now),
-        currencies,
-        opts.now,
-      ),
-    ),
-  ];
 }

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { DateTime } from 'luxon';
 import { Decimal, isCurrency, normalizeDecimal } from '../money/decimal.ts';
 import { observedLateChanges, type ObservedLateChange } from '../db/late-changes.ts';

@@ -1,37 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { CsvFileResult } from './csv-file.ts';
+import { REPORT_TABLES, type ReportTableName } from './report-tables.ts';
 
-/** One file per summary table (summary-tables.ts, rollforward-tables.ts), in reading order. */
-export const SUMMARY_FILES = [
-  'summary_orders.csv',
-  'summary_rollforward.csv',
-  'timing_items.csv',
-  'summary_journal.csv',
-  'summary_unknown_orders.csv',
-  'summary_identity_mismatches.csv',
-  'summary_open_items.csv',
-  'summary_late_changes.csv',
-  'summary_cases.csv',
-  'summary_case_activity.csv',
-] as const;
-export type SummaryFile = (typeof SUMMARY_FILES)[number];
-
-/** The CSV files of a version, in the order the manifest and the content hash list them. */
-export const REPORT_FILES = [
-  'items.csv',
-  'mismatches.csv',
-  ...SUMMARY_FILES,
-  'open_items.csv',
-  'late_changes.csv',
-  'balances.csv',
-  'rates.csv',
-  'journal.csv',
-  'journal_xero.csv',
-  'journal_quickbooks.csv',
-  'journal_posting.csv',
-  'trial_balance.csv',
-] as const;
-export type ReportFile = (typeof REPORT_FILES)[number];
+/** The CSV files of a version, in the order the manifest and the content hash list them: one per table of the registry. */
+export type ReportFile = `${ReportTableName}.csv`;
+export const REPORT_FILES: readonly ReportFile[] = REPORT_TABLES.map((t) => `${t.name}.csv` as const);
 
 /** journal_xero.csv continued past Xero's 300 lines: as many as the day needs, so not in REPORT_FILES. */
 export type XeroPartFile = `journal_xero_${number}.csv`;

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import type { OpenUnknownOrderRow, UnknownOrderRow } from '../db/unknown-orders.ts';
 import type { OpenItemRow } from '../db/reports.ts';
 import type { Direction } from '../domain/types.ts';

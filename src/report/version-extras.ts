@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { reportedCodeCounts, reportedDays } from '../db/report-charts.ts';
 import { listReportVersions, streamLateChanges, streamOpenItems } from '../db/reports.ts';
 import { withCaseColumns } from './case-cells.ts';

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import { insertReportVersion, listReportVersions, lockReportDate, withReportDateLock, type ReportVersionRecord } from '../db/reports.ts';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
 import { withJobLock } from '../db/locks.ts';
 import { createRun, finishRun } from '../db/runs.ts';
-import { DAILY_JOB, closeDeadDailyRuns, completedDailyDates } from './runs-db.ts';
+import { DAILY_JOB, closeDeadDailyRuns, completedDailyDates } from '../db/schedule-runs.ts';
 import { abortableSleep } from './sleep.ts';
 
 export interface DayReconcile {

@@ -13,7 +13,7 @@ import { Scheduler } from '../schedule/scheduler.ts';
 import { schedulesFromConfig, type ScheduledJobName } from '../schedule/schedules.ts';
 import { inFlightChecks, jobRunners } from './schedule-runners.ts';
 import { planCatchUp, CATCH_UP_LOOKBACK_DAYS } from '../schedule/catch-up.ts';
-import { completedDailyDates, lastStartedByJob, reportDatesSince } from '../schedule/runs-db.ts';
+import { completedDailyDates, lastStartedByJob, reportDatesSince } from '../db/schedule-runs.ts';
 import { startMinuteTrigger } from '../schedule/trigger.ts';
 import { catchUpLine } from '../schedule/lines.ts';
 import { PayreconMetrics } from '../metrics/metrics.ts';

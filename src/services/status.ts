@@ -3,7 +3,7 @@ import { withJob } from '../runtime/with-job.ts';
 import { lastRuns } from '../db/runs.ts';
 import { pendingReportDeliveries } from '../db/deliveries.ts';
 import { schedulesFromConfig } from '../schedule/schedules.ts';
-import { openAlerts } from '../status/queries.ts';
+import { openAlerts } from '../db/open-alerts.ts';
 import { alertingHealth } from '../db/alerting-health.ts';
 import { buildStatus, type StatusReport } from '../status/build.ts';
 import { processGone } from '../status/process-gone.ts';

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import type { Currency } from '../money/decimal.ts';
 import { boundaryBalanceSnapshots, readingOf, type BalanceSnapshot } from '../db/snapshots.ts';
 import { settlementWindow, type SettlementSums } from '../db/settlement.ts';

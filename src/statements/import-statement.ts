@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Knex } from 'knex';
+import type { Knex } from '../db/knex-types.ts';
 import { observeCase } from '../cases/observe.ts';
 import {
   insertStatementLines,

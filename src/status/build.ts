@@ -1,7 +1,7 @@
 import type { RunRow } from '../db/runs.ts';
 import type { ReportDelivery } from '../db/deliveries.ts';
 import { SCHEDULED_JOBS, type Schedules } from '../schedule/schedules.ts';
-import type { OpenAlert } from './queries.ts';
+import type { OpenAlert } from '../db/open-alerts.ts';
 import { failingSteps, type AlertingStepHealth } from '../db/alerting-health.ts';
 import { describeDuration } from '../recon/timing.ts';
 import { stallOf, type Stall } from '../recon/run-stall.ts';

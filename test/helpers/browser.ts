@@ -1,7 +1,7 @@
 /**
  * Real Chromium for browser tests: Debian's `chromium` package driven by playwright-core (no browser
  * download is possible here). Where no browser is installed the tests skip with the reason printed,
- * like the Postgres-only tests.
+ * like the Postgres-only tests, and the run's end counts them; under CI=true the run fails instead.
  *
  *   it.skipIf(requiresBrowser('report.html renders its charts'))('...', async () => {
  *     const browser = await launchBrowser();
@@ -11,20 +11,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { skipping } from './skips.ts';
 
 /** CHROMIUM_PATH overrides; Debian's package installs /usr/bin/chromium. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const hasBrowser: boolean = fs.existsSync(CHROMIUM_PATH);
 
-const warned = new Set<string>();
-/** For it.skipIf(): true (skip) without a browser, printing why once per reason. */
+/** For it.skipIf(): true (skip) without a browser, printing why once per reason and counting it (helpers/skips.ts); under CI=true, throws. */
 export function requiresBrowser(reason: string): boolean {
-  if (!hasBrowser && !warned.has(reason)) {
-    warned.add(reason);
-    console.warn(`skipped (no Chromium at ${CHROMIUM_PATH}; apt-get install chromium, or set CHROMIUM_PATH): ${reason}`);
-  }
-  return !hasBrowser;
+  if (hasBrowser) return false;
+  return skipping(`no Chromium at ${CHROMIUM_PATH}; apt-get install chromium, or set CHROMIUM_PATH`, reason);
 }
 
 /**

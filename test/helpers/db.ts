@@ -18,6 +18,7 @@ import { openDatabase, type Db } from '../../src/db/connect.ts';
 import type { EngineName } from '../../src/db/engine/engine.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { copyPgliteTemplate, PG_TEMPLATE_ENV, TEMPLATE_SCHEMA } from './db-template.ts';
+import { skipping } from './skips.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -71,16 +72,12 @@ export function probeServer(): Promise<boolean> {
 /** True when a Postgres server is available to this test run. */
 export const hasServer: boolean = await probeServer();
 
-const warned = new Set<string>();
-/** For it.skipIf(): true (skip) without a server, printing why once per reason. */
+/** For it.skipIf(): true (skip) without a server, printing why once per reason and counting it (helpers/skips.ts); under CI=true, throws. */
 export function requiresServer(reason: string): boolean {
-  if (!hasServer && !warned.has(reason)) {
-    warned.add(reason);
-    const why =
-      process.env.TEST_DB_ENGINE === 'pglite' ? 'TEST_DB_ENGINE=pglite' : `no Postgres at ${TEST_DATABASE_URL}; set TEST_DATABASE_URL`;
-    console.warn(`skipped (${why}): ${reason}`);
-  }
-  return !hasServer;
+  if (hasServer) return false;
+  const why =
+    process.env.TEST_DB_ENGINE === 'pglite' ? 'TEST_DB_ENGINE=pglite' : `no Postgres at ${TEST_DATABASE_URL}; set TEST_DATABASE_URL`;
+  return skipping(why, reason);
 }
 
 /** The engines that can run here: both with a server, PGlite alone without. */

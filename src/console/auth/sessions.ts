@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Knex } from 'knex';
+import type { Knex } from '../../db/knex-types.ts';
 import { endSession, findSessionByTokenHash, insertSession, touchSession, type SessionRow } from '../../db/console-sessions.ts';
 import { findUserByName } from '../../db/console-users.ts';
 import { forgiveLoginFailures, reserveLoginAttempt, settleLoginFailure } from '../../db/console-login-failures.ts';

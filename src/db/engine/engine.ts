@@ -44,6 +44,8 @@ export interface DbEngine {
   tryLock<T>(lock: string, fn: (held: HeldLock) => Promise<T>): Promise<TryLockResult<T>>;
   /** Waits until no other holder of `lock` runs, then runs fn holding it. */
   waitLock<T>(lock: string, fn: () => Promise<T>): Promise<T>;
+  /** Holds `lock` until `tx` ends, against every other transaction taking it in any process (raises of one alert fingerprint). */
+  transactionLock(tx: Knex.Transaction, lock: string): Promise<void>;
   /** The session holding `lock` taken by tryLock or waitLock; null when free or when the engine cannot tell (PGlite). */
   lockSession(lock: string): Promise<LockSession | null>;
   /** Runs a script of several statements on `on` (the database or a transaction of it), in one round trip. */

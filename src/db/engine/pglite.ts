@@ -62,6 +62,9 @@ export function pgliteEngine(pglite: PGlite): DbEngine {
   return {
     name: 'pglite',
 
+    // One session: its transactions already run one at a time, so there is no other to keep out.
+    transactionLock: async (): Promise<void> => undefined,
+
     async tryLock<T>(lock: string, fn: (held: HeldLock) => Promise<T>): Promise<TryLockResult<T>> {
       if (held.has(lock)) return { acquired: false };
       // One session in this process: the lock ends only with the process.

@@ -59,6 +59,10 @@ export function postgresEngine(knex: Knex): DbEngine {
   return {
     name: 'postgres',
 
+    async transactionLock(tx: Knex.Transaction, lock: string): Promise<void> {
+      await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [advisoryKey(lock)]);
+    },
+
     async tryLock<T>(lock: string, fn: (held: HeldLock) => Promise<T>): Promise<TryLockResult<T>> {
       const key = advisoryKey(lock);
       let acquired = false;

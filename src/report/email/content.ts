@@ -5,7 +5,7 @@ import { html, type Html } from '../../html/html.ts';
 import { htmlTable, textTable } from '../html/html.ts';
 import { timeFormatter } from '../format.ts';
 import { tableHtml } from '../html/table-html.ts';
-import { SUMMARY_SPECS } from '../summary-specs.ts';
+import { SUMMARY_SPECS } from '../report-tables.ts';
 import { tableFromCsv } from '../table-csv.ts';
 import { tableText } from '../text-table.ts';
 import type { Table } from '../table.ts';

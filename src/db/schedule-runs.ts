@@ -1,12 +1,11 @@
 import type { Knex } from 'knex';
-import type { ScheduledJobName } from './schedules.ts';
 
-/** The scheduler's own reads and writes on job_runs and report_versions. */
+/** The scheduler's own reads and writes on job_runs and report_versions (src/schedule, services/schedule.ts). */
 
 export const DAILY_JOB = 'daily';
 
 /** When each job last started, whatever its outcome. */
-export async function lastStartedByJob(db: Knex): Promise<Partial<Record<ScheduledJobName, Date>>> {
+export async function lastStartedByJob(db: Knex): Promise<Partial<Record<string, Date>>> {
   const rows = (await db('job_runs').select('job').max({ at: 'started_at' }).groupBy('job')) as { job: string; at: Date }[];
   return Object.fromEntries(rows.map((r) => [r.job, r.at]));
 }
