@@ -20,7 +20,7 @@ export const DEFAULT_ACCOUNTS: Readonly<Record<JournalRole, Account>> = {
   reversal: { code: '1240', name: 'Provider reversals' },
   fee_correction: { code: '6120', name: 'Provider fee corrections' },
   fee_difference: { code: '1250', name: 'Provider fees above contract' },
-  treasury_clearing: { code: '1260', name: 'Treasury clearing (top-ups and withdrawals)' },
+  treasury_clearing: { code: '1280', name: 'Treasury clearing (top-ups and withdrawals)' },
   provider_adjustment: { code: '1270', name: 'Provider adjustments' },
   fx_difference: { code: '7910', name: 'Realised FX difference' },
   suspense: { code: '9990', name: 'Provider suspense' },
