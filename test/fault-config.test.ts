@@ -71,6 +71,11 @@ const TABLE: Array<[string, string, string]> = [
   ['JOURNAL_USDT_AT_PAR', 'maybe', 'true or false'],
   ['FEE_SCHEDULE_FILE', '/nonexistent/fees.json', 'cannot read'],
   ['CASE_SLA_HOURS', 'FOO=1', 'CODE=hours pairs'],
+  ['MOVEMENT_LAG_MIN', '1441', 'at most 1440'],
+  ['MOVEMENT_LAG_MIN', '10m', 'whole number'],
+  ['BANK_CHARGE_TOLERANCE', 'INR:50', 'CUR=amount pairs'],
+  ['MOVEMENT_SETTLE_HOURS', '0', 'at least 1'],
+  ['STATEMENT_MAX_MB', '50MB', 'whole number'],
 ];
 
 /** Free text by design (a path, an id, a key): any non-blank value is acceptable. */

@@ -125,7 +125,7 @@ describe.each(availableEngines)('report e-mail on %s', (engine) => {
     expect(mail.text).toContain('Open items of earlier days');
     // The roll-forward with its snapshot times and timing items (count and movement), and the timing items listed.
     expect(mail.text).toMatch(
-      /INR\s+2024-05-01 00:05:00 \+05:30\s+10,500\.00\s+490\.00\s+1,318\.00\s+-828\.00\s+1\s+980\.00\s+10,652\.00\s+2024-05-01 23:55:00 \+05:30\s+10,652\.50\s+0\.50\s+0\.00\s+NO/,
+      /INR\s+2024-05-01 00:05:00 \+05:30\s+10,500\.00\s+490\.00\s+1,318\.00\s+-828\.00\s+0\.00\s+1\s+980\.00\s+10,652\.00\s+2024-05-01 23:55:00 \+05:30\s+10,652\.50\s+0\.50\s+0\.00\s+NO/,
     );
     expect(mail.text).toContain('Timing items of the roll-forward');
     expect(mail.text).toMatch(
