@@ -28,6 +28,7 @@ describe('examples/prometheus/payrecon-alerts.yml', () => {
         'PayreconProviderErrors',
         'PayreconProviderDown',
         'PayreconDatabaseUnreachable',
+        'PayreconDatabaseFlapping',
         'PayreconNotReady',
         'PayreconAlertingFailing',
       ]),
