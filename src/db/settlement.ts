@@ -134,6 +134,26 @@ export interface NewBalanceCheck {
   checkedAt: Date;
 }
 
+/** A check's figures, in the column order both the insert and the re-judgement write them. */
+function windowFigures(c: NewBalanceCheck): Array<string | number | boolean | Date> {
+  return [
+    c.openingTotal,
+    c.explainedMovement,
+    c.expectedClosing,
+    c.closingTotal,
+    c.drift,
+    c.tolerance,
+    c.withinTolerance,
+    c.paymentsCount,
+    c.payoutsCount,
+    c.checkedAt,
+    JSON.stringify(c.timingItems),
+    c.timingMovement,
+    c.movementsMovement,
+    c.movementsCount,
+  ];
+}
+
 export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<string> {
   const res = await db.raw(
     `INSERT INTO balance_checks (run_id, currency, opening_snapshot_id, closing_snapshot_id, opening_total, explained_movement,
@@ -142,26 +162,7 @@ export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<
      VALUES (?, ?, ?::bigint, ?::bigint, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?, ?, ?, ?::jsonb, ?::numeric,
              ?::numeric, ?)
      RETURNING id::text AS id`,
-    [
-      c.runId,
-      c.currency,
-      c.openingSnapshotId,
-      c.closingSnapshotId,
-      c.openingTotal,
-      c.explainedMovement,
-      c.expectedClosing,
-      c.closingTotal,
-      c.drift,
-      c.tolerance,
-      c.withinTolerance,
-      c.paymentsCount,
-      c.payoutsCount,
-      c.checkedAt,
-      JSON.stringify(c.timingItems),
-      c.timingMovement,
-      c.movementsMovement,
-      c.movementsCount,
-    ],
+    [c.runId, c.currency, c.openingSnapshotId, c.closingSnapshotId, ...windowFigures(c)],
   );
   return text(oneRow(res), 'id');
 }
@@ -178,25 +179,7 @@ export async function rejudgeBalanceCheck(db: Conn, c: NewBalanceCheck): Promise
             movements_movement = ?::numeric, movements_count = ?
       WHERE opening_snapshot_id = ?::bigint AND closing_snapshot_id = ?::bigint
       RETURNING id::text AS id`,
-    [
-      c.runId,
-      c.openingTotal,
-      c.explainedMovement,
-      c.expectedClosing,
-      c.closingTotal,
-      c.drift,
-      c.tolerance,
-      c.withinTolerance,
-      c.paymentsCount,
-      c.payoutsCount,
-      c.checkedAt,
-      JSON.stringify(c.timingItems),
-      c.timingMovement,
-      c.movementsMovement,
-      c.movementsCount,
-      c.openingSnapshotId,
-      c.closingSnapshotId,
-    ],
+    [c.runId, ...windowFigures(c), c.openingSnapshotId, c.closingSnapshotId],
   );
   return text(oneRow(res), 'id');
 }
