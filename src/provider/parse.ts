@@ -94,6 +94,11 @@ export function readEnvelope(body: unknown, ctx: ParseContext): Envelope {
  * numbers (some serialisers emit them) and only with a small exponent, so "1e999999" cannot blow up.
  */
 export function readAmount(value: unknown, field: string, ctx: ParseContext): string {
+  return amountText(value) ?? fail(ctx, field, 'a decimal amount (JSON number or numeric string)', value);
+}
+
+/** readAmount's text, or null where readAmount fails. */
+function amountText(value: unknown): string | null {
   if (typeof value === 'string' && isDecimalText(value)) return normalizeDecimal(value);
   if (isLosslessNumber(value)) {
     const text = value.value;
@@ -101,35 +106,48 @@ export function readAmount(value: unknown, field: string, ctx: ParseContext): st
     const m = /^-?(0|[1-9]\d*)(\.\d+)?[eE]([+-]?\d+)$/.exec(text);
     if (m && Math.abs(Number(m[3])) <= 40) return normalizeDecimal(text);
   }
-  return fail(ctx, field, 'a decimal amount (JSON number or numeric string)', value);
+  return null;
+}
+
+/** A shape's fields as a list, made once per shape: every provider answer is read through one. */
+const FIELD_LISTS = new WeakMap<Shape, ReadonlyArray<readonly [string, FieldType]>>();
+
+function fieldsOf(shape: Shape): ReadonlyArray<readonly [string, FieldType]> {
+  let fields = FIELD_LISTS.get(shape);
+  if (!fields) FIELD_LISTS.set(shape, (fields = Object.entries(shape)));
+  return fields;
 }
 
 /** Validates one object against a shape; extra fields are dropped, missing or mistyped ones are named. */
 export function readRecord<S extends Shape>(value: unknown, shape: S, path: string, ctx: ParseContext): ShapeOf<S> {
   if (!isPlainObject(value)) fail(ctx, path, 'an object', value);
   const out: Record<string, string> = {};
-  for (const [key, type] of Object.entries(shape)) {
-    const field = `${path}.${key}`;
+  // A field's name for an error is built only when there is one.
+  for (const [key, type] of fieldsOf(shape)) {
     const v = value[key];
     if (type === 'amount' || type === 'signedAmount') {
-      if (v === undefined || v === null) fail(ctx, field, 'a decimal amount', v);
-      out[key] = readAmount(v, field, ctx);
-      if (type === 'amount' && out[key].startsWith('-')) fail(ctx, field, 'an amount of zero or more', v);
+      if (v === undefined || v === null) fail(ctx, `${path}.${key}`, 'a decimal amount', v);
+      const text = amountText(v) ?? fail(ctx, `${path}.${key}`, 'a decimal amount (JSON number or numeric string)', v);
+      if (type === 'amount' && text.startsWith('-')) fail(ctx, `${path}.${key}`, 'an amount of zero or more', v);
+      out[key] = text;
     } else if (type === 'optionalString') {
       if (v === undefined || v === null) continue;
-      out[key] = readText(v, field, ctx);
+      out[key] = isCleanText(v) ? v : readText(v, `${path}.${key}`, ctx);
     } else {
-      out[key] = readText(v, field, ctx);
+      out[key] = isCleanText(v) ? v : readText(v, `${path}.${key}`, ctx);
     }
   }
   checkBounds(out, shape, path, value, ctx);
   return out as ShapeOf<S>;
 }
 
+/** What readText accepts, without naming the field. */
+const isCleanText = (v: unknown): v is string => typeof v === 'string' && !CONTROL_CHARACTER.test(v);
+
 /** Digits are bounded per currency (the record's own, or the widest when it names none payrecon knows). */
 function checkBounds(out: Record<string, string>, shape: Shape, path: string, raw: Record<string, unknown>, ctx: ParseContext): void {
   const bounds = amountBoundsFor(out.currency);
-  for (const [key, type] of Object.entries(shape)) {
+  for (const [key, type] of fieldsOf(shape)) {
     if (type !== 'amount' && type !== 'signedAmount') continue;
     const { integerDigits, scale } = digitsOf(out[key]);
     if (integerDigits > bounds.integerDigits || scale > bounds.scale) {

@@ -1,7 +1,8 @@
 import { isFinalCategory } from '../domain/status.ts';
 import { show, toleranceFor } from './amounts.ts';
 import {
-  identityFindings,
+  IDENTITY_CHECKS,
+  runChecks,
   VALUE_CHECKS,
   checkBankCode,
   checkStale,
@@ -59,9 +60,10 @@ export function compareOrder(
   } else {
     provider = answer.order;
     const ctx: CheckContext = { local, provider, policy, tolerance: toleranceFor(policy, local.currency) };
-    const identity = identityFindings(local, provider, policy);
-    findings.push(...identity, ...VALUE_CHECKS.flatMap((check) => check(ctx)));
-    if (identity.length === 0) {
+    runChecks(IDENTITY_CHECKS, ctx, findings);
+    const sameOrder = findings.length === 0;
+    runChecks(VALUE_CHECKS, ctx, findings);
+    if (sameOrder) {
       providerMoney = { category: provider.category, amount: provider.amount, fee: provider.fee };
       if (local.direction === 'payment' && provider.paidAmount !== undefined) providerMoney.paidAmount = provider.paidAmount;
       if (!isFinalCategory(local.category)) update = updateFrom(local, provider);
@@ -73,7 +75,7 @@ export function compareOrder(
   findings.push(...checkStale(local, category, policy, now));
   findings.push(...notificationFindings(local, update, notifications, now));
 
-  const codes = [...new Set<MismatchCode>(findings.map((f) => f.code))].sort();
+  const codes = codesOf(findings);
   const verdict: Verdict =
     findings.length > 0 ? 'mismatch' : update?.finalized ? 'resolved' : isFinalCategory(local.category) ? 'matched' : 'pending';
 
@@ -91,6 +93,12 @@ export function compareOrder(
   };
 }
 
+/** The findings' distinct codes, sorted (most orders have none). */
+function codesOf(findings: readonly Finding[]): MismatchCode[] {
+  if (findings.length === 0) return [];
+  return [...new Set<MismatchCode>(findings.map((f) => f.code))].sort();
+}
+
 /**
  * Nothing learnt, nothing written; try again at the first (shortest) step since the failure is likely
  * transient. What is known without the provider (a contradicted or missing notification) still counts.
@@ -99,7 +107,7 @@ function errorResult(local: LocalOrder, message: string, policy: ReconPolicy, no
   return {
     verdict: 'error',
     findings,
-    codes: [...new Set<MismatchCode>(findings.map((f) => f.code))].sort(),
+    codes: codesOf(findings),
     reason: [`provider error: ${message}`, ...findings.map((f) => f.note ?? f.code)].join('; '),
     update: null,
     nextCheckAt: new Date(now.getTime() + nextCheckDelayMs(policy, local.direction, 0)),
