@@ -47,6 +47,8 @@ function fail(ctx: ParseContext, field: string, expected: string, received: unkn
 
 /** Body text to a JSON value, with numbers kept as exact text; HTML pages and broken JSON are named as such. */
 export function parseJsonBody(text: string, contentType: string | undefined, ctx: ParseContext): unknown {
+  // The usual answer, a JSON object as the body's first character and not served as HTML, goes straight to the parser.
+  if (text.charCodeAt(0) === OPEN_BRACE && !/text\/html/i.test(contentType ?? '')) return parseOrFail(text, ctx);
   const head = text.trimStart().slice(0, 15).toLowerCase();
   if (/text\/html/i.test(contentType ?? '') || head.startsWith('<!doctype') || head.startsWith('<html') || head.startsWith('<')) {
     const shown = describeReceived(text, ctx.secrets);
@@ -60,6 +62,12 @@ export function parseJsonBody(text: string, contentType: string | undefined, ctx
       httpStatus: ctx.httpStatus,
     });
   }
+  return parseOrFail(text, ctx);
+}
+
+const OPEN_BRACE = 0x7b;
+
+function parseOrFail(text: string, ctx: ParseContext): unknown {
   try {
     return parseLosslessTyped(text);
   } catch (err) {
