@@ -69,11 +69,11 @@ export function compareOrder(
       if (!isFinalCategory(local.category)) update = updateFrom(local, provider);
     }
   }
-  findings.push(...checkBankCode(local, policy));
+  for (const f of checkBankCode(local, policy)) findings.push(f);
 
   const category = update?.category ?? local.category;
-  findings.push(...checkStale(local, category, policy, now));
-  findings.push(...notificationFindings(local, update, notifications, now));
+  for (const f of checkStale(local, category, policy, now)) findings.push(f);
+  for (const f of notificationFindings(local, update, notifications, now)) findings.push(f);
 
   const codes = codesOf(findings);
   const verdict: Verdict =
@@ -83,7 +83,7 @@ export function compareOrder(
     verdict,
     findings,
     codes,
-    reason: [reasonFor(verdict, local, provider, findings), takenFromProvider(update, local.currency)].filter(Boolean).join('; '),
+    reason: joinReason(reasonFor(verdict, local, provider, findings), takenFromProvider(update, local.currency)),
     update,
     nextCheckAt:
       isFinalCategory(category) && (providerMoney === undefined || isFinalCategory(providerMoney.category))
@@ -91,6 +91,12 @@ export function compareOrder(
         : new Date(now.getTime() + nextCheckDelayMs(policy, local.direction, local.checkCount)),
     ...(providerMoney && { providerMoney }),
   };
+}
+
+/** The reason and what was taken from the provider, "; " between them when both say something. */
+function joinReason(reason: string, taken: string | null): string {
+  if (!taken) return reason;
+  return reason ? `${reason}; ${taken}` : taken;
 }
 
 /** The findings' distinct codes, sorted (most orders have none). */
