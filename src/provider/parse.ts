@@ -98,14 +98,9 @@ export function readEnvelope(body: unknown, ctx: ParseContext): Envelope {
 }
 
 /**
- * Amount text from a JSON number or numeric string. Exponent forms are only accepted from JSON
+ * Amount text from a JSON number or numeric string, or null. Exponent forms are only accepted from JSON
  * numbers (some serialisers emit them) and only with a small exponent, so "1e999999" cannot blow up.
  */
-export function readAmount(value: unknown, field: string, ctx: ParseContext): string {
-  return amountText(value) ?? fail(ctx, field, 'a decimal amount (JSON number or numeric string)', value);
-}
-
-/** readAmount's text, or null where readAmount fails. */
 function amountText(value: unknown): string | null {
   if (typeof value === 'string' && isDecimalText(value)) return normalizeDecimal(value);
   if (isLosslessNumber(value)) {
