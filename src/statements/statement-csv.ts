@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { StatementFormatError, type StatementLine } from './statement-line.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** The columns of a CSV bank statement (docs/reference/bank-statements.md). */
 export const STATEMENT_COLUMNS = {
@@ -77,7 +78,7 @@ export async function readStatementCsv(
       });
     }
   } catch (err) {
-    if (!tooLarge) throw new StatementFormatError(`unreadable CSV: ${(err as Error).message}`);
+    if (!tooLarge) throw new StatementFormatError(`unreadable CSV: ${messageOf(err)}`);
   }
   if (tooLarge)
     throw new StatementFormatError(`the file is larger than ${limits.maxBytes} bytes (STATEMENT_MAX_MB); refused without reading the rest`);

@@ -13,6 +13,7 @@ import { can } from '../auth/roles.ts';
 import { rerunRefusal } from '../can-do.ts';
 import type { Session } from '../auth/sessions.ts';
 import { removedVersionSentence } from '../../report/removed-version.ts';
+import { messageOf } from '../../domain/errors.ts';
 
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -102,7 +103,7 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
         page(
           { title: 'Bad date', session: s, nav: 'days' },
           html`<h1>Bad date</h1>
-            <p class="error">${(err as Error).message}</p>`,
+            <p class="error">${messageOf(err)}</p>`,
         ),
       );
     }
