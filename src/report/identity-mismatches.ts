@@ -3,7 +3,7 @@ import type { ReportItemRow } from '../db/reports.ts';
 import { NOT_THIS_ORDER_CODES } from '../recon/checks.ts';
 import { COLUMN } from './columns.ts';
 import { providerFigures } from './provider-figures.ts';
-import type { Table, TableRow, TableSpec } from './table.ts';
+import type { Table, TableRow, TableSpec } from '../tabular/table.ts';
 
 const NOT_THIS_ORDER = new Set<string>(NOT_THIS_ORDER_CODES);
 

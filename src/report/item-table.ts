@@ -1,6 +1,6 @@
 import { moneyDifference } from './difference.ts';
 import { COLUMN, epochMs } from './columns.ts';
-import type { TableColumn, TableRow } from './table.ts';
+import type { TableColumn, TableRow } from '../tabular/table.ts';
 import { CASE_COLUMNS, type CaseColumns } from './case-cells.ts';
 import type { ReportOrderRow } from '../db/report-orders.ts';
 
