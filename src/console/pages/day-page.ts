@@ -4,7 +4,7 @@ import type { DayMismatch } from '../../db/day-mismatches.ts';
 import { removedVersionSentence } from '../../report/removed-version.ts';
 import type { Session } from '../auth/sessions.ts';
 import { versionFiles, type CsvPreview } from '../report-files.ts';
-import { at, count, csvTable } from './format.ts';
+import { at, count, csvTable, dataTable } from './format.ts';
 import { page, stateBadge } from './layout.ts';
 import { caseLink, orderHref } from './links.ts';
 import { rerunForm } from './rerun-form.ts';
@@ -76,57 +76,41 @@ function mismatchesSection(date: string, version: number, m: { total: number; ro
       <span class="muted">(${count(m.total)} in v${version}${m.total > m.rows.length ? `, the first ${m.rows.length}` : ''})</span>
       <a href="/cases?day=${date}">this day's cases</a>
     </h2>
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th>order</th>
-            <th>direction</th>
-            <th>verdict</th>
-            <th>codes</th>
-            <th>cases</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${m.rows.map(
-            (r) =>
-              html`<tr>
-                <td><a href="${orderHref(r.direction, r.orderId)}">${r.merchantRef ?? `${r.direction} ${r.orderId}`}</a></td>
-                <td>${r.direction}</td>
-                <td>${stateBadge(r.verdict)}</td>
-                <td>${r.codes.join(' ')}</td>
-                <td>${r.caseIds.map((id) => html`${caseLink(id)} `)}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>`;
+    ${dataTable(
+      html`<th>order</th>
+        <th>direction</th>
+        <th>verdict</th>
+        <th>codes</th>
+        <th>cases</th>`,
+      m.rows.map(
+        (r) =>
+          html`<tr>
+            <td><a href="${orderHref(r.direction, r.orderId)}">${r.merchantRef ?? `${r.direction} ${r.orderId}`}</a></td>
+            <td>${r.direction}</td>
+            <td>${stateBadge(r.verdict)}</td>
+            <td>${r.codes.join(' ')}</td>
+            <td>${r.caseIds.map((id) => html`${caseLink(id)} `)}</td>
+          </tr>`,
+      ),
+    )}`;
 }
 
 function versionsTable(versions: ReportVersionFiles[], zone: string): Html {
-  return html`<div class="table-wrap">
-    <table>
-      <thead>
-        <tr>
-          <th>version</th>
-          <th>written</th>
-          <th>e-mail</th>
-          <th>downloads</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${versions.map(
-          (v, i) =>
-            html`<tr>
-              <td id="v${v.version}">v${v.version}${i === 0 ? html` <span class="state state-completed">current</span>` : null}</td>
-              <td>${at(v.createdAt, zone)}</td>
-              <td>${v.emailStatus}</td>
-              <td class="wrap">${downloads(v)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return dataTable(
+    html`<th>version</th>
+      <th>written</th>
+      <th>e-mail</th>
+      <th>downloads</th>`,
+    versions.map(
+      (v, i) =>
+        html`<tr>
+          <td id="v${v.version}">v${v.version}${i === 0 ? html` <span class="state state-completed">current</span>` : null}</td>
+          <td>${at(v.createdAt, zone)}</td>
+          <td>${v.emailStatus}</td>
+          <td class="wrap">${downloads(v)}</td>
+        </tr>`,
+    ),
+  );
 }
 
 /** A version's files to download, or, when the retention removed them, the sentence saying so. */

@@ -2,7 +2,7 @@ import { html } from '../../html/html.ts';
 import type { ReportDay } from '../../db/report-days.ts';
 import { can } from '../auth/roles.ts';
 import type { Session } from '../auth/sessions.ts';
-import { at, count } from './format.ts';
+import { at, count, dataTable } from './format.ts';
 import { csrfField, page } from './layout.ts';
 import { rerunForm } from './rerun-form.ts';
 
@@ -31,33 +31,25 @@ export function daysListPage({ session: s, days, zone, cannotRerun }: DaysListDa
     ${
       days.length === 0
         ? html`<p>No reports yet. Run <code>payrecon report</code>, or queue a rerun of a day.</p>`
-        : html`<div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>business day</th>
-                  <th>headline</th>
-                  <th class="num">current version</th>
-                  <th class="num">versions</th>
-                  <th>written</th>
-                  <th></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${days.map(
-                  (d) =>
-                    html`<tr>
-                      <td><a href="/days/${d.businessDate}">${d.businessDate}</a></td>
-                      <td class="wrap">${d.headline ?? html`<span class="muted">(this version has no headline)</span>`}</td>
-                      <td class="num">v${d.currentVersion}</td>
-                      <td class="num">${count(d.versions)}</td>
-                      <td>${at(d.createdAt, zone)}</td>
-                      <td>${rerunForm(s, d.businessDate, cannotRerun, 'Rerun')}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
+        : dataTable(
+            html`<th>business day</th>
+              <th>headline</th>
+              <th class="num">current version</th>
+              <th class="num">versions</th>
+              <th>written</th>
+              <th></th>`,
+            days.map(
+              (d) =>
+                html`<tr>
+                  <td><a href="/days/${d.businessDate}">${d.businessDate}</a></td>
+                  <td class="wrap">${d.headline ?? html`<span class="muted">(this version has no headline)</span>`}</td>
+                  <td class="num">v${d.currentVersion}</td>
+                  <td class="num">${count(d.versions)}</td>
+                  <td>${at(d.createdAt, zone)}</td>
+                  <td>${rerunForm(s, d.businessDate, cannotRerun, 'Rerun')}</td>
+                </tr>`,
+            ),
+          )
     }`;
   return page({ title: 'Business days', session: s, nav: 'days' }, body);
 }
