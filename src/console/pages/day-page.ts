@@ -8,6 +8,7 @@ import { at, count, csvTable, dataTable } from './format.ts';
 import { page, stateBadge } from './layout.ts';
 import { caseLink, orderHref } from './links.ts';
 import { rerunForm } from './rerun-form.ts';
+import { dayMovementsLink } from './movements-links.ts';
 
 /** One report file shown on the day's page: its section title, name and first rows. */
 export interface DaySection {
@@ -43,7 +44,7 @@ export function dayPage({ session: s, date, zone, cannotRerun, versions, section
           </div>`
         : html`<p>No report version for this day yet.</p>`
     }
-    ${mismatches && current ? mismatchesSection(date, current.version, mismatches) : null}
+    ${dayMovementsLink(date)} ${mismatches && current ? mismatchesSection(date, current.version, mismatches) : null}
     ${
       versions.length
         ? html`<h2>Report versions</h2>
