@@ -48,6 +48,8 @@ export interface JournalDayInput {
   late?: readonly LateChange[];
   /** Provider fee − contracted fee, summed over the day's orders off the fee schedule. */
   feeDifference?: { total: Amount; count: number } | null;
+  /** Σ (amount − paid) over the day's successful payments paid below their amount. */
+  shortPayment?: { total: Amount; count: number } | null;
   /** The day's closing rate snapshot; null gives no USDT figures. */
   rate: DayRate | null;
 }
@@ -157,6 +159,23 @@ export function buildJournal(input: JournalDayInput): JournalDay {
       [
         line('fee_difference', diff, 'charged above the contracted fee', count(input.feeDifference.count)),
         line('fees', diff.negated(), 'charged above the contracted fee', count(input.feeDifference.count)),
+      ],
+      true,
+    );
+  }
+
+  if (input.shortPayment) {
+    // The payments entry credits clearing with what was paid; the merchant's order system clears it
+    // against the receivable of the whole amount. This credits the rest, so clearing meets the
+    // receivable order by order, and carries the shortfall as owed by payers (or to write off).
+    const short = D(input.shortPayment.total, 'shortPayment.total');
+    add(
+      'short_payment',
+      'short-payment',
+      `${currency} short payments ${date}`,
+      [
+        line('short_payment', short, 'owed by payers: amount less paid', count(input.shortPayment.count)),
+        line('payments_clearing', short.negated(), 'rest of the receivables paid short', count(input.shortPayment.count)),
       ],
       true,
     );

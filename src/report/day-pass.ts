@@ -24,7 +24,7 @@ import { CsvFile, type CsvFileResult } from './csv-file.ts';
 import type { DayItemSheets } from './day-sheets.ts';
 import { timeFormatter } from './format.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
-import { closingRates, dayJournals, FeeDifferences } from './journal-day.ts';
+import { closingRates, dayJournals, FeeDifferences, ShortPayments } from './journal-day.ts';
 import { dayLate, postingOf, type VersionPosting } from './journal-ledger.ts';
 import { DEFAULT_JOURNAL_SETTINGS, writeJournalFiles, type JournalSettings } from './journal-files.ts';
 import { sortRunIds, type CsvFiles } from './manifest.ts';
@@ -126,6 +126,7 @@ export async function passOverDay(
     late: lateOfDay.inWindow,
     restores: lateOfDay.restores,
     feeDifferences: orders.feeDifferences,
+    shortPayments: orders.shortPayments,
     rates: snapshots.rateRows,
   });
   const rates = closingRates(snapshots.rateRows);
@@ -134,7 +135,7 @@ export async function passOverDay(
   const posting = await postingOf(
     tx,
     scope,
-    { version: v.version, timezone: opts.timezone, now: opts.now },
+    { version: v.version, timezone: opts.timezone, now: opts.now, fxRevaluation: journalSettings.fxRevaluation ?? false },
     journals,
     lateOfDay,
     rates,
@@ -213,6 +214,7 @@ interface DayOrders {
   mismatches: CsvFileResult;
   totals: OrderTotalsAccumulator;
   feeDifferences: FeeDifferences;
+  shortPayments: ShortPayments;
   /** Orders only the provider knows (UNKNOWN_ORDER), notified during the day. */
   unknown: UnknownOrderRow[];
 }
@@ -228,6 +230,7 @@ async function dayOrders(
 ): Promise<DayOrders> {
   const totals = new OrderTotalsAccumulator();
   const feeDifferences = new FeeDifferences(opts.feeSchedule);
+  const shortPayments = new ShortPayments();
   const itemHeader = csvHeader(ITEM_TABLE_COLUMNS);
   const items = new CsvFile(path.join(dir, 'items.csv'), itemHeader, businessView(itemHeader));
   const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
@@ -244,6 +247,7 @@ async function dayOrders(
         if (sheetsWait) await sheetsWait;
         totals.add(r);
         feeDifferences.add(r);
+        shortPayments.add(r);
       }
     }
     // After the merchant's own: the orders only the provider knows (UNKNOWN_ORDER), notified this day.
@@ -257,7 +261,7 @@ async function dayOrders(
     throw err;
   }
   daySheets.close();
-  return { items: await items.close(), mismatches: await mismatches.close(), totals, feeDifferences, unknown };
+  return { items: await items.close(), mismatches: await mismatches.close(), totals, feeDifferences, shortPayments, unknown };
 }
 
 interface OpenItems {
