@@ -185,7 +185,8 @@ describe('the day journal (pure)', () => {
   });
 
   it('short payments: the rest of the receivable on short_payment, so payments clearing holds the whole amount; the wallet untouched', () => {
-    const j = buildJournal({ ...DAY, shortPayment: { total: '6290350.97', count: 2 } });
+    const payments = { ...DAY.rollForward.payments, short: { total: '6290350.97', count: 2 } };
+    const j = buildJournal({ ...DAY, rollForward: { ...DAY.rollForward, payments } });
     const e = j.entries.find((x) => x.kind === 'short_payment')!;
     expect(e.lines.map((l) => [l.role, l.amount, l.sourceRef])).toEqual([
       ['short_payment', '6290350.97', '2 orders'],

@@ -37,7 +37,8 @@ export interface JournalDayInput {
   rollForward: {
     opening: Amount | null;
     closing: Amount | null;
-    payments: { paidAmount: Amount | null; fee: Amount | null; count: number };
+    /** short: Σ (amount − paid) over the payments paid below the merchant's amount, and how many. */
+    payments: { paidAmount: Amount | null; fee: Amount | null; count: number; short?: { total: Amount; count: number } };
     payouts: { amount: Amount | null; fee: Amount | null; count: number };
     /** Movement timing items are posted with the movements, not here. */
     timingItems: ReadonlyArray<{ direction: TimingSource; merchantRef: string; effect: Amount; assignedIn: boolean }>;
@@ -48,8 +49,6 @@ export interface JournalDayInput {
   late?: readonly LateChange[];
   /** Provider fee − contracted fee, summed over the day's orders off the fee schedule. */
   feeDifference?: { total: Amount; count: number } | null;
-  /** Σ (amount − paid) over the day's successful payments paid below their amount. */
-  shortPayment?: { total: Amount; count: number } | null;
   /** The day's closing rate snapshot; null gives no USDT figures. */
   rate: DayRate | null;
 }
@@ -164,18 +163,19 @@ export function buildJournal(input: JournalDayInput): JournalDay {
     );
   }
 
-  if (input.shortPayment) {
+  const shortPayment = rf.payments.short;
+  if (shortPayment) {
     // The payments entry credits clearing with what was paid; the merchant's order system clears it
     // against the receivable of the whole amount. This credits the rest, so clearing meets the
     // receivable order by order, and carries the shortfall as owed by payers (or to write off).
-    const short = D(input.shortPayment.total, 'shortPayment.total');
+    const short = D(shortPayment.total, 'payments.short.total');
     add(
       'short_payment',
       'short-payment',
       `${currency} short payments ${date}`,
       [
-        line('short_payment', short, 'owed by payers: amount less paid', count(input.shortPayment.count)),
-        line('payments_clearing', short.negated(), 'rest of the receivables paid short', count(input.shortPayment.count)),
+        line('short_payment', short, 'owed by payers: amount less paid', count(shortPayment.count)),
+        line('payments_clearing', short.negated(), 'rest of the receivables paid short', count(shortPayment.count)),
       ],
       true,
     );

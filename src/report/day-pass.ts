@@ -24,7 +24,7 @@ import { CsvFile, type CsvFileResult } from './csv-file.ts';
 import type { DayItemSheets } from './day-sheets.ts';
 import { timeFormatter } from './format.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
-import { closingRates, dayJournals, FeeDifferences, ShortPayments } from './journal-day.ts';
+import { closingRates, dayJournals, FeeDifferences } from './journal-day.ts';
 import { dayLate, postingOf, type VersionPosting } from './journal-ledger.ts';
 import { DEFAULT_JOURNAL_SETTINGS, writeJournalFiles, type JournalSettings } from './journal-files.ts';
 import { sortRunIds, type CsvFiles } from './manifest.ts';
@@ -126,7 +126,6 @@ export async function passOverDay(
     late: lateOfDay.inWindow,
     restores: lateOfDay.restores,
     feeDifferences: orders.feeDifferences,
-    shortPayments: orders.shortPayments,
     rates: snapshots.rateRows,
   });
   const rates = closingRates(snapshots.rateRows);
@@ -214,7 +213,6 @@ interface DayOrders {
   mismatches: CsvFileResult;
   totals: OrderTotalsAccumulator;
   feeDifferences: FeeDifferences;
-  shortPayments: ShortPayments;
   /** Orders only the provider knows (UNKNOWN_ORDER), notified during the day. */
   unknown: UnknownOrderRow[];
 }
@@ -230,7 +228,6 @@ async function dayOrders(
 ): Promise<DayOrders> {
   const totals = new OrderTotalsAccumulator();
   const feeDifferences = new FeeDifferences(opts.feeSchedule);
-  const shortPayments = new ShortPayments();
   const itemHeader = csvHeader(ITEM_TABLE_COLUMNS);
   const items = new CsvFile(path.join(dir, 'items.csv'), itemHeader, businessView(itemHeader));
   const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
@@ -247,7 +244,6 @@ async function dayOrders(
         if (sheetsWait) await sheetsWait;
         totals.add(r);
         feeDifferences.add(r);
-        shortPayments.add(r);
       }
     }
     // After the merchant's own: the orders only the provider knows (UNKNOWN_ORDER), notified this day.
@@ -261,7 +257,7 @@ async function dayOrders(
     throw err;
   }
   daySheets.close();
-  return { items: await items.close(), mismatches: await mismatches.close(), totals, feeDifferences, shortPayments, unknown };
+  return { items: await items.close(), mismatches: await mismatches.close(), totals, feeDifferences, unknown };
 }
 
 interface OpenItems {

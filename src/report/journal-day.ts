@@ -83,27 +83,6 @@ export class FeeDifferences {
   }
 }
 
-/** Σ (amount − paid) per currency over the day's successful payments paid below their amount (PAID_AMOUNT). */
-export class ShortPayments {
-  private readonly sums = new Map<Currency, { total: Decimal; count: number }>();
-
-  add(r: ReportItemRow): void {
-    // includes() first: a million rows pass here, almost none with a finding.
-    if (r.direction !== 'payment' || r.provider_category !== 'success' || !r.mismatch_codes.includes('PAID_AMOUNT')) return;
-    if (!codesOf(r.mismatch_codes).has('PAID_AMOUNT') || !isCurrency(r.currency)) return;
-    const paid = readAmount(r.provider_paid_amount);
-    const amount = readAmount(r.local_amount);
-    if (paid === null || amount === null || !paid.lessThan(amount)) return;
-    const s = this.sums.get(r.currency) ?? { total: new Decimal(0), count: 0 };
-    this.sums.set(r.currency, { total: s.total.plus(amount.minus(paid)), count: s.count + 1 });
-  }
-
-  of(c: Currency): { total: string; count: number } | null {
-    const s = this.sums.get(c);
-    return s ? { total: normalizeDecimal(s.total), count: s.count } : null;
-  }
-}
-
 export interface DayJournalInput {
   date: string;
   currencies: readonly string[];
@@ -113,7 +92,6 @@ export interface DayJournalInput {
   /** Late changes of orders counted in this day, seen after it (restored: see Restore). */
   restores?: readonly Restore[];
   feeDifferences: FeeDifferences | null;
-  shortPayments?: ShortPayments | null;
   rates: readonly RateSnapshotRow[];
 }
 
@@ -150,7 +128,6 @@ export function dayJournals(input: DayJournalInput): JournalDay[] {
       },
       late: input.late.filter((l) => l.currency === currency).map((l) => l.change),
       feeDifference: input.feeDifferences?.of(currency) ?? null,
-      shortPayment: input.shortPayments?.of(currency) ?? null,
       rate: rates.get(currency) ?? null,
     });
   });
