@@ -174,8 +174,8 @@ export function buildJournal(input: JournalDayInput): JournalDay {
       'short-payment',
       `${currency} short payments ${date}`,
       [
-        line('short_payment', short, 'owed by payers: amount less paid', count(shortPayment.count)),
-        line('payments_clearing', short.negated(), 'rest of the receivables paid short', count(shortPayment.count)),
+        line('short_payment', short, 'owed by payers', count(shortPayment.count)),
+        line('payments_clearing', short.negated(), 'rest of receivables', count(shortPayment.count)),
       ],
       true,
     );

@@ -36,8 +36,7 @@ export const JOURNAL_COLUMNS: readonly TableColumn[] = [
   { name: 'usdt_rate', kind: 'decimal', label: 'USDT rate' },
   { name: 'usdt_debit', ...USDT_COL, label: 'USDT debit' },
   { name: 'usdt_credit', ...USDT_COL, label: 'USDT credit' },
-  // Wide enough for the usual "<entry>: <line>" (up to about 80 characters), so it is not cut at print.
-  { name: 'description', kind: 'text', width: 80 },
+  { name: 'description', kind: 'text', width: 50 },
   { name: 'source_ref', kind: 'text', width: 24 },
 ];
 
