@@ -10,7 +10,7 @@ import { at, count } from '../pages/format.ts';
 import { rerunOutcome, type RerunOutcome } from '../pages/rerun-outcome.ts';
 import { rerunRefusal, sendRefusal } from '../can-do.ts';
 import { versionsOfDay } from '../../db/report-days.ts';
-import { changedOrders, versionTally } from '../../db/version-diff.ts';
+import { changedOrders, versionMoney, versionRecordedMoney, versionTally } from '../../db/version-diff.ts';
 import { createMailer } from '../../notify/mailer.ts';
 import { sendReportEmail } from '../../report/email/send.ts';
 import { can } from '../auth/roles.ts';
@@ -72,6 +72,12 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
     return sendPage(reply, 200, page({ title: 'Reruns', session: s, nav: 'reruns', refreshSeconds: active ? 3 : undefined }, body));
   });
 
+  /** Per currency money of the version against the previous one; null when either did not record amounts (before sql/051). */
+  const moneyOf = async (versionId: string, previousId: string | null) => {
+    for (const id of [versionId, previousId]) if (id !== null && !(await versionRecordedMoney(deps.db.knex, id))) return null;
+    return versionMoney(deps.db.knex, previousId, versionId);
+  };
+
   /** The finished rerun's version against the one before it, and whether it can be sent. */
   const outcomeOf = async (s: Session, r: RerunRow): Promise<RerunOutcome | null> => {
     if (r.state !== 'completed' || r.reportVersion === null) return null;
@@ -86,6 +92,7 @@ export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
       previous,
       tally: await versionTally(deps.db.knex, version.id),
       previousTally: previous ? await versionTally(deps.db.knex, previous.id) : null,
+      money: await moneyOf(version.id, previous?.id ?? null),
       changed: previous ? await changedOrders(deps.db.knex, previous.id, version.id, CHANGED_SHOWN) : null,
       sendRefusal: sendRefusal(deps.config),
       maySend: can(s.role, 'rerun'),
