@@ -5,6 +5,7 @@ import { CASE_STATES, parseAge, type CaseState } from '../../recon/cases.ts';
 import { MISMATCH_CODES } from '../../domain/verdicts.ts';
 import { businessDay } from '../../report/date.ts';
 import { CURRENCIES } from '../../money/decimal.ts';
+import { messageOf } from '../../domain/errors.ts';
 
 /** The queue's query string read into a filter, shared by the queue, its export and bulk by filter. */
 
@@ -63,7 +64,7 @@ export function filterOf(
       filter.occurredTo = d.end.toJSDate();
       shown.day = d.date;
     } catch (err) {
-      problems.push(`day: ${(err as Error).message}`);
+      problems.push(`day: ${messageOf(err)}`);
     }
   }
   if (q.age) {
@@ -71,7 +72,7 @@ export function filterOf(
       filter.openedBefore = new Date(now.getTime() - parseAge(q.age));
       shown.age = q.age;
     } catch (err) {
-      problems.push(`age: ${(err as Error).message}`);
+      problems.push(`age: ${messageOf(err)}`);
     }
   }
   if (q.ref) {

@@ -8,6 +8,7 @@ import { exportRefused, queueBody } from '../pages/case-queue.ts';
 import { page } from '../pages/layout.ts';
 import { filterOf, pageNumberOf, type Query } from './case-query.ts';
 import { exportFileName } from './case-export-name.ts';
+import { messageOf } from '../../domain/errors.ts';
 
 const PAGE = 100;
 
@@ -38,8 +39,8 @@ export function registerCaseQueueRoutes(app: FastifyInstance, deps: ConsoleDeps)
           }
         }
       } catch (err) {
-        if (!/^cursor: /.test((err as Error).message)) throw err;
-        problems.push((err as Error).message);
+        if (!/^cursor: /.test(messageOf(err))) throw err;
+        problems.push(messageOf(err));
       }
     }
     const users = await assignableUsers(deps.db);

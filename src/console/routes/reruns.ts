@@ -10,6 +10,7 @@ import { createMailer } from '../../notify/mailer.ts';
 import { sendReportEmail } from '../../report/email/send.ts';
 import { noSuchRerun, rerunRefusedPage, rerunsPage, type RerunPageContext } from '../pages/rerun.ts';
 import { rerunView } from './rerun-view.ts';
+import { messageOf } from '../../domain/errors.ts';
 
 /** The reruns area, by route group: the queue (list, queue one), one rerun (its page, sending its version). */
 export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
@@ -37,7 +38,7 @@ function registerRerunQueueRoutes(app: FastifyInstance, deps: ConsoleDeps, ctx: 
       dayIsPartial(day, deps.now());
       date = day.date;
     } catch (err) {
-      return sendPage(reply, 400, rerunRefusedPage(s, 'Bad date', `date: ${(err as Error).message}`));
+      return sendPage(reply, 400, rerunRefusedPage(s, 'Bad date', `date: ${messageOf(err)}`));
     }
     const now = deps.now();
     const { id, queued } = await enqueueRerun(deps.db.knex, { businessDate: date, userId: s.userId, now });
