@@ -78,7 +78,12 @@ const EXAMPLE = '{"accounts": [{"id": "in-main", "merchantId": "M-1001", "secret
 function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
   const path = issue.path.map(String);
   const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
-  const message = unknownKey !== undefined ? 'not a known key' : issue.message;
+  const message =
+    unknownKey !== undefined
+      ? 'not a known key'
+      : issue.code === 'invalid_key'
+        ? (issue.issues[0]?.message ?? issue.message)
+        : issue.message;
   if (path[0] !== 'accounts' || path.length < 2) {
     const key = [...path, ...(unknownKey !== undefined ? [unknownKey] : [])].join('.');
     return key ? `${key}: ${message}` : message;

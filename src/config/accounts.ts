@@ -56,3 +56,15 @@ export function accountFor(config: Config, id: string | undefined): Account {
   if (!found) throw new UsageError(`--account ${JSON.stringify(id)}: no such account; configured: ${ids}`);
   return found;
 }
+
+/** What `accounts list` shows of an account: everything but the secret, and where the secret comes from. */
+export interface AccountListing extends Omit<Account, 'secret' | 'secretSource'> {
+  secretFrom: string;
+}
+
+export function accountListing(config: Config): AccountListing[] {
+  return configuredAccounts(config).map(({ secret: _secret, secretSource, ...rest }) => ({
+    ...rest,
+    secretFrom: secretSource.kind === 'env' ? `env ${secretSource.name}` : `file ${secretSource.path}`,
+  }));
+}
