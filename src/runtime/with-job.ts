@@ -11,7 +11,7 @@ import { createLogger } from '../log/logger.ts';
 import type { ProviderClient, ProviderClientOptions } from '../provider/client.ts';
 import type { PayreconMetrics } from '../metrics/metrics.ts';
 import { isUsageError, JobFailedError, oneLine } from './job-failure.ts';
-import { accountFor } from '../config/accounts.ts';
+import { accountFor, configuredAccounts } from '../config/accounts.ts';
 import type { Account } from '../domain/account.ts';
 
 /** What a caller may hand a job: the scheduler and the demo share one config, logger and pool. */
@@ -81,6 +81,8 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
       db = await openDatabase(config, { applicationName: `payrecon-${job}` });
     }
     if (opts.requireMigrated !== false) await assertMigrated(db, { database, hint: databaseChoiceHint(config) });
+    // Per-account series are labelled with the configured ids only (bounded cardinality).
+    opts.metrics?.useAccounts(configuredAccounts(config).map((a) => a.id));
     const deps: JobDeps = {
       config,
       logger,
@@ -99,7 +101,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
               logger,
               slotStore: db!.engine.slotStore(),
               signal: stop.signal,
-              onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds)),
+              onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds, account.id)),
               ...opts.provider,
             }),
           );
@@ -113,7 +115,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
   } catch (err) {
     if (isUsageError(err) || err instanceof JobFailedError) throw err;
     const failure = new JobFailedError(job, database, oneLine(err, secretValues(config)));
-    if (db) await storeFailureAlert(job, failure, { db, config, logger });
+    if (db) await storeFailureAlert(job, failure, { db, config, logger, account: opts.account });
     throw failure;
   } finally {
     stop.dispose();
@@ -123,7 +125,11 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
 }
 
 /** The `run_failed` alert of a failed job; its modules load only when a job fails. */
-async function storeFailureAlert(job: string, failure: JobFailedError, deps: { db: Db; config: Config; logger: Logger }): Promise<void> {
+async function storeFailureAlert(
+  job: string,
+  failure: JobFailedError,
+  deps: { db: Db; config: Config; logger: Logger; account: string | undefined },
+): Promise<void> {
   const [{ raiseAndDeliver }, { alertForFailedRun }] = await Promise.all([import('./alerting.ts'), import('../notify/alert-builders.ts')]);
   await raiseAndDeliver({ ...deps, now: () => new Date(), job }, [alertForFailedRun(job, 'failed', failure.message)]);
 }
