@@ -7,6 +7,8 @@ import { accountFor } from '../src/config/accounts.ts';
 import { createAccountClient } from '../src/provider/from-config.ts';
 import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
 import { reconcileJob } from '../src/services/reconcile.ts';
+import { reportJob } from '../src/services/report.ts';
+import { snapshotJob } from '../src/services/snapshot.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
@@ -93,6 +95,13 @@ describe('reconcile of one account among several', () => {
   it('refuses a run naming no account when several are configured, naming the ids', async () => {
     await expect(reconcileJob({ progress: false, date: today() }, context())).rejects.toThrow(
       '--account: required, 2 accounts are configured (in-main, ng-brand)',
+    );
+  });
+
+  it('refuses a snapshot and a report, which are not per account yet, rather than mix the accounts', async () => {
+    await expect(snapshotJob({}, context())).rejects.toThrow('--account: required, 2 accounts are configured (in-main, ng-brand)');
+    await expect(reportJob({}, context())).rejects.toThrow(
+      'report: 2 accounts are configured (in-main, ng-brand); reports per account are not written yet',
     );
   });
 

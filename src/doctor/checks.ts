@@ -7,10 +7,13 @@ import { secretValues } from '../config/redact.ts';
 import { openDatabase } from '../db/connect.ts';
 import { describeDatabase } from '../db/describe.ts';
 import { pendingMigrations } from '../db/migrate.ts';
-import { createProviderClient } from '../provider/from-config.ts';
+import { createAccountClient } from '../provider/from-config.ts';
+import { configuredAccounts } from '../config/accounts.ts';
+import type { Account } from '../domain/account.ts';
 import { installationId } from '../db/installation.ts';
 import { alertingHealth, failingSteps } from '../db/alerting-health.ts';
 import { OWNER_FILE, readReportDirOwner } from '../report/report-dir-owner.ts';
+import { errorOf, messageOf } from '../domain/errors.ts';
 
 export type CheckStatus = 'ok' | 'failed' | 'skipped';
 
@@ -39,7 +42,7 @@ export async function checkDatabase(config: Config): Promise<CheckResult> {
     return {
       name,
       status: 'failed',
-      detail: `${which}: ${scrub((err as Error).message, config)}`,
+      detail: `${which}: ${scrub(messageOf(err), config)}`,
       fix: connectFix(err, config),
     };
   }
@@ -58,7 +61,7 @@ export async function checkDatabase(config: Config): Promise<CheckResult> {
     return {
       name,
       status: 'failed',
-      detail: `${which}: ${scrub((err as Error).message, config)}`,
+      detail: `${which}: ${scrub(messageOf(err), config)}`,
       fix: 'check the database user may read its schema (DATABASE_SCHEMA)',
     };
   } finally {
@@ -80,30 +83,41 @@ function connectFix(err: unknown, config: Config): string {
   return 'check DATABASE_URL (host, port, user, password) and that the server is up';
 }
 
-export async function checkProvider(config: Config): Promise<CheckResult> {
-  const name = 'provider';
-  if (!config.PROVIDER_BASE_URL)
+/** The provider check of every configured account: "provider" for the one account, "provider <id>" for each of several. */
+export async function checkProviders(config: Config): Promise<CheckResult[]> {
+  const accounts = configuredAccounts(config);
+  const results: CheckResult[] = [];
+  for (const account of accounts)
+    results.push(await checkProvider(config, account, accounts.length > 1 ? `provider ${account.id}` : 'provider'));
+  return results;
+}
+
+async function checkProvider(config: Config, account: Account, name: string): Promise<CheckResult> {
+  const baseUrl = account.baseUrl;
+  if (!baseUrl)
     return {
       name,
       status: 'failed',
       detail: 'PROVIDER_BASE_URL is not set',
       fix: 'set PROVIDER_BASE_URL (and PROVIDER_MERCHANT_ID, PROVIDER_SECRET)',
     };
-  const currency = config.RECON_CURRENCIES[0];
-  const client = await createProviderClient(config, { maxRetries: 0 });
+  const currency = account.currencies[0];
+  const client = await createAccountClient(config, account, { maxRetries: 0 });
   try {
     await client.balance(currency);
   } catch (err) {
     return {
       name,
       status: 'failed',
-      detail: `balance ${currency}: ${scrub((err as Error).message, config)}`,
-      fix: 'check PROVIDER_BASE_URL, PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE',
+      detail: `balance ${currency}: ${scrub(messageOf(err), config)}`,
+      fix: config.ACCOUNTS_FILE
+        ? `check account ${account.id}'s baseUrl, merchantId and secret in ACCOUNTS_FILE, and PROVIDER_SIGNATURE`
+        : 'check PROVIDER_BASE_URL, PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE',
     };
   } finally {
     await client.close();
   }
-  const skew = await clockSkewSec(config.PROVIDER_BASE_URL);
+  const skew = await clockSkewSec(baseUrl);
   if (skew !== null && Math.abs(skew) > MAX_SKEW_SEC) {
     return {
       name,
@@ -148,7 +162,7 @@ export async function checkSmtp(config: Config): Promise<CheckResult> {
     return {
       name,
       status: 'failed',
-      detail: scrub((err as Error).message, config),
+      detail: scrub(messageOf(err), config),
       fix: 'check SMTP_URL (host, port, user and password; smtps: for implicit TLS)',
     };
   } finally {
@@ -173,7 +187,9 @@ export async function checkAlertWebhook(config: Config): Promise<CheckResult> {
       };
     return { name, status: 'ok', detail: `${host} reachable (HTTP ${res.status})` };
   } catch (err) {
-    const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
+    // fetch's TypeError says only "fetch failed"; its cause names the refusal or the DNS failure.
+    const { cause: why } = errorOf(err);
+    const cause = why instanceof Error ? why.message : messageOf(err);
     return {
       name,
       status: 'failed',
@@ -195,7 +211,7 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
     return {
       name,
       status: 'failed',
-      detail: `${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      detail: `${dir}: ${(err as NodeJS.ErrnoException).code ?? messageOf(err)}`,
       fix: 'set REPORT_DIR to a directory this user may write, or fix its permissions',
     };
   }
@@ -203,7 +219,7 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
   try {
     owner = await readReportDirOwner(dir);
   } catch (err) {
-    return { name, status: 'failed', detail: (err as Error).message, fix: `restore or remove ${OWNER_FILE} in REPORT_DIR` };
+    return { name, status: 'failed', detail: messageOf(err), fix: `restore or remove ${OWNER_FILE} in REPORT_DIR` };
   }
   if (!owner) return { name, status: 'ok', detail: `${dir} writable, not yet marked by a database` };
   const mine = await ownInstallation(config);
@@ -236,7 +252,7 @@ export async function checkAlerting(config: Config): Promise<CheckResult> {
       fix: 'alerts may not be going out: fix the cause named (a channel refusing: ALERT_WEBHOOK_URL, ALERT_EMAIL_TO, SMTP_URL); the next job run that alerts clears it',
     };
   } catch (err) {
-    return { name, status: 'skipped', detail: `not checked: ${scrub((err as Error).message, config)}` };
+    return { name, status: 'skipped', detail: `not checked: ${scrub(messageOf(err), config)}` };
   } finally {
     await db?.close();
   }

@@ -1,4 +1,5 @@
 // The webhook receiver and the sweep of pending confirmations, with their exit statuses.
+import { accountFor } from '../config/accounts.ts';
 import { untilAborted } from '../runtime/until-aborted.ts';
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
@@ -14,6 +15,7 @@ import { policyFromConfig } from '../reconcile/policy-from-config.ts';
 import { PayreconMetrics } from '../metrics/metrics.ts';
 import { serveOps } from '../metrics/serve-ops.ts';
 import type { OpsServer } from '../metrics/ops-server.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** Events left pending (crash, provider outage) are swept this often while serving. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -50,7 +52,8 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
     const handler = createWebhookHandler({
       db,
       scheme,
-      secret: config.PROVIDER_SECRET,
+      // The one account's secret (PROVIDER_SECRET without ACCOUNTS_FILE); with several, provider() above refused.
+      secret: accountFor(config, undefined).secret,
       now: Date.now,
       logger,
       windowSec: config.WEBHOOK_TIMESTAMP_WINDOW_SEC,
@@ -73,7 +76,7 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
     const sweep = () =>
       confirmPendingWebhooks(confirmDeps).then(
         (counts) => logger.info({ counts }, 'pending webhook confirmations swept'),
-        (err: unknown) => logger.error({ err: (err as Error).message }, 'sweep of pending webhook confirmations failed'),
+        (err: unknown) => logger.error({ err: messageOf(err) }, 'sweep of pending webhook confirmations failed'),
       );
     try {
       logger.info({ url: server.url }, 'webhook receiver listening');
