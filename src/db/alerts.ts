@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 import { arrayLiteral } from './unnest.ts';
 import { date, dateOrNull, id, idOrNull, int, oneOf, oneRow, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
@@ -28,6 +27,8 @@ export interface AlertRecord {
   next_attempt_at: Date | null;
   sent_at: Date | null;
   delivered_channels: string[];
+  /** The provider account it belongs to ("default" with one account). */
+  account_id: string;
 }
 
 function toAlert(r: Row): AlertRecord {
@@ -46,35 +47,34 @@ function toAlert(r: Row): AlertRecord {
     next_attempt_at: dateOrNull(r, 'next_attempt_at'),
     sent_at: dateOrNull(r, 'sent_at'),
     delivered_channels: texts(r, 'delivered_channels'),
+    account_id: text(r, 'account_id'),
   };
 }
 
 const COLUMNS = `id::text AS id, fingerprint, kind, run_id::text AS run_id, title, payload, payload_digest, created_at,
-  status, attempts, last_error, next_attempt_at, sent_at, delivered_channels`;
+  status, attempts, last_error, next_attempt_at, sent_at, delivered_channels, account_id`;
 
 export interface NewAlert {
   fingerprint: string;
   kind: string;
   runId: string | null;
-  /** Unset: "default" (the single account). */
-  accountId?: string;
   title: string;
   payload: unknown;
   payloadDigest: string;
   createdAt: Date;
   status: 'pending' | 'suppressed';
   caseIds?: readonly string[];
+  accountId: string;
 }
 
 export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
   const res = await db.raw(
-    `INSERT INTO alerts (fingerprint, kind, run_id, account_id, title, payload, payload_digest, created_at, status, next_attempt_at, case_ids)
-     VALUES (?, ?, ?::bigint, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::bigint[]) RETURNING ${COLUMNS}`,
+    `INSERT INTO alerts (fingerprint, kind, run_id, title, payload, payload_digest, created_at, status, next_attempt_at, case_ids, account_id)
+     VALUES (?, ?, ?::bigint, ?, ?::jsonb, ?, ?, ?, ?, ?::bigint[], ?) RETURNING ${COLUMNS}`,
     [
       a.fingerprint,
       a.kind,
       a.runId,
-      a.accountId ?? DEFAULT_ACCOUNT_ID,
       a.title,
       JSON.stringify(a.payload),
       a.payloadDigest,
@@ -82,6 +82,7 @@ export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
       a.status,
       a.status === 'pending' ? a.createdAt : null,
       arrayLiteral(a.caseIds ?? [], (x) => x),
+      a.accountId,
     ],
   );
   return toAlert(oneRow(res));
@@ -154,12 +155,13 @@ export interface UnresolvedAlert {
   title: string;
   status: AlertStatus;
   caseIds: string[];
+  accountId: string;
 }
 
 /** Unresolved alerts whose cases have all been resolved (alerts with no cases are not chosen here). */
 export async function alertsWithCausesCleared(db: Knex): Promise<UnresolvedAlert[]> {
   const res = await db.raw(
-    `SELECT a.id::text AS id, a.fingerprint, a.kind, a.title, a.status, a.case_ids::text[] AS case_ids FROM alerts a
+    `SELECT a.id::text AS id, a.fingerprint, a.kind, a.title, a.status, a.case_ids::text[] AS case_ids, a.account_id FROM alerts a
       WHERE a.resolved_at IS NULL AND cardinality(a.case_ids) > 0
         AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.id = ANY (a.case_ids) AND c.state <> 'resolved')
       ORDER BY a.id`,
@@ -171,7 +173,7 @@ export async function alertsWithCausesCleared(db: Knex): Promise<UnresolvedAlert
 export async function unresolvedAlertsOf(db: Knex, fingerprints: readonly string[]): Promise<UnresolvedAlert[]> {
   if (fingerprints.length === 0) return [];
   const res = await db.raw(
-    `SELECT id::text AS id, fingerprint, kind, title, status, case_ids::text[] AS case_ids FROM alerts
+    `SELECT id::text AS id, fingerprint, kind, title, status, case_ids::text[] AS case_ids, account_id FROM alerts
       WHERE resolved_at IS NULL AND fingerprint = ANY (?::text[]) ORDER BY alerts.id`,
     [arrayLiteral(fingerprints, (x) => x)],
   );
@@ -186,6 +188,7 @@ function toUnresolved(r: Row): UnresolvedAlert {
     title: text(r, 'title'),
     status: oneOf(r, 'status', ALERT_STATUSES),
     caseIds: texts(r, 'case_ids'),
+    accountId: text(r, 'account_id'),
   };
 }
 
@@ -210,14 +213,13 @@ export async function markAlertResolved(db: Knex, id: string, at: Date): Promise
 /** The one "resolved" message of an alert; the unique resolves_alert_id makes a second one impossible. */
 export async function insertResolvedMessage(
   db: Knex,
-  m: { resolves: string; fingerprint: string; title: string; payload: unknown; createdAt: Date },
+  m: { resolves: string; fingerprint: string; title: string; payload: unknown; createdAt: Date; accountId: string },
 ): Promise<boolean> {
   const res = await db.raw(
-    // The resolved message belongs to the account of the alert it resolves.
-    `INSERT INTO alerts (fingerprint, kind, account_id, title, payload, payload_digest, created_at, status, next_attempt_at, resolves_alert_id, resolved_at)
-     SELECT ?, 'resolved', r.account_id, ?, ?::jsonb, '', ?, 'pending', ?, r.id, ? FROM alerts r WHERE r.id = ?::bigint
+    `INSERT INTO alerts (fingerprint, kind, title, payload, payload_digest, created_at, status, next_attempt_at, resolves_alert_id, resolved_at, account_id)
+     VALUES (?, 'resolved', ?, ?::jsonb, '', ?, 'pending', ?, ?::bigint, ?, ?)
      ON CONFLICT (resolves_alert_id) DO NOTHING RETURNING id`,
-    [m.fingerprint, m.title, JSON.stringify(m.payload), m.createdAt, m.createdAt, m.createdAt, m.resolves],
+    [m.fingerprint, m.title, JSON.stringify(m.payload), m.createdAt, m.createdAt, m.resolves, m.createdAt, m.accountId],
   );
   return rowsOf(res).length > 0;
 }

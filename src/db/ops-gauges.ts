@@ -3,12 +3,13 @@ import { count, date, dateOrNull, int, oneRow, rowsOf, text, textOrNull } from '
 
 /** What /metrics reads from the database on each scrape: small aggregate queries on indexed columns. */
 export interface OpsGaugeRows {
-  openCases: { code: string; currency: string; count: number; oldestOpenedAt: Date }[];
-  /** The latest roll-forward check of each currency checked at all: drift as decimal text. */
-  drift: { currency: string; drift: string }[];
-  emailsPending: number;
-  /** Latest completed run of each job. */
-  lastSuccess: { job: string; at: Date }[];
+  openCases: { account: string; code: string; currency: string; count: number; oldestOpenedAt: Date }[];
+  /** The latest roll-forward check of each account's currency checked at all: drift as decimal text. */
+  drift: { account: string; currency: string; drift: string }[];
+  /** Per account with any pending. */
+  emailsPending: { account: string; count: number }[];
+  /** Latest completed run of each job, per account. */
+  lastSuccess: { account: string; job: string; at: Date }[];
   /** Failures of each alerting step so far (alerting_health), and the latest failure of any. */
   alertingFailures: { step: string; failures: number }[];
   alertingLastFailure: Date | null;
@@ -24,15 +25,18 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
   return db.transaction(async (trx) => {
     await trx.raw(`SELECT set_config('statement_timeout', ?, true)`, [String(Math.max(1, Math.floor(statementTimeoutMs)))]);
     const cases = await trx.raw(
-      `SELECT code, currency, count(*)::int AS n, min(opened_at) AS oldest FROM cases WHERE state = 'open' GROUP BY code, currency`,
+      `SELECT account_id, code, currency, count(*)::int AS n, min(opened_at) AS oldest FROM cases WHERE state = 'open'
+        GROUP BY account_id, code, currency`,
     );
     const drift = await trx.raw(
-      `SELECT DISTINCT ON (currency) currency, drift::text AS drift
-           FROM balance_checks ORDER BY currency, checked_at DESC, id DESC`,
+      `SELECT DISTINCT ON (account_id, currency) account_id, currency, drift::text AS drift
+           FROM balance_checks ORDER BY account_id, currency, checked_at DESC, id DESC`,
     );
-    const emails = await trx.raw(`SELECT count(*)::int AS n FROM report_versions WHERE email_status = 'pending'`);
+    const emails = await trx.raw(
+      `SELECT account_id, count(*)::int AS n FROM report_versions WHERE email_status = 'pending' GROUP BY account_id`,
+    );
     const success = await trx.raw(
-      `SELECT job, max(finished_at) AS at FROM job_runs WHERE status = 'completed' AND NOT dry_run GROUP BY job`,
+      `SELECT account_id, job, max(finished_at) AS at FROM job_runs WHERE status = 'completed' AND NOT dry_run GROUP BY account_id, job`,
     );
     const alerting = await trx.raw(`SELECT step, failures::text AS failures, last_failed_at FROM alerting_health`);
     const alertingRows = rowsOf(alerting);
@@ -41,17 +45,18 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
     return {
       // A case about no currency (a bank code, say) is labelled "none" rather than dropped.
       openCases: rowsOf(cases).map((r) => ({
+        account: text(r, 'account_id'),
         code: text(r, 'code'),
         currency: textOrNull(r, 'currency') ?? 'none',
         count: int(r, 'n'),
         oldestOpenedAt: date(r, 'oldest'),
       })),
-      drift: rowsOf(drift).map((r) => ({ currency: text(r, 'currency'), drift: text(r, 'drift') })),
-      emailsPending: int(oneRow(emails), 'n'),
+      drift: rowsOf(drift).map((r) => ({ account: text(r, 'account_id'), currency: text(r, 'currency'), drift: text(r, 'drift') })),
+      emailsPending: rowsOf(emails).map((r) => ({ account: text(r, 'account_id'), count: int(r, 'n') })),
       // A job with no completed run has none: max() over no rows is a NULL time.
       lastSuccess: rowsOf(success).flatMap((r) => {
         const at = dateOrNull(r, 'at');
-        return at ? [{ job: text(r, 'job'), at }] : [];
+        return at ? [{ account: text(r, 'account_id'), job: text(r, 'job'), at }] : [];
       }),
       alertingFailures: alertingRows.map((r) => ({ step: text(r, 'step'), failures: count(r, 'failures') })),
       alertingLastFailure: alertingRows.reduce<Date | null>((max, r) => {

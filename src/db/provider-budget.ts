@@ -33,11 +33,25 @@ export class PostgresSlotStore implements SlotStore {
     private readonly now?: () => number,
   ) {}
 
+  private async ensureRow(account: string): Promise<void> {
+    if (this.known.has(account)) return;
+    await this.knex.raw('INSERT INTO provider_budget (account) VALUES (?) ON CONFLICT (account) DO NOTHING', [account]);
+    this.known.add(account);
+  }
+
+  /** A 429's Retry-After for every process of the account: the next free slot is no earlier than now + forMs (server clock). */
+  async hold(account: string, forMs: number): Promise<void> {
+    await this.ensureRow(account);
+    await this.knex.raw(
+      `UPDATE provider_budget SET next_free_ms = greatest(next_free_ms, coalesce(?::float8, extract(epoch from clock_timestamp()) * 1000) + ?::float8),
+              updated_at = now()
+        WHERE account = ?`,
+      [this.now ? this.now() : null, forMs, account],
+    );
+  }
+
   async reserve(req: SlotRequest): Promise<SlotGrant> {
-    if (!this.known.has(req.account)) {
-      await this.knex.raw('INSERT INTO provider_budget (account) VALUES (?) ON CONFLICT (account) DO NOTHING', [req.account]);
-      this.known.add(req.account);
-    }
+    await this.ensureRow(req.account);
     // In the order the placeholders appear in RESERVE.
     const res = await this.knex.raw(RESERVE, [
       this.now ? this.now() : null,

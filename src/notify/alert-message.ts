@@ -1,4 +1,5 @@
 import type { AlertRecord } from '../db/alerts.ts';
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 import type { MailMessage } from './mailer.ts';
 import type { SlackMessage } from './webhook.ts';
 
@@ -9,7 +10,10 @@ interface KnownPayload {
   orders?: { merchantRef: string; transactionRef: string; codes: string[]; reason: string }[];
 }
 
-function lines(alert: Pick<AlertRecord, 'title' | 'payload' | 'run_id'>): string[] {
+/** What a message is made of; account_id absent or "default": one account, not named. */
+type Shown = Pick<AlertRecord, 'title' | 'payload' | 'run_id'> & { account_id?: string };
+
+function lines(alert: Shown): string[] {
   const p = (alert.payload ?? {}) as KnownPayload;
   const out: string[] = [];
   if (p.summary) out.push(p.summary);
@@ -26,6 +30,7 @@ function lines(alert: Pick<AlertRecord, 'title' | 'payload' | 'run_id'>): string
   }
   if (!p.summary && !p.counts && !p.orders) out.push(JSON.stringify(alert.payload, null, 2));
   if (alert.run_id) out.push(`Run ${alert.run_id}`);
+  if (alert.account_id && alert.account_id !== DEFAULT_ACCOUNT_ID) out.push(`Account ${alert.account_id}`);
   return out;
 }
 
@@ -34,7 +39,7 @@ function lines(alert: Pick<AlertRecord, 'title' | 'payload' | 'run_id'>): string
  * Titles and payloads carry provider and merchant text (statuses, refs, reasons): every field is
  * escaped, so `<!channel>` or `<https://…|label>` there is shown as typed, never a ping or a link.
  */
-export function slackMessage(alert: Pick<AlertRecord, 'title' | 'payload' | 'run_id'>): SlackMessage {
+export function slackMessage(alert: Shown): SlackMessage {
   const title = `payrecon: ${alert.title}`;
   return {
     text: slackEscape(title),
@@ -58,11 +63,7 @@ function slackClip(text: string, max: number): string {
     .replace(/&[a-z]{0,3}$/, '');
 }
 
-export function alertMail(
-  alert: Pick<AlertRecord, 'id' | 'title' | 'payload' | 'run_id'>,
-  from: string,
-  to: readonly string[],
-): MailMessage {
+export function alertMail(alert: Shown & Pick<AlertRecord, 'id'>, from: string, to: readonly string[]): MailMessage {
   const domain = from.split('@')[1] || 'payrecon.invalid';
   return {
     from,

@@ -2,6 +2,7 @@ import { scrub } from '../config/redact.ts';
 import type { Db } from '../db/connect.ts';
 import { insertAlert, latestLiveAlert, supersedePendingAlerts, type AlertRecord } from '../db/alerts.ts';
 import { alertFingerprint, payloadDigest } from './fingerprint.ts';
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 
 export const DEFAULT_REPEAT_AFTER_MS = 24 * 60 * 60 * 1000;
 
@@ -14,10 +15,10 @@ export interface AlertInput {
   /** The finding itself (counts per code, first few orders); its digest decides whether it is news. */
   payload: unknown;
   runId?: string | null;
-  /** The account the finding is of; unset: "default" (the single account). */
-  accountId?: string;
   /** The cases behind the alert: it is resolved when they all are (src/notify/resolve-alerts.ts). */
   caseIds?: readonly string[];
+  /** The provider account the finding belongs to (part of its fingerprint); unset: "default". */
+  accountId?: string;
 }
 
 export interface RaiseOptions {
@@ -45,7 +46,8 @@ export async function raiseAlert(db: Db, input: AlertInput, opts: RaiseOptions):
   const secrets = opts.secrets ?? [];
   const title = scrub(input.title, secrets);
   const payload = secrets.length ? (JSON.parse(scrub(JSON.stringify(input.payload), secrets)) as unknown) : input.payload;
-  const fingerprint = alertFingerprint(input.kind, input.fingerprintParts);
+  const accountId = input.accountId ?? DEFAULT_ACCOUNT_ID;
+  const fingerprint = alertFingerprint(input.kind, input.fingerprintParts, accountId);
   const digest = payloadDigest(payload);
   const repeatAfter = opts.repeatAfterMs ?? DEFAULT_REPEAT_AFTER_MS;
 
@@ -60,13 +62,13 @@ export async function raiseAlert(db: Db, input: AlertInput, opts: RaiseOptions):
       fingerprint,
       kind: input.kind,
       runId: input.runId ?? null,
-      ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
       title,
       payload,
       payloadDigest: digest,
       createdAt: opts.now,
       status: suppressed ? 'suppressed' : 'pending',
       caseIds: input.caseIds ?? [],
+      accountId,
     });
     if (!suppressed) await supersedePendingAlerts(tx, fingerprint, alert.id);
     return { alert, suppressed };

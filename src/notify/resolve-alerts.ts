@@ -22,6 +22,8 @@ export interface ClearedCause {
   fingerprintParts: readonly string[];
   /** Why it cleared, for the resolved message. */
   why: string;
+  /** The account whose cause cleared; unset: "default". */
+  accountId?: string;
 }
 
 /** The causes a job run that completed has cleared: its own earlier failures (the provider is back), a stalled holder (the lock was free again). */
@@ -44,7 +46,7 @@ export async function resolveClearedAlerts(db: Db, now: Date, cleared: readonly 
     if (await resolveAlert(db, alert, why, now)) resolved.push(alert.id);
   }
   for (const cause of cleared) {
-    for (const alert of await unresolvedAlertsOf(db.knex, [alertFingerprint(cause.kind, cause.fingerprintParts)])) {
+    for (const alert of await unresolvedAlertsOf(db.knex, [alertFingerprint(cause.kind, cause.fingerprintParts, cause.accountId)])) {
       if (await resolveAlert(db, alert, cause.why, now)) resolved.push(alert.id);
     }
   }
@@ -69,6 +71,7 @@ async function resolveAlert(db: Db, alert: UnresolvedAlert, why: string, now: Da
           ...(alert.caseIds.length ? { cases: alert.caseIds } : {}),
         },
         createdAt: now,
+        accountId: alert.accountId,
       });
     }
     return true;

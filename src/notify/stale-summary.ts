@@ -1,3 +1,4 @@
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 import type { Db } from '../db/connect.ts';
 import { insertAlert } from '../db/alerts.ts';
 import { hasStaleAlerts, lockStaleAlerts, markSummarised, type StaleAlert } from '../db/alerts-undelivered.ts';
@@ -22,6 +23,8 @@ export async function summariseStale(db: Db, now: Date, staleAfterMs: number): P
       fingerprint: alertFingerprint('stale_summary', [now.toISOString()]),
       kind: 'stale_summary',
       runId: null,
+      // One summary for the whole deployment: each summarised alert names its own account.
+      accountId: DEFAULT_ACCOUNT_ID,
       title: `${stale.length} earlier alerts not delivered at the time, ${iso(stale[0].created_at)} to ${iso(stale.at(-1)!.created_at)}`,
       payload,
       payloadDigest: payloadDigest(payload),

@@ -240,6 +240,8 @@ export class ProviderClient {
             onRetry: (err, retryIndex, delayMs) => {
               if (err.detail.httpStatus === 429) {
                 this.throttle.onThrottled(delayMs);
+                // Told to the account's shared schedule: every process of this MerchantID waits it out.
+                void this.limiter?.hold(delayMs);
                 // Expected under a shared budget or a provider's own limit: one line per halving is enough.
                 this.logger.debug({ operation, delayMs, limit: this.throttle.limit }, 'provider throttled (429); slowing down');
                 return;

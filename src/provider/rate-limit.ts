@@ -88,6 +88,16 @@ export class RateLimiter {
     this.store = options.store ?? new MemorySlotStore(this.now);
   }
 
+  /**
+   * The provider answered 429 asking for `forMs` of quiet: the account's shared schedule starts no slot
+   * before then, so the account's other processes wait it out too instead of drawing 429s of their own.
+   * Advisory: a store that cannot record it leaves each process to its own Retry-After, as before.
+   */
+  async hold(forMs: number): Promise<void> {
+    if (!(forMs > 0)) return;
+    await this.store.hold?.(this.options.account, forMs).catch(() => undefined);
+  }
+
   /** Resolves when the caller may send. */
   acquire(priority: BudgetPriority = 'sweep'): Promise<void> {
     return new Promise((resolve, reject) => {

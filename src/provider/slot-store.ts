@@ -36,6 +36,11 @@ export interface SlotGrant {
 
 export interface SlotStore {
   reserve(req: SlotRequest): Promise<SlotGrant>;
+  /**
+   * The provider refused the account (429) and asked for `forMs` of quiet: no slot of the schedule
+   * starts before now + forMs, for every process reserving from it (not only the one that was refused).
+   */
+  hold?(account: string, forMs: number): Promise<void>;
 }
 
 /**
@@ -64,5 +69,10 @@ export class MemorySlotStore implements SlotStore {
     const decided = decideGrant(this.nextFree.get(req.account) ?? Number.NEGATIVE_INFINITY, this.now(), req);
     this.nextFree.set(req.account, decided.nextFreeMs);
     return Promise.resolve(decided.grant);
+  }
+
+  hold(account: string, forMs: number): Promise<void> {
+    this.nextFree.set(account, Math.max(this.nextFree.get(account) ?? Number.NEGATIVE_INFINITY, this.now() + forMs));
+    return Promise.resolve();
   }
 }

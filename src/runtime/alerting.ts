@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import { secretValues } from '../config/redact.ts';
 import type { Db } from '../db/connect.ts';
+import { configuredAccounts } from '../config/accounts.ts';
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 import { createMailer, type Mailer } from '../notify/mailer.ts';
 import { raiseAlert, type AlertInput } from '../notify/raise-alert.ts';
 import { alertChannelsFromConfig, deliverPendingAlerts, type DeliverAlertsResult } from '../notify/deliver-alerts.ts';
@@ -21,12 +23,8 @@ export interface AlertingContext {
   job: string;
   /** Tests and the demo inject one; otherwise built from SMTP_URL when ALERT_EMAIL_TO is set. */
   mailer?: Mailer;
-  /**
-   * The account whose job this is: its alerts carry it. With several accounts configured (`apart`) the
-   * account is part of each fingerprint, so one account's finding never suppresses, supersedes or
-   * resolves another account's same finding; with one, fingerprints stay as they were.
-   */
-  account?: { id: string; apart: boolean };
+  /** The provider account the job worked on (its findings and cleared causes are that account's); unset: the only account. */
+  account?: string;
 }
 
 export interface AlertingOutcome {
@@ -50,8 +48,6 @@ export async function raiseAndDeliver(
   const { db, config, logger } = ctx;
   const secrets = secretValues(config);
   const outcome: AlertingOutcome = { failed: [] };
-  const ofAccount = ctx.account;
-  const fingerprinted = (parts: readonly string[]) => (ofAccount?.apart ? [`account:${ofAccount.id}`, ...parts] : parts);
   const failed = async (step: AlertingStep, error: string) => {
     outcome.failed.push(step);
     logger.error({ step, err: error }, `alerting step ${step} failed; the job result stands`);
@@ -72,16 +68,21 @@ export async function raiseAndDeliver(
     else await recordAlertingOk(db.knex, name, ctx.now()).catch(() => undefined);
   };
 
+  const account = ctx.account ?? soleAccountId(config);
   await step('raise', async () => {
     const errors: string[] = [];
     // One finding that cannot be recorded does not keep the others from being.
-    for (const finding of inputs) {
-      const input = ofAccount
-        ? { ...finding, accountId: ofAccount.id, fingerprintParts: fingerprinted(finding.fingerprintParts) }
-        : finding;
+    for (const input of inputs) {
       try {
-        const { suppressed } = await raiseAlert(db, input, { now: ctx.now(), repeatAfterMs: config.ALERT_REPEAT_AFTER_MS, secrets });
-        logger.info({ kind: input.kind, suppressed }, suppressed ? 'alert unchanged since last raised; not repeated' : 'alert raised');
+        const { suppressed } = await raiseAlert(db, forAccount(input, input.accountId ?? account), {
+          now: ctx.now(),
+          repeatAfterMs: config.ALERT_REPEAT_AFTER_MS,
+          secrets,
+        });
+        logger.info(
+          { kind: input.kind, account: input.accountId ?? account, suppressed },
+          suppressed ? 'alert unchanged since last raised; not repeated' : 'alert raised',
+        );
       } catch (err) {
         errors.push(`${input.kind}: ${stepError(err, secrets)}`);
       }
@@ -90,8 +91,11 @@ export async function raiseAndDeliver(
   });
   // Before delivery (or the lack of a channel): a cleared cause's "resolved" message goes out with the rest.
   await step('resolve', async () => {
-    const causes = cleared.map((c) => ({ ...c, fingerprintParts: fingerprinted(c.fingerprintParts) }));
-    const resolved = await resolveClearedAlerts(db, ctx.now(), causes);
+    const resolved = await resolveClearedAlerts(
+      db,
+      ctx.now(),
+      cleared.map((c) => ({ ...c, accountId: c.accountId ?? account })),
+    );
     if (resolved.length) logger.info({ alerts: resolved }, 'alerts resolved: their cause cleared');
   });
   if (!config.ALERT_WEBHOOK_URL && !config.ALERT_EMAIL_TO?.length) {
@@ -118,6 +122,22 @@ export async function raiseAndDeliver(
   // Summarising runs inside delivery (before its loop), as a step of its own: its failure is its own.
   if (result) await step('summarise', async () => result?.summariseError);
   return outcome;
+}
+
+/** With one account configured, its id ("default" without ACCOUNTS_FILE); with several and none named, "default". */
+function soleAccountId(config: Config): string {
+  const accounts = configuredAccounts(config);
+  return accounts.length === 1 ? accounts[0].id : DEFAULT_ACCOUNT_ID;
+}
+
+/**
+ * The finding as the account's: the account in its row and fingerprint, and its title begins with the
+ * account's id so every channel (mail subject, Slack header) names it. The account "default" leaves the
+ * title as it was: a single-account deployment's alerts read as before.
+ */
+function forAccount(input: AlertInput, accountId: string): AlertInput {
+  if (accountId === DEFAULT_ACCOUNT_ID) return { ...input, accountId };
+  return { ...input, accountId, title: `[${accountId}] ${input.title}` };
 }
 
 /** The database's own words for a failed query: knex puts the whole statement before them. */

@@ -81,6 +81,8 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
       db = await openDatabase(config, { applicationName: `payrecon-${job}` });
     }
     if (opts.requireMigrated !== false) await assertMigrated(db, { database, hint: databaseChoiceHint(config) });
+    // Per-account series are labelled with the configured ids only (bounded cardinality).
+    opts.metrics?.useAccounts(configuredAccounts(config).map((a) => a.id));
     const deps: JobDeps = {
       config,
       logger,
@@ -99,7 +101,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
               logger,
               slotStore: db!.engine.slotStore(),
               signal: stop.signal,
-              onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds)),
+              onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds, account.id)),
               ...opts.provider,
             }),
           );
@@ -113,9 +115,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
   } catch (err) {
     if (isUsageError(err) || err instanceof JobFailedError) throw err;
     const failure = new JobFailedError(job, database, oneLine(err, secretValues(config)));
-    // A job of one named account (several configured) fails as that account's: its alert is kept apart.
-    const account = opts.account !== undefined && configuredAccounts(config).length > 1 ? { id: opts.account, apart: true } : undefined;
-    if (db) await storeFailureAlert(job, failure, { db, config, logger, ...(account ? { account } : {}) });
+    if (db) await storeFailureAlert(job, failure, { db, config, logger, account: opts.account });
     throw failure;
   } finally {
     stop.dispose();
@@ -128,7 +128,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
 async function storeFailureAlert(
   job: string,
   failure: JobFailedError,
-  deps: { db: Db; config: Config; logger: Logger; account?: { id: string; apart: boolean } },
+  deps: { db: Db; config: Config; logger: Logger; account: string | undefined },
 ): Promise<void> {
   const [{ raiseAndDeliver }, { alertForFailedRun }] = await Promise.all([import('./alerting.ts'), import('../notify/alert-builders.ts')]);
   await raiseAndDeliver({ ...deps, now: () => new Date(), job }, [alertForFailedRun(job, 'failed', failure.message)]);

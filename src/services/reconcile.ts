@@ -79,7 +79,7 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
             stopSignal: deps.signal,
             webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
             onProgress: progress ? (p) => progress.update(p.checked, p.selected, p.mismatches) : undefined,
-            onChecked: deps.metrics && ((direction, verdict, count) => deps.metrics!.orderChecked(direction, verdict, count)),
+            onChecked: deps.metrics && ((direction, verdict, count) => deps.metrics!.orderChecked(direction, verdict, count, account.id)),
             stallAfterMs: config.RUN_STALL_AFTER_SECONDS * 1000,
           },
           { selection, dryRun: options.dryRun ?? false, waitMs: options.waitMs ?? DEFAULT_LOCK_WAIT_MS },
@@ -88,7 +88,7 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
         if (!options.dryRun) {
           const completed = outcome.runs.length > 0 && outcome.runs.every((r) => r.status === 'completed');
           await raiseAndDeliver(
-            { db, config, logger, now, job: 'reconcile', account: { id: account.id, apart: several } },
+            { db, config, logger, now, job: 'reconcile', account: account.id },
             await alertsFor(db, outcome),
             completed ? jobCompleted('reconcile') : [],
           );
