@@ -115,6 +115,10 @@ describe('the movements page', () => {
     expect(list.body).toContain('recorded by you: someone else approves it');
     const page = await fiona.get(`/movements/${id}`);
     expect(page.body).not.toContain(`action="/movements/${id}/approve"`);
+    // A link's ?resolved= is not evidence: a pending movement never reads "Approved", nor claims a case it did not resolve.
+    const spoofed = await fiona.get(`/movements/${id}?resolved=${driftCase}`);
+    expect(spoofed.body).not.toContain('Approved.');
+    expect(spoofed.body).not.toContain(`href="/cases/${driftCase}"`);
     const own = await fiona.post(`/movements/${id}/approve`);
     expect(own.statusCode).toBe(403);
     expect(own.body).toContain('another finance user approves it (maker-checker)');

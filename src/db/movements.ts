@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { MOVEMENT_DIRECTIONS, MOVEMENT_KINDS, type MovementDirection, type MovementKind } from '../domain/movements.ts';
+import { MOVEMENT_DIRECTIONS, MOVEMENT_KINDS, isMaker, type MovementDirection, type MovementKind } from '../domain/movements.ts';
 import { date, dateOrNull, oneRow, rowsOf, text, textOrNull, type Row } from './row.ts';
 import { bindingsOf, param, sql } from './sql-text.ts';
 import { oneOf } from './row.ts';
@@ -154,7 +154,7 @@ export async function approveMovement(
   if (found.length === 0) return { kind: 'not_found' };
   const movement = toMovement(found[0]);
   if (movement.approvedBy !== null) return { kind: 'already', movement };
-  if (movement.recordedBy === by) return { kind: 'own', movement };
+  if (isMaker(movement, by)) return { kind: 'own', movement };
   const r = oneRow(
     await trx.raw(`UPDATE movements SET approved_by = ?, approved_at = ? WHERE id = ?::bigint RETURNING ${COLUMNS}`, [by, at, movement.id]),
   );

@@ -15,3 +15,13 @@ export const KIND_DIRECTION: Readonly<Record<MovementKind, MovementDirection | n
   adjustment: null,
   charge: null,
 };
+
+/**
+ * Whether `name` is the person who recorded the movement (maker-checker). Names are compared without
+ * case or surrounding spaces: the command line records under whatever --as says ("Fiona"), the console
+ * under its lower-case user names ("fiona"), and the two are the same person.
+ */
+export function isMaker(m: { recordedBy: string }, name: string): boolean {
+  const key = (s: string) => s.trim().toLowerCase();
+  return key(m.recordedBy) === key(name);
+}

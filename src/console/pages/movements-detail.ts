@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { MovementEvent, MovementWithMatch } from '../../db/movements.ts';
 import { html } from '../../html/html.ts';
 import { can } from '../auth/roles.ts';
+import { isMaker } from '../../domain/movements.ts';
 import { amount, at, dataTable } from './format.ts';
 import { csrfField, page } from './layout.ts';
 import { caseLink } from './links.ts';
@@ -26,7 +27,7 @@ export function movementPage(s: Session, v: MovementView): string {
   const state = movementState(m);
   const approve =
     m.approvedBy === null && can(s.role, 'work-cases')
-      ? m.recordedBy === s.userName
+      ? isMaker(m, s.userName)
         ? html`<p class="notice">You recorded this movement: another finance user approves it (maker-checker).</p>`
         : html`<form class="inline" method="post" action="/movements/${m.id}/approve">
             ${csrfField(s)}<button type="submit">Approve ${m.reference}</button>

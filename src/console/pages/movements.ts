@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import type { MovementWithMatch } from '../../db/movements.ts';
 import type { StoredStatementLine } from '../../db/statements.ts';
 import type { StoredCase } from '../../db/cases.ts';
-import { MOVEMENT_DIRECTIONS, MOVEMENT_KINDS } from '../../domain/movements.ts';
+import { MOVEMENT_DIRECTIONS, MOVEMENT_KINDS, isMaker } from '../../domain/movements.ts';
 import { CURRENCIES, Decimal } from '../../money/decimal.ts';
 import { html, type Html } from '../../html/html.ts';
 import type { MovementFields } from '../../movements/record.ts';
@@ -97,7 +97,7 @@ function recordForm(s: Session, v: MovementsView): Html {
 
 function approveForm(s: Session, m: MovementWithMatch): Html | null {
   if (m.approvedBy !== null || !can(s.role, 'work-cases')) return null;
-  if (m.recordedBy === s.userName) return html`<span class="muted">recorded by you: someone else approves it</span>`;
+  if (isMaker(m, s.userName)) return html`<span class="muted">recorded by you: someone else approves it</span>`;
   return html`<form class="inline" method="post" action="/movements/${m.id}/approve">
     ${csrfField(s)}<button type="submit">Approve</button>
   </form>`;

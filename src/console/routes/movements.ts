@@ -95,7 +95,11 @@ export function registerMovementRoutes(app: FastifyInstance, deps: ConsoleDeps):
     const q = request.query as { resolved?: unknown };
     const movement = ID.test(id) ? await movementWithMatch(deps.db.knex, id) : null;
     if (!movement) return notFound(request, reply, 'No such movement');
-    const resolvedCases = typeof q.resolved === 'string' ? q.resolved.split(',').filter((x) => ID.test(x)) : [];
+    // ?resolved= comes from the approve answer's redirect, but a link can carry anything: name only drift
+    // cases that are resolved, and only once the movement is approved.
+    const asked = typeof q.resolved === 'string' && movement.approvedBy !== null ? q.resolved.split(',').filter((x) => ID.test(x)) : [];
+    const cases = await Promise.all(asked.slice(0, 20).map((x) => getCase(deps.db.knex, x)));
+    const resolvedCases = cases.flatMap((c) => (c && c.code === 'BALANCE_DRIFT' && c.state === 'resolved' ? [c.id] : []));
     const events = await movementEvents(deps.db.knex, id);
     return sendPage(reply, 200, movementPage(request.session!, { zone, movement, events, resolvedCases, error: null }));
   });
