@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { Agent, addUsers, buildTestConsole, FixedClock } from './helpers/console.ts';
 import { denyByDefault, routeTable, type RouteAccess } from '../src/console/route-access.ts';
-import { can } from '../src/console/auth/roles.ts';
+import { can } from '../src/domain/roles.ts';
 import type { Role } from '../src/db/console-users.ts';
 
 let t: TestDatabase;

@@ -4,7 +4,7 @@ import type { CaseFilter } from '../db/case-filter.ts';
 import { selectCasePage, type CasePage, type PageRequest } from '../db/case-queue.ts';
 import { assignCase as writeAssignee, commentCase as writeComment } from '../db/case-actions.ts';
 import { listUsers } from '../db/console-users.ts';
-import { can } from '../console/auth/roles.ts';
+import { can } from '../domain/roles.ts';
 import { selectItemsOfOrder, type StoredReconItem } from '../db/items.ts';
 import { findOrderById, type OrderRow } from '../db/orders.ts';
 import { decideCase, type CaseEvent } from '../recon/cases.ts';

@@ -4,7 +4,7 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { findUserByName } from '../db/console-users.ts';
 import { resolveSession, startSession } from './auth/sessions.ts';
-import { can } from './auth/roles.ts';
+import { can } from '../domain/roles.ts';
 import { SESSION_COOKIE, cookieOptions, sameToken, sendPage, sessionPolicy, type ConsoleDeps } from './http-kit.ts';
 import { CONSOLE_CSS } from './pages/style.ts';
 import { html } from '../html/html.ts';

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Db } from '../db/connect.ts';
 import type { Session, SessionPolicy } from './auth/sessions.ts';
-import type { Permission } from './auth/roles.ts';
+import type { Permission } from '../domain/roles.ts';
 
 export interface ConsoleDeps {
   db: Db;

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
+import { ROLES, type Role } from '../domain/roles.ts';
 import { bool, date, dateOrNull, oneOf, rowsOf, text, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
-export const ROLES = ['viewer', 'finance', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+/** The roles are the domain's words (src/domain/roles.ts); the row mappers here check them. */
+export { ROLES, type Role };
 
 export interface ConsoleUser {
   id: string;

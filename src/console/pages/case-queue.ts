@@ -5,7 +5,7 @@ import { CASE_STATES, RESOLUTION_REASONS, ageBucket } from '../../recon/cases.ts
 import { MISMATCH_CODES } from '../../domain/verdicts.ts';
 import { breachesSla } from '../../recon/case-sla.ts';
 import { CURRENCIES, Decimal } from '../../money/decimal.ts';
-import { can } from '../auth/roles.ts';
+import { can } from '../../domain/roles.ts';
 import { html, type Html } from '../../html/html.ts';
 import { csrfField, stateBadge } from './layout.ts';
 import { amount, count } from './format.ts';

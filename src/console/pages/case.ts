@@ -10,7 +10,7 @@ import { csrfField, page, stateBadge } from './layout.ts';
 import { amount, at } from './format.ts';
 import { plural, valueCell } from './case-queue.ts';
 import { checksTable } from './checks-table.ts';
-import { can } from '../auth/roles.ts';
+import { can } from '../../domain/roles.ts';
 import { caseMovementsLink } from './movements-links.ts';
 
 /** What the person typed into the case's forms, kept across a refusal. */

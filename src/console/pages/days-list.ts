@@ -1,6 +1,6 @@
 import { html } from '../../html/html.ts';
 import type { ReportDay } from '../../db/report-days.ts';
-import { can } from '../auth/roles.ts';
+import { can } from '../../domain/roles.ts';
 import type { Session } from '../auth/sessions.ts';
 import { at, count, dataTable } from './format.ts';
 import { csrfField, page } from './layout.ts';

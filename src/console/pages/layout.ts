@@ -1,6 +1,6 @@
 import { html, type Html } from '../../html/html.ts';
 import type { Session } from '../auth/sessions.ts';
-import { can } from '../auth/roles.ts';
+import { can } from '../../domain/roles.ts';
 
 export interface PageOptions {
   title: string;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { MovementEvent, MovementWithMatch } from '../../db/movements.ts';
 import { html } from '../../html/html.ts';
-import { can } from '../auth/roles.ts';
+import { can } from '../../domain/roles.ts';
 import { isMaker } from '../../domain/movements.ts';
 import { amount, at, dataTable } from './format.ts';
 import { csrfField, page } from './layout.ts';

@@ -7,7 +7,7 @@ import { MOVEMENT_DIRECTIONS, MOVEMENT_KINDS, isMaker } from '../../domain/movem
 import { CURRENCIES, Decimal } from '../../money/decimal.ts';
 import { html, type Html } from '../../html/html.ts';
 import type { MovementFields } from '../../movements/record.ts';
-import { can } from '../auth/roles.ts';
+import { can } from '../../domain/roles.ts';
 import { amount, at, count, dataTable } from './format.ts';
 import { csrfField, page } from './layout.ts';
 import { caseLink } from './links.ts';

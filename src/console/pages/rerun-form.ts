@@ -1,5 +1,5 @@
 import { html, type Html } from '../../html/html.ts';
-import { can } from '../auth/roles.ts';
+import { can } from '../../domain/roles.ts';
 import type { Session } from '../auth/sessions.ts';
 import { csrfField } from './layout.ts';
 

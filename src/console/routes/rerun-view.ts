@@ -3,7 +3,7 @@ import { rerunReconcileProgress, type RerunRow } from '../../db/console-reruns.t
 import { versionsOfDay } from '../../db/report-days.ts';
 import { changedOrders, versionMoney, versionRecordedMoney, versionTally } from '../../db/version-diff.ts';
 import { sendRefusal } from '../can-do.ts';
-import { can } from '../auth/roles.ts';
+import { can } from '../../domain/roles.ts';
 import type { Session } from '../auth/sessions.ts';
 import type { Html } from '../../html/html.ts';
 import { rerunPage, type RerunPageContext } from '../pages/rerun.ts';
