@@ -31,7 +31,7 @@ export interface RunRow {
   error: string | null;
 }
 
-function toRunRow(r: Row): RunRow {
+export function toRunRow(r: Row): RunRow {
   return {
     id: id(r, 'id'),
     job: text(r, 'job'),
@@ -110,6 +110,8 @@ export async function findResumableRun(db: Conn, job: string): Promise<RunRow | 
   const row = await db('job_runs')
     .where({ job })
     .whereIn('status', ['running', 'interrupted'])
+    // A queued run (issue 41) is the workers' to finish, batch by batch: never resumed in-process.
+    .whereRaw(`params->>'queued' IS NULL`)
     .orderBy([
       { column: 'started_at', order: 'desc' },
       { column: 'id', order: 'desc' },
