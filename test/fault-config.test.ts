@@ -69,6 +69,7 @@ const TABLE: Array<[string, string, string]> = [
   ['CONSOLE_PUBLIC_URL', 'recon.example.com', 'https://recon.example.com'],
   ['PROVIDER_MAX_THROTTLED_MS', '10', 'at least 1000'],
   ['JOURNAL_ACCOUNTS_FILE', '/nonexistent/accounts.json', 'cannot read'],
+  ['ACCOUNTS_FILE', '/nonexistent/provider-accounts.json', 'cannot read'],
   ['JOURNAL_BASE_CURRENCY', 'USDT', 'ISO 4217 code'],
   ['JOURNAL_RATES_FILE', '/nonexistent/rates.csv', 'cannot read'],
   ['JOURNAL_USDT_AT_PAR', 'maybe', 'true or false'],

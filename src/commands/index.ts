@@ -19,11 +19,13 @@ import { registerUsers } from './users.ts';
 import { registerDoctor } from './doctor.ts';
 import { registerPrune } from './prune.ts';
 import { registerLedger } from './ledger.ts';
+import { registerAccounts } from './accounts.ts';
 
 /** Every subcommand, in the order --help lists them. One line per command file. */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerDemo,
   registerMigrate,
+  registerAccounts,
   registerImport,
   registerMovements,
   registerStatements,

@@ -7,6 +7,7 @@ import type { Direction } from '../domain/types.ts';
 import fs from 'node:fs';
 import { envHelp, examplesHelp } from './env-help.ts';
 import { UsageError } from '../domain/errors.ts';
+import { configuredAccounts } from '../config/accounts.ts';
 
 const int =
   (min: number, max: number) =>
@@ -21,7 +22,24 @@ const httpUrl = (value: string): string => {
   return value;
 };
 
+interface SandboxMerchant {
+  id: string;
+  secret: string;
+  rateLimitPerSec?: number;
+}
+
+/** `--merchant ID:SECRET[:RATE]`, repeatable: one more MerchantID served, with its own secret and rate limit. */
+const merchantFlag = (value: string, previous: SandboxMerchant[] = []): SandboxMerchant[] => {
+  const m = /^([^:\s]+):([^:\s]+)(?::(\d+))?$/.exec(value);
+  if (!m || (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 1_000_000)))
+    throw new InvalidArgumentError('expected ID:SECRET or ID:SECRET:RATE (RATE requests per second, 1 to 1000000)');
+  if (previous.some((p) => p.id === m[1])) throw new InvalidArgumentError(`merchant ${m[1]} is given twice`);
+  return [...previous, { id: m[1], secret: m[2], ...(m[3] !== undefined ? { rateLimitPerSec: Number(m[3]) } : {}) }];
+};
+
 interface SandboxCliOptions {
+  merchant?: SandboxMerchant[];
+  accounts?: boolean;
   port: number;
   host: string;
   seed: number;
@@ -43,6 +61,8 @@ export function registerSandbox(program: Command): void {
         'payrecon sandbox --port 4010',
         'payrecon sandbox --port 4010 --latency-ms 50 --webhook-url http://127.0.0.1:8080/webhooks/payment',
         'payrecon sandbox --payments payments.csv --payouts payouts.csv',
+        'payrecon sandbox --merchant in-1:secret-in:50 --merchant ng-1:secret-ng:20',
+        'ACCOUNTS_FILE=accounts.json payrecon sandbox --accounts',
         'curl -s -XPOST localhost:4010/__control/stats',
       ]),
     )
@@ -55,11 +75,18 @@ export function registerSandbox(program: Command): void {
     .option('--payments <file>', 'adopt a payment CSV (the format `payrecon import --kind payment` reads) as orders the provider knows')
     .option('--payouts <file>', 'adopt a payout CSV (the format `payrecon import --kind payout` reads) as orders the provider knows')
     .option('--rate-limit <n>', 'answer 429 with Retry-After above this many requests per second per merchant', int(1, 1_000_000))
+    .option(
+      '--merchant <id:secret[:rate]>',
+      'serve this MerchantID (repeatable), signing with its secret, limited to its own rate if given',
+      merchantFlag,
+    )
+    .option('--accounts', "serve every account of ACCOUNTS_FILE: its MerchantID and secret, its rateLimitPerSec as the provider's limit")
     .addHelpText(
       'after',
-      `${envHelp(['PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'PROVIDER_SIGNATURE', 'LOG_LEVEL'])}
+      `${envHelp(['PROVIDER_MERCHANT_ID', 'PROVIDER_SECRET', 'PROVIDER_SIGNATURE', 'ACCOUNTS_FILE', 'LOG_LEVEL'])}
 The sandbox accepts the merchant PROVIDER_MERCHANT_ID signing with PROVIDER_SECRET (demo-merchant / demo-secret
-when unset). Provider operations are under <url>/v1/api; the control interface (no authentication) under
+when unset); with --merchant or --accounts, those merchants instead, each with its own orders, balances, secret and
+rate limit (--rate-limit for those without one). --payments/--payouts adopt into the first merchant. Provider operations are under <url>/v1/api; the control interface (no authentication) under
 <url>/__control/: order/get, order/set, order/delete, fault/add, fault/clear, fault/list, latency, balance/adjust,
 clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/remove. Stops on SIGINT or SIGTERM.`,
     )
@@ -80,11 +107,18 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
         import('../sandbox/adopt-csv.ts'),
       ]);
       const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: secretValues(config) });
+      const merchants = sandboxMerchants(opts, config.PROVIDER_MERCHANT_ID, config.PROVIDER_SECRET, () =>
+        configuredAccounts(config).map((a) => ({
+          id: a.merchantId,
+          secret: a.secret,
+          ...(a.rateLimitPerSec > 0 ? { rateLimitPerSec: a.rateLimitPerSec } : {}),
+        })),
+      );
       const sandbox = await startSandbox({
         port: opts.port,
         host: opts.host,
         seed: opts.seed,
-        merchants: [{ id: config.PROVIDER_MERCHANT_ID, secret: config.PROVIDER_SECRET }],
+        merchants,
         signature: await loadSigningScheme(config.PROVIDER_SIGNATURE),
         webhookUrl: opts.webhookUrl,
         webhookIntervalMs: opts.webhookIntervalMs,
@@ -95,7 +129,7 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
       try {
         for (const { kind, file } of adoptFiles) {
           const statusOf = createStatusMapper(config.PROVIDER_STATUS_MAP);
-          printOut(describeAdopted(await adoptOrderCsv(sandbox.state, config.PROVIDER_MERCHANT_ID, file, { kind, statusOf })));
+          printOut(describeAdopted(await adoptOrderCsv(sandbox.state, merchants[0].id, file, { kind, statusOf })));
         }
       } catch (err) {
         await sandbox.close();
@@ -103,7 +137,7 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
       }
       // One line for people and scripts; the secret is never printed.
       printOut(
-        `payrecon sandbox listening on ${sandbox.url} (API ${sandbox.url}/v1/api, control ${sandbox.url}/__control) merchant ${config.PROVIDER_MERCHANT_ID}\n`,
+        `payrecon sandbox listening on ${sandbox.url} (API ${sandbox.url}/v1/api, control ${sandbox.url}/__control) ${merchants.length === 1 ? 'merchant' : 'merchants'} ${merchants.map((m) => m.id).join(', ')}\n`,
       );
       await new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());
@@ -111,6 +145,18 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
       });
       await sandbox.close();
     });
+}
+
+/** The merchants served: --merchant's, or ACCOUNTS_FILE's with --accounts, else the one of PROVIDER_MERCHANT_ID. */
+function sandboxMerchants(
+  opts: SandboxCliOptions,
+  merchantId: string,
+  secret: string,
+  fromAccounts: () => SandboxMerchant[],
+): SandboxMerchant[] {
+  if (opts.accounts && opts.merchant) throw new UsageError('--accounts and --merchant: give one or the other');
+  if (opts.accounts) return fromAccounts();
+  return opts.merchant ?? [{ id: merchantId, secret }];
 }
 
 function describeAdopted(r: AdoptResult): string {

@@ -6,6 +6,7 @@ import { ENV_VARS, type EnvVarName } from './schema.ts';
 import { ConfigError } from './errors.ts';
 import { closestName } from './did-you-mean.ts';
 import { redactUrl } from './redact-url.ts';
+import { resolveAccountSecrets, type AccountsFile } from './accounts-file.ts';
 
 type Parsed<K extends EnvVarName> = z.output<(typeof ENV_VARS)[K]['schema']>;
 type HasDefault<K extends EnvVarName> = (typeof ENV_VARS)[K] extends { default: string } ? K : never;
@@ -66,7 +67,10 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
       problems.push(`${name}: ${result.error.issues[0]?.message ?? 'invalid'}; got ${shown}`);
     }
   }
-  problems.push(...demoCredentialProblems(env, out.PROVIDER_BASE_URL as string | undefined));
+  const accounts = out.ACCOUNTS_FILE as AccountsFile | null | undefined;
+  if (accounts) problems.push(...resolveAccountSecrets(accounts, env));
+  // With ACCOUNTS_FILE every account names its own secret; the PROVIDER_* pair then defines no account.
+  if (!accounts) problems.push(...demoCredentialProblems(env, out.PROVIDER_BASE_URL as string | undefined));
   problems.push(...productionDatabaseProblems(env, out));
   problems.push(...queueModeProblems(out));
   if (Boolean(out.CONSOLE_TRUSTED_PROXY) !== Boolean(out.CONSOLE_PROXY_USER_HEADER))

@@ -18,7 +18,8 @@ const account = z.strictObject({
 });
 /** role, or role:CUR for one currency's account (e.g. "wallet:INR"). */
 const accountKey = new RegExp(`^(${ROLES.join('|')})(:(${CURRENCIES.join('|')}))?$`);
-const accounts = z.record(
+/** A chart-of-accounts mapping: JOURNAL_ACCOUNTS_FILE's content, and an ACCOUNTS_FILE account's journalAccounts. */
+export const ledgerAccountMap = z.record(
   z.string().regex(accountKey, `expected a role (${ROLES.join(', ')}), optionally with :${CURRENCIES.join('/:')}`),
   account,
 );
@@ -151,7 +152,7 @@ const ratesFile = z
 export const JOURNAL_SETTINGS = {
   JOURNAL_ACCOUNTS_FILE: {
     schema: jsonFile(
-      accounts,
+      ledgerAccountMap,
       '{"wallet": {"code": "1210", "name": "Provider wallet"}, "fees:INR": {"code": "6110", "name": "Provider fees INR"}}',
     ),
     default: '',

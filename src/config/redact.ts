@@ -19,6 +19,8 @@ export function secretValues(config: Config): string[] {
       /* not a URL */
     }
   }
+  // Each account's secret, from its variable or file, is as secret as PROVIDER_SECRET.
+  for (const account of config.ACCOUNTS_FILE?.accounts ?? []) if (account.secret) values.push(account.secret);
   return secretForms(values.filter((v) => v.length >= 3));
 }
 

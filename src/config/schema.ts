@@ -6,6 +6,7 @@ import { cronSetting } from './cron-setting.ts';
 import { MISMATCH_CODES } from '../domain/verdicts.ts';
 import { JOURNAL_SETTINGS } from './journal-settings.ts';
 import { bool } from './bool.ts';
+import { accountsFile } from './accounts-file.ts';
 
 const intIn = (min: number, max: number) =>
   z
@@ -220,6 +221,12 @@ export const ENV_VARS = {
     default: 'false',
     secret: false,
     doc: 'with `NODE_ENV=production` (the Docker image) an unset `DATABASE_URL` is refused, since the embedded database serves one process at a time; `true` allows it anyway',
+  },
+  ACCOUNTS_FILE: {
+    schema: accountsFile,
+    default: '',
+    secret: false,
+    doc: 'JSON file of the provider accounts this deployment serves (id, displayName, baseUrl, merchantId, secret from `{"env": NAME}` or `{"file": PATH}`, currencies, reportRecipients, journalAccounts, rateLimitPerSec); a key left out takes the matching variable; unset: the PROVIDER_* variables define the one account `default` (docs/guides/accounts.md); checked at start, each problem naming the account and key',
   },
   PROVIDER_BASE_URL: {
     schema: url(['http:', 'https:'], 'https://provider.example.com'),

@@ -11,6 +11,8 @@ import { createLogger } from '../log/logger.ts';
 import type { ProviderClient, ProviderClientOptions } from '../provider/client.ts';
 import type { PayreconMetrics } from '../metrics/metrics.ts';
 import { isUsageError, JobFailedError, oneLine } from './job-failure.ts';
+import { accountFor } from '../config/accounts.ts';
+import type { Account } from '../domain/account.ts';
 
 /** What a caller may hand a job: the scheduler and the demo share one config, logger and pool. */
 export interface JobContextOptions {
@@ -29,6 +31,8 @@ export interface WithJobOptions extends JobContextOptions {
   signal?: AbortSignal;
   /** The job checkpoints on a stop request; others keep the default signal behaviour (exit at once). */
   stoppable?: boolean;
+  /** The account `--account` names; unset: the only configured account (provider() refuses when there are several). */
+  account?: string;
   /** Only `migrate` runs on an unmigrated database. */
   requireMigrated?: boolean;
 }
@@ -41,8 +45,10 @@ export interface JobDeps {
   db: Db;
   /** Aborted on a stop request: finish the work in flight, checkpoint, return. */
   signal: AbortSignal;
-  /** The provider client, built on first use and closed when the job ends. */
+  /** The provider client of the job's account (options.account, or the only one), built on first use and closed when the job ends. */
   provider(): Promise<ProviderClient>;
+  /** The provider client of one account (its base URL, MerchantID, secret and rate limit), one per account per job. */
+  providerFor(account: Account): Promise<ProviderClient>;
   /** The process's metrics, when it exposes any. */
   metrics?: PayreconMetrics;
   /** Leave the database open at the end (the scheduler, exiting while a job still holds connections). */
@@ -64,7 +70,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
   const database = describeDatabase(config);
   const stop = stopSignal(opts, logger);
   let db: Db | undefined = opts.db;
-  let client: Promise<ProviderClient> | undefined;
+  const clients = new Map<string, Promise<ProviderClient>>();
   let leaveOpen = false;
   try {
     if (!db) {
@@ -84,16 +90,23 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
       // The account's rate limit is shared with every other process on this database.
       // The stop signal reaches the client's waits (Retry-After, backoff): a throttled run still stops promptly.
       // The HTTP client (undici) and alert delivery load here, on first use: most commands never call the provider.
-      provider: () =>
-        (client ??= import('../provider/from-config.ts').then(({ createProviderClient }) =>
-          createProviderClient(config, {
-            logger,
-            slotStore: db!.engine.slotStore(),
-            signal: stop.signal,
-            onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds)),
-            ...opts.provider,
-          }),
-        )),
+      provider: async () => deps.providerFor(accountFor(config, opts.account)),
+      providerFor: (account) => {
+        let client = clients.get(account.id);
+        if (!client) {
+          client = import('../provider/from-config.ts').then(({ createAccountClient }) =>
+            createAccountClient(config, account, {
+              logger,
+              slotStore: db!.engine.slotStore(),
+              signal: stop.signal,
+              onRequest: opts.metrics && ((op, status, seconds) => opts.metrics!.providerRequest(op, status, seconds)),
+              ...opts.provider,
+            }),
+          );
+          clients.set(account.id, client);
+        }
+        return client;
+      },
       leaveOpen: () => void (leaveOpen = true),
     };
     return await fn(deps);
@@ -104,7 +117,7 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
     throw failure;
   } finally {
     stop.dispose();
-    if (client) await client.then((c) => c.close()).catch(() => undefined);
+    for (const client of clients.values()) await client.then((c) => c.close()).catch(() => undefined);
     if (db && !opts.db && !leaveOpen) await db.close();
   }
 }

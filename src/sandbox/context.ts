@@ -26,5 +26,11 @@ export interface SandboxContext {
   /** Top-ups and withdrawals moved through the control interface, for their statements. */
   movements: WalletMovements;
   /** Values `reset` returns to. */
-  initial: { webhookUrl?: string; latencyMs: number; rateLimitPerSec: number | null };
+  initial: {
+    webhookUrl?: string;
+    latencyMs: number;
+    rateLimitPerSec: number | null;
+    /** Merchants given their own rate limit at start. */
+    merchantRateLimits: ReadonlyMap<string, number | null>;
+  };
 }

@@ -56,9 +56,10 @@ export class SandboxControl {
   /**
    * The provider's own limit: above `perSecond` requests in any one-second window per merchant, 429 with
    * Retry-After (null: none). Restarts the measurement of arrivals that stats() reports under `rate`.
+   * With `merchantId`: that merchant's own limit only (each MerchantID of a provider has its own rate).
    */
-  async setRateLimit(perSecond: number | null): Promise<void> {
-    await this.call('rate-limit', { perSecond });
+  async setRateLimit(perSecond: number | null, merchantId?: string): Promise<void> {
+    await this.call('rate-limit', { perSecond, merchantId });
   }
 
   /** Adds an unexplained delta (decimal text, may be negative) to available; returns the new available and total. */

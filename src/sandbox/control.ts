@@ -59,6 +59,7 @@ export function statsOf(ctx: SandboxContext): SandboxStats {
       throttled: ctx.rate.throttled,
       busiestWindow: ctx.rate.busiestWindow,
       busiestSecond: ctx.rate.busiestSecond,
+      perMerchant: ctx.rate.perMerchant(ctx.state.merchantIds),
     },
   };
 }
@@ -71,7 +72,7 @@ function reset(ctx: SandboxContext): void {
   ctx.webhooks.reset();
   ctx.webhooks.setUrl(ctx.initial.webhookUrl);
   ctx.stats.reset();
-  ctx.rate.set(ctx.initial.rateLimitPerSec);
+  ctx.rate.reset(ctx.initial.rateLimitPerSec, ctx.initial.merchantRateLimits);
   ctx.movements.reset();
 }
 
@@ -105,7 +106,9 @@ function run(ctx: SandboxContext, action: string, body: Record<string, unknown>)
     case 'rate-limit': {
       // Also restarts the measurement of arrivals (busiest window and second, 429s).
       const perSecond = body.perSecond === null ? null : int(body, 'perSecond', 1, 1_000_000);
-      ctx.rate.set(perSecond);
+      // With a merchantId: that MerchantID's own limit; without: the limit of every merchant without one.
+      if (body.merchantId !== undefined) ctx.rate.setFor(merchant(ctx, body), perSecond);
+      else ctx.rate.set(perSecond);
       return {};
     }
     case 'latency':

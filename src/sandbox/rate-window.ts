@@ -23,6 +23,7 @@ class LastSecond {
 }
 
 interface MerchantWindow {
+  throttled: number;
   arrived: LastSecond;
   accepted: LastSecond;
   second: number;
@@ -39,6 +40,8 @@ interface MerchantWindow {
 export class RateWindow {
   /** Requests per second per merchant; null: no limit (the default). */
   limitPerSec: number | null = null;
+  /** A merchant's own limit, where it differs from limitPerSec (each MerchantID of a provider has its own rate). */
+  private readonly merchantLimits = new Map<string, number | null>();
   throttled = 0;
   /** The most requests that arrived (accepted or not) in any one-second window, and in any calendar second. */
   busiestWindow = 0;
@@ -49,7 +52,7 @@ export class RateWindow {
   admit(merchantId: string, nowMs: number): boolean {
     let m = this.merchants.get(merchantId);
     if (!m) {
-      m = { arrived: new LastSecond(), accepted: new LastSecond(), second: -1, inSecond: 0 };
+      m = { throttled: 0, arrived: new LastSecond(), accepted: new LastSecond(), second: -1, inSecond: 0 };
       this.merchants.set(merchantId, m);
     }
     m.arrived.add(nowMs);
@@ -58,9 +61,11 @@ export class RateWindow {
     m.inSecond = second === m.second ? m.inSecond + 1 : 1;
     m.second = second;
     this.busiestSecond = Math.max(this.busiestSecond, m.inSecond);
-    if (this.limitPerSec === null) return true;
-    if (m.accepted.count(nowMs) >= this.limitPerSec) {
+    const limit = this.limitOf(merchantId);
+    if (limit === null) return true;
+    if (m.accepted.count(nowMs) >= limit) {
       this.throttled++;
+      m.throttled++;
       return false;
     }
     m.accepted.add(nowMs);
@@ -73,7 +78,32 @@ export class RateWindow {
     return Math.max(1, Math.ceil((oldest + 1000 - nowMs) / 1000));
   }
 
-  /** Sets the limit and starts the measurement afresh. */
+  /** The limit a merchant's requests meet: its own, else the common one. */
+  limitOf(merchantId: string): number | null {
+    return this.merchantLimits.has(merchantId) ? this.merchantLimits.get(merchantId)! : this.limitPerSec;
+  }
+
+  /** Sets one merchant's own limit (null: none, whatever the common one) and starts its measurement afresh. */
+  setFor(merchantId: string, limitPerSec: number | null): void {
+    this.merchantLimits.set(merchantId, limitPerSec);
+    this.merchants.delete(merchantId);
+  }
+
+  /** Each of the merchants served: its limit and how many of its requests were refused (429) since the last set. */
+  perMerchant(merchantIds: readonly string[]): Record<string, { limitPerSec: number | null; throttled: number }> {
+    const out: Record<string, { limitPerSec: number | null; throttled: number }> = {};
+    for (const id of merchantIds) out[id] = { limitPerSec: this.limitOf(id), throttled: this.merchants.get(id)?.throttled ?? 0 };
+    return out;
+  }
+
+  /** Back to the limits the sandbox started with: the common one and each merchant's own. */
+  reset(common: number | null, own: ReadonlyMap<string, number | null>): void {
+    this.merchantLimits.clear();
+    for (const [id, limit] of own) this.merchantLimits.set(id, limit);
+    this.set(common);
+  }
+
+  /** Sets the common limit (merchants' own limits stay) and starts the measurement afresh. */
   set(limitPerSec: number | null): void {
     this.limitPerSec = limitPerSec;
     this.merchants.clear();

@@ -26,8 +26,11 @@ export interface SandboxOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Default [{ id: 'demo-merchant', secret: 'demo-secret' }]. */
-  merchants?: Array<{ id: string; secret: string }>;
+  /**
+   * Default [{ id: 'demo-merchant', secret: 'demo-secret' }]. Each merchant has its own orders and
+   * balances; `rateLimitPerSec` gives it its own limit instead of `rateLimitPerSec` below.
+   */
+  merchants?: Array<{ id: string; secret: string; rateLimitPerSec?: number | null }>;
   /** Verifies requests and signs webhooks (default hmacSha256). */
   signature?: SigningScheme;
   /** |now - Timestamp| beyond it is 403 (default 300). */
@@ -222,10 +225,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     logger,
     held: new Set(),
     movements: new WalletMovements(),
-    initial: { webhookUrl: options.webhookUrl, latencyMs: faults.globalLatencyMs, rateLimitPerSec: options.rateLimitPerSec ?? null },
+    initial: {
+      webhookUrl: options.webhookUrl,
+      latencyMs: faults.globalLatencyMs,
+      rateLimitPerSec: options.rateLimitPerSec ?? null,
+      merchantRateLimits: new Map(merchants.flatMap((m) => (m.rateLimitPerSec !== undefined ? [[m.id, m.rateLimitPerSec] as const] : []))),
+    },
   };
 
-  ctx.rate.set(ctx.initial.rateLimitPerSec);
+  ctx.rate.reset(ctx.initial.rateLimitPerSec, ctx.initial.merchantRateLimits);
   const server = http.createServer((req, res) => {
     route(ctx, req, res).catch((err: unknown) => {
       if (err instanceof TooLarge) return;

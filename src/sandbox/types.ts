@@ -150,5 +150,12 @@ export interface SandboxStats {
   orders: { payments: number; payouts: number; seeded: number };
   webhooks: { queued: number; delivered: number; gaveUp: number; attempts: WebhookAttempt[] };
   /** The per-merchant rate limit, the 429s it answered, and the busiest one-second window and calendar second of arrivals. */
-  rate: { limitPerSec: number | null; throttled: number; busiestWindow: number; busiestSecond: number };
+  rate: {
+    limitPerSec: number | null;
+    throttled: number;
+    busiestWindow: number;
+    busiestSecond: number;
+    /** Each merchant served: the limit its requests meet, and its 429s. */
+    perMerchant: Record<string, { limitPerSec: number | null; throttled: number }>;
+  };
 }

@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { printOut } from '../log/terminal.ts';
+import { renderTable } from '../cli-ui/table.ts';
+import { envHelp, examplesHelp } from './env-help.ts';
+import { EXIT } from '../domain/exit-codes.ts';
+
+export function registerAccounts(program: Command): void {
+  const accounts = program.command('accounts').description('the provider accounts (MerchantIDs) this deployment serves');
+  accounts
+    .command('list')
+    .description('each account: id, name, MerchantID, provider, currencies, report recipients, rate limit, where its secret comes from')
+    .option('--json', 'print them as JSON')
+    .addHelpText('after', examplesHelp(['payrecon accounts list', "payrecon accounts list --json | jq '.[].id'"]))
+    .addHelpText(
+      'after',
+      `
+With no ACCOUNTS_FILE, the PROVIDER_* variables define the one account "default". A secret is never shown,
+only the variable or file it is read from. Exit: 0 listed, 3 bad configuration (each problem naming the account and key).
+${envHelp(['ACCOUNTS_FILE', 'PROVIDER_BASE_URL', 'PROVIDER_MERCHANT_ID', 'RECON_CURRENCIES', 'REPORT_EMAIL_TO', 'PROVIDER_RATE_LIMIT'])}`,
+    )
+    .action(async (opts: { json?: boolean }) => {
+      const [{ loadConfig }, { accountListing }] = await Promise.all([import('../config/config.ts'), import('../config/accounts.ts')]);
+      const list = accountListing(loadConfig());
+      if (opts.json) printOut(`${JSON.stringify(list, null, 2)}\n`);
+      else
+        printOut(
+          renderTable(
+            ['id', 'name', 'merchant id', 'provider', 'currencies', 'report to', 'rate/s', 'secret from'],
+            list.map((a) => [
+              a.id,
+              a.displayName,
+              a.merchantId,
+              a.baseUrl ?? '(not set)',
+              a.currencies.join(','),
+              a.reportRecipients.join(',') || '-',
+              a.rateLimitPerSec === 0 ? 'no cap' : String(a.rateLimitPerSec),
+              a.secretFrom,
+            ]),
+          ),
+        );
+      process.exitCode = EXIT.OK;
+    });
+}
