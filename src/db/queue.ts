@@ -3,6 +3,7 @@ import { quoteIdent } from './ident.ts';
 import { createRun, toRunRow, type RunRow } from './runs.ts';
 import { int, rowCountOf, rowsOf, text, textOrNull } from './row.ts';
 import type { Direction } from '../domain/types.ts';
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -14,9 +15,6 @@ type Conn = Knex | Knex.Transaction;
 
 /** graphile-worker's schema beside payrecon's: payrecon → payrecon_worker, so two deployments sharing a database do not share a queue. */
 export const queueSchemaFor = (dbSchema: string): string => `${dbSchema}_worker`;
-
-/** The default account until accounts are configured (issue 41's accounts model). */
-export const DEFAULT_ACCOUNT = 'default';
 
 export interface QueueJob {
   task: string;
@@ -232,7 +230,7 @@ export async function queueCounts(db: Conn, queueSchema: string): Promise<QueueC
   );
   return rows.map((r) => ({
     task: text(r, 'task'),
-    account: text(r, 'account') || DEFAULT_ACCOUNT,
+    account: text(r, 'account') || DEFAULT_ACCOUNT_ID,
     state: text(r, 'state') as QueueCount['state'],
     count: int(r, 'n'),
   }));

@@ -4,20 +4,13 @@ import type { Config } from '../config/config.ts';
 import type { Db } from '../db/connect.ts';
 import { loadActiveBankCodes } from '../db/bank-codes.ts';
 import { selectDueIds } from '../db/orders.ts';
-import {
-  completeRunIfDone,
-  createQueuedRun,
-  DEFAULT_ACCOUNT,
-  planOnce,
-  queueSchemaFor,
-  type PlannedBatch,
-  type QueueJob,
-} from '../db/queue.ts';
+import { completeRunIfDone, createQueuedRun, planOnce, queueSchemaFor, type PlannedBatch, type QueueJob } from '../db/queue.ts';
 import type { Direction } from '../domain/types.ts';
 import { filterFor } from '../reconcile/order-pages.ts';
 import { policyFromConfig } from '../reconcile/policy-from-config.ts';
 import { buildSelection } from '../reconcile/selection.ts';
 import type { DueFilter } from '../db/orders.ts';
+import { configuredAccounts } from '../config/accounts.ts';
 
 /** The queue's task names: one per kind of job a worker runs. */
 export const TASKS = {
@@ -37,7 +30,7 @@ export interface PlanContext {
   config: Config;
   db: Db;
   logger: Logger;
-  /** The account whose work this is (until the accounts model: the one account, 'default'). */
+  /** The account whose work this is; default: the one configured account. */
   account?: string;
 }
 
@@ -50,7 +43,7 @@ export type PlanResult = { planned: true; runId: string | null; jobs: number } |
  */
 export async function enqueueReconcileSweep(ctx: PlanContext, scheduledFor: Date, now: Date = new Date()): Promise<PlanResult> {
   const { config, db } = ctx;
-  const account = ctx.account ?? DEFAULT_ACCOUNT;
+  const account = ctx.account ?? plannedAccount(config);
   const selection = buildSelection(
     {},
     { now, zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS, finalRecheckDays: config.RECON_FINAL_RECHECK_DAYS },
@@ -95,7 +88,7 @@ export async function enqueueOne(
   payload: Record<string, unknown> = {},
   now: Date = new Date(),
 ): Promise<PlanResult> {
-  const account = ctx.account ?? DEFAULT_ACCOUNT;
+  const account = ctx.account ?? plannedAccount(ctx.config);
   const job: QueueJob = { task, key: `${task}:${account}:${dueKey}`, payload: { account, ...payload }, maxAttempts: MAX_ATTEMPTS };
   const planned = await planOnce(
     ctx.db.knex,
@@ -108,4 +101,18 @@ export async function enqueueOne(
   );
   if (!planned) ctx.logger.info({ account, task, dueKey }, 'already planned by another scheduler; nothing enqueued');
   return planned ? { planned: true, runId: null, jobs: 1 } : { planned: false };
+}
+
+/**
+ * The account whose work a scheduler plans. A due sweep selects orders by the run's selection, which
+ * does not yet name an account: with several accounts configured each account's sweep would select
+ * every account's orders, so queue mode refuses to plan rather than check orders under the wrong MerchantID.
+ */
+function plannedAccount(config: Config): string {
+  const accounts = configuredAccounts(config);
+  if (accounts.length !== 1)
+    throw new Error(
+      `SCHEDULE_MODE=queue plans one account's work; ${accounts.length} are configured (ACCOUNTS_FILE) and orders do not yet carry their account`,
+    );
+  return accounts[0].id;
 }

@@ -16,7 +16,8 @@ export interface TaskDeps {
   config: Config;
   db: Db;
   logger: Logger;
-  client: ProviderClient;
+  /** The provider client of one account (its MerchantID, secret and rate limit), one per account for the worker's life. */
+  clientFor: (accountId: string) => Promise<ProviderClient>;
   metrics?: PayreconMetrics;
   /** Aborted when the worker stops (SIGTERM): a job in flight finishes or is retried later. */
   signal: AbortSignal;
@@ -55,7 +56,7 @@ export function workerTasks(deps: TaskDeps): TaskList {
       const outcome = await executeBatch(
         {
           db,
-          fetcher: deps.client,
+          fetcher: await deps.clientFor(job.account),
           policy,
           clock: now,
           logger,

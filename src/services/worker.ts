@@ -7,6 +7,7 @@ import { run, type Runner, type WorkerEvents } from 'graphile-worker';
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { untilAborted } from '../runtime/until-aborted.ts';
 import { loadConfig } from '../config/config.ts';
+import { accountFor } from '../config/accounts.ts';
 import { ConfigError } from '../config/errors.ts';
 import { beat } from '../db/queue.ts';
 import { EXIT } from '../domain/exit-codes.ts';
@@ -40,7 +41,8 @@ export async function workerJob(options: WorkerJobOptions = {}, context: JobCont
   return withJob('worker', { ...context, config, signal: options.stopWhen ? stop.signal : undefined, stoppable: true }, async (deps) => {
     const { db, logger } = deps;
     const queueSchema = await installQueue(db, connectionString, logger);
-    const client = await deps.provider();
+    // A batch's account names its provider client: that account's MerchantID, secret and budget.
+    const clientFor = (id: string) => deps.providerFor(accountFor(config, id));
     const instance = `${os.hostname()}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
     const me: { -readonly [K in keyof WorkerIdentity]: WorkerIdentity[K] } = {
       instance,
@@ -51,7 +53,9 @@ export async function workerJob(options: WorkerJobOptions = {}, context: JobCont
     await beat(db.knex, me, new Date(), true);
     const pool = new pg.Pool({ connectionString, max: config.WORKER_CONCURRENCY + 2, application_name: 'payrecon-worker' });
     // An idle connection dropped by the server is pg's 'error' on the pool: logged, the pool replaces it.
-    pool.on('error', (err) => logger.warn({ err: err.message }, 'a queue connection failed'));
+    const connectionFailed = (err: Error) => logger.warn({ err: err.message }, 'a queue connection failed');
+    pool.on('error', connectionFailed);
+    pool.on('connect', (client) => client.on('error', connectionFailed));
     // graphile-worker locks jobs under its pool's id: the heartbeat names it, so a dead process's jobs can be unlocked.
     const events: WorkerEvents = new EventEmitter();
     events.on('pool:create', ({ workerPool }) => {
@@ -73,7 +77,7 @@ export async function workerJob(options: WorkerJobOptions = {}, context: JobCont
         noHandleSignals: true,
         pollInterval: 1000,
         events,
-        taskList: workerTasks({ config, db, logger, client, metrics: deps.metrics, signal: deps.signal, instance }),
+        taskList: workerTasks({ config, db, logger, clientFor, metrics: deps.metrics, signal: deps.signal, instance }),
         logger: queueLogger(logger),
       });
       await beat(db.knex, me, new Date(), false);
