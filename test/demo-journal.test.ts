@@ -11,6 +11,7 @@ import { Decimal } from '../src/money/decimal.ts';
 import { tableFromCsv } from '../src/report/table-csv.ts';
 import { JOURNAL_COLUMNS } from '../src/report/journal-tables.ts';
 import { ROLLFORWARD_SUMMARY } from '../src/report/rollforward-tables.ts';
+import { MOVEMENTS_TABLE } from '../src/report/movement-table.ts';
 import { hasHledger, hledgerJournal, hledgerTrialBalance } from '../scripts/hledger-journal.ts';
 
 const rowsOf = (file: string, columns: readonly { name: string }[]) => {
@@ -50,6 +51,26 @@ it('the demo: wallet lines sum to closing − opening per currency, entries bala
       ['NGN', null, DEMO_MOVEMENTS[0].amount],
     ]);
     expect(r.drift).toEqual([{ currency: DEMO_DRIFT.currency, drift: '1250' }]);
+    // movements.csv (and the workbook's Movements sheet) lists the two movements that moved the day's
+    // balance, approved by someone other than their recorder; the withdrawal settled by the demo's
+    // bank statement with the bank's charge as the difference, the USDT top-up with no bank leg.
+    const moved = rowsOf(path.join(dir, 'movements.csv'), MOVEMENTS_TABLE.columns);
+    expect(moved.map((m) => [m.currency, m.reference, m.direction, m.amount, m.statement, m.bank_difference])).toEqual([
+      ['INR', DEMO_MOVEMENTS[1].reference, 'out', DEMO_MOVEMENTS[1].amount, 'matched', `-${DEMO_MOVEMENTS[1].bankCharge}`],
+      ['NGN', DEMO_MOVEMENTS[0].reference, 'in', DEMO_MOVEMENTS[0].amount, 'no bank leg', null],
+    ]);
+    const byCurrency = new Map(rf.map((x) => [x.currency, x]));
+    for (const m of moved) {
+      expect(m.approved_by, m.reference!).toBeTruthy();
+      expect(m.approved_by, m.reference!).not.toBe(m.recorded_by);
+      // The roll-forward counted it: between the snapshots (explained by movements) or as a timing item.
+      const r = byCurrency.get(m.currency)!;
+      if (m.counted === 'between snapshots') expect(m.effect, m.reference!).toBe(r.movements);
+      else {
+        expect(m.counted, m.reference!).toBe('timing item');
+        expect(Number(r.timing_items), m.reference!).toBeGreaterThan(0);
+      }
+    }
     // Issue 37: the demo's posting file posted into hledger balances, and its wallets hold closing − opening.
     if (!hasHledger()) console.warn('skipped the hledger posting: hledger is not installed (Debian: apt-get install hledger)');
     else {

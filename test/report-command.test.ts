@@ -45,6 +45,7 @@ describe('payrecon report', () => {
             ['summary_orders.csv', '9 rows'],
             ['summary_rollforward.csv', '3 rows'],
             ['timing_items.csv', '0 rows'],
+            ['movements.csv', '0 rows'],
             ['summary_journal.csv', '3 rows'],
             ['summary_unknown_orders.csv', '0 rows'],
             ['summary_identity_mismatches.csv', '0 rows'],

@@ -99,4 +99,24 @@ describe('report e-mail content', () => {
     expect(c.html).toContain('<meta charset="utf-8">');
     expect(c.html.indexOf('Money per currency')).toBeLessThan(c.html.indexOf('The other files of this version'));
   });
+
+  it("says per currency what the day's movements brought in and took out (movements.csv), 0 for a currency without any", () => {
+    const orders = 'currency,direction,orders,net,fees,mismatch\r\nINR,total,2,1000,10,0\r\nNGN,total,1,500,5,1\r\nIDR,total,1,7,0,0\r\n';
+    const movements = [
+      'currency,reference,kind,direction,amount,effect',
+      'INR,W-1,withdrawal,out,84000,-84000',
+      'INR,ADJ-1,adjustment,in,12.5,12.5',
+      'INR,CHG-1,charge,out,0.5,-0.5',
+      'NGN,T-1,top_up,in,1500000,1500000',
+    ].join('\r\n');
+    const c = buildReportEmail(ref(versionDir({ ...csv, 'summary_orders.csv': orders, 'movements.csv': `${movements}\r\n` })));
+    expect(c.text).toMatch(/currency\s+net\s+fees\s+mismatches\s+movements in\s+movements out\s+drift/);
+    expect(c.text).toMatch(/INR\s+1,000\.00\s+10\.00\s+0\s+12\.50\s+84,000\.50/);
+    expect(c.text).toMatch(/NGN\s+500\.00\s+5\.00\s+1\s+1,500,000\.00\s+0\.00/);
+    expect(c.text).toMatch(/IDR\s+7\.00\s+0\.00\s+0\s+0\.00\s+0\.00\s/);
+    expect(c.html).toContain('movements in');
+    // A version written before movements.csv: the columns are there, empty.
+    const before = buildReportEmail(ref(versionDir({ ...csv, 'summary_orders.csv': orders })));
+    expect(before.text).toMatch(/NGN\s+500\.00\s+5\.00\s+1\s*\n/);
+  });
 });

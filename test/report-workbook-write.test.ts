@@ -69,6 +69,8 @@ describe("a version's workbook, charts and report.html", () => {
       'Late changes',
       'Roll-forward',
       'Timing items',
+      // The movements the roll-forward counted (issue 38).
+      'Movements',
       'Items',
       'Balances',
       'Rates',

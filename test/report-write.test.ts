@@ -85,6 +85,7 @@ describe.each(availableEngines)('writeReports on %s', (engine) => {
       'summary_orders.csv': 9,
       'summary_rollforward.csv': 3,
       'timing_items.csv': 1,
+      'movements.csv': 0,
       'summary_journal.csv': 3,
       'summary_unknown_orders.csv': 0,
       'summary_identity_mismatches.csv': 0,

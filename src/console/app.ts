@@ -18,6 +18,7 @@ import { registerUserRoutes } from './routes/users.ts';
 import { registerCaseRoutes } from './routes/cases.ts';
 import { registerCaseImportRoutes } from './routes/case-import.ts';
 import { registerOrderRoutes } from './routes/orders.ts';
+import { registerMovementRoutes } from './routes/movements.ts';
 import { FAVICON_SVG } from './pages/favicon.ts';
 import { denyByDefault } from './route-access.ts';
 
@@ -179,6 +180,7 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   registerCaseImportRoutes(app, deps);
   registerCaseRoutes(app, deps);
   registerOrderRoutes(app, deps);
+  registerMovementRoutes(app, deps);
   registerRerunRoutes(app, deps);
   registerJobRoutes(app, deps);
   registerUserRoutes(app, deps);

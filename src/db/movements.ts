@@ -33,8 +33,11 @@ export interface StoredMovement extends MovementInput {
   approvedAt: Date | null;
 }
 
-const COLUMNS = `id::text AS id, account, reference, currency, direction, amount::text AS amount, occurred_from, occurred_to, kind,
-  usdt_amount::text AS usdt_amount, usdt_rate::text AS usdt_rate, note, recorded_by, recorded_at, source, approved_by, approved_at`;
+// `t` qualifies each column with a table alias where a query joins ('v.').
+const columnsOf = (t = '') => `${t}id::text AS id, ${t}account, ${t}reference, ${t}currency, ${t}direction, ${t}amount::text AS amount,
+  ${t}occurred_from, ${t}occurred_to, ${t}kind, ${t}usdt_amount::text AS usdt_amount, ${t}usdt_rate::text AS usdt_rate, ${t}note,
+  ${t}recorded_by, ${t}recorded_at, ${t}source, ${t}approved_by, ${t}approved_at`;
+const COLUMNS = columnsOf();
 
 function toMovement(r: Row): StoredMovement {
   return {
@@ -272,4 +275,57 @@ export async function pendingMovementsEqualTo(
     ),
   );
   return rows.map((r) => ({ reference: text(r, 'reference'), recordedBy: text(r, 'recorded_by') }));
+}
+
+/** How a movement stands against the bank: settled by a statement line, waiting for one, or with no bank leg. */
+export type StatementState =
+  | { kind: 'matched'; match: 'one_to_one' | 'many_to_one'; bankAccount: string; lineId: string; difference: string }
+  | { kind: 'unmatched' }
+  | { kind: 'no bank leg' };
+
+export type MovementWithMatch = StoredMovement & { statement: StatementState };
+
+// A bank movement (a top-up from or withdrawal to a bank account: no USDT leg) expects a statement
+// line, as unsettledBankMovements says; the others settle in USDT or inside the provider.
+const WITH_MATCH = `SELECT ${columnsOf('v.')},
+       (v.kind IN ('top_up', 'withdrawal') AND v.usdt_amount IS NULL) AS bank_leg,
+       m.kind AS match_kind, m.difference::text AS match_difference, l.bank_account AS match_account, l.line_id AS match_line
+  FROM movements v
+  LEFT JOIN statement_matches m ON m.movement_id = v.id
+  LEFT JOIN statement_lines l ON l.id = m.statement_line_id`;
+
+function withMatch(r: Row): MovementWithMatch {
+  const kind = textOrNull(r, 'match_kind');
+  const statement: StatementState =
+    kind === 'one_to_one' || kind === 'many_to_one'
+      ? {
+          kind: 'matched',
+          match: kind,
+          bankAccount: text(r, 'match_account'),
+          lineId: text(r, 'match_line'),
+          difference: text(r, 'match_difference'),
+        }
+      : r['bank_leg'] === true
+        ? { kind: 'unmatched' }
+        : { kind: 'no bank leg' };
+  return { ...toMovement(r), statement };
+}
+
+/** The movements with these ids, with their statement match, in no particular order. */
+export async function movementsWithMatch(db: Conn, ids: readonly string[]): Promise<MovementWithMatch[]> {
+  if (ids.length === 0) return [];
+  const rows = rowsOf(await db.raw(`${WITH_MATCH} WHERE v.id = ANY(?::bigint[])`, [[...ids]]));
+  return rows.map(withMatch);
+}
+
+/** Every movement of the account with its statement match, newest moment first. */
+export async function listMovementsWithMatch(db: Conn, account = DEFAULT_ACCOUNT): Promise<MovementWithMatch[]> {
+  const rows = rowsOf(await db.raw(`${WITH_MATCH} WHERE v.account = ? ORDER BY v.occurred_from DESC, v.id DESC`, [account]));
+  return rows.map(withMatch);
+}
+
+/** One movement by id with its statement match, or null. */
+export async function movementWithMatch(db: Conn, id: string): Promise<MovementWithMatch | null> {
+  const [m] = await movementsWithMatch(db, [id]);
+  return m ?? null;
 }

@@ -15,6 +15,7 @@ import {
 } from './case-tables.ts';
 import { IDENTITY_MISMATCHES_SUMMARY } from './identity-mismatches.ts';
 import { JOURNAL_SUMMARY, journalSummaryTable } from './journal-summary.ts';
+import { MOVEMENTS_TABLE, movementsTable } from './movement-table.ts';
 import type { OpenItemTotals } from './open-items.ts';
 import type { OrderTotalsAccumulator } from './order-totals.ts';
 import type { ReportScope } from './report-scope.ts';
@@ -89,7 +90,7 @@ const TABLES = {
     kind: 'file',
     purpose: 'every order of the day with its latest check: both sides, verdict, codes, signed difference',
     sheet: 'Items',
-    tab: 9,
+    tab: 10,
     html: null,
     email: null,
   },
@@ -134,6 +135,17 @@ const TABLES = {
     spec: TIMING_ITEMS,
     build: (d) => timingItemsTable([...d.currencies], d.rollForwards),
   },
+  movements: {
+    kind: 'summary',
+    purpose:
+      "the recorded, approved top-ups, withdrawals and provider adjustments the day's roll-forward counted, one row each: amount and balance effect, moment, between the snapshots or a timing item, USDT leg and rate, who recorded and who approved it, its bank statement match (matched, unmatched, no bank leg) and the bank difference",
+    sheet: 'Movements',
+    tab: 9,
+    html: 'table',
+    email: 'body',
+    spec: MOVEMENTS_TABLE,
+    build: (d) => movementsTable(d.tx, [...d.currencies], d.rollForwards),
+  },
   summary_journal: {
     kind: 'summary',
     purpose:
@@ -149,7 +161,7 @@ const TABLES = {
     purpose:
       'orders the provider confirmed that we have no record of (UNKNOWN_ORDER), counted per currency and direction, with the money they moved',
     sheet: 'Unknown orders',
-    tab: 12,
+    tab: 13,
     html: 'table',
     email: 'body',
     spec: UNKNOWN_ORDERS_SUMMARY,
@@ -160,7 +172,7 @@ const TABLES = {
     purpose:
       "orders whose provider record is another order, another method or in another currency (CURRENCY, METHOD, MERCHANT_REF), per provider currency, direction and order currency, with the provider's money: in no currency's totals of summary_orders.csv",
     sheet: 'Identity mismatches',
-    tab: 13,
+    tab: 14,
     html: 'table',
     email: 'body',
     spec: IDENTITY_MISMATCHES_SUMMARY,
@@ -170,7 +182,7 @@ const TABLES = {
     kind: 'summary',
     purpose: 'open items of earlier days counted per currency and aging bucket',
     sheet: 'Open items by age',
-    tab: 14,
+    tab: 15,
     html: 'table',
     email: 'body',
     spec: OPEN_ITEMS_SUMMARY,
@@ -180,7 +192,7 @@ const TABLES = {
     kind: 'summary',
     purpose: 'late changes to earlier days counted per currency',
     sheet: 'Late changes by currency',
-    tab: 15,
+    tab: 16,
     html: 'table',
     email: 'body',
     spec: LATE_CHANGES_SUMMARY,
@@ -190,7 +202,7 @@ const TABLES = {
     kind: 'summary',
     purpose: 'the cases of the day and the lookback days per currency and code: open, acknowledged, resolved, written off, oldest open age',
     sheet: 'Cases',
-    tab: 16,
+    tab: 17,
     html: 'table',
     email: 'body',
     spec: CASES_SUMMARY,
@@ -200,7 +212,7 @@ const TABLES = {
     kind: 'summary',
     purpose: 'per currency: cases opened and resolved (by reason) during the day, and every case still open by age',
     sheet: 'Case activity',
-    tab: 17,
+    tab: 18,
     html: 'table',
     email: 'body',
     spec: CASE_ACTIVITY,
@@ -234,7 +246,7 @@ const TABLES = {
     kind: 'file',
     purpose: 'the balance snapshots of the day (total_excluding_credit = available + pending + held; credit is not funds)',
     sheet: 'Balances',
-    tab: 10,
+    tab: 11,
     html: null,
     email: null,
   },
@@ -242,7 +254,7 @@ const TABLES = {
     kind: 'file',
     purpose: 'the USDT rate snapshots of the day',
     sheet: 'Rates',
-    tab: 11,
+    tab: 12,
     html: null,
     email: null,
   },

@@ -11,6 +11,7 @@ import { amount, at } from './format.ts';
 import { plural, valueCell } from './case-queue.ts';
 import { checksTable } from './checks-table.ts';
 import { can } from '../auth/roles.ts';
+import { caseMovementsLink } from './movements-links.ts';
 
 /** What the person typed into the case's forms, kept across a refusal. */
 export interface Typed {
@@ -140,6 +141,7 @@ export function casePage(
       </dd>
       <dt>finding</dt>
       <dd>${c.finding.note ?? ''}</dd>
+      ${caseMovementsLink(c)}
       <dt>occurred</dt>
       <dd>${at(c.occurredAt, zone)}</dd>
       <dt>opened</dt>

@@ -6,7 +6,7 @@ export interface PageOptions {
   title: string;
   session: Session | null;
   /** Which nav item is current. */
-  nav?: 'days' | 'cases' | 'reruns' | 'jobs' | 'users';
+  nav?: 'days' | 'cases' | 'movements' | 'reruns' | 'jobs' | 'users';
   /** Reload every N seconds (a running rerun), without JavaScript. */
   refreshSeconds?: number;
   /** What the search box shows (the ref just searched). */
@@ -20,8 +20,9 @@ export function page(opts: PageOptions, body: Html): string {
     html`<a href="${href}" class="${opts.nav === key ? 'on' : ''}">${label}</a>`;
   const nav = s
     ? html`<nav>
-          ${link('days', '/days', 'Business days')} ${link('cases', '/cases', 'Cases')} ${link('reruns', '/reruns', 'Reruns')}
-          ${link('jobs', '/jobs', 'Jobs')} ${can(s.role, 'manage-users') ? link('users', '/users', 'Users') : null}
+          ${link('days', '/days', 'Business days')} ${link('cases', '/cases', 'Cases')} ${link('movements', '/movements', 'Movements')}
+          ${link('reruns', '/reruns', 'Reruns')} ${link('jobs', '/jobs', 'Jobs')}
+          ${can(s.role, 'manage-users') ? link('users', '/users', 'Users') : null}
         </nav>
         <form class="search" method="get" action="/search" role="search">
           <input

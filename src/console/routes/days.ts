@@ -13,6 +13,7 @@ import { can } from '../auth/roles.ts';
 import { rerunRefusal } from '../can-do.ts';
 import type { Session } from '../auth/sessions.ts';
 import { removedVersionSentence } from '../../report/removed-version.ts';
+import { dayMovementsLink } from '../pages/movements-links.ts';
 
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -130,7 +131,7 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
             </div>`
           : html`<p>No report version for this day yet.</p>`
       }
-      ${mismatches ? mismatchesSection(date, current!.version, mismatches) : null}
+      ${dayMovementsLink(date)} ${mismatches ? mismatchesSection(date, current!.version, mismatches) : null}
       ${
         versions.length
           ? html`<h2>Report versions</h2>

@@ -6,6 +6,8 @@ import { htmlTable, textTable } from '../html/html.ts';
 import { timeFormatter } from '../format.ts';
 import { tableHtml } from '../html/table-html.ts';
 import { SUMMARY_SPECS } from '../report-tables.ts';
+import { MOVEMENTS_TABLE } from '../movement-table.ts';
+import { Decimal } from '../../money/decimal.ts';
 import { tableFromCsv } from '../table-csv.ts';
 import { tableText } from '../text-table.ts';
 import type { Table } from '../table.ts';
@@ -149,8 +151,9 @@ export function fitSubject(head: string, line: string, tail: string): string {
 }
 
 /**
- * Per currency the money of the day: net and fees (summary_orders total rows), mismatches, and
- * the roll-forward drift (summary_rollforward): what accounting reads first.
+ * Per currency the money of the day: net and fees (summary_orders total rows), mismatches, what
+ * came in and went out by movements (movements.csv) and the roll-forward drift (summary_rollforward):
+ * what accounting reads first.
  */
 function moneyTable(dir: string, manifest: ManifestView | null): EmailTable | null {
   const ordersFile = path.join(dir, 'summary_orders.csv');
@@ -164,6 +167,7 @@ function moneyTable(dir: string, manifest: ManifestView | null): EmailTable | nu
   if (roll)
     for (const r of roll.rows)
       drift.set(String(r[col(roll, 'currency')]), r[col(roll, 'drift')] === null ? 'not checked' : String(r[col(roll, 'drift')]));
+  const moved = movementsInOut(dir);
   const [cur, dirCol] = [col(orders, 'currency'), col(orders, 'direction')];
   const pick = (r: readonly unknown[], name: string) => {
     const i = col(orders, name);
@@ -177,15 +181,43 @@ function moneyTable(dir: string, manifest: ManifestView | null): EmailTable | nu
       { name: 'net', kind: 'amount' },
       { name: 'fees', kind: 'amount' },
       { name: 'mismatch', kind: 'count', label: 'mismatches' },
+      { name: 'movements_in', kind: 'amount', label: 'movements in' },
+      { name: 'movements_out', kind: 'amount', label: 'movements out' },
       { name: 'drift', kind: 'text' },
       { name: 'net_usdt', kind: 'decimal', label: 'net USDT', decimals: 2 },
     ],
     rows: orders.rows
       .filter((r) => r[dirCol] === 'total')
-      .map((r) => [r[cur], pick(r, 'net'), pick(r, 'fees'), pick(r, 'mismatch'), drift.get(String(r[cur])) ?? null, pick(r, 'net_usdt')]),
+      .map((r) => {
+        const c = String(r[cur]);
+        const m = moved?.get(c);
+        // A version written before movements.csv says nothing of them: empty, not 0.
+        const inOut = moved ? [m?.in.toFixed() ?? '0', m?.out.toFixed() ?? '0'] : [null, null];
+        return [r[cur], pick(r, 'net'), pick(r, 'fees'), pick(r, 'mismatch'), ...inOut, drift.get(c) ?? null, pick(r, 'net_usdt')];
+      }),
   };
   const formatTime = timeFormatter(manifest?.timezone ?? 'UTC');
   return { title: table.title, html: tableHtml(table, formatTime), text: tableText(table, formatTime) };
+}
+
+/**
+ * Per currency what the day's movements (movements.csv: recorded, approved top-ups, withdrawals and
+ * adjustments the roll-forward counted) brought in and took out; null for a version without the file.
+ */
+function movementsInOut(dir: string): Map<string, { in: Decimal; out: Decimal }> | null {
+  const file = path.join(dir, `${MOVEMENTS_TABLE.name}.csv`);
+  if (!fs.existsSync(file)) return null;
+  const t = tableFromCsv(MOVEMENTS_TABLE, fs.readFileSync(file));
+  const [cur, effect] = ['currency', 'effect'].map((n) => t.columns.findIndex((c) => c.name === n));
+  const out = new Map<string, { in: Decimal; out: Decimal }>();
+  for (const r of t.rows) {
+    const sum = out.get(String(r[cur])) ?? { in: new Decimal(0), out: new Decimal(0) };
+    const e = new Decimal(String(r[effect] ?? '0'));
+    if (e.isNegative()) sum.out = sum.out.minus(e);
+    else sum.in = sum.in.plus(e);
+    out.set(String(r[cur]), sum);
+  }
+  return out;
 }
 
 interface ManifestView {

@@ -1,0 +1,119 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendPage, type ConsoleDeps } from '../http-kit.ts';
+import { listMovementsWithMatch, movementEvents, movementWithMatch } from '../../db/movements.ts';
+import { unmatchedStatementLines } from '../../db/statements.ts';
+import { getCase, type StoredCase } from '../../db/cases.ts';
+import { businessDay } from '../../report/date.ts';
+import { approveAndLink } from '../../movements/approve.ts';
+import { recordMovement, type MovementFields } from '../../movements/record.ts';
+import { MOVEMENT_COLUMNS } from '../../import/movement-row.ts';
+import { html } from '../../html/html.ts';
+import { page } from '../pages/layout.ts';
+import { movementsPage } from '../pages/movements.ts';
+import { movementPage } from '../pages/movements-detail.ts';
+
+/** The drift cases a movement may be recorded for: the form takes their figures. */
+const DRIFT_CODES = new Set(['BALANCE_DRIFT', 'DRIFT_MATCHES_PENDING']);
+const ID = /^[1-9]\d{0,17}$/;
+const FIELDS = [...MOVEMENT_COLUMNS.required, ...MOVEMENT_COLUMNS.optional];
+
+export function registerMovementRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
+  const zone = deps.config.REPORT_TIMEZONE;
+  const lagMs = deps.config.MOVEMENT_LAG_MIN * 60_000;
+
+  const notFound = (request: FastifyRequest, reply: FastifyReply, what: string) =>
+    sendPage(
+      reply,
+      404,
+      page(
+        { title: 'Not found', session: request.session, nav: 'movements' },
+        html`<h1>${what}</h1>
+          <p><a href="/movements">Every movement</a></p>`,
+      ),
+    );
+
+  /** The list, with the form; `status` and `typed` when a recording was refused. */
+  async function listPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    opts: { day: string | null; fromCase: StoredCase | null; typed: MovementFields; error: string | null; status: number },
+  ) {
+    const all = await listMovementsWithMatch(deps.db.knex);
+    let movements = all;
+    if (opts.day) {
+      // The movements whose moment (or interval) falls in the business day, as the day's roll-forward sees them.
+      const d = businessDay(opts.day, zone);
+      const [from, to] = [d.start.toMillis(), d.end.toMillis()];
+      movements = all.filter((m) => m.occurredTo.getTime() >= from && m.occurredFrom.getTime() < to);
+    }
+    const unmatchedLines = (await unmatchedStatementLines(deps.db.knex)).filter(
+      (l) => !opts.day || Math.abs(Date.parse(l.bookedOn) - Date.parse(opts.day)) <= 86_400_000,
+    );
+    const body = movementsPage(request.session!, { zone, movements, unmatchedLines, ...opts });
+    return sendPage(reply, opts.status, body);
+  }
+
+  app.get('/movements', { config: { access: 'read' } }, async (request, reply) => {
+    const q = request.query as { day?: unknown; case?: unknown };
+    let day: string | null = null;
+    if (typeof q.day === 'string' && q.day !== '') {
+      try {
+        day = businessDay(q.day, zone).date;
+      } catch (err) {
+        return listPage(request, reply, { day: null, fromCase: null, typed: {}, error: `day: ${(err as Error).message}`, status: 400 });
+      }
+    }
+    const c = typeof q.case === 'string' && ID.test(q.case) ? await getCase(deps.db.knex, q.case) : null;
+    const fromCase = c && DRIFT_CODES.has(c.code) ? c : null;
+    return listPage(request, reply, { day, fromCase, typed: {}, error: null, status: 200 });
+  });
+
+  app.post('/movements', { config: { access: 'work-cases' } }, async (request, reply) => {
+    const s = request.session!;
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const typed: MovementFields = Object.fromEntries(
+      FIELDS.flatMap((k) => (typeof form[k] === 'string' ? [[k, form[k] as string]] : [])),
+    ) as MovementFields;
+    const r = await recordMovement(deps.db.knex, typed, { recordedBy: s.userName, source: 'console', at: deps.now() });
+    if (r.kind === 'refused') {
+      const caseId = typeof form.case === 'string' && ID.test(form.case) ? form.case : null;
+      const c = caseId ? await getCase(deps.db.knex, caseId) : null;
+      return listPage(request, reply, {
+        day: null,
+        fromCase: c && DRIFT_CODES.has(c.code) ? c : null,
+        typed,
+        error: `Not recorded: ${r.reason}.`,
+        status: 400,
+      });
+    }
+    return reply.redirect(`/movements/${r.movement.id}`, 303);
+  });
+
+  app.get('/movements/:id', { config: { access: 'read' } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const q = request.query as { resolved?: unknown };
+    const movement = ID.test(id) ? await movementWithMatch(deps.db.knex, id) : null;
+    if (!movement) return notFound(request, reply, 'No such movement');
+    const resolvedCases = typeof q.resolved === 'string' ? q.resolved.split(',').filter((x) => ID.test(x)) : [];
+    const events = await movementEvents(deps.db.knex, id);
+    return sendPage(reply, 200, movementPage(request.session!, { zone, movement, events, resolvedCases, error: null }));
+  });
+
+  app.post('/movements/:id/approve', { config: { access: 'work-cases' } }, async (request, reply) => {
+    const s = request.session!;
+    const { id } = request.params as { id: string };
+    const before = ID.test(id) ? await movementWithMatch(deps.db.knex, id) : null;
+    if (!before) return notFound(request, reply, 'No such movement');
+    const { outcome, resolvedCases } = await approveAndLink(deps.db.knex, before.reference, s.userName, deps.now(), lagMs);
+    if (outcome.kind === 'approved')
+      return reply.redirect(`/movements/${id}${resolvedCases.length ? `?resolved=${resolvedCases.join(',')}` : ''}`, 303);
+    if (outcome.kind === 'not_found') return notFound(request, reply, 'No such movement');
+    const error =
+      outcome.kind === 'own'
+        ? `Not approved: you recorded ${before.reference}; another finance user approves it (maker-checker).`
+        : `Not approved: ${before.reference} is already approved, by ${outcome.movement.approvedBy}.`;
+    const status = outcome.kind === 'own' ? 403 : 409;
+    const [movement, events] = await Promise.all([movementWithMatch(deps.db.knex, id), movementEvents(deps.db.knex, id)]);
+    return sendPage(reply, status, movementPage(s, { zone, movement: movement!, events, resolvedCases: [], error }));
+  });
+}
