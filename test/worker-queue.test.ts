@@ -15,7 +15,7 @@ import { enqueueReconcileSweep } from '../src/services/queue-plan.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { workerJob } from '../src/services/worker.ts';
 import { installQueue } from '../src/worker/install.ts';
-import { queueSchemaFor } from '../src/db/queue.ts';
+import { claimBatch, finishBatch, queueSchemaFor } from '../src/db/queue.ts';
 import { seedMerchant } from '../src/demo/seed-merchant.ts';
 
 describe.skipIf(requiresServer('the worker queue lives in a Postgres server'))('SCHEDULE_MODE=queue: enqueue, gauges, doctor', () => {
@@ -83,6 +83,23 @@ describe.skipIf(requiresServer('the worker queue lives in a Postgres server'))('
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a batch's write commits only under its latest claim: a worker presumed dead cannot write a batch handed on", async () => {
+    const knex = world.t.db.knex;
+    const run = await knex('job_runs').where({ id: runId }).first();
+    expect(run.status).toBe('running');
+    const t0 = new Date();
+    const a = await claimBatch(knex, runId, 0, 'worker-a', t0);
+    const b = await claimBatch(knex, runId, 0, 'worker-b', t0);
+    expect([a, b]).toEqual([1, 2]);
+    // worker-a wakes up and tries to write: refused (its caller rolls the batch's transaction back).
+    expect(await knex.transaction((trx) => finishBatch(trx, runId, 0, { workerId: 'worker-a', attempt: 1 }, t0))).toBe(false);
+    expect(await knex.transaction((trx) => finishBatch(trx, runId, 0, { workerId: 'worker-b', attempt: 2 }, t0))).toBe(true);
+    // Written: a retry of its job finds nothing to do.
+    expect(await claimBatch(knex, runId, 0, 'worker-c', t0)).toBeNull();
+    // Undone for the worker below, which must then write batch 0 itself (its claim supersedes these).
+    await knex('run_batches').where({ run_id: runId, batch: 0 }).update({ done_at: null, done_by: null });
   });
 
   it('doctor: installed but no live worker fails; with a worker running it is ok, naming it; the worker drains the queue', async () => {
