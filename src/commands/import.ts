@@ -12,6 +12,8 @@ import { UsageError } from '../domain/errors.ts';
 
 export interface ImportCommandOptions {
   kind: Direction;
+  /** The account of rows without an `account` column (required for them when several accounts are configured). */
+  account?: string;
   json?: boolean;
 }
 
@@ -32,11 +34,19 @@ export async function runImport(
       ),
   );
   try {
-    const [{ withJob }, { importOrders }] = await Promise.all([import('../runtime/with-job.ts'), import('../import/import.ts')]);
+    const [{ withJob }, { importOrders }, { accountFor, configuredAccounts }] = await Promise.all([
+      import('../runtime/with-job.ts'),
+      import('../import/import.ts'),
+      import('../config/accounts.ts'),
+    ]);
+    const ids = configuredAccounts(config).map((a) => a.id);
+    // A row's account: its `account` cell, else --account, else the only account; with several and neither, the row is refused.
+    const fallback = opts.account !== undefined || ids.length === 1 ? accountFor(config, opts.account).id : undefined;
     return await withJob('import', { config }, async ({ db }) => {
       const result = await importOrders(db.knex, input, {
         kind: opts.kind,
         statusOf: createStatusMapper(config.PROVIDER_STATUS_MAP),
+        accounts: { ids, fallback },
       });
       out.write(opts.json ? `${JSON.stringify(result)}\n` : describe(file, result));
       const warning = unknownStatusWarning(result, config);
@@ -89,6 +99,7 @@ export function registerImport(program: Command): void {
     )
     .argument('<file.csv>', 'CSV file with a header row')
     .requiredOption('--kind <kind>', 'payment or payout', parseKind)
+    .option('--account <id>', 'the account of rows without an account column (needed for them when several accounts are configured)')
     .option('--json', 'print {kind, rows, inserted, rejected: [{line, reason}], unknownStatuses: {status: rows}} as JSON')
     .addHelpText(
       'after',
@@ -96,7 +107,9 @@ export function registerImport(program: Command): void {
 Columns (by header name, any order):
 ${columnsHelp('payment')}
 ${columnsHelp('payout')}
-Rules: merchant_ref and transaction_ref UUID-shaped and unique (in the file and the database);
+Rules: merchant_ref and transaction_ref UUID-shaped and unique (in the file and the database; merchant_ref per account,
+transaction_ref across accounts: one already held by another account is refused, naming that account);
+account (optional column): one of the configured accounts (ACCOUNTS_FILE), else --account, else the only account;
 currency INR, NGN or IDR (any case, stored upper case); amounts non-negative decimals with at most the currency's 2 decimals;
 status non-empty, matched in any case against the known strings:
   ${Object.keys(DEFAULT_STATUS_MAP).join(', ')}
@@ -107,7 +120,7 @@ finalized_at defaults to updated_at (itself defaulting to created_at) when the s
 Each good row is inserted whole; each bad row is listed with its line number.
 
 Exit status: 0 every row inserted; 3 any row rejected, a bad header, or an unmigrated database.
-${envHelp([...DB_ENV, 'PROVIDER_STATUS_MAP'])}`,
+${envHelp([...DB_ENV, 'PROVIDER_STATUS_MAP', 'ACCOUNTS_FILE'])}`,
     )
     .action(async (file: string, opts: ImportCommandOptions) => {
       const result = await runImport(file, opts);

@@ -1,11 +1,19 @@
 import type { Knex } from 'knex';
 import type { Direction } from '../domain/types.ts';
 import { ORDER_TABLES, toColumns, type NewOrder } from './orders.ts';
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 
-/** The refs of these orders already stored, as `m:<merchant_ref>` and `t:<transaction_ref>`. */
-export async function storedOrderRefs(db: Knex, kind: Direction, orders: readonly NewOrder[]): Promise<Set<string>> {
+/** The key of an order's merchant ref: unique per account. */
+export const merchantKey = (accountId: string | undefined, merchantRef: string) => `${accountId ?? DEFAULT_ACCOUNT_ID} ${merchantRef}`;
+
+/**
+ * The refs of these orders already stored, with the account holding each: `m:<account> <merchant_ref>`
+ * and `M:<merchant_ref>` (sql/052: still unique across accounts, for the merchant's own ON CONFLICT (merchant_ref)),
+ * and `t:<transaction_ref>` (the provider's, unique across accounts).
+ */
+export async function storedOrderRefs(db: Knex, kind: Direction, orders: readonly NewOrder[]): Promise<Map<string, string>> {
   const existing = await db(ORDER_TABLES[kind])
-    .select('merchant_ref', 'transaction_ref')
+    .select('merchant_ref', 'transaction_ref', 'account_id')
     .whereIn(
       'merchant_ref',
       orders.map((o) => o.merchantRef),
@@ -14,13 +22,17 @@ export async function storedOrderRefs(db: Knex, kind: Direction, orders: readonl
       'transaction_ref',
       orders.map((o) => o.transactionRef),
     );
-  return new Set(
-    existing.flatMap((r: { merchant_ref: string; transaction_ref: string }) => [`m:${r.merchant_ref}`, `t:${r.transaction_ref}`]),
+  return new Map(
+    existing.flatMap((r: { merchant_ref: string; transaction_ref: string; account_id: string }) => [
+      [`m:${merchantKey(r.account_id, r.merchant_ref)}`, r.account_id],
+      [`M:${r.merchant_ref}`, r.account_id],
+      [`t:${r.transaction_ref}`, r.account_id],
+    ]),
   );
 }
 
 /**
- * Inserts new orders in one statement and returns the merchant refs written. DO NOTHING covers a
+ * Inserts new orders in one statement and returns the merchant refs written (merchantKey). DO NOTHING covers a
  * ref written by someone else since the caller's check; any other refusal throws.
  */
 export async function insertNewOrders(db: Knex, kind: Direction, orders: readonly NewOrder[]): Promise<Set<string>> {
@@ -28,6 +40,6 @@ export async function insertNewOrders(db: Knex, kind: Direction, orders: readonl
     .insert(orders.map((o) => toColumns(kind, o)))
     .onConflict()
     .ignore()
-    .returning('merchant_ref');
-  return new Set(rows.map((r: { merchant_ref: string }) => r.merchant_ref));
+    .returning(['merchant_ref', 'account_id']);
+  return new Set(rows.map((r: { merchant_ref: string; account_id: string }) => merchantKey(r.account_id, r.merchant_ref)));
 }

@@ -38,6 +38,8 @@ export interface OrderRow {
 }
 
 export interface NewOrder {
+  /** The account the order belongs to; unset: the table's default, "default" (the single account). */
+  accountId?: string;
   merchantRef: string;
   transactionRef: string;
   currency: Currency;
@@ -179,6 +181,7 @@ export function toColumns(direction: Direction, r: NewOrder): Record<string, unk
     finalized_at: r.finalizedAt,
     next_check_at: r.nextCheckAt,
   };
+  if (r.accountId !== undefined) cols.account_id = r.accountId;
   if (direction === 'payment') cols.paid_amount = decimalOrNull(r.paidAmount, 'paidAmount');
   else Object.assign(cols, { bank_code: r.bankCode ?? null, utr: r.utr ?? null });
   return cols;

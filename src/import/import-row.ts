@@ -10,11 +10,11 @@ import { canonicalRef } from '../domain/refs.ts';
 export const IMPORT_COLUMNS: Readonly<Record<Direction, { required: readonly string[]; optional: readonly string[] }>> = {
   payment: {
     required: ['merchant_ref', 'transaction_ref', 'currency', 'method', 'amount', 'status', 'created_at'],
-    optional: ['paid_amount', 'fee', 'updated_at', 'finalized_at'],
+    optional: ['paid_amount', 'fee', 'updated_at', 'finalized_at', 'account'],
   },
   payout: {
     required: ['merchant_ref', 'transaction_ref', 'currency', 'method', 'amount', 'status', 'created_at'],
-    optional: ['fee', 'bank_code', 'utr', 'updated_at', 'finalized_at'],
+    optional: ['fee', 'bank_code', 'utr', 'updated_at', 'finalized_at', 'account'],
   },
 };
 
@@ -22,6 +22,11 @@ export interface RowRules {
   statusOf: StatusMapper;
   /** Decimals allowed in amounts; default: the currency's minor units (2 for INR, NGN, IDR). */
   maxDecimals?: number;
+  /**
+   * The configured account ids and the one a row without an `account` cell belongs to (`--account`, or
+   * the only account); no fallback: such a row is refused. Unset: the rows name no account (the sandbox).
+   */
+  accounts?: { ids: readonly string[]; fallback?: string };
 }
 
 export type RowResult = { ok: true; order: NewOrder } | { ok: false; reason: string };
@@ -37,6 +42,18 @@ const UNSIGNED_DECIMAL = /^\d+(\.\d+)?$/;
 const MAX_TEXT = 100;
 
 export class RowError extends Error {}
+
+/** The row's account: its `account` cell, else the fallback; a cell naming no configured account is refused. */
+function account(cell: string, accounts: { ids: readonly string[]; fallback?: string }): string {
+  if (cell === '') {
+    if (accounts.fallback !== undefined) return accounts.fallback;
+    throw new RowError(
+      `account: required, ${accounts.ids.length} accounts are configured (${accounts.ids.join(', ')}); give the column or --account`,
+    );
+  }
+  if (!accounts.ids.includes(cell)) throw new RowError(`account: ${show(cell)} is not a configured account (${accounts.ids.join(', ')})`);
+  return cell;
+}
 
 const show = (v: string) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
 
@@ -121,6 +138,7 @@ export function validateOrderRow(kind: Direction, rec: Readonly<Record<string, s
   const paidAmount = kind === 'payment' ? check(() => amount('paid_amount', get('paid_amount'), currency, decimals, false)) : null;
   const bankCode = kind === 'payout' ? check(() => text('bank_code', get('bank_code'), false)) : null;
   const utr = kind === 'payout' ? check(() => text('utr', get('utr'), false)) : null;
+  const accountId = rules.accounts ? check(() => account(get('account'), rules.accounts!)) : undefined;
   if (problems.length) return { ok: false, reason: problems.join('; ') };
   const order: NewOrder = {
     merchantRef: merchantRef!,
@@ -136,6 +154,7 @@ export function validateOrderRow(kind: Direction, rec: Readonly<Record<string, s
     // A final order without its own finalized_at is taken as final since its last update.
     finalizedAt: finalizedAt ?? (isFinalCategory(statusCategory!) ? updatedAt : null),
   };
+  if (accountId) order.accountId = accountId;
   if (kind === 'payment') order.paidAmount = paidAmount;
   else {
     order.bankCode = bankCode;

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Knex } from '../db/knex-types.ts';
 import type { Direction } from '../domain/types.ts';
 import type { RowRules } from './import-row.ts';
-import { insertNewOrders, storedOrderRefs } from '../db/order-inserts.ts';
+import { insertNewOrders, merchantKey, storedOrderRefs } from '../db/order-inserts.ts';
 import { readOrderCsv, type OrderCsvRow, type OrderCsvRejection } from './order-csv.ts';
 
 export interface ImportResult {
@@ -59,9 +59,22 @@ async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: Im
   );
   const fresh: OrderCsvRow[] = [];
   for (const p of batch) {
-    if (stored.has(`m:${p.order.merchantRef}`))
+    const holder = stored.get(`t:${p.order.transactionRef}`);
+    const refHolder = stored.get(`M:${p.order.merchantRef}`);
+    if (stored.has(`m:${merchantKey(p.order.accountId, p.order.merchantRef)}`))
       result.rejected.push({ line: p.line, reason: `merchant_ref: ${p.order.merchantRef} is already in the database` });
-    else if (stored.has(`t:${p.order.transactionRef}`))
+    else if (refHolder !== undefined)
+      result.rejected.push({
+        line: p.line,
+        reason: `merchant_ref: ${p.order.merchantRef} is already account ${refHolder}'s (a merchant ref is unique across accounts in this database)`,
+      });
+    else if (holder !== undefined && holder !== (p.order.accountId ?? holder))
+      // The provider's ref is one order of one account: the same ref under another account is a mix-up.
+      result.rejected.push({
+        line: p.line,
+        reason: `transaction_ref: ${p.order.transactionRef} belongs to account ${holder}, not ${p.order.accountId}`,
+      });
+    else if (holder !== undefined)
       result.rejected.push({ line: p.line, reason: `transaction_ref: ${p.order.transactionRef} is already in the database` });
     else fresh.push(p);
   }
@@ -73,7 +86,7 @@ async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: Im
       fresh.map((p) => p.order),
     );
     for (const p of fresh) {
-      if (written.has(p.order.merchantRef)) countInserted(result, p);
+      if (written.has(merchantKey(p.order.accountId, p.order.merchantRef))) countInserted(result, p);
       else result.rejected.push({ line: p.line, reason: 'merchant_ref or transaction_ref was inserted concurrently' });
     }
   } catch {

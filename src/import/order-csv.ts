@@ -104,14 +104,16 @@ function duplicateIn(
   order: NewOrder,
   line: number,
 ): string | undefined {
-  for (const [field, value] of [
-    ['merchant_ref', order.merchantRef],
-    ['transaction_ref', order.transactionRef],
+  // Both refs are unique across accounts in one database (sql/052 keeps merchant_ref so).
+  const merchantKey = order.merchantRef.toLowerCase();
+  for (const [field, value, key] of [
+    ['merchant_ref', order.merchantRef, merchantKey],
+    ['transaction_ref', order.transactionRef, order.transactionRef.toLowerCase()],
   ] as const) {
-    const first = seen[field].get(value.toLowerCase());
+    const first = seen[field].get(key);
     if (first !== undefined) return `${field}: ${value} duplicates line ${first}`;
   }
-  seen.merchant_ref.set(order.merchantRef.toLowerCase(), line);
+  seen.merchant_ref.set(merchantKey, line);
   seen.transaction_ref.set(order.transactionRef.toLowerCase(), line);
   return undefined;
 }
