@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { requiresServer } from './helpers/db.ts';
@@ -5,29 +8,66 @@ import { startCli, waitFor, type CliResult } from './helpers/cli.ts';
 import type { ChildProcess } from 'node:child_process';
 import { seedMerchant } from '../src/demo/seed-merchant.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { enqueueReconcileSweep } from '../src/services/queue-plan.ts';
+import { loadConfig, type Config } from '../src/config/config.ts';
+import { configuredAccounts } from '../src/config/accounts.ts';
+import { createAccountClient } from '../src/provider/from-config.ts';
+import { queueRunners } from '../src/services/queue-runners.ts';
 import { installQueue } from '../src/worker/install.ts';
 
 const NEEDS = 'payrecon worker processes share a graphile-worker queue on a Postgres server';
 
-// One account (the accounts model of issue 41 is built beside this): 300 orders in 60 batches of 5,
-// three worker processes, one of them SIGKILLed twice while it holds a batch.
+// Two accounts (two MerchantIDs with their own secrets and orders in one sandbox), 150 orders each,
+// batches of 5: 60 batches in two runs. Three worker processes; one SIGKILLed twice while it holds a batch.
 describe.skipIf(requiresServer(NEEDS))('payrecon worker: a worker killed mid-batch loses nothing', () => {
   let world: World;
-  const total = 300;
+  let config: Config;
+  let env: Record<string, string>;
+  const perAccount = 150;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-worker-kill-'));
   const workers: Array<{ child: ChildProcess; done: Promise<CliResult> }> = [];
 
   beforeAll(async () => {
     world = await createWorld('worker_kill', {
-      env: {
-        SCHEDULE_MODE: 'queue',
-        RECON_CONCURRENCY: '1',
-        RECON_BATCH_SIZE: '5',
-        WORKER_CONCURRENCY: '1',
-        WORKER_LOCK_TIMEOUT_SECONDS: '2',
+      sandbox: {
+        merchants: [
+          { id: 'merchant-a', secret: 'secret-a-0123456789' },
+          { id: 'merchant-b', secret: 'secret-b-0123456789' },
+        ],
       },
+      env: { PROVIDER_MERCHANT_ID: 'merchant-a', PROVIDER_SECRET: 'secret-a-0123456789' },
     });
-    await seedMerchant(world.t.db.knex, world.client, { payments: 200, payouts: 100, seed: 41 });
+    const file = path.join(dir, 'accounts.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        accounts: [
+          { id: 'acct-a', merchantId: 'merchant-a', secret: { env: 'ACCT_A_SECRET' } },
+          { id: 'acct-b', merchantId: 'merchant-b', secret: { env: 'ACCT_B_SECRET' } },
+        ],
+      }),
+    );
+    env = {
+      ...world.env,
+      ACCOUNTS_FILE: file,
+      ACCT_A_SECRET: 'secret-a-0123456789',
+      ACCT_B_SECRET: 'secret-b-0123456789',
+      SCHEDULE_MODE: 'queue',
+      RECON_CONCURRENCY: '1',
+      RECON_BATCH_SIZE: '5',
+      WORKER_CONCURRENCY: '1',
+      WORKER_LOCK_TIMEOUT_SECONDS: '2',
+    };
+    config = loadConfig(env);
+    // Each account's orders created at its own MerchantID, then marked as that account's.
+    for (const [i, account] of configuredAccounts(config).entries()) {
+      const client = await createAccountClient(config, account, { logger: silentLogger, retryBaseMs: 5, maxRetries: 2 });
+      const seeded = await seedMerchant(world.t.db.knex, client, { payments: 100, payouts: 50, seed: 41 + i });
+      await client.close();
+      for (const d of ['payment', 'payout'] as const) {
+        const refs = seeded.filter((o) => o.direction === d).map((o) => o.merchantRef);
+        await world.t.db.knex(`${d}_orders`).whereIn('merchant_ref', refs).update({ account_id: account.id });
+      }
+    }
     await world.control.advanceClock(2_000);
     await installQueue(world.t.db, world.t.url!, silentLogger);
   });
@@ -35,11 +75,12 @@ describe.skipIf(requiresServer(NEEDS))('payrecon worker: a worker killed mid-bat
     for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
     await Promise.all(workers.map((w) => w.done));
     await world?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const knex = () => world.t.db.knex;
   const startWorker = () => {
-    const w = startCli(['worker'], world.env);
+    const w = startCli(['worker'], env);
     workers.push(w);
     return w;
   };
@@ -63,15 +104,22 @@ describe.skipIf(requiresServer(NEEDS))('payrecon worker: a worker killed mid-bat
     return held!;
   };
 
-  it('two schedulers planning the same occurrence enqueue it once; three workers, one killed twice, check every order once', async () => {
+  it('two schedulers planning the same occurrence enqueue it once; three workers, one killed twice, check every order of both accounts once', async () => {
     await world.control.setLatency(100);
+    const total = 2 * perAccount;
     const scheduledFor = new Date(Math.floor(Date.now() / 60_000) * 60_000);
-    const ctx = { config: world.config, db: world.t.db, logger: silentLogger };
-    const plans = await Promise.all([enqueueReconcileSweep(ctx, scheduledFor), enqueueReconcileSweep(ctx, scheduledFor)]);
-    expect(plans.filter((p) => p.planned)).toHaveLength(1);
-    const plan = plans.find((p) => p.planned) as { runId: string; jobs: number };
-    expect(plan.jobs).toBe(total / 5);
-    expect(await knex()('run_batches').where({ run_id: plan.runId }).count<{ n: string }[]>('* as n')).toEqual([{ n: '60' }]);
+    const ctx = { scheduledFor, reason: 'scheduled' as const, signal: new AbortController().signal, logger: silentLogger };
+    const schedulers = [queueRunners({ config, db: world.t.db }), queueRunners({ config, db: world.t.db })];
+    const reports = await Promise.all(schedulers.map((s) => s.reconcile(ctx)));
+    expect(reports.map((r) => r.status).sort()).toEqual(['enqueued', 'skipped']);
+    const planned = reports.find((r) => r.status === 'enqueued')!;
+    // 100 payments and 50 payouts per account in batches of 5: 30 batches each.
+    expect(planned.counts).toEqual({ jobs: total / 5, runs: 2 });
+    const runIds = planned.detail!.runIds as string[];
+    expect(await world.t.db.knex('job_runs').whereIn('id', runIds).select('account_id').orderBy('account_id')).toEqual([
+      { account_id: 'acct-a' },
+      { account_id: 'acct-b' },
+    ]);
 
     const [victim] = [startWorker(), startWorker(), startWorker()];
     const killed: string[] = [];
@@ -90,25 +138,40 @@ describe.skipIf(requiresServer(NEEDS))('payrecon worker: a worker killed mid-bat
       target = startWorker();
     }
 
-    await waitFor(async () => (await knex()('job_runs').where({ id: plan.runId }).first())?.status === 'completed', 60_000, 100);
-    const run = await knex()('job_runs').where({ id: plan.runId }).first();
-    expect(run).toMatchObject({ status: 'completed', selected: total, checked: total });
+    const runsDone = async () => (await knex()('job_runs').whereIn('id', runIds).where({ status: 'completed' })).length === 2;
+    await waitFor(runsDone, 60_000, 100);
+    const runs = await knex()('job_runs').whereIn('id', runIds).orderBy('account_id');
+    for (const run of runs) expect(run).toMatchObject({ status: 'completed', selected: perAccount, checked: perAccount });
 
-    // Every order checked exactly once in the run: no check written twice, none lost with the killed worker.
+    // Every order checked exactly once, in its own account's run: no check written twice, none lost with the killed worker.
     const perOrder = await knex()('recon_items')
-      .where({ run_id: plan.runId })
+      .whereIn('run_id', runIds)
       .select('direction', 'order_id')
       .count<{ n: string }[]>('* as n')
       .groupBy('direction', 'order_id');
     expect(perOrder).toHaveLength(total);
     expect(perOrder.every((r) => Number(r.n) === 1)).toBe(true);
+    for (const d of ['payment', 'payout'] as const) {
+      const wrongRun = await knex()(`${d}_orders as o`)
+        .join('recon_items as i', (j) => j.on('i.order_id', 'o.id').andOnVal('i.direction', d))
+        .join('job_runs as r', 'r.id', 'i.run_id')
+        .whereIn('r.id', runIds)
+        .whereRaw('r.account_id <> o.account_id')
+        .count<{ n: string }[]>('* as n');
+      expect(wrongRun).toEqual([{ n: '0' }]);
+    }
+    // Asked with its own MerchantID and secret, the sandbox found every order (another account's would be NOT_FOUND).
+    const notFound = await knex()('recon_items')
+      .whereIn('run_id', runIds)
+      .whereRaw(`'NOT_FOUND' = ANY(codes)`)
+      .count<{ n: string }[]>('* as n');
+    expect(notFound).toEqual([{ n: '0' }]);
 
     // Each batch written once, by the worker holding its latest claim; the killed batches were retried by live workers.
-    const batches = await knex()('run_batches').where({ run_id: plan.runId });
+    const batches = await knex()('run_batches').whereIn('run_id', runIds);
     expect(batches.every((b) => b.done_at !== null && b.done_by === b.claimed_by)).toBe(true);
-    expect(batches.some((b) => b.attempts >= 2)).toBe(true);
     for (const held of cut) {
-      const b = batches.find((x) => x.batch === held.batch)!;
+      const b = batches.find((x) => x.run_id === held.run_id && x.batch === held.batch)!;
       expect(b.attempts).toBeGreaterThanOrEqual(2);
       expect(killed).not.toContain(b.done_by);
     }

@@ -1,8 +1,5 @@
 // SCHEDULE_MODE=queue around the workers: what the scheduler's runners enqueue (once per occurrence),
 // the queue's gauges on /metrics, and `payrecon doctor`'s look at the queue and its live workers.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type World } from './helpers/world.ts';
 import { requiresServer } from './helpers/db.ts';
@@ -11,8 +8,6 @@ import { silentLogger } from '../src/log/logger.ts';
 import { PayreconMetrics } from '../src/metrics/metrics.ts';
 import { runDoctor } from '../src/doctor/run-doctor.ts';
 import { queueRunners } from '../src/services/queue-runners.ts';
-import { enqueueReconcileSweep } from '../src/services/queue-plan.ts';
-import { loadConfig } from '../src/config/config.ts';
 import { workerJob } from '../src/services/worker.ts';
 import { installQueue } from '../src/worker/install.ts';
 import { claimBatch, finishBatch, queueSchemaFor } from '../src/db/queue.ts';
@@ -54,8 +49,8 @@ describe.skipIf(requiresServer('the worker queue lives in a Postgres server'))('
     };
     const first = await runners.reconcile(ctx);
     // 15 payments and 5 payouts due, in batches of 7: 3 + 1.
-    expect(first).toMatchObject({ status: 'enqueued', exitCode: 0, counts: { jobs: 4 } });
-    runId = String(first.detail!.runId);
+    expect(first).toMatchObject({ status: 'enqueued', exitCode: 0, counts: { jobs: 4, runs: 1 } });
+    runId = String((first.detail!.runIds as string[])[0]);
     expect(await runners.reconcile(ctx)).toMatchObject({ status: 'skipped', exitCode: 0 });
     expect(await runners.snapshot(ctx)).toMatchObject({ status: 'enqueued', counts: { jobs: 1 } });
     expect(await runners.snapshot(ctx)).toMatchObject({ status: 'skipped' });
@@ -63,26 +58,6 @@ describe.skipIf(requiresServer('the worker queue lives in a Postgres server'))('
     const text = await scrape();
     expect(text).toContain('payrecon_queue_jobs{task="reconcile_batch",account="default",state="waiting"} 4');
     expect(text).toContain('payrecon_queue_jobs{task="snapshot",account="default",state="waiting"} 1');
-  });
-
-  it('several accounts: the sweep is not planned (orders do not name their account yet), nothing enqueued, the reason named', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-queue-accounts-'));
-    const file = path.join(dir, 'accounts.json');
-    const two = [
-      { id: 'in-main', merchantId: 'M-1', secret: { env: 'A_SECRET' } },
-      { id: 'ng-brand', merchantId: 'M-2', secret: { env: 'B_SECRET' } },
-    ];
-    fs.writeFileSync(file, JSON.stringify({ accounts: two }));
-    try {
-      const config = loadConfig({ ...world.env, ACCOUNTS_FILE: file, A_SECRET: 'a-secret', B_SECRET: 'b-secret' });
-      const at = new Date('2026-11-27T11:00:00Z');
-      await expect(enqueueReconcileSweep({ config, db: world.t.db, logger: silentLogger }, at)).rejects.toThrow(
-        /SCHEDULE_MODE=queue plans one account's work; 2 are configured/,
-      );
-      expect(await world.t.db.knex('queued_work').where({ due_key: at.toISOString() })).toEqual([]);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
   });
 
   it("a batch's write commits only under its latest claim: a worker presumed dead cannot write a batch handed on", async () => {

@@ -79,7 +79,11 @@ export type OrderFilter = (
   | { mode: 'ref'; ref: string }
   /** dueBy: only the open orders due by then (a never-checked one: see firstCheck); absent: every open order. */
   | { mode: 'open'; lookbackFrom: Date; dueBy?: Date; firstCheckMs?: FirstCheckMs }
-) & { currency?: Currency };
+) & {
+  currency?: Currency;
+  /** Only this account's orders (a queued sweep plans one account's); unset: every account's. */
+  accountId?: string;
+};
 
 /**
  * The values of an order a check was computed from. A check's write applies only while the row still
@@ -275,6 +279,7 @@ function filtered(db: Conn, direction: Direction, filter: OrderFilter): Knex.Que
       throw new TypeError(`unknown order filter ${JSON.stringify(filter)}`);
   }
   if (filter.currency) q.where('currency', filter.currency);
+  if (filter.accountId) q.where('account_id', filter.accountId);
   return q;
 }
 
@@ -339,6 +344,7 @@ export async function selectDueOrders(db: Conn, direction: Direction, filter: Du
       for (const branch of dueBranches(direction, filter)) w.orWhere(branch);
     });
   if (filter.currency) q.where('currency', filter.currency);
+  if (filter.accountId) q.where('account_id', filter.accountId);
   const rows = await q.select('*').orderBy('id', 'asc');
   return rows.map((r: Row) => toOrderRow(direction, r));
 }

@@ -42,7 +42,8 @@ export async function executeBatch(deps: ReconcileDeps, job: BatchJob, workerId:
   const attempt = await claimBatch(deps.db.knex, job.runId, job.batch, workerId, deps.clock());
   if (attempt === null) return { status: 'nothing_to_do', reason: `batch ${job.batch} of run ${job.runId} is already written` };
   const selection = (run.params as { selection: Selection }).selection;
-  const filter = filterFor(selection, deps.policy);
+  // The batch's ids are its account's; the filter says so again, so no other account's order is checked with this account's client.
+  const filter = { ...filterFor(selection, deps.policy), accountId: job.account };
   const orders =
     filter.mode === 'due'
       ? await selectDueOrders(deps.db.knex, job.direction, filter, job.ids)

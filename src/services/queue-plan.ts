@@ -10,7 +10,7 @@ import { filterFor } from '../reconcile/order-pages.ts';
 import { policyFromConfig } from '../reconcile/policy-from-config.ts';
 import { buildSelection } from '../reconcile/selection.ts';
 import type { DueFilter } from '../db/orders.ts';
-import { configuredAccounts } from '../config/accounts.ts';
+import { accountFor } from '../config/accounts.ts';
 
 /** The queue's task names: one per kind of job a worker runs. */
 export const TASKS = {
@@ -30,7 +30,7 @@ export interface PlanContext {
   config: Config;
   db: Db;
   logger: Logger;
-  /** The account whose work this is; default: the one configured account. */
+  /** The account whose work this is; unset: the only configured account (several: the caller names each). */
   account?: string;
 }
 
@@ -43,13 +43,13 @@ export type PlanResult = { planned: true; runId: string | null; jobs: number } |
  */
 export async function enqueueReconcileSweep(ctx: PlanContext, scheduledFor: Date, now: Date = new Date()): Promise<PlanResult> {
   const { config, db } = ctx;
-  const account = ctx.account ?? plannedAccount(config);
+  const account = ctx.account ?? accountFor(config, undefined).id;
   const selection = buildSelection(
     {},
     { now, zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS, finalRecheckDays: config.RECON_FINAL_RECHECK_DAYS },
   );
   const policy = policyFromConfig(config, await loadActiveBankCodes(db.knex));
-  const filter = filterFor(selection, policy) as DueFilter;
+  const filter: DueFilter = { ...(filterFor(selection, policy) as DueFilter), accountId: account };
   let result: PlanResult = { planned: false };
   const planned = await planOnce(
     db.knex,
@@ -88,7 +88,7 @@ export async function enqueueOne(
   payload: Record<string, unknown> = {},
   now: Date = new Date(),
 ): Promise<PlanResult> {
-  const account = ctx.account ?? plannedAccount(ctx.config);
+  const account = ctx.account ?? accountFor(ctx.config, undefined).id;
   const job: QueueJob = { task, key: `${task}:${account}:${dueKey}`, payload: { account, ...payload }, maxAttempts: MAX_ATTEMPTS };
   const planned = await planOnce(
     ctx.db.knex,
@@ -101,18 +101,4 @@ export async function enqueueOne(
   );
   if (!planned) ctx.logger.info({ account, task, dueKey }, 'already planned by another scheduler; nothing enqueued');
   return planned ? { planned: true, runId: null, jobs: 1 } : { planned: false };
-}
-
-/**
- * The account whose work a scheduler plans. A due sweep selects orders by the run's selection, which
- * does not yet name an account: with several accounts configured each account's sweep would select
- * every account's orders, so queue mode refuses to plan rather than check orders under the wrong MerchantID.
- */
-function plannedAccount(config: Config): string {
-  const accounts = configuredAccounts(config);
-  if (accounts.length !== 1)
-    throw new Error(
-      `SCHEDULE_MODE=queue plans one account's work; ${accounts.length} are configured (ACCOUNTS_FILE) and orders do not yet carry their account`,
-    );
-  return accounts[0].id;
 }

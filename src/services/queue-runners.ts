@@ -1,5 +1,6 @@
 // SCHEDULE_MODE=queue: the scheduler's runners enqueue instead of running; `payrecon worker` processes run the jobs.
 import type { Config } from '../config/config.ts';
+import { configuredAccounts } from '../config/accounts.ts';
 import type { Db } from '../db/connect.ts';
 import { dailyDateFor } from '../schedule/catch-up.ts';
 import type { JobRunner, JobRunReport } from '../schedule/scheduler.ts';
@@ -20,7 +21,20 @@ export function queueRunners(deps: { config: Config; db: Db }): Record<Scheduled
     async ({ logger, scheduledFor }) =>
       reportOf(await enqueueOne({ config, db, logger }, task, scheduledFor.toISOString(), { scheduledFor: scheduledFor.toISOString() }));
   return {
-    reconcile: async ({ logger, scheduledFor }) => reportOf(await enqueueReconcileSweep({ config, db, logger }, scheduledFor)),
+    // One sweep per account, each its own run and batches: an account's orders are checked only with its own client and budget.
+    reconcile: async ({ logger, scheduledFor }) => {
+      const plans: PlanResult[] = [];
+      for (const account of configuredAccounts(config))
+        plans.push(await enqueueReconcileSweep({ config, db, logger, account: account.id }, scheduledFor));
+      const planned = plans.filter((p) => p.planned);
+      if (planned.length === 0) return reportOf({ planned: false });
+      return {
+        status: 'enqueued',
+        exitCode: 0,
+        counts: { jobs: planned.reduce((n, p) => n + p.jobs, 0), runs: planned.length },
+        detail: { runIds: planned.map((p) => p.runId) },
+      };
+    },
     snapshot: one(TASKS.snapshot),
     'bank-codes': one(TASKS.bankCodes),
     prune: one(TASKS.prune),
