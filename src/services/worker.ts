@@ -76,6 +76,8 @@ export async function workerJob(options: WorkerJobOptions = {}, context: JobCont
         concurrency: config.WORKER_CONCURRENCY,
         noHandleSignals: true,
         pollInterval: 1000,
+        // payrecon's schedules are its scheduler's: no crontab file is looked for in the working directory.
+        parsedCronItems: [],
         events,
         taskList: workerTasks({ config, db, logger, clientFor, metrics: deps.metrics, signal: deps.signal, instance }),
         logger: queueLogger(logger),
