@@ -17,6 +17,7 @@ interface ReconcileCliOptions {
   ref?: string;
   kind?: Direction;
   currency?: string;
+  account?: string;
   dryRun?: boolean;
   failOnMismatch?: boolean;
   json?: boolean;
@@ -33,6 +34,10 @@ export function registerReconcile(program: Command): void {
     .option('--ref <ref>', 'one order, by merchantRef or transactionRef')
     .addOption(new Option('--kind <kind>', 'only payments or only payouts').choices(['payment', 'payout']))
     .addOption(currencyOption('only one currency (any case)'))
+    .option(
+      '--account <id>',
+      'the account whose orders are checked, with its own MerchantID and secret (required when several accounts are configured)',
+    )
     .option(
       '--wait <duration>',
       `with --date/--from/--to/--ref: how long to wait for a running reconcile (e.g. 90s, 10m, 0); default ${DEFAULT_LOCK_WAIT_MS / 60_000}m`,
@@ -57,7 +62,7 @@ Exit: 0 completed (or, for the due sweep, skipped: another run holds the lock), 
       2 could not complete (credentials refused, provider unavailable, the lock still held after --wait, or held
         by a run with no progress for longer than RUN_STALL_AFTER_SECONDS: a run_stalled alert is raised),
       3 bad arguments or configuration.
-${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RUN_STALL_AFTER_SECONDS', 'RECON_LOOKBACK_DAYS', 'RECON_FINAL_RECHECK_DAYS', 'RECON_BACKOFF_PAYMENT', 'RECON_BACKOFF_PAYOUT', 'RECON_FIRST_CHECK_PAYMENT', 'RECON_FIRST_CHECK_PAYOUT', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
+${envHelp([...DB_ENV, ...PROVIDER_ENV, 'ACCOUNTS_FILE', 'RECON_CONCURRENCY', 'RECON_BATCH_SIZE', 'RUN_STALL_AFTER_SECONDS', 'RECON_LOOKBACK_DAYS', 'RECON_FINAL_RECHECK_DAYS', 'RECON_BACKOFF_PAYMENT', 'RECON_BACKOFF_PAYOUT', 'RECON_FIRST_CHECK_PAYMENT', 'RECON_FIRST_CHECK_PAYOUT', 'RECON_TOLERANCE', 'REPORT_TIMEZONE'])}`,
     )
     .action(async (opts: ReconcileCliOptions) => {
       const { reconcileJob } = await import('../services/reconcile.ts');

@@ -81,7 +81,7 @@ export type OrderFilter = (
   | { mode: 'open'; lookbackFrom: Date; dueBy?: Date; firstCheckMs?: FirstCheckMs }
 ) & {
   currency?: Currency;
-  /** Only this account's orders (a queued sweep plans one account's); unset: every account's. */
+  /** Only this account's orders (several accounts configured); absent: every order, as with one account. */
   accountId?: string;
 };
 

@@ -73,9 +73,10 @@ export async function createRun(
   db: Conn,
   job: string,
   params: Record<string, unknown>,
-  opts: { dryRun: boolean; now: Date; selected?: number; owner?: RunOwner },
+  opts: { dryRun: boolean; now: Date; selected?: number; owner?: RunOwner; accountId?: string },
 ): Promise<RunRow> {
   const owner = opts.owner ?? thisProcess();
+  const account = opts.accountId !== undefined ? { account_id: opts.accountId } : {};
   const [row] = await db('job_runs')
     .insert({
       job,
@@ -86,6 +87,7 @@ export async function createRun(
       selected: opts.selected ?? 0,
       pid: owner.pid,
       host: owner.host,
+      ...account,
     })
     .returning('*');
   return toRunRow(row);
@@ -106,9 +108,10 @@ export async function takeOverRun(db: Conn, runId: string, now: Date, owner: Run
  * The latest run of job left unfinished: 'running' (its process died: call only while holding the job
  * lock, so it is not alive) or 'interrupted' (stopped by a signal after a checkpoint).
  */
-export async function findResumableRun(db: Conn, job: string): Promise<RunRow | null> {
+export async function findResumableRun(db: Conn, job: string, accountId?: string): Promise<RunRow | null> {
+  // Of one account only when given (several configured): another account's run needs that account's client.
   const row = await db('job_runs')
-    .where({ job })
+    .where(accountId !== undefined ? { job, account_id: accountId } : { job })
     .whereIn('status', ['running', 'interrupted'])
     // A queued run (issue 41) is the workers' to finish, batch by batch: never resumed in-process.
     .whereRaw(`params->>'queued' IS NULL`)

@@ -6,7 +6,10 @@ import type { Selection } from './selection.ts';
 
 /** The orders query for a run's stored selection (ISO strings in the run row, dates in the query). */
 export function filterFor(selection: Selection, policy: ReconPolicy): OrderFilter {
-  const currency = selection.currency ? { currency: selection.currency } : {};
+  const currency = {
+    ...(selection.currency ? { currency: selection.currency } : {}),
+    ...(selection.account ? { accountId: selection.account } : {}),
+  };
   switch (selection.mode) {
     case 'due':
       return {

@@ -52,7 +52,8 @@ export async function reconcile(
     RECONCILE_JOB,
     async (lock) => {
       const runs: RunSummary[] = [];
-      const dead = await findResumableRun(deps.db.knex, RECONCILE_JOB);
+      const account = request.selection.account;
+      const dead = await findResumableRun(deps.db.knex, RECONCILE_JOB, account);
       if (dead) {
         deps.logger.info({ runId: dead.id }, 'resuming a run that did not finish');
         // Now this process's run: the dead one's silence must not make it look stalled to a later run.
@@ -62,7 +63,11 @@ export async function reconcile(
       }
       if (lock.lost.aborted) return runs;
       const params = { selection: request.selection };
-      const run = await createRun(deps.db.knex, RECONCILE_JOB, params, { dryRun: request.dryRun, now: deps.clock() });
+      const run = await createRun(deps.db.knex, RECONCILE_JOB, params, {
+        dryRun: request.dryRun,
+        now: deps.clock(),
+        ...(account !== undefined ? { accountId: account } : {}),
+      });
       runs.push(await executeRun(deps, run, false, lock));
       return runs;
     },

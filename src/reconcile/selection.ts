@@ -13,16 +13,17 @@ export type Selection =
       finalRecheckBefore?: string;
       kind?: Direction;
       currency?: Currency;
+      account?: string;
     }
-  | { mode: 'range'; from: string; to: string; label: string; kind?: Direction; currency?: Currency }
-  | { mode: 'ref'; ref: string; kind?: Direction; currency?: Currency }
+  | { mode: 'range'; from: string; to: string; label: string; kind?: Direction; currency?: Currency; account?: string }
+  | { mode: 'ref'; ref: string; kind?: Direction; currency?: Currency; account?: string }
   /**
    * The orders of the lookback window whose provider status may still move the balance: not final in the
    * merchant's books, still open at the provider as last seen, or never checked (issue 43): the snapshot
    * job's check around its balance readings.
    * dueBy: only those due by then (SNAPSHOT_OPEN_CHECK=due); absent: every one, due or not.
    */
-  | { mode: 'open'; lookbackFrom: string; dueBy?: string; kind?: Direction; currency?: Currency };
+  | { mode: 'open'; lookbackFrom: string; dueBy?: string; kind?: Direction; currency?: Currency; account?: string };
 
 export interface SelectionRequest {
   date?: string;
@@ -31,6 +32,8 @@ export interface SelectionRequest {
   ref?: string;
   kind?: Direction;
   currency?: Currency;
+  /** Only this account's orders; set when several accounts are configured (the run's client is that account's). */
+  account?: string;
 }
 
 /** Parses a business date strictly (checkBusinessDate: YYYY-MM-DD, a real calendar day, in range), as local midnight. */
@@ -46,7 +49,7 @@ export function buildSelection(
   request: SelectionRequest,
   opts: { now: Date; zone: string; lookbackDays: number; finalRecheckDays?: number },
 ): Selection {
-  const common = { kind: request.kind, currency: request.currency };
+  const common = { kind: request.kind, currency: request.currency, ...(request.account !== undefined ? { account: request.account } : {}) };
   const modes = [request.date !== undefined, request.from !== undefined || request.to !== undefined, request.ref !== undefined].filter(
     Boolean,
   );

@@ -1,5 +1,6 @@
 // The reconcile job: select, check against the provider, raise alerts, map the outcome to an exit status.
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
+import { accountFor, configuredAccounts } from '../config/accounts.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { loadActiveBankCodes } from '../db/bank-codes.ts';
 import { policyFromConfig } from '../reconcile/policy-from-config.ts';
@@ -40,18 +41,25 @@ export interface ReconcileJobResult {
 export async function reconcileJob(options: ReconcileJobOptions, context: JobContextOptions = {}): Promise<ReconcileJobResult> {
   const config = context.config ?? loadConfig();
   const now = options.now ?? (() => new Date());
+  // The run's account: its orders only, checked with its own client (base URL, MerchantID, secret).
+  // With one account the selection names none, so the run is exactly what it was before accounts.
+  const account = accountFor(config, options.account);
+  const several = configuredAccounts(config).length > 1;
   // Validated before the database is opened: a bad --date, --from/--to or --ref does nothing at all.
   const selection = usage(() =>
-    buildSelection(options, {
-      now: now(),
-      zone: config.REPORT_TIMEZONE,
-      lookbackDays: config.RECON_LOOKBACK_DAYS,
-      finalRecheckDays: config.RECON_FINAL_RECHECK_DAYS,
-    }),
+    buildSelection(
+      { ...options, account: several ? account.id : undefined },
+      {
+        now: now(),
+        zone: config.REPORT_TIMEZONE,
+        lookbackDays: config.RECON_LOOKBACK_DAYS,
+        finalRecheckDays: config.RECON_FINAL_RECHECK_DAYS,
+      },
+    ),
   );
   return withJob(
     'reconcile',
-    { ...context, config, provider: options.provider, signal: options.stopSignal, stoppable: true },
+    { ...context, config, account: account.id, provider: options.provider, signal: options.stopSignal, stoppable: true },
     async (deps) => {
       const { db, logger } = deps;
       const client = await deps.provider();
