@@ -80,8 +80,7 @@ export async function createQueuedRun(
   now: Date,
 ): Promise<RunRow> {
   const selected = batches.reduce((n, b) => n + b.ids.length, 0);
-  const run = await createRun(trx, 'reconcile', { ...params, queued: true, account }, { dryRun: false, now, selected });
-  await trx('job_runs').where({ id: run.id }).update({ account_id: account });
+  const run = await createRun(trx, 'reconcile', { ...params, queued: true, account }, { dryRun: false, now, selected, accountId: account });
   const rows = batches.map((b, i) => ({ run_id: run.id, batch: i, account, direction: b.direction, size: b.ids.length }));
   for (let at = 0; at < rows.length; at += 1000) await trx('run_batches').insert(rows.slice(at, at + 1000));
   return run;
