@@ -7,7 +7,8 @@
 //   pipelines  src/reconcile, src/import, src/snapshot, src/banks, src/webhook, src/report, src/status, src/schedule, src/cli-ui, src/sandbox, src/cases, src/console, src/metrics, src/doctor, src/prune, src/movements, src/statements, src/worker
 //   core/io    src/recon (pure core), src/db, src/provider, src/notify
 //   base       src/config, src/money, src/log, src/html (the one HTML builder, escaping by default), src/domain (the words every layer shares: amounts, directions,
-//              statuses, verdicts, refs, business dates, exit statuses and the errors that carry them)
+//              statuses, verdicts, refs, business dates, exit statuses and the errors that carry them), src/tabular (the table model, its
+//              cell formats and the workbook writer: the report and the case export both write through it)
 const ENTRIES = '^(src/cli[.]ts|jobs/)';
 const COMMANDS = '^src/commands/';
 const SERVICES = '^src/(services|demo)/';
@@ -15,7 +16,7 @@ const RUNTIME = '^src/runtime/';
 const PIPELINES =
   '^src/(reconcile|import|snapshot|banks|webhook|report|status|schedule|cli-ui|sandbox|console|cases|metrics|doctor|prune|movements|statements|worker)/';
 const CORE_IO = '^src/(recon|db|provider|notify)/';
-const BASE = '^src/(config|money|log|domain|html)/';
+const BASE = '^src/(config|money|log|domain|html|tabular)/';
 
 const upward = (name, from, above) => ({
   name,
@@ -67,6 +68,14 @@ module.exports = {
       comment: 'src/domain is the shared vocabulary: it names things and imports nothing of payrecon but money',
       from: { path: '^src/domain/' },
       to: { path: '^src/', pathNot: '^src/(domain|money)/' },
+    },
+    {
+      name: 'tabular-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/tabular writes tables (CSV cells, workbooks) for the report and the case export alike: it knows nothing of either, only money',
+      from: { path: '^src/tabular/' },
+      to: { path: '^src/', pathNot: '^src/(tabular|money)/' },
     },
     {
       name: 'only-db-imports-knex',

@@ -16,4 +16,24 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },
+  {
+    // A caught value is unknown: `(err as Error).message` reads undefined from a thrown string. errorOf and
+    // messageOf (src/domain/errors.ts) narrow it instead. The two route files are being split on another
+    // branch; they follow when it lands.
+    files: ['src/**/*.ts', 'jobs/**/*.ts'],
+    ignores: ['src/console/routes/cases.ts', 'src/console/routes/reruns.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "TSAsExpression > TSTypeReference.typeAnnotation > Identifier.typeName[name='Error']",
+          message: 'Cast to Error: use errorOf(x) or messageOf(x) from src/domain/errors.ts.',
+        },
+        {
+          selector: "TSAsExpression > TSIntersectionType > TSTypeReference > Identifier.typeName[name='Error']",
+          message: 'Cast to Error: use errorOf(x) or messageOf(x) from src/domain/errors.ts.',
+        },
+      ],
+    },
+  },
 );

@@ -3,7 +3,7 @@ import { Readable, PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/connect.ts';
 import { importOrders } from '../src/import/import.ts';
-import { ImportFormatError } from '../src/import/order-csv.ts';
+import { ImportFormatError } from '../src/import/import-csv.ts';
 import { validateOrderRow } from '../src/import/import-row.ts';
 import { insertOrders, selectOrdersPage } from '../src/db/orders.ts';
 import { NotMigratedError } from '../src/db/migrate.ts';

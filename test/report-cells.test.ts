@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
-import { neutralizeCell, textCell } from '../src/report/neutralize.ts';
-import { amountCell, padDecimals, timeFormatter, fixedDecimalCell } from '../src/report/format.ts';
+import { neutralizeCell, textCell } from '../src/tabular/neutralize.ts';
+import { amountCell, padDecimals, timeFormatter, fixedDecimalCell } from '../src/tabular/format.ts';
 import { businessDay, defaultReportDate } from '../src/report/date.ts';
 import { UsageError } from '../src/domain/errors.ts';
 import { Decimal, formatAmount } from '../src/money/decimal.ts';
 import { csvCells } from '../src/report/csv-cells.ts';
 import { tableHtml } from '../src/report/html/table-html.ts';
-import type { Table } from '../src/report/table.ts';
+import type { Table } from '../src/tabular/table.ts';
 import { tableText } from '../src/report/text-table.ts';
 
 describe('neutralizeCell', () => {

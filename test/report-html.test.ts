@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDayCharts } from '../src/report/charts/day-charts.ts';
 import { groupDigits } from '../src/money/group-digits.ts';
-import { timeFormatter } from '../src/report/format.ts';
+import { timeFormatter } from '../src/tabular/format.ts';
 import { reportHtml, type ReportHtmlInput } from '../src/report/html/report-html.ts';
 import { launchBrowser, requiresBrowser, screenshotPath } from './helpers/browser.ts';
 

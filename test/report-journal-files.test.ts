@@ -12,7 +12,7 @@ import {
   XERO_MAX_LINES,
   type JournalRenderOptions,
 } from '../src/report/journal-tables.ts';
-import type { Table } from '../src/report/table.ts';
+import type { Table } from '../src/tabular/table.ts';
 
 const DAY: JournalDayInput = {
   date: '2026-03-10',

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReportItemRow } from '../src/db/reports.ts';
 import { Decimal } from '../src/money/decimal.ts';
 import { csvCells, csvHeader } from '../src/report/csv-cells.ts';
-import { timeFormatter } from '../src/report/format.ts';
+import { timeFormatter } from '../src/tabular/format.ts';
 import { EXTRA_FILES, REPORT_FILES } from '../src/report/manifest.ts';
 import { filePurpose } from '../src/report/file-purposes.ts';
 import { OrderTotalsAccumulator } from '../src/report/order-totals.ts';
@@ -12,7 +12,7 @@ import { rollForwardTable, timingItemsTable } from '../src/report/rollforward-ta
 import { SUMMARY_TABLES } from '../src/report/report-tables.ts';
 import { ordersTable } from '../src/report/summary-tables.ts';
 import { tableFromCsv } from '../src/report/table-csv.ts';
-import type { Table } from '../src/report/table.ts';
+import type { Table } from '../src/tabular/table.ts';
 import type { SnapshotRollForward } from '../src/snapshot/rollforward.ts';
 
 const formatTime = timeFormatter('Asia/Kolkata');

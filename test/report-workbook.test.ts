@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Table, TableColumn, TableRow } from '../src/report/table.ts';
-import { decimalValue, significantDigits } from '../src/report/workbook/cells.ts';
+import type { Table, TableColumn, TableRow } from '../src/tabular/table.ts';
+import { decimalValue, significantDigits } from '../src/tabular/workbook/cells.ts';
 import { ScaledSum } from '../src/money/scaled-sum.ts';
-import { WorkbookFile } from '../src/report/workbook/writer.ts';
-import { FIXED_DOS_DATE, FIXED_DOS_TIME } from '../src/report/workbook/zip.ts';
+import { WorkbookFile } from '../src/tabular/workbook/writer.ts';
+import { FIXED_DOS_DATE, FIXED_DOS_TIME } from '../src/tabular/workbook/zip.ts';
 
 const COLUMNS: TableColumn[] = [
   { name: 'checked_at', kind: 'datetime' },

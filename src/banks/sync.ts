@@ -7,6 +7,7 @@ import { CredentialsError } from '../provider/errors.ts';
 import type { BankEntry } from '../provider/types.ts';
 import { describeFailures, runStatusOf, unitFailure, type UnitFailure } from '../snapshot/outcome.ts';
 import { diffBankLists, type BankRename } from './diff.ts';
+import { messageOf } from '../domain/errors.ts';
 
 export const BANK_CODES_JOB = 'bank-codes';
 export const BANK_CURRENCIES = ['IDR', 'NGN'] as const;
@@ -63,7 +64,7 @@ async function runSync(deps: BankSyncDeps, currencies: readonly BankCurrency[]):
       } catch (err) {
         if (err instanceof CredentialsError) throw err;
         failures.push(unitFailure(currency, 'bankCodes', err));
-        logger.warn({ currency, err: (err as Error).message }, 'bank code list not fetched');
+        logger.warn({ currency, err: messageOf(err) }, 'bank code list not fetched');
         continue;
       }
       const outcome = await syncCurrency(deps, currency, fetched);
@@ -72,7 +73,7 @@ async function runSync(deps: BankSyncDeps, currencies: readonly BankCurrency[]):
     }
   } catch (err) {
     const status = err instanceof CredentialsError ? 'credentials' : 'failed';
-    const error = (err as Error).message;
+    const error = messageOf(err);
     await finishRun(db.knex, run.id, status, countsOf(synced, failures), error, deps.clock());
     if (status === 'credentials') return { status, runId: run.id, synced, failures, error };
     throw err;

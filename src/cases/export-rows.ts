@@ -1,8 +1,8 @@
 import type { StoredCase } from '../db/cases.ts';
 import { moneyValue } from '../domain/money-codes.ts';
-import { textCell } from '../report/neutralize.ts';
-import { amountCell, fixedDecimalCell, USDT_DECIMALS } from '../report/format.ts';
-import type { CellValue, TableColumn } from '../report/table.ts';
+import { textCell } from '../tabular/neutralize.ts';
+import { amountCell, fixedDecimalCell, USDT_DECIMALS } from '../tabular/format.ts';
+import type { CellValue, TableColumn } from '../tabular/table.ts';
 import { breachesSla, type SlaHours } from '../recon/case-sla.ts';
 
 /**

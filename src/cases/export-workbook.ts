@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Db } from '../db/connect.ts';
 import type { CaseFilter } from '../db/case-filter.ts';
 import { eachCase, type CaseSort } from '../db/case-queue.ts';
-import { WorkbookFile } from '../report/workbook/writer.ts';
+import { WorkbookFile } from '../tabular/workbook/writer.ts';
 import type { SlaHours } from '../recon/case-sla.ts';
 import { EXPORT_TABLE_COLUMNS, exportRow } from './export-rows.ts';
 

@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { guardWorkbook } from './workbook-guard.ts';
 import { ImportFileError } from './import-file-error.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** One filled-in row of an exported queue, as text, with its row number in the file (the header is row 1). */
 export interface ImportRow {
@@ -77,9 +78,7 @@ async function workbookRows(bytes: Buffer): Promise<string[][]> {
     });
   } catch (err) {
     if (err instanceof ImportFileError) throw err;
-    throw new ImportFileError(
-      `not a workbook that could be read (${(err as Error).message}): upload the .xlsx as saved by the spreadsheet`,
-    );
+    throw new ImportFileError(`not a workbook that could be read (${messageOf(err)}): upload the .xlsx as saved by the spreadsheet`);
   }
   if (rows.length === 0) throw new ImportFileError('the workbook has no rows: upload the queue export with its header row');
   return rows;
@@ -98,7 +97,7 @@ function csvRows(bytes: Buffer): string[][] {
     return rows;
   } catch (err) {
     if (err instanceof ImportFileError) throw err;
-    throw new ImportFileError(`not a CSV file that could be read (${(err as Error).message})`);
+    throw new ImportFileError(`not a CSV file that could be read (${messageOf(err)})`);
   }
 }
 

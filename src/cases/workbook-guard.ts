@@ -1,5 +1,6 @@
 import { inflateEntry, zipEntries, type ZipEntry } from './zip-entries.ts';
 import { ImportFileError } from './import-file-error.ts';
+import { messageOf } from '../domain/errors.ts';
 
 export interface WorkbookLimits {
   /** Bytes all entries together may inflate to. */
@@ -38,9 +39,7 @@ export async function guardWorkbook(bytes: Buffer, limits: WorkbookLimits): Prom
     }
   } catch (err) {
     if (err instanceof ImportFileError) throw err;
-    throw new ImportFileError(
-      `not a workbook that could be read (${(err as Error).message}): upload the .xlsx as saved by the spreadsheet`,
-    );
+    throw new ImportFileError(`not a workbook that could be read (${messageOf(err)}): upload the .xlsx as saved by the spreadsheet`);
   }
 }
 

@@ -14,7 +14,7 @@ import { CASE_STATES, RESOLUTION_REASONS, parseAge, type CaseState } from '../re
 import { MISMATCH_CODES } from '../domain/verdicts.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from '../domain/exit-codes.ts';
-import { UsageError } from '../domain/errors.ts';
+import { UsageError, messageOf } from '../domain/errors.ts';
 import { currencyOption } from './currency-option.ts';
 import { actorOf as actorOfConfig } from './actor-option.ts';
 
@@ -414,6 +414,6 @@ function inputOf<T>(fn: () => T, option: string): T {
   try {
     return fn();
   } catch (err) {
-    throw usage(`${option}: ${(err as Error).message}`);
+    throw usage(`${option}: ${messageOf(err)}`);
   }
 }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
 import type { ImportResult } from '../import/import.ts';
@@ -7,8 +6,8 @@ import { createStatusMapper, DEFAULT_STATUS_MAP, knownStatusStrings } from '../d
 import { printErr } from '../log/terminal.ts';
 import type { Direction } from '../domain/types.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
+import { openInputFile } from './input-file.ts';
 import { EXIT } from '../domain/exit-codes.ts';
-import { UsageError } from '../domain/errors.ts';
 
 export interface ImportCommandOptions {
   kind: Direction;
@@ -24,15 +23,7 @@ export async function runImport(
   config: Config = loadConfig(),
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<ImportResult> {
-  // Opened before the database so a wrong path does nothing at all: bad input, exit 3.
-  const input = fs.createReadStream(file);
-  await new Promise<void>((resolve, reject) =>
-    input
-      .once('open', () => resolve())
-      .once('error', (err: NodeJS.ErrnoException) =>
-        reject(new UsageError(`${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`)),
-      ),
-  );
+  const input = await openInputFile(file);
   try {
     const [{ withJob }, { importOrders }, { accountFor, configuredAccounts }] = await Promise.all([
       import('../runtime/with-job.ts'),

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { JobDeps } from '../runtime/with-job.ts';
@@ -11,6 +10,7 @@ import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 import { EXIT } from '../domain/exit-codes.ts';
 import { UsageError } from '../domain/errors.ts';
 import { actorOf } from './actor-option.ts';
+import { openInputFile } from './input-file.ts';
 import { formatAmount, isCurrency } from '../money/decimal.ts';
 
 async function withMovements<T>(fn: (deps: JobDeps) => Promise<T>): Promise<T> {
@@ -74,15 +74,7 @@ Exit status: 0 recorded (or already recorded); 3 any row refused (nothing record
 ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     )
     .action(async (file: string, opts: { as?: string; json?: boolean }) => {
-      // Opened before the database so a wrong path does nothing at all.
-      const input = fs.createReadStream(file);
-      await new Promise<void>((resolve, reject) =>
-        input
-          .once('open', () => resolve())
-          .once('error', (err: NodeJS.ErrnoException) =>
-            reject(new UsageError(`${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`)),
-          ),
-      );
+      const input = await openInputFile(file);
       try {
         const { importMovements } = await import('../import/import-movements.ts');
         const r = await withMovements(async (ctx) =>

@@ -7,6 +7,7 @@ import { ConfigError } from './errors.ts';
 import { closestName } from './did-you-mean.ts';
 import { redactUrl } from './redact-url.ts';
 import { resolveAccountSecrets, type AccountsFile } from './accounts-file.ts';
+import { messageOf } from '../domain/errors.ts';
 
 type Parsed<K extends EnvVarName> = z.output<(typeof ENV_VARS)[K]['schema']>;
 type HasDefault<K extends EnvVarName> = (typeof ENV_VARS)[K] extends { default: string } ? K : never;
@@ -34,7 +35,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env, dotenvPath = '.env
     try {
       text = readSettingsFile(dotenvPath);
     } catch (err) {
-      throw new ConfigError([`${dotenvPath}: ${(err as Error).message}; expected the settings as NAME=value lines (see .env.example)`]);
+      throw new ConfigError([`${dotenvPath}: ${messageOf(err)}; expected the settings as NAME=value lines (see .env.example)`]);
     }
     fromFile = parseDotenv(text);
     const known = Object.keys(ENV_VARS);

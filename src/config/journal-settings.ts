@@ -4,6 +4,7 @@ import { CURRENCIES } from '../money/decimal.ts';
 import { JOURNAL_ROLES } from '../domain/journal-roles.ts';
 import { readSettingsFile } from './settings-file.ts';
 import { findDuplicateKey } from './json-duplicate-key.ts';
+import { messageOf } from '../domain/errors.ts';
 
 // Settings held in JSON files (a chart of accounts, a fee schedule): read and validated when the
 // configuration loads, so a wrong key stops the job before anything runs, naming the key.
@@ -54,14 +55,14 @@ function jsonFile<T>(schema: z.ZodType<T>, example: string) {
       } catch (err) {
         ctx.addIssue({
           code: 'custom',
-          message: `cannot read ${file}: ${(err as Error).message}; expected a JSON file such as ${example}`,
+          message: `cannot read ${file}: ${messageOf(err)}; expected a JSON file such as ${example}`,
         });
         return z.NEVER;
       }
       try {
         data = JSON.parse(text);
       } catch (err) {
-        ctx.addIssue({ code: 'custom', message: `cannot read ${file} as JSON (${(err as Error).message}); expected e.g. ${example}` });
+        ctx.addIssue({ code: 'custom', message: `cannot read ${file} as JSON (${messageOf(err)}); expected e.g. ${example}` });
         return z.NEVER;
       }
       const dup = findDuplicateKey(text);
@@ -120,7 +121,7 @@ const ratesFile = z
     } catch (err) {
       ctx.addIssue({
         code: 'custom',
-        message: `cannot read ${file} (${(err as Error).message}); expected a CSV file with the header date,currency,rate`,
+        message: `cannot read ${file} (${messageOf(err)}); expected a CSV file with the header date,currency,rate`,
       });
       return z.NEVER;
     }

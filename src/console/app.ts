@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -21,6 +21,8 @@ import { registerOrderRoutes } from './routes/orders.ts';
 import { registerMovementRoutes } from './routes/movements.ts';
 import { FAVICON_SVG } from './pages/favicon.ts';
 import { denyByDefault } from './route-access.ts';
+import { statusOf } from './error-status.ts';
+import { errorOf } from '../domain/errors.ts';
 
 function refuse(request: FastifyRequest, reply: FastifyReply, status: 401 | 403, message: string): FastifyReply {
   return sendPage(
@@ -139,8 +141,9 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   });
 
   // Fastify's own errors carry their status (413 body too large, 415, 400 bad form); any other is a 500.
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    const status = err.statusCode ?? 500;
+  app.setErrorHandler((thrown: unknown, request, reply) => {
+    const err = errorOf(thrown);
+    const status = statusOf(thrown);
     if (status >= 500)
       deps.logger.error({ err: { message: err.message, stack: err.stack }, url: request.routeOptions.url }, 'console request failed');
     return sendPage(

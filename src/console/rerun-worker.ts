@@ -4,6 +4,7 @@ import { withJobLock } from '../db/locks.ts';
 import { claimNextRerun, failAbandonedReruns, finishRerun, setRerunPhase, type RerunRow } from '../db/console-reruns.ts';
 import { reconcileThenReport, type DayReconcile, type DayReport } from '../schedule/daily.ts';
 import { abortableSleep } from '../schedule/sleep.ts';
+import { messageOf } from '../domain/errors.ts';
 
 export interface RerunWorkerDeps {
   db: Db;
@@ -52,7 +53,7 @@ export function startRerunWorker(deps: RerunWorkerDeps): RerunWorker {
         });
         ran = locked.acquired && locked.result === true;
       } catch (err) {
-        deps.logger.error({ err: { message: (err as Error).message } }, 'rerun worker: could not take the queue; trying again');
+        deps.logger.error({ err: { message: messageOf(err) } }, 'rerun worker: could not take the queue; trying again');
       }
       if (!ran && !stopping.signal.aborted) {
         await abortableSleep(deps.pollMs, AbortSignal.any([stopping.signal, wake.signal])).catch(() => undefined);
@@ -108,9 +109,9 @@ async function runOne(deps: RerunWorkerDeps, rerun: RerunRow, signal: AbortSigna
       state: 'failed',
       reconcileRunIds,
       reportVersion: null,
-      error: (err as Error).message,
+      error: messageOf(err),
       now: deps.now(),
     });
-    log.error({ err: { message: (err as Error).message } }, 'rerun failed');
+    log.error({ err: { message: messageOf(err) } }, 'rerun failed');
   }
 }

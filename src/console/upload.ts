@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { sameToken } from './http-kit.ts';
 import type { Session } from './auth/sessions.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** The largest upload read: the export of 20,000 cases (the most one upload applies) is about 1.7 MB. */
 export const UPLOAD_MAX_BYTES = 8 * 1024 * 1024;
@@ -44,8 +45,8 @@ export async function readUpload(request: FastifyRequest, s: Session, field = 'f
       };
     if (code === 'FST_PARTS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT')
       return { kind: 'refused', status: 400, message: 'upload one file with the form as the page gives it' };
-    if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || /multipart|boundary|Unexpected end/i.test((err as Error).message))
-      return { kind: 'refused', status: 400, message: `the upload could not be read (${(err as Error).message})` };
+    if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || /multipart|boundary|Unexpected end/i.test(messageOf(err)))
+      return { kind: 'refused', status: 400, message: `the upload could not be read (${messageOf(err)})` };
     throw err;
   }
   if (!csrfChecked)

@@ -4,15 +4,19 @@ import { date, dateOrNull, oneOf, rowsOf, text, texts, type Row } from './row.ts
 
 type Conn = Knex | Knex.Transaction;
 
-/** A statement line as imported (amounts decimal text, dates YYYY-MM-DD). */
+/** One booked line of a bank statement as imported, whichever file it came from (amounts decimal text, dates YYYY-MM-DD). */
 export interface NewStatementLine {
+  /** The bank account: IBAN, or the bank's own id. */
   bankAccount: string;
+  /** The bank's id of the line (CAMT AcctSvcrRef, the CSV's line_id): unique within the account. */
   lineId: string;
   bookedOn: string;
   valueOn: string | null;
   currency: string;
+  /** As the bank sees its account: credit = money arrived, debit = money left. */
   direction: 'credit' | 'debit';
   amount: string;
+  /** End-to-end ids and remittance texts: where a movement's reference is looked for. */
   refs: string[];
   description: string;
 }

@@ -11,6 +11,7 @@ import { createProviderClient } from '../provider/from-config.ts';
 import { installationId } from '../db/installation.ts';
 import { alertingHealth, failingSteps } from '../db/alerting-health.ts';
 import { OWNER_FILE, readReportDirOwner } from '../report/report-dir-owner.ts';
+import { errorOf, messageOf } from '../domain/errors.ts';
 
 export type CheckStatus = 'ok' | 'failed' | 'skipped';
 
@@ -39,7 +40,7 @@ export async function checkDatabase(config: Config): Promise<CheckResult> {
     return {
       name,
       status: 'failed',
-      detail: `${which}: ${scrub((err as Error).message, config)}`,
+      detail: `${which}: ${scrub(messageOf(err), config)}`,
       fix: connectFix(err, config),
     };
   }
@@ -58,7 +59,7 @@ export async function checkDatabase(config: Config): Promise<CheckResult> {
     return {
       name,
       status: 'failed',
-      detail: `${which}: ${scrub((err as Error).message, config)}`,
+      detail: `${which}: ${scrub(messageOf(err), config)}`,
       fix: 'check the database user may read its schema (DATABASE_SCHEMA)',
     };
   } finally {
@@ -97,7 +98,7 @@ export async function checkProvider(config: Config): Promise<CheckResult> {
     return {
       name,
       status: 'failed',
-      detail: `balance ${currency}: ${scrub((err as Error).message, config)}`,
+      detail: `balance ${currency}: ${scrub(messageOf(err), config)}`,
       fix: 'check PROVIDER_BASE_URL, PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE',
     };
   } finally {
@@ -148,7 +149,7 @@ export async function checkSmtp(config: Config): Promise<CheckResult> {
     return {
       name,
       status: 'failed',
-      detail: scrub((err as Error).message, config),
+      detail: scrub(messageOf(err), config),
       fix: 'check SMTP_URL (host, port, user and password; smtps: for implicit TLS)',
     };
   } finally {
@@ -173,7 +174,9 @@ export async function checkAlertWebhook(config: Config): Promise<CheckResult> {
       };
     return { name, status: 'ok', detail: `${host} reachable (HTTP ${res.status})` };
   } catch (err) {
-    const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
+    // fetch's TypeError says only "fetch failed"; its cause names the refusal or the DNS failure.
+    const { cause: why } = errorOf(err);
+    const cause = why instanceof Error ? why.message : messageOf(err);
     return {
       name,
       status: 'failed',
@@ -195,7 +198,7 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
     return {
       name,
       status: 'failed',
-      detail: `${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      detail: `${dir}: ${(err as NodeJS.ErrnoException).code ?? messageOf(err)}`,
       fix: 'set REPORT_DIR to a directory this user may write, or fix its permissions',
     };
   }
@@ -203,7 +206,7 @@ export async function checkReportDir(config: Config): Promise<CheckResult> {
   try {
     owner = await readReportDirOwner(dir);
   } catch (err) {
-    return { name, status: 'failed', detail: (err as Error).message, fix: `restore or remove ${OWNER_FILE} in REPORT_DIR` };
+    return { name, status: 'failed', detail: messageOf(err), fix: `restore or remove ${OWNER_FILE} in REPORT_DIR` };
   }
   if (!owner) return { name, status: 'ok', detail: `${dir} writable, not yet marked by a database` };
   const mine = await ownInstallation(config);
@@ -236,7 +239,7 @@ export async function checkAlerting(config: Config): Promise<CheckResult> {
       fix: 'alerts may not be going out: fix the cause named (a channel refusing: ALERT_WEBHOOK_URL, ALERT_EMAIL_TO, SMTP_URL); the next job run that alerts clears it',
     };
   } catch (err) {
-    return { name, status: 'skipped', detail: `not checked: ${scrub((err as Error).message, config)}` };
+    return { name, status: 'skipped', detail: `not checked: ${scrub(messageOf(err), config)}` };
   } finally {
     await db?.close();
   }

@@ -21,3 +21,17 @@ export class UsageError extends ExitStatusError {
     super(message, EXIT.USAGE, options);
   }
 }
+
+/**
+ * What was thrown, as an Error: a catch clause receives `unknown`, and a library (or a test's fake) may
+ * throw a string or a plain object. Use this (or messageOf) instead of an `as Error` cast, which reads
+ * `undefined` from such a throw; the lint forbids the cast in src/.
+ */
+export function errorOf(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(String(thrown));
+}
+
+/** The message of what was thrown (see errorOf). */
+export function messageOf(thrown: unknown): string {
+  return errorOf(thrown).message;
+}

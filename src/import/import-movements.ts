@@ -1,10 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { Knex } from '../db/knex-types.ts';
-import { parse } from 'csv-parse';
 import { Decimal } from '../money/decimal.ts';
 import { insertMovements, movementsByReference, type MovementInput, type StoredMovement } from '../db/movements.ts';
 import { MOVEMENT_COLUMNS, validateMovementRow } from './movement-row.ts';
-import { ImportFormatError } from './order-csv.ts';
+import { checkCsvHeader, csvRecords, ImportFormatError } from './import-csv.ts';
 
 export interface MovementImportResult {
   /** Data records read (header excluded). */
@@ -69,27 +68,9 @@ async function readMovementCsv(
   const seen = new Map<string, number>();
   let header: string[] | undefined;
   let rows = 0;
-  const parser = input.pipe(
-    parse({
-      bom: true,
-      trim: true,
-      info: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      skip_records_with_error: true,
-      on_skip: (err) => {
-        rejected.push({
-          line: (err as { lines?: number } | undefined)?.lines ?? 0,
-          reason: `unreadable CSV: ${err?.message ?? 'parse error'}`,
-        });
-        return undefined;
-      },
-    }),
-  );
-  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-    const line = info.lines - record.reduce((n, f) => n + (f.match(/\n/g)?.length ?? 0), 0);
+  for await (const { record, line } of csvRecords(input, (r) => rejected.push(r))) {
     if (!header) {
-      header = checkHeader(record);
+      header = checkCsvHeader(record, MOVEMENT_COLUMNS);
       continue;
     }
     rows++;
@@ -115,24 +96,6 @@ async function readMovementCsv(
   }
   if (!header) throw new ImportFormatError('the file is empty: expected a header row');
   return { parsed, rejected, rows };
-}
-
-function checkHeader(record: string[]): string[] {
-  const { required, optional } = MOVEMENT_COLUMNS;
-  const known = new Set<string>([...required, ...optional]);
-  const problems: string[] = [];
-  const unknown = record.filter((h) => !known.has(h));
-  if (unknown.length) problems.push(`unknown column(s): ${unknown.join(', ')}`);
-  const missing = required.filter((h) => !record.includes(h));
-  if (missing.length) problems.push(`missing column(s): ${missing.join(', ')}`);
-  const repeated = record.filter((h, i) => record.indexOf(h) !== i);
-  if (repeated.length) problems.push(`repeated column(s): ${repeated.join(', ')}`);
-  if (problems.length) {
-    throw new ImportFormatError(
-      `line 1 (header): ${problems.join('; ')}. Expected ${required.join(', ')}; optional ${optional.join(', ')}.`,
-    );
-  }
-  return record;
 }
 
 const sameAmount = (a: string | null, b: string | null) => (a === null || b === null ? a === b : new Decimal(a).equals(b));

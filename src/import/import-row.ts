@@ -55,6 +55,24 @@ function account(cell: string, accounts: { ids: readonly string[]; fallback?: st
   return cell;
 }
 
+/**
+ * A row's problems, collected field by field: `check` reads one field and keeps its RowError instead of
+ * stopping, so one reading of the file lists everything to fix in the row (any other error is thrown).
+ */
+export function rowProblems(): { problems: string[]; check: <T>(fn: () => T) => T | null } {
+  const problems: string[] = [];
+  const check = <T>(fn: () => T): T | null => {
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof RowError)) throw err;
+      problems.push(err.message);
+      return null;
+    }
+  };
+  return { problems, check };
+}
+
 const show = (v: string) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
 
 export function text(field: string, v: string, required: boolean): string | null {
@@ -107,17 +125,7 @@ export function timestamp(field: string, v: string, required: boolean): Date | n
 
 /** Validates one CSV record (header name -> trimmed value) into an order, or names every problem it has. */
 export function validateOrderRow(kind: Direction, rec: Readonly<Record<string, string>>, rules: RowRules): RowResult {
-  const problems: string[] = [];
-  // Each field is checked on its own, so one reading of the file lists everything to fix in the row.
-  const check = <T>(fn: () => T): T | null => {
-    try {
-      return fn();
-    } catch (err) {
-      if (!(err instanceof RowError)) throw err;
-      problems.push(err.message);
-      return null;
-    }
-  };
+  const { problems, check } = rowProblems();
   const get = (k: string) => rec[k] ?? '';
   // Any case, stored upper case: the same rule as `--currency` on the command line.
   const currency = get('currency').toUpperCase();

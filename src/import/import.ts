@@ -4,6 +4,7 @@ import type { Direction } from '../domain/types.ts';
 import type { RowRules } from './import-row.ts';
 import { insertNewOrders, merchantKey, storedOrderRefs } from '../db/order-inserts.ts';
 import { readOrderCsv, type OrderCsvRow, type OrderCsvRejection } from './order-csv.ts';
+import { messageOf } from '../domain/errors.ts';
 
 export interface ImportResult {
   kind: Direction;
@@ -96,7 +97,7 @@ async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: Im
         if ((await insertNewOrders(db, kind, [p.order])).size) countInserted(result, p);
         else result.rejected.push({ line: p.line, reason: 'merchant_ref or transaction_ref was inserted concurrently' });
       } catch (err) {
-        result.rejected.push({ line: p.line, reason: `refused by the database: ${(err as Error).message.split('\n')[0]}` });
+        result.rejected.push({ line: p.line, reason: `refused by the database: ${messageOf(err).split('\n')[0]}` });
       }
     }
   }

@@ -1,7 +1,7 @@
 import { CURRENCIES, CURRENCY_DECIMALS, Decimal, isCurrency } from '../money/decimal.ts';
 import { KIND_DIRECTION, MOVEMENT_DIRECTIONS, MOVEMENT_KINDS, type MovementDirection, type MovementKind } from '../domain/movements.ts';
 import type { MovementInput } from '../db/movements.ts';
-import { RowError, amount, text, timestamp } from './import-row.ts';
+import { RowError, amount, rowProblems, text, timestamp } from './import-row.ts';
 
 /** The columns of a movements CSV (docs/reference/movements.md). */
 export const MOVEMENT_COLUMNS = {
@@ -33,16 +33,7 @@ function note(v: string): string {
 
 /** Validates one CSV record (header name -> trimmed value) into a movement, or names every problem with its fix. */
 export function validateMovementRow(rec: Readonly<Record<string, string>>): MovementRowResult {
-  const problems: string[] = [];
-  const check = <T>(fn: () => T): T | null => {
-    try {
-      return fn();
-    } catch (err) {
-      if (!(err instanceof RowError)) throw err;
-      problems.push(err.message);
-      return null;
-    }
-  };
+  const { problems, check } = rowProblems();
   const get = (k: string) => rec[k] ?? '';
   const reference = check(() => text('reference', get('reference'), true)!);
   const currency = get('currency').toUpperCase();

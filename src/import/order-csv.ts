@@ -1,9 +1,8 @@
 import type { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
 import type { Direction } from '../domain/types.ts';
 import { IMPORT_COLUMNS, validateOrderRow, type RowRules } from './import-row.ts';
 import type { NewOrder } from '../db/orders.ts';
-import { UsageError } from '../domain/errors.ts';
+import { checkCsvHeader, csvRecords, ImportFormatError } from './import-csv.ts';
 
 /** A good row of an order CSV, with its 1-based line (the header is line 1). */
 export interface OrderCsvRow {
@@ -15,14 +14,6 @@ export interface OrderCsvRow {
 export interface OrderCsvRejection {
   line: number;
   reason: string;
-}
-
-/** The file as a whole is unusable (empty, or a bad header): nothing of it may be used. */
-export class ImportFormatError extends UsageError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ImportFormatError';
-  }
 }
 
 /**
@@ -40,28 +31,10 @@ export async function* readOrderCsv(
   const unreadable: OrderCsvRejection[] = [];
   let header: string[] | undefined;
 
-  const parser = input.pipe(
-    parse({
-      bom: true,
-      trim: true,
-      info: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      skip_records_with_error: true,
-      on_skip: (err) => {
-        const line = (err as { lines?: number } | undefined)?.lines ?? 0;
-        unreadable.push({ line, reason: `unreadable CSV: ${err?.message ?? 'parse error'}` });
-        return undefined;
-      },
-    }),
-  );
-
-  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+  for await (const { record, line } of csvRecords(input, (r) => unreadable.push(r))) {
     yield* unreadable.splice(0);
-    // info.lines is where the record ends; a quoted field with newlines starts earlier.
-    const line = info.lines - record.reduce((n, f) => n + (f.match(/\n/g)?.length ?? 0), 0);
     if (!header) {
-      header = checkHeader(kind, record);
+      header = checkCsvHeader(record, IMPORT_COLUMNS[kind], ` for ${kind}s`);
       continue;
     }
     if (record.length !== header.length) {
@@ -79,24 +52,6 @@ export async function* readOrderCsv(
   }
   yield* unreadable.splice(0);
   if (!header) throw new ImportFormatError('the file is empty: expected a header row');
-}
-
-function checkHeader(kind: Direction, record: string[]): string[] {
-  const { required, optional } = IMPORT_COLUMNS[kind];
-  const known = new Set([...required, ...optional]);
-  const problems: string[] = [];
-  const unknown = record.filter((h) => !known.has(h));
-  if (unknown.length) problems.push(`unknown column(s) for ${kind}s: ${unknown.join(', ')}`);
-  const missing = required.filter((h) => !record.includes(h));
-  if (missing.length) problems.push(`missing column(s): ${missing.join(', ')}`);
-  const repeated = record.filter((h, i) => record.indexOf(h) !== i);
-  if (repeated.length) problems.push(`repeated column(s): ${repeated.join(', ')}`);
-  if (problems.length) {
-    throw new ImportFormatError(
-      `line 1 (header): ${problems.join('; ')}. Expected ${required.join(', ')}; optional ${optional.join(', ')}.`,
-    );
-  }
-  return record;
 }
 
 function duplicateIn(

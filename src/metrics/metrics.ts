@@ -6,6 +6,7 @@ import { ALERTING_STEPS } from '../db/alerting-health.ts';
 import { VERDICTS } from '../domain/verdicts.ts';
 import { PATHS } from '../provider/types.ts';
 import { JOB_OUTCOMES, type JobOutcome } from './job-outcome.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /**
  * Jobs known up front, so their series exist (at zero) before the first run. The label is
@@ -217,7 +218,7 @@ export class PayreconMetrics {
       this.lastRefreshError = null;
     } catch (err) {
       this.scrapeErrors.inc();
-      this.lastRefreshError = (err as Error).message.split('\n')[0];
+      this.lastRefreshError = messageOf(err).split('\n')[0];
     } finally {
       clearTimeout(timer);
     }

@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PayreconMetrics } from './metrics.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** Null when ready; otherwise the reason, sent with the 503. */
 export type ReadinessCheck = () => Promise<string | null>;
@@ -23,7 +24,7 @@ export interface OpsServer {
 
 export async function startOpsServer(opts: OpsServerOptions): Promise<OpsServer> {
   const server = http.createServer((req, res) => {
-    void answer(req, res, opts).catch((err: unknown) => send(res, 500, `error: ${(err as Error).message}\n`));
+    void answer(req, res, opts).catch((err: unknown) => send(res, 500, `error: ${messageOf(err)}\n`));
   });
   // A scraper's keep-alive socket must not hold the process open at shutdown.
   server.keepAliveTimeout = 5_000;

@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { pingDatabase } from '../db/ops-gauges.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /**
  * The database half of /readyz: it answers within timeoutMs and has no pending migration.
@@ -15,7 +16,7 @@ export async function databaseNotReady(db: Db, timeoutMs: number): Promise<strin
     try {
       await pingDatabase(db.knex, timeoutMs);
     } catch (err) {
-      return `database unreachable: ${(err as Error).message.split('\n')[0]}`;
+      return `database unreachable: ${messageOf(err).split('\n')[0]}`;
     }
     const pending = await pendingMigrations(db).catch(() => null);
     if (pending === null) return 'database unreachable while reading its migrations';

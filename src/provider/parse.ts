@@ -4,6 +4,7 @@ import { amountBoundsFor } from '../money/bounds.ts';
 import { describeReceived, ProviderResponseError } from './errors.ts';
 import { parseLosslessTyped } from './json.ts';
 import type { Operation } from './types.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** What the parsing functions need to write a useful error. */
 export interface ParseContext {
@@ -64,11 +65,10 @@ export function parseJsonBody(text: string, contentType: string | undefined, ctx
     return parseLosslessTyped(text);
   } catch (err) {
     const shown = describeReceived(text, ctx.secrets);
-    throw new ProviderResponseError(
-      ctx.operation,
-      `body is not valid JSON (${(err as Error).message}) (HTTP ${ctx.httpStatus}): ${shown}`,
-      { httpStatus: ctx.httpStatus, received: shown },
-    );
+    throw new ProviderResponseError(ctx.operation, `body is not valid JSON (${messageOf(err)}) (HTTP ${ctx.httpStatus}): ${shown}`, {
+      httpStatus: ctx.httpStatus,
+      received: shown,
+    });
   }
 }
 

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseLossless } from './json.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** What a signature covers: the timestamp header and the exact body bytes sent. */
 export interface SignInput {
@@ -67,7 +68,7 @@ export async function loadSigningScheme(spec: string, cwd = process.cwd()): Prom
   try {
     mod = await import(pathToFileURL(file).href);
   } catch (err) {
-    throw new Error(`PROVIDER_SIGNATURE: cannot load signing module ${file}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`PROVIDER_SIGNATURE: cannot load signing module ${file}: ${messageOf(err)}`, { cause: err });
   }
   const scheme = (mod.default ?? mod.scheme) as SigningScheme | undefined;
   if (!scheme || typeof scheme.sign !== 'function') {

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from '../db/knex-types.ts';
-import { ZipFile } from '../report/workbook/zip.ts';
+import { ZipFile } from '../tabular/workbook/zip.ts';
 import { fsyncDir } from '../report/version-dir.ts';
 import { versionOrdersPage, versionRowJson, type PrunableVersion } from '../db/report-retention.ts';
 

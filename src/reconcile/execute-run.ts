@@ -16,6 +16,7 @@ import type { ReconcileDeps, RunSummary } from './reconcile-deps.ts';
 import { RunState } from './run-state.ts';
 import type { Selection } from './selection.ts';
 import { writeBatch, type BatchToWrite } from './write-batch.ts';
+import { errorOf } from '../domain/errors.ts';
 
 const DIRECTIONS: readonly Direction[] = ['payment', 'payout'];
 /** How often an order that another writer keeps changing is checked again within one batch. */
@@ -69,7 +70,7 @@ export async function executeRun(deps: ReconcileDeps, row: RunRow, resumed: bool
       await reconcileDirection({ ...run, direction, notified: new Map(), quiet: notificationFacts(deps, undefined) });
     }
   } catch (err) {
-    return failRun(run, err as Error);
+    return failRun(run, errorOf(err));
   }
   return endRun(run);
 }

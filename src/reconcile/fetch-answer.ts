@@ -3,6 +3,7 @@ import type { PaymentFetchResponse, PayoutFetchResponse } from '../provider/type
 import type { StatusCategory, Direction } from '../domain/types.ts';
 import type { BudgetPriority } from '../provider/rate-limit.ts';
 import type { ProviderAnswer } from '../recon/types.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** The two fetch operations a reconcile run needs; ProviderClient provides them. */
 export interface OrderFetcher {
@@ -31,7 +32,7 @@ export async function fetchAnswer(
   } catch (err) {
     if (err instanceof CredentialsError) return { credentials: err };
     if (err instanceof OrderNotFoundError) return { answer: { kind: 'not_found' }, failed: false };
-    const message = err instanceof ProviderError ? err.message : `unexpected error: ${(err as Error)?.message ?? String(err)}`;
+    const message = err instanceof ProviderError ? err.message : `unexpected error: ${messageOf(err)}`;
     const throttled = err instanceof ProviderError && err.detail.throttledOut === true;
     return { answer: { kind: 'error', message }, failed: true, ...(throttled ? { throttled } : {}) };
   }

@@ -4,7 +4,7 @@ import type { OrderCasesColumns } from '../db/report-orders.ts';
 import type { Direction } from '../domain/types.ts';
 import { orderCaseCells, type CaseLike } from '../recon/case-figures.ts';
 import type { CaseReason, CaseState } from '../recon/cases.ts';
-import type { TableColumn } from './table.ts';
+import type { TableColumn } from '../tabular/table.ts';
 
 /**
  * The case columns of a report row (mismatches, items, open items): the order's case ids, the state

@@ -4,7 +4,7 @@ import type { UnknownOrderRow } from '../db/unknown-orders.ts';
 import { Decimal } from '../money/decimal.ts';
 import { SUMMARY_REASONS, wholeDaysSince, type CaseSummaryRow } from '../recon/case-figures.ts';
 import { AGE_BUCKETS } from '../recon/cases.ts';
-import type { Table, TableRow, TableSpec } from './table.ts';
+import type { Table, TableRow, TableSpec } from '../tabular/table.ts';
 
 /**
  * The summary tables about cases and UNKNOWN_ORDER findings: one CSV file each, and the same

@@ -1,4 +1,4 @@
-import type { TableColumn } from './table.ts';
+import type { TableColumn } from '../tabular/table.ts';
 
 /**
  * Columns several report tables share, described once (name, kind, label, width), so a column

@@ -1,6 +1,6 @@
-import { amountCell, decimalCell, fixedDecimalCell } from './format.ts';
-import { textCell } from './neutralize.ts';
-import { currencyIndex, type TableColumn, type TableRow } from './table.ts';
+import { amountCell, decimalCell, fixedDecimalCell } from '../tabular/format.ts';
+import { textCell } from '../tabular/neutralize.ts';
+import { currencyIndex, type TableColumn, type TableRow } from '../tabular/table.ts';
 
 /**
  * A table row as CSV cells: text neutralised against formula injection, amounts with the row

@@ -22,7 +22,7 @@ import { withCaseColumns } from './case-cells.ts';
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { CsvFile, type CsvFileResult } from './csv-file.ts';
 import type { DayItemSheets } from './day-sheets.ts';
-import { timeFormatter } from './format.ts';
+import { timeFormatter } from '../tabular/format.ts';
 import { ITEM_TABLE_COLUMNS, itemTableRow } from './item-table.ts';
 import { closingRates, dayJournals, FeeDifferences } from './journal-day.ts';
 import { dayLate, postingOf, type VersionPosting } from './journal-ledger.ts';
@@ -40,7 +40,7 @@ import {
   openItemTableRow,
   ratesTable,
 } from './sheet-tables.ts';
-import type { Table } from './table.ts';
+import type { Table } from '../tabular/table.ts';
 import { writeStreamFile, writeTableFile } from './table-files.ts';
 import { unknownOrderTableRows, withOpenUnknownOrders } from './unknown-orders.ts';
 

@@ -3,8 +3,8 @@ import type { ReportItemRow } from '../db/reports.ts';
 import { ITEM_TABLE_COLUMNS } from './item-table.ts';
 import { settledMoney, settledNet } from './order-totals.ts';
 import { WORKBOOK_TABS } from './report-tables.ts';
-import type { TableColumn, TableRow } from './table.ts';
-import { WorkbookFile, type SheetWriter } from './workbook/writer.ts';
+import type { TableColumn, TableRow } from '../tabular/table.ts';
+import { WorkbookFile, type SheetWriter } from '../tabular/workbook/writer.ts';
 
 /**
  * The Summary's money per order, on the Items and Mismatches sheets only (items.csv keeps its

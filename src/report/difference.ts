@@ -1,15 +1,11 @@
 import { Decimal } from '../money/decimal.ts';
+import type { ReportOrderRow } from '../db/report-orders.ts';
 
-/** The amounts of one report row that a difference is taken from. */
-export interface DifferenceInput {
-  mismatch_codes: string;
-  local_amount: string | null;
-  provider_amount: string | null;
-  local_paid_amount: string | null;
-  provider_paid_amount: string | null;
-  local_fee: string | null;
-  provider_fee: string | null;
-}
+/** The amounts of one report row that a difference is taken from (the columns of the query's row type). */
+export type DifferenceInput = Pick<
+  ReportOrderRow,
+  'mismatch_codes' | 'local_amount' | 'provider_amount' | 'local_paid_amount' | 'provider_paid_amount' | 'local_fee' | 'provider_fee'
+>;
 
 /**
  * The signed difference a person sums, provider minus ours, for the first money finding of the

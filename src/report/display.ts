@@ -1,6 +1,6 @@
 import { groupDigits } from '../money/group-digits.ts';
-import { amountCell, fixedDecimalCell } from './format.ts';
-import type { CellValue, ColumnKind } from './table.ts';
+import { amountCell, fixedDecimalCell } from '../tabular/format.ts';
+import type { CellValue, ColumnKind } from '../tabular/table.ts';
 
 /**
  * Values as a person reads them in report.html and the e-mail: amounts with thousands separators

@@ -2,7 +2,8 @@ import { Decimal } from '../money/decimal.ts';
 import type { ReportItemRow } from '../db/reports.ts';
 import { NOT_THIS_ORDER_CODES } from '../recon/checks.ts';
 import { COLUMN } from './columns.ts';
-import type { Table, TableRow, TableSpec } from './table.ts';
+import { providerFigures } from './provider-figures.ts';
+import type { Table, TableRow, TableSpec } from '../tabular/table.ts';
 
 const NOT_THIS_ORDER = new Set<string>(NOT_THIS_ORDER_CODES);
 
@@ -63,9 +64,9 @@ export class IdentityMismatchTotals {
     t.orders += 1;
     if (r.provider_category !== 'success') return;
     t.success += 1;
-    const moved = r.direction === 'payment' ? (r.provider_paid_amount ?? r.provider_amount) : r.provider_amount;
+    const { moved, fee } = providerFigures(r);
     if (moved !== null) t.amount = t.amount.plus(moved);
-    if (r.provider_fee !== null) t.fees = t.fees.plus(r.provider_fee);
+    if (fee !== null) t.fees = t.fees.plus(fee);
   }
 
   table(): Table {

@@ -1,7 +1,8 @@
 import { moneyDifference } from './difference.ts';
 import { COLUMN, epochMs } from './columns.ts';
-import type { TableColumn, TableRow } from './table.ts';
+import type { TableColumn, TableRow } from '../tabular/table.ts';
 import { CASE_COLUMNS, type CaseColumns } from './case-cells.ts';
+import type { ReportOrderRow } from '../db/report-orders.ts';
 
 /**
  * items.csv, mismatches.csv and the workbook's Items and Mismatches sheets: what a person reads
@@ -36,31 +37,11 @@ export const ITEM_TABLE_COLUMNS: readonly TableColumn[] = [
   COLUMN.reason,
 ];
 
-/** The fields of a report order row the item table prints; the case columns are empty when left out. */
-export interface ItemSource extends Partial<CaseColumns> {
-  direction: string;
-  merchant_ref: string;
-  transaction_ref: string;
-  currency: string;
-  method: string;
-  local_status: string;
-  provider_status: string | null;
-  local_amount: string;
-  provider_amount: string | null;
-  local_paid_amount: string | null;
-  provider_paid_amount: string | null;
-  local_fee: string | null;
-  provider_fee: string | null;
-  utr: string | null;
-  bank_code: string | null;
-  verdict: string;
-  mismatch_codes: string;
-  reason: string;
-  run_id: string | null;
-  created_at_ms: string;
-  finalized_at_ms: string | null;
-  checked_at_ms: string | null;
-}
+/**
+ * The fields of a report order row the item table prints (the row type is the query's, ReportOrderRow);
+ * the case columns are empty when left out. UNKNOWN_ORDER rows (unknown-orders.ts) fill the same shape.
+ */
+export type ItemSource = Omit<ReportOrderRow, 'order_id' | 'provider_category' | 'provider_currency'> & Partial<CaseColumns>;
 
 export function itemTableRow(r: ItemSource, businessDate: string): TableRow {
   return [

@@ -7,6 +7,7 @@ import type { ReconPolicy } from '../recon/types.ts';
 import type { Direction } from '../domain/types.ts';
 import type { RateSnapshotRow, ReportItemRow } from '../db/reports.ts';
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
+import { providerFigures } from './provider-figures.ts';
 
 /**
  * The inputs of a day's journal as the report gathers them (docs/guides/for-accounting.md): the roll-forward
@@ -67,8 +68,9 @@ export class FeeDifferences {
     if (!this.schedule || !r.mismatch_codes.includes('FEE_SCHEDULE') || !codesOf(r.mismatch_codes).has('FEE_SCHEDULE')) return;
     if (!isCurrency(r.currency)) return;
     const rule = feeRuleFor(this.schedule[r.currency]?.[r.direction as Direction], r.method);
-    const base = (r.direction === 'payment' ? readAmount(r.provider_paid_amount) : null) ?? readAmount(r.provider_amount);
-    const fee = readAmount(r.provider_fee);
+    const figures = providerFigures(r);
+    const base = readAmount(figures.moved);
+    const fee = readAmount(figures.fee);
     // Scheduled from today's setting: a schedule changed since the check gives today's contract.
     if (!rule || base === null || fee === null) return;
     const diff = fee.minus(scheduledFee(base, rule, r.currency));

@@ -11,7 +11,7 @@ import {
   type JournalRenderOptions,
 } from './journal-tables.ts';
 import type { CsvFiles } from './manifest.ts';
-import type { Table } from './table.ts';
+import type { Table } from '../tabular/table.ts';
 
 export type JournalSettings = Omit<JournalRenderOptions, 'rates'>;
 

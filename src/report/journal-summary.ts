@@ -2,7 +2,7 @@ import { Decimal, normalizeDecimal } from '../money/decimal.ts';
 import { roleTotal, type JournalDay } from '../recon/journal.ts';
 import { JOURNAL_USDT_DECIMALS } from '../recon/journal-usdt.ts';
 import { COLUMN } from './columns.ts';
-import type { Table, TableRow, TableSpec } from './table.ts';
+import type { Table, TableRow, TableSpec } from '../tabular/table.ts';
 
 const USDT = { kind: 'decimal', decimals: JOURNAL_USDT_DECIMALS } as const;
 

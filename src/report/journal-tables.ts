@@ -5,7 +5,7 @@ import type { DayRate } from '../recon/journal-usdt.ts';
 import { JOURNAL_USDT_DECIMALS } from '../recon/journal-usdt.ts';
 import { accountFor, type Account } from './journal-accounts.ts';
 import type { BaseRate } from '../config/journal-settings.ts';
-import type { Table, TableColumn, TableRow } from './table.ts';
+import type { Table, TableColumn, TableRow } from '../tabular/table.ts';
 
 export interface JournalRenderOptions {
   accounts: Readonly<Record<string, Account>>;

@@ -2,7 +2,7 @@ import type { Knex } from '../db/knex-types.ts';
 import { movementsWithMatch, type MovementWithMatch, type StatementState } from '../db/movements.ts';
 import type { CountedMovement, SnapshotRollForward } from '../snapshot/rollforward.ts';
 import { COLUMN } from './columns.ts';
-import type { Table, TableRow, TableSpec } from './table.ts';
+import type { Table, TableRow, TableSpec } from '../tabular/table.ts';
 
 /**
  * The movements that moved the day's balance (issue 38): the recorded, approved top-ups, withdrawals

@@ -2,6 +2,7 @@ import { Decimal } from '../money/decimal.ts';
 import { scanDecimal, smallScaledValue } from '../money/decimal-text.ts';
 import { ScaledSum } from '../money/scaled-sum.ts';
 import type { ReportItemRow } from '../db/reports.ts';
+import { providerFigures } from './provider-figures.ts';
 import { IdentityMismatchTotals, isNotThisOrder } from './identity-mismatches.ts';
 
 import { REPORT_VERDICTS, type ReportVerdict } from '../domain/verdicts.ts';
@@ -61,9 +62,9 @@ export interface SettledMoney {
  */
 export function settledMoney(r: ReportItemRow): SettledMoney | null {
   if (r.provider_category !== 'success' || isNotThisOrder(r)) return null;
+  const { moved, fee } = providerFigures(r);
   const gross = r.provider_amount ?? r.local_amount;
-  const paid = r.direction === 'payment' ? (r.provider_paid_amount ?? gross) : gross;
-  return { gross, paid, fee: r.provider_fee };
+  return { gross, paid: moved ?? gross, fee };
 }
 
 /** The signed effect on the provider balance: payments +(paid − fee), payouts −(amount + fee). */

@@ -29,7 +29,7 @@ import {
   openItemsSummaryTable,
   ordersTable,
 } from './summary-tables.ts';
-import type { Table, TableSpec } from './table.ts';
+import type { Table, TableSpec } from '../tabular/table.ts';
 
 /**
  * The registry of a version's tables: one entry per table, keyed by its name (its CSV file is

@@ -1,7 +1,7 @@
 import { Decimal, isCurrency } from '../money/decimal.ts';
 import { COLUMN } from './columns.ts';
 import type { SnapshotRollForward } from '../snapshot/rollforward.ts';
-import type { Table, TableRow, TableSpec } from './table.ts';
+import type { Table, TableRow, TableSpec } from '../tabular/table.ts';
 
 /**
  * The day's settlement roll-forward (design: Settlement roll-forward), per currency, from the

@@ -2,7 +2,7 @@ import type { BalanceSnapshotRow, LateChangeRow, OpenItemRow, RateSnapshotRow } 
 import { COLUMN, epochMs } from './columns.ts';
 import { Decimal } from '../money/decimal.ts';
 import { ageInDays, agingBucket } from './open-items.ts';
-import type { Table, TableColumn, TableRow } from './table.ts';
+import type { Table, TableColumn, TableRow } from '../tabular/table.ts';
 import { CASE_COLUMNS, type CaseColumns } from './case-cells.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { Decimal } from '../money/decimal.ts';
-import { USDT_DECIMALS } from './format.ts';
-import type { Table, TableRow } from './table.ts';
+import { USDT_DECIMALS } from '../tabular/format.ts';
+import type { Table, TableRow } from '../tabular/table.ts';
 
 /**
  * The workbook's Summary and "Orders by verdict" sheets, from the one orders table

@@ -1,10 +1,10 @@
 import { Decimal } from '../money/decimal.ts';
 import { COLUMN } from './columns.ts';
 import type { RateSnapshotRow } from '../db/reports.ts';
-import { USDT_DECIMALS } from './format.ts';
+import { USDT_DECIMALS } from '../tabular/format.ts';
 import { AGING_BUCKETS, type OpenItemTotals } from './open-items.ts';
 import { DIRECTIONS, PROVIDER_STATES, REPORT_VERDICTS, type OrderTotals, type OrderTotalsAccumulator } from './order-totals.ts';
-import type { Table, TableColumn, TableRow, TableSpec } from './table.ts';
+import type { Table, TableColumn, TableRow, TableSpec } from '../tabular/table.ts';
 
 /**
  * The summary as separate tables, each with its own header: one CSV file per table

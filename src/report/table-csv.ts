@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import type { CellValue, Table, TableColumn, TableSpec } from './table.ts';
+import type { CellValue, Table, TableColumn, TableSpec } from '../tabular/table.ts';
 
 /**
  * A table read back from the CSV file it was written to, as raw values again (amounts as decimal

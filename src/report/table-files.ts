@@ -2,7 +2,7 @@ import path from 'node:path';
 import { businessView } from './business-view.ts';
 import { csvCells, csvHeader } from './csv-cells.ts';
 import { CsvFile, type CsvFileResult } from './csv-file.ts';
-import type { Table, TableColumn, TableRow } from './table.ts';
+import type { Table, TableColumn, TableRow } from '../tabular/table.ts';
 
 /** A streamed query into one CSV file, through its table definition. */
 export async function writeStreamFile<T>(

@@ -1,5 +1,5 @@
 import { displayValue, isNumericKind } from './display.ts';
-import { columnLabel, currencyIndex, type Table } from './table.ts';
+import { columnLabel, currencyIndex, type Table } from '../tabular/table.ts';
 
 /**
  * A report table as fixed-width text (the e-mail's plain-text part): the same values as the html

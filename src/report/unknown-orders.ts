@@ -3,7 +3,7 @@ import type { OpenUnknownOrderRow, UnknownOrderRow } from '../db/unknown-orders.
 import type { OpenItemRow } from '../db/reports.ts';
 import type { Direction } from '../domain/types.ts';
 import { unknownOrderFinding, type WebhookFinding } from '../recon/webhook-findings.ts';
-import type { CellValue, TableColumn, TableRow } from './table.ts';
+import type { CellValue, TableColumn, TableRow } from '../tabular/table.ts';
 import { unknownOrderCaseColumns, type CaseColumns } from './case-cells.ts';
 import { ITEM_TABLE_COLUMNS } from './item-table.ts';
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ExitStatusError } from '../domain/errors.ts';
+import { ExitStatusError, messageOf } from '../domain/errors.ts';
 import { EXIT } from '../domain/exit-codes.ts';
 
 /**
@@ -20,7 +20,7 @@ export class ReportDirError extends ExitStatusError {
     readonly dir: string,
     cause: unknown,
   ) {
-    super(`cannot write reports in ${dir}: ${(cause as Error).message ?? String(cause)}`, EXIT.INCOMPLETE, { cause });
+    super(`cannot write reports in ${dir}: ${messageOf(cause)}`, EXIT.INCOMPLETE, { cause });
     this.name = 'ReportDirError';
   }
 }

@@ -9,7 +9,7 @@ import type { CodeCount } from './charts/specs.ts';
 import type { DayFacts } from './day-pass.ts';
 import type { DayItemSheets } from './day-sheets.ts';
 import { filePurpose } from './file-purposes.ts';
-import { timeFormatter } from './format.ts';
+import { timeFormatter } from '../tabular/format.ts';
 import { reportHtml } from './html/report-html.ts';
 import type { ExtraFileName, ExtraFileResult } from './manifest.ts';
 import { AGING_BUCKETS } from './open-items.ts';
@@ -17,11 +17,11 @@ import { reportTable } from './report-tables.ts';
 import type { ReportScope } from './report-scope.ts';
 import { ROLLFORWARD_SUMMARY } from './rollforward-tables.ts';
 import { LATE_CHANGE_TABLE_COLUMNS, OPEN_ITEM_TABLE_COLUMNS, lateChangeTableRow, openItemTableRow } from './sheet-tables.ts';
-import type { Table, TableColumn, TableRow } from './table.ts';
+import type { Table, TableColumn, TableRow } from '../tabular/table.ts';
 import { summarySheets } from './summary-sheets.ts';
 import { withOpenUnknownOrders } from './unknown-orders.ts';
 import { writeFileSynced } from './version-dir.ts';
-import { fittedWidth, type WorkbookFile } from './workbook/writer.ts';
+import { fittedWidth, type WorkbookFile } from '../tabular/workbook/writer.ts';
 
 /** The version the extras are written for: its number, and where and when. */
 export interface VersionOf {

@@ -4,6 +4,7 @@ import { isBankCurrency } from './bank-codes.ts';
 import type { SandboxContext } from './context.ts';
 import { sendJson } from './response-json.ts';
 import type { FaultSpec, OrderPatch, SandboxStats } from './types.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** A bad control request; answered 400 with its message. */
 class ControlError extends Error {}
@@ -96,7 +97,7 @@ function run(ctx: SandboxContext, action: string, body: Record<string, unknown>)
       try {
         return { id: ctx.faults.add(body.fault as FaultSpec) };
       } catch (err) {
-        return bad((err as Error).message);
+        return bad(messageOf(err));
       }
     case 'fault/clear':
       ctx.faults.clear();

@@ -1,5 +1,5 @@
 import type { Operation } from '../provider/types.ts';
-import type { SandboxState } from './state.ts';
+import type { CreateResult, SandboxState } from './state.ts';
 import { usdtRate } from './rates.ts';
 import type { SandboxOrder } from './types.ts';
 import {
@@ -25,6 +25,32 @@ const invalid = (c: Checked<unknown> & { ok: false }): OpResult => ({ code: '400
  * `{code:"404", message:"ORDER_NOT_FOUND", data:null}`, the usual shape of Asian gateways' business errors.
  */
 export const NOT_FOUND: OpResult = Object.freeze({ code: '404', message: 'ORDER_NOT_FOUND', data: null });
+
+/** An initiate's answer: the refusal as the state words it, or the order's echo and what the direction adds. */
+function created(r: CreateResult, extra: (o: SandboxOrder) => Record<string, unknown>): OpResult {
+  if (!r.ok) return { code: r.code, message: r.message, data: null };
+  const o = r.order;
+  return ok({
+    transactionRef: o.transactionRef,
+    merchantRef: o.merchantRef,
+    currency: o.currency,
+    method: o.method,
+    amount: o.amount,
+    ...extra(o),
+  });
+}
+
+/** A fetch's answer: the order's fields, or ORDER_NOT_FOUND for a ref this merchant has not of this direction. */
+function fetched(
+  body: unknown,
+  find: (ref: string) => SandboxOrder | undefined,
+  data: (o: SandboxOrder) => Record<string, unknown>,
+): OpResult {
+  const c = checkTransactionRef(body);
+  if (!c.ok) return invalid(c);
+  const o = find(c.value);
+  return o ? ok(data(o)) : NOT_FOUND;
+}
 
 export function paymentFetchData(o: SandboxOrder): Record<string, unknown> {
   return {
@@ -58,46 +84,17 @@ export function handleOperation(op: Operation, body: unknown, merchantId: string
     case 'paymentInitiate': {
       const c = checkPaymentInitiate(body);
       if (!c.ok) return invalid(c);
-      const r = state.createPayment(merchantId, c.value);
-      if (!r.ok) return { code: r.code, message: r.message, data: null };
-      const o = r.order;
-      return ok({
-        transactionRef: o.transactionRef,
-        merchantRef: o.merchantRef,
-        currency: o.currency,
-        method: o.method,
-        amount: o.amount,
-        checkoutUrl: `${baseUrl}/checkout/${o.transactionRef}`,
-      });
+      return created(state.createPayment(merchantId, c.value), (o) => ({ checkoutUrl: `${baseUrl}/checkout/${o.transactionRef}` }));
     }
-    case 'paymentFetch': {
-      const c = checkTransactionRef(body);
-      if (!c.ok) return invalid(c);
-      const o = state.find(c.value, 'payment', merchantId);
-      return o ? ok(paymentFetchData(o)) : NOT_FOUND;
-    }
+    case 'paymentFetch':
+      return fetched(body, (ref) => state.find(ref, 'payment', merchantId), paymentFetchData);
     case 'payoutInitiate': {
       const c = checkPayoutInitiate(body, state.banks);
       if (!c.ok) return invalid(c);
-      const r = state.createPayout(merchantId, c.value);
-      if (!r.ok) return { code: r.code, message: r.message, data: null };
-      const o = r.order;
-      return ok({
-        transactionRef: o.transactionRef,
-        merchantRef: o.merchantRef,
-        currency: o.currency,
-        method: o.method,
-        amount: o.amount,
-        fee: o.fee,
-        status: o.status,
-      });
+      return created(state.createPayout(merchantId, c.value), (o) => ({ fee: o.fee, status: o.status }));
     }
-    case 'payoutFetch': {
-      const c = checkTransactionRef(body);
-      if (!c.ok) return invalid(c);
-      const o = state.find(c.value, 'payout', merchantId);
-      return o ? ok(payoutFetchData(o)) : NOT_FOUND;
-    }
+    case 'payoutFetch':
+      return fetched(body, (ref) => state.find(ref, 'payout', merchantId), payoutFetchData);
     case 'bankCodes': {
       const c = checkBankCurrency(body);
       if (!c.ok) return invalid(c);

@@ -105,24 +105,7 @@ export class SandboxState {
   createPayment(merchantId: string, input: PaymentInitiateInput): CreateResult {
     const dup = this.duplicate(merchantId, 'payment', input.merchantRef);
     if (dup) return dup;
-    const r = scenarioRng(this.seed, 'payment', `${merchantId}|${input.merchantRef}`);
-    const scenario = drawScenario(r, 'payment', this.lifecycle);
-    const order: SandboxOrder = {
-      direction: 'payment',
-      merchantId,
-      transactionRef: this.newRef(merchantId, 'payment', input.merchantRef),
-      merchantRef: input.merchantRef,
-      currency: input.currency,
-      method: input.method,
-      amount: input.amount,
-      paidAmount: '0.00',
-      fee: '0.00',
-      status: STATUS.paymentPending,
-      createdAt: this.now(),
-      plan: planFinal('payment', input.currency, input.amount, '0', scenario),
-    };
-    this.insert(order, scenario.delayMs);
-    return { ok: true, order };
+    return this.open(merchantId, 'payment', input, '0', { paidAmount: '0.00', fee: '0.00', status: STATUS.paymentPending });
   }
 
   createPayout(merchantId: string, input: PayoutInitiateInput): CreateResult {
@@ -136,24 +119,40 @@ export class SandboxState {
         message: `INSUFFICIENT_BALANCE: ${input.currency} available balance does not cover amount plus fee`,
       };
     }
-    const r = scenarioRng(this.seed, 'payout', `${merchantId}|${input.merchantRef}`);
-    const scenario = drawScenario(r, 'payout', this.lifecycle);
-    const order: SandboxOrder = {
-      direction: 'payout',
-      merchantId,
-      transactionRef: this.newRef(merchantId, 'payout', input.merchantRef),
-      merchantRef: input.merchantRef,
-      currency: input.currency,
-      method: input.method,
-      amount: input.amount,
+    return this.open(merchantId, 'payout', input, fee, {
       paidAmount: '0',
       fee,
       status: STATUS.payoutPending,
       utr: input.currency === 'INR' ? '' : undefined,
       bankCode: input.bankCode,
       account: input.account,
+    });
+  }
+
+  /**
+   * A new order at the provider, pending, with the final state its scenario (drawn from the seed and the
+   * merchant's ref, so a rerun draws the same) plans for it; `planFee` is the fee that final state charges.
+   */
+  private open(
+    merchantId: string,
+    direction: Direction,
+    input: Pick<SandboxOrder, 'merchantRef' | 'method' | 'amount'> & { currency: Currency },
+    planFee: string,
+    own: Pick<SandboxOrder, 'paidAmount' | 'fee' | 'status' | 'utr' | 'bankCode' | 'account'>,
+  ): CreateResult {
+    const r = scenarioRng(this.seed, direction, `${merchantId}|${input.merchantRef}`);
+    const scenario = drawScenario(r, direction, this.lifecycle);
+    const order: SandboxOrder = {
+      direction,
+      merchantId,
+      transactionRef: this.newRef(merchantId, direction, input.merchantRef),
+      merchantRef: input.merchantRef,
+      currency: input.currency,
+      method: input.method,
+      amount: input.amount,
+      ...own,
       createdAt: this.now(),
-      plan: planFinal('payout', input.currency, input.amount, fee, scenario),
+      plan: planFinal(direction, input.currency, input.amount, planFee, scenario),
     };
     this.insert(order, scenario.delayMs);
     return { ok: true, order };

@@ -4,26 +4,20 @@ import { DEFAULT_BANKS } from './bank-codes.ts';
 import { computeFee } from './fees.ts';
 import { hash32, hex, intBetween, rng, u32, uuidFrom, uuidFromHex, type Rng } from './prng.ts';
 import { drawScenario, planFinal } from './scenario.ts';
-import { DEFAULT_LIFECYCLE, STATUS } from './types.ts';
+import { DEFAULT_LIFECYCLE, STATUS, type SandboxOrder } from './types.ts';
 
 /** A benchmark order with the state the provider reports for it. Amounts are decimal text. */
-export interface SyntheticOrder {
-  direction: Direction;
-  merchantRef: string;
-  transactionRef: string;
+/**
+ * One generated order: the provider's fields of a SandboxOrder, mostly Success, some Failed, a few still
+ * Pending/Initiated, some partial payments (paidAmount "0.00" unless Success; payouts "0"); utr for INR
+ * payouts only ("" for failed, stuck, or the few successes without one); bankCode a default-list code
+ * (NGN/IDR) or an IFSC (INR).
+ */
+export interface SyntheticOrder extends Pick<
+  SandboxOrder,
+  'direction' | 'merchantRef' | 'transactionRef' | 'method' | 'amount' | 'paidAmount' | 'fee' | 'status' | 'utr' | 'bankCode' | 'account'
+> {
   currency: Currency;
-  method: string;
-  amount: string;
-  /** Payments: what was paid ("0.00" unless Success). Payouts: "0". */
-  paidAmount: string;
-  fee: string;
-  /** Provider-side state: mostly Success, some Failed, a few still Pending/Initiated, some partial payments. */
-  status: string;
-  /** INR payouts only; "" for failed, stuck, or the few successes without a UTR. */
-  utr?: string;
-  /** Payouts: bank code (NGN/IDR from the default list) or IFSC (INR). */
-  bankCode?: string;
-  account?: string;
   /** How long before "now" the order was created, 0 to 7 days; lets a benchmark date its rows. */
   ageSeconds: number;
 }

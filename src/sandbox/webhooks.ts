@@ -2,6 +2,7 @@ import type { Logger } from '../log/logger.ts';
 import type { PaymentWebhookBody } from '../provider/types.ts';
 import { unixTimestamp, type SigningScheme } from '../provider/signing.ts';
 import type { SandboxOrder, WebhookAttempt } from './types.ts';
+import { messageOf } from '../domain/errors.ts';
 
 export interface WebhookOptions {
   url?: string;
@@ -136,7 +137,7 @@ export class WebhookDispatcher {
         res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('text/plain') && text.trim() === 'SUCCESS';
       if (!record.acknowledged) record.error = `not acknowledged: ${res.status} ${text.slice(0, 80)}`;
     } catch (err) {
-      record.error = (err as Error).message;
+      record.error = messageOf(err);
     } finally {
       clearTimeout(timer);
       this.aborts.delete(abort);

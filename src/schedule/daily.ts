@@ -4,6 +4,7 @@ import { withJobLock } from '../db/locks.ts';
 import { createRun, finishRun } from '../db/runs.ts';
 import { DAILY_JOB, closeDeadDailyRuns, completedDailyDates } from '../db/schedule-runs.ts';
 import { abortableSleep } from './sleep.ts';
+import { messageOf } from '../domain/errors.ts';
 
 export interface DayReconcile {
   /** The reconcile outcome status: completed, busy (lock held elsewhere), stalled (held by a run making no progress), interrupted, failed, ... */
@@ -78,7 +79,7 @@ export async function runDaily(deps: DailyDeps, date: string): Promise<DailyResu
       );
       return { ...result, runId: run.id };
     } catch (err) {
-      await finishRun(deps.db.knex, run.id, 'failed', undefined, (err as Error).message, deps.now());
+      await finishRun(deps.db.knex, run.id, 'failed', undefined, messageOf(err), deps.now());
       throw err;
     }
   });

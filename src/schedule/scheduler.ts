@@ -4,6 +4,7 @@ import { floorMinute } from './cron.ts';
 import type { CatchUp } from './catch-up.ts';
 import type { Schedules, ScheduledJobName } from './schedules.ts';
 import { finishedLine, startedLine } from './lines.ts';
+import { messageOf } from '../domain/errors.ts';
 
 export interface JobRunContext {
   /** The cron occurrence this run stands for (a catch-up run: the one that was missed). */
@@ -154,7 +155,7 @@ export class Scheduler {
     } catch (err) {
       // One failed run must not take the scheduler down: the next occurrence tries again.
       const ms = Date.now() - started;
-      ctx.logger.error({ err, ms }, finishedLine(job, `failed (${(err as Error).message.split('\n')[0]})`, {}, ms, next(), zone));
+      ctx.logger.error({ err, ms }, finishedLine(job, `failed (${messageOf(err).split('\n')[0]})`, {}, ms, next(), zone));
     }
   }
 }

@@ -3,6 +3,7 @@ import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { createRun, finishRun } from '../db/runs.ts';
 import { PRUNE_JOB, runPrune, type PruneResult } from '../prune/run-prune.ts';
 import { EXIT } from '../domain/exit-codes.ts';
+import { messageOf } from '../domain/errors.ts';
 
 export interface PruneJobOptions {
   dryRun?: boolean;
@@ -46,7 +47,7 @@ export async function pruneJob(
       if (runId) await finishRun(db.knex, runId, result.status === 'completed' ? 'completed' : 'interrupted', result.tables, null, now());
       return { exitCode: EXIT.OK, result: { ...result, retentionDays, runId } };
     } catch (err) {
-      if (runId) await finishRun(db.knex, runId, 'failed', undefined, (err as Error).message, now()).catch(() => undefined);
+      if (runId) await finishRun(db.knex, runId, 'failed', undefined, messageOf(err), now()).catch(() => undefined);
       throw err;
     }
   });

@@ -14,6 +14,7 @@ import { policyFromConfig } from '../reconcile/policy-from-config.ts';
 import { PayreconMetrics } from '../metrics/metrics.ts';
 import { serveOps } from '../metrics/serve-ops.ts';
 import type { OpsServer } from '../metrics/ops-server.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** Events left pending (crash, provider outage) are swept this often while serving. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -73,7 +74,7 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
     const sweep = () =>
       confirmPendingWebhooks(confirmDeps).then(
         (counts) => logger.info({ counts }, 'pending webhook confirmations swept'),
-        (err: unknown) => logger.error({ err: (err as Error).message }, 'sweep of pending webhook confirmations failed'),
+        (err: unknown) => logger.error({ err: messageOf(err) }, 'sweep of pending webhook confirmations failed'),
       );
     try {
       logger.info({ url: server.url }, 'webhook receiver listening');

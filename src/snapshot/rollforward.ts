@@ -5,7 +5,6 @@ import { settlementWindow, type SettlementSums } from '../db/settlement.ts';
 import { rollForward, type RollForwardResult } from '../recon/rollforward.ts';
 import { classifyFinality, type TimingItem } from '../recon/timing-items.ts';
 import { windowMovements, type WindowMovement } from '../db/movements.ts';
-import type { MovementKind } from '../domain/movements.ts';
 import { DEFAULT_MOVEMENT_LAG_MS } from './policy.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -30,13 +29,8 @@ export interface SnapshotRollForward extends RollForwardResult {
   tolerance: string;
 }
 
-export interface CountedMovement {
-  id: string;
-  reference: string;
-  kind: MovementKind;
-  effect: string;
-  usdtAmount: string | null;
-  usdtRate: string | null;
+/** A window's movement as the roll-forward counted it: the stored row without its interval, and whether it is a timing item. */
+export interface CountedMovement extends Omit<WindowMovement, 'from' | 'to'> {
   timing: boolean;
 }
 
@@ -122,15 +116,7 @@ export async function snapshotRollForward(
   };
 }
 
-const counted = (m: WindowMovement, timing: boolean): CountedMovement => ({
-  id: m.id,
-  reference: m.reference,
-  kind: m.kind,
-  effect: m.effect,
-  usdtAmount: m.usdtAmount,
-  usdtRate: m.usdtRate,
-  timing,
-});
+const counted = ({ from: _from, to: _to, ...m }: WindowMovement, timing: boolean): CountedMovement => ({ ...m, timing });
 
 /**
  * A business day as a whole, [from, to) (the caller turns a date in REPORT_TIMEZONE into those

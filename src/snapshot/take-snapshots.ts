@@ -23,6 +23,7 @@ import { snapshotRollForward, type SnapshotRollForward } from './rollforward.ts'
 import { syncDriftCase } from '../cases/sync-drift.ts';
 import { syncDriftHint, syncUnseenMovements } from '../cases/sync-drift-hint.ts';
 import { countCode } from '../recon/run-counts.ts';
+import { messageOf } from '../domain/errors.ts';
 
 export const SNAPSHOT_JOB = 'snapshot';
 
@@ -131,7 +132,7 @@ async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[])
     }
   } catch (err) {
     const credentials = err instanceof CredentialsError;
-    const error = (err as Error).message;
+    const error = messageOf(err);
     await finishRun(db.knex, run.id, credentials ? 'credentials' : 'failed', countsOf(result('failed', null)), error, deps.clock());
     if (credentials) return result('credentials', error);
     throw err;
@@ -244,7 +245,7 @@ async function checkOpen(deps: SnapshotDeps, phase: 'before' | 'after'): Promise
     await deps.checkOpenOrders(phase);
   } catch (err) {
     if (err instanceof CredentialsError) throw err;
-    deps.logger.warn({ phase, err: (err as Error).message }, 'checking the open orders around the balance readings failed');
+    deps.logger.warn({ phase, err: messageOf(err) }, 'checking the open orders around the balance readings failed');
   }
 }
 
@@ -261,7 +262,7 @@ async function attempt<T>(
   } catch (err) {
     if (err instanceof CredentialsError) throw err;
     failures.push(unitFailure(currency, step, err));
-    logger.warn({ currency, step, err: (err as Error).message }, 'snapshot step failed');
+    logger.warn({ currency, step, err: messageOf(err) }, 'snapshot step failed');
     return null;
   }
 }

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser } from 'saxes';
-import { StatementFormatError, type StatementLine } from './statement-line.ts';
+import { StatementFormatError } from './statement-line.ts';
+import type { NewStatementLine } from '../db/statements.ts';
 
 /**
  * Reads an ISO 20022 CAMT.053 (bank-to-customer statement) as it streams: `BkToCstmrStmt/Stmt` per
@@ -45,11 +46,11 @@ const freshEntry = (): Entry => ({
   texts: [],
 });
 
-export async function readCamt053(input: Readable, limits: CamtLimits): Promise<{ lines: StatementLine[]; bytes: number }> {
+export async function readCamt053(input: Readable, limits: CamtLimits): Promise<{ lines: NewStatementLine[]; bytes: number }> {
   const maxDepth = limits.maxDepth ?? DEFAULT_DEPTH;
   const maxText = limits.maxText ?? DEFAULT_TEXT;
   const parser = new SaxesParser({ xmlns: false, position: true });
-  const lines: StatementLine[] = [];
+  const lines: NewStatementLine[] = [];
   const path: string[] = [];
   let text = '';
   let account = '';
@@ -121,7 +122,7 @@ export async function readCamt053(input: Readable, limits: CamtLimits): Promise<
     return names.every((n, i) => path[path.length - names.length + i] === n);
   }
 
-  function toLine(e: Entry, acct: string, stmt: string, n: number): StatementLine {
+  function toLine(e: Entry, acct: string, stmt: string, n: number): NewStatementLine {
     const where = `Ntry ${n} of statement ${stmt || '(no Id)'}`;
     if (!acct) fail(`${where}: the statement has no Acct/Id (IBAN or Othr/Id)`);
     if (!/^\d+(\.\d+)?$/.test(e.amount)) fail(`${where}: Amt ${JSON.stringify(e.amount)} is not a decimal amount`);

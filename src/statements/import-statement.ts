@@ -8,13 +8,14 @@ import {
   unmatchedStatementLines,
   unsettledBankMovements,
   type MatchRow,
+  type NewStatementLine,
   type StoredStatementLine,
   type UnsettledMovement,
 } from '../db/statements.ts';
 import { matchBankLines } from '../recon/bank-match.ts';
 import { readCamt053 } from './camt053.ts';
 import { readStatementCsv } from './statement-csv.ts';
-import { StatementFormatError, type StatementLine } from './statement-line.ts';
+import { StatementFormatError } from './statement-line.ts';
 
 export interface StatementImportOptions {
   source: string;
@@ -73,7 +74,7 @@ async function sniff(file: string): Promise<'camt.053' | 'csv'> {
 export async function importStatement(db: Knex, file: string, opts: StatementImportOptions): Promise<StatementImportResult> {
   const format = await sniff(file);
   const input = fs.createReadStream(file);
-  let lines: StatementLine[];
+  let lines: NewStatementLine[];
   const refused: StatementImportResult['refused'] = [];
   try {
     if (format === 'camt.053') lines = (await readCamt053(input, { maxBytes: opts.maxBytes })).lines;

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import { StatementFormatError, type StatementLine } from './statement-line.ts';
+import { StatementFormatError } from './statement-line.ts';
+import type { NewStatementLine } from '../db/statements.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** The columns of a CSV bank statement (docs/reference/bank-statements.md). */
 export const STATEMENT_COLUMNS = {
@@ -18,8 +20,8 @@ const AMOUNT = /^\d+(\.\d{1,6})?$/;
 export async function readStatementCsv(
   input: Readable,
   limits: { maxBytes: number },
-): Promise<{ lines: StatementLine[]; rejected: Array<{ line: number; reason: string }>; bytes: number }> {
-  const lines: StatementLine[] = [];
+): Promise<{ lines: NewStatementLine[]; rejected: Array<{ line: number; reason: string }>; bytes: number }> {
+  const lines: NewStatementLine[] = [];
   const rejected: Array<{ line: number; reason: string }> = [];
   let header: string[] | undefined;
   let bytes = 0;
@@ -77,7 +79,7 @@ export async function readStatementCsv(
       });
     }
   } catch (err) {
-    if (!tooLarge) throw new StatementFormatError(`unreadable CSV: ${(err as Error).message}`);
+    if (!tooLarge) throw new StatementFormatError(`unreadable CSV: ${messageOf(err)}`);
   }
   if (tooLarge)
     throw new StatementFormatError(`the file is larger than ${limits.maxBytes} bytes (STATEMENT_MAX_MB); refused without reading the rest`);

@@ -23,6 +23,7 @@ import { alertForContradictedFinal, alertForUnknownOrder } from './alerts.ts';
 import { defaultPolicy } from '../recon/policy.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import type { Notification } from './payload.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** The two fetches confirmation needs (the real ProviderClient, or a test double). */
 export type WebhookFetcher = Pick<ProviderClient, 'fetchPayment' | 'fetchPayout'>;
@@ -125,7 +126,7 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
     const alert =
       settled.follow === 'unknown_order' ? alertForUnknownOrder(event, fetched) : alertForContradictedFinal(event, fetched, settled.local!);
     await raiseAlert(deps.db, alert, { now: settled.at }).catch((err: unknown) =>
-      logger.error({ eventId: id, err: (err as Error).message }, 'webhook confirmation: alert not stored'),
+      logger.error({ eventId: id, err: messageOf(err) }, 'webhook confirmation: alert not stored'),
     );
   }
   return 'confirmed';

@@ -7,6 +7,7 @@ import type { Direction } from '../domain/types.ts';
 import { BodyTooLargeError, decodeUtf8, readLimitedBody } from './body.ts';
 import { dedupeKey, parsePaymentNotification, parsePayoutNotification, PayloadError, type Notification } from './payload.ts';
 import { DEFAULT_FUTURE_SKEW_SEC, verifyWebhook } from './verify.ts';
+import { messageOf } from '../domain/errors.ts';
 
 /** Where the provider is told to POST. Payout payload is unspecified; it gets its own path so it is never mistaken for a payment. */
 export const WEBHOOK_PATHS: Readonly<Record<string, Direction>> = Object.freeze({
@@ -56,7 +57,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
     try {
       await handle(req, res);
     } catch (err) {
-      deps.logger.error({ err: (err as Error).message }, 'webhook request failed');
+      deps.logger.error({ err: messageOf(err) }, 'webhook request failed');
       deps.onOutcome?.('not_stored');
       if (!res.headersSent) reply(res, 500, 'not stored');
       else res.destroy();
@@ -120,10 +121,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
         receivedAt: new Date(deps.now()),
       });
     } catch (err) {
-      log.error(
-        { err: (err as Error).message, transactionRef: n.transactionRef },
-        'webhook not stored; answering 500 so the provider retries',
-      );
+      log.error({ err: messageOf(err), transactionRef: n.transactionRef }, 'webhook not stored; answering 500 so the provider retries');
       deps.onOutcome?.('not_stored');
       return reply(res, 500, 'not stored');
     }

@@ -1,6 +1,6 @@
 import { Decimal, isDecimalText } from '../money/decimal.ts';
 import type { OrderRow } from '../db/orders.ts';
-import type { ConfirmedFinal } from '../db/webhook-events.ts';
+import type { ConfirmedFinal, FetchedFields } from '../db/webhook-events.ts';
 import { isFinalCategory, type StatusMapper } from '../domain/status.ts';
 import { identityFindings } from '../recon/checks.ts';
 import type { ReconPolicy } from '../recon/types.ts';
@@ -8,16 +8,9 @@ import { toLocalOrder } from '../reconcile/check-order.ts';
 import type { StatusCategory } from '../domain/types.ts';
 import type { Notification } from './payload.ts';
 
-/** What the matching fetch answered, amounts as decimal text. */
-export interface FetchedOrder {
+/** What the matching fetch answered, amounts as decimal text: the fields stored with the event (FetchedFields), and what judging needs besides. */
+export interface FetchedOrder extends FetchedFields {
   transactionRef: string;
-  merchantRef: string;
-  currency: string;
-  method: string;
-  amount: string;
-  paidAmount?: string;
-  fee: string;
-  status: string;
   category: StatusCategory;
   utr?: string;
 }

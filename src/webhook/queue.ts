@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { silentLogger } from '../log/logger.ts';
 import { confirmWebhookEvent, type ConfirmDeps } from './confirm.ts';
+import { messageOf } from '../domain/errors.ts';
 
 export interface ConfirmQueue {
   /** Schedules confirmation of a stored event; an id already queued or in flight is not queued twice. */
@@ -25,7 +26,7 @@ export function createConfirmQueue(deps: ConfirmDeps & { concurrency?: number })
       if (queued.has(id)) return;
       queued.add(id);
       const p = limit(() => confirmWebhookEvent(deps, id))
-        .catch((err: unknown) => logger.error({ eventId: id, err: (err as Error).message }, 'webhook confirmation failed; left pending'))
+        .catch((err: unknown) => logger.error({ eventId: id, err: messageOf(err) }, 'webhook confirmation failed; left pending'))
         .finally(() => {
           queued.delete(id);
           running.delete(p);

@@ -48,22 +48,30 @@ export function csvTable(preview: CsvPreview): Html {
     return html`<th class="${isNum ? 'num' : ''}">${c.replace(/_/g, ' ')}</th>`;
   });
   if (preview.rows.length === 0) return html`<p class="muted">No rows.</p>`;
+  return html`${dataTable(
+    head,
+    preview.rows.map(
+      (r) =>
+        html`<tr>
+          ${r.map((v, i) => cell(v, i, r))}
+        </tr>`,
+    ),
+  )}
+  ${preview.truncated ? html`<p class="muted">The first ${preview.rows.length} rows; download the file for all of them.</p>` : null}`;
+}
+
+/** A console table: its header cells and its rows (each a <tr>), in a box that scrolls sideways on a narrow screen. */
+export function dataTable(head: Html | Html[], rows: Html | Html[]): Html {
   return html`<div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            ${head}
-          </tr>
-        </thead>
-        <tbody>
-          ${preview.rows.map(
-            (r) =>
-              html`<tr>
-                ${r.map((v, i) => cell(v, i, r))}
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>
-    ${preview.truncated ? html`<p class="muted">The first ${preview.rows.length} rows; download the file for all of them.</p>` : null}`;
+    <table>
+      <thead>
+        <tr>
+          ${head}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
 }

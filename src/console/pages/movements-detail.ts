@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { MovementEvent, MovementWithMatch } from '../../db/movements.ts';
 import { html } from '../../html/html.ts';
 import { can } from '../auth/roles.ts';
-import { amount, at } from './format.ts';
+import { amount, at, dataTable } from './format.ts';
 import { csrfField, page } from './layout.ts';
 import { caseLink } from './links.ts';
 import { movementBadge, movementState, statementWords } from './movements.ts';
@@ -66,26 +66,18 @@ export function movementPage(s: Session, v: MovementView): string {
     </dl>
     ${approve}
     <h2>History</h2>
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th>at</th>
-            <th>what</th>
-            <th>who</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${v.events.map(
-            (e) =>
-              html`<tr>
-                <td>${at(e.at, v.zone)}</td>
-                <td>${e.action}</td>
-                <td>${e.actor}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>`;
+    ${dataTable(
+      html`<th>at</th>
+        <th>what</th>
+        <th>who</th>`,
+      v.events.map(
+        (e) =>
+          html`<tr>
+            <td>${at(e.at, v.zone)}</td>
+            <td>${e.action}</td>
+            <td>${e.actor}</td>
+          </tr>`,
+      ),
+    )}`;
   return page({ title: `Movement ${m.reference}`, session: s, nav: 'movements' }, body);
 }

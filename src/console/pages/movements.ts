@@ -8,7 +8,7 @@ import { CURRENCIES, Decimal } from '../../money/decimal.ts';
 import { html, type Html } from '../../html/html.ts';
 import type { MovementFields } from '../../movements/record.ts';
 import { can } from '../auth/roles.ts';
-import { amount, at, count } from './format.ts';
+import { amount, at, count, dataTable } from './format.ts';
 import { csrfField, page } from './layout.ts';
 import { caseLink } from './links.ts';
 
@@ -105,80 +105,62 @@ function approveForm(s: Session, m: MovementWithMatch): Html | null {
 
 function movementsTable(s: Session, rows: readonly MovementWithMatch[], zone: string): Html {
   if (rows.length === 0) return html`<p class="muted">None.</p>`;
-  return html`<div class="table-wrap">
-    <table>
-      <thead>
-        <tr>
-          <th>reference</th>
-          <th>kind</th>
-          <th>currency</th>
-          <th>in/out</th>
-          <th class="num">amount</th>
-          <th>occurred</th>
-          <th class="num">USDT</th>
-          <th>recorded by</th>
-          <th>state</th>
-          <th>bank statement</th>
-          <th></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (m) =>
-            html`<tr>
-              <td><a href="/movements/${m.id}">${m.reference}</a></td>
-              <td>${m.kind}</td>
-              <td>${m.currency}</td>
-              <td>${m.direction}</td>
-              <td class="num">${amount(m.amount, m.currency)}</td>
-              <td>
-                ${at(m.occurredFrom, zone)}${m.occurredTo.getTime() !== m.occurredFrom.getTime() ? ` – ${at(m.occurredTo, zone)}` : ''}
-              </td>
-              <td class="num">${m.usdtAmount ?? ''}</td>
-              <td>${m.recordedBy}</td>
-              <td>${movementBadge(m)}${m.approvedBy ? html` <span class="muted">by ${m.approvedBy}</span>` : null}</td>
-              <td>${m.statement.kind === 'unmatched' ? html`<strong>unmatched</strong>` : statementWords(m)}</td>
-              <td>${approveForm(s, m)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return dataTable(
+    html`<th>reference</th>
+      <th>kind</th>
+      <th>currency</th>
+      <th>in/out</th>
+      <th class="num">amount</th>
+      <th>occurred</th>
+      <th class="num">USDT</th>
+      <th>recorded by</th>
+      <th>state</th>
+      <th>bank statement</th>
+      <th></th>`,
+    rows.map(
+      (m) =>
+        html`<tr>
+          <td><a href="/movements/${m.id}">${m.reference}</a></td>
+          <td>${m.kind}</td>
+          <td>${m.currency}</td>
+          <td>${m.direction}</td>
+          <td class="num">${amount(m.amount, m.currency)}</td>
+          <td>${at(m.occurredFrom, zone)}${m.occurredTo.getTime() !== m.occurredFrom.getTime() ? ` – ${at(m.occurredTo, zone)}` : ''}</td>
+          <td class="num">${m.usdtAmount ?? ''}</td>
+          <td>${m.recordedBy}</td>
+          <td>${movementBadge(m)}${m.approvedBy ? html` <span class="muted">by ${m.approvedBy}</span>` : null}</td>
+          <td>${m.statement.kind === 'unmatched' ? html`<strong>unmatched</strong>` : statementWords(m)}</td>
+          <td>${approveForm(s, m)}</td>
+        </tr>`,
+    ),
+  );
 }
 
 function linesTable(lines: readonly StoredStatementLine[]): Html {
   if (lines.length === 0) return html`<p class="muted">Every imported statement line is matched to a movement.</p>`;
-  return html`<div class="table-wrap">
-    <table>
-      <thead>
-        <tr>
-          <th>bank account</th>
-          <th>line</th>
-          <th>booked</th>
-          <th>currency</th>
-          <th>credit/debit</th>
-          <th class="num">amount</th>
-          <th>references</th>
-          <th>description</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${lines.map(
-          (l) =>
-            html`<tr>
-              <td>${l.bankAccount}</td>
-              <td>${l.lineId}</td>
-              <td>${l.bookedOn}</td>
-              <td>${l.currency}</td>
-              <td>${l.direction}</td>
-              <td class="num">${amount(l.amount, l.currency)}</td>
-              <td>${l.refs.join(' ')}</td>
-              <td class="wrap">${l.description}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return dataTable(
+    html`<th>bank account</th>
+      <th>line</th>
+      <th>booked</th>
+      <th>currency</th>
+      <th>credit/debit</th>
+      <th class="num">amount</th>
+      <th>references</th>
+      <th>description</th>`,
+    lines.map(
+      (l) =>
+        html`<tr>
+          <td>${l.bankAccount}</td>
+          <td>${l.lineId}</td>
+          <td>${l.bookedOn}</td>
+          <td>${l.currency}</td>
+          <td>${l.direction}</td>
+          <td class="num">${amount(l.amount, l.currency)}</td>
+          <td>${l.refs.join(' ')}</td>
+          <td class="wrap">${l.description}</td>
+        </tr>`,
+    ),
+  );
 }
 
 /**

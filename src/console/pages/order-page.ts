@@ -3,7 +3,7 @@ import type { StoredReconItem } from '../../db/items.ts';
 import type { OrderCase, OrderInVersion, OrderNotification } from '../../db/order-lookup.ts';
 import { html, type Html } from '../../html/html.ts';
 import { stateBadge } from './layout.ts';
-import { amount, at, count } from './format.ts';
+import { amount, at, count, dataTable } from './format.ts';
 import { caseLink } from './links.ts';
 import { checksTable } from './checks-table.ts';
 
@@ -15,20 +15,6 @@ export interface OrderPageData {
   versions: OrderInVersion[];
   zone: string;
 }
-
-const table = (head: Html, rows: Html[]): Html =>
-  html`<div class="table-wrap">
-    <table>
-      <thead>
-        <tr>
-          ${head}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
-  </div>`;
 
 /** The order page: both sides, every check, the notifications, its cases and the report versions that recorded it. */
 export function orderPageBody(d: OrderPageData): Html {
@@ -61,7 +47,7 @@ export function orderPageBody(d: OrderPageData): Html {
       <dd>${count(o.checkCount)} ${o.checkCount === 1 ? 'time' : 'times'}, last ${at(o.lastCheckedAt, d.zone)}</dd>
     </dl>
     <h2>Merchant's record against the provider <span class="muted">(provider: its last answer, ${at(last?.checkedAt, d.zone)})</span></h2>
-    ${table(
+    ${dataTable(
       html`<th></th>
         <th class="num">merchant's record</th>
         <th class="num">provider (last answer)</th>`,
@@ -93,7 +79,7 @@ export function orderPageBody(d: OrderPageData): Html {
     <h2>Webhook notifications</h2>
     ${
       d.notifications.length
-        ? table(
+        ? dataTable(
             html`<th>received</th>
               <th>status</th>
               <th class="num">amount</th>
@@ -117,7 +103,7 @@ export function orderPageBody(d: OrderPageData): Html {
     <h2>Report versions</h2>
     ${
       d.versions.length
-        ? table(
+        ? dataTable(
             html`<th>business day</th>
               <th>version</th>
               <th>verdict</th>

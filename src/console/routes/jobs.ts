@@ -7,7 +7,7 @@ import { buildStatus, type JobStatus } from '../../status/build.ts';
 import { scrub, secretValues } from '../../config/redact.ts';
 import { html } from '../../html/html.ts';
 import { page, stateBadge } from '../pages/layout.ts';
-import { at, count } from '../pages/format.ts';
+import { at, count, dataTable } from '../pages/format.ts';
 import { tallyCounts } from '../../recon/run-counts.ts';
 import { cronInWords } from '../../schedule/cron-words.ts';
 import { schedulerSeemsAlive } from '../../status/scheduler-alive.ts';
@@ -50,41 +50,33 @@ export function registerJobRoutes(app: FastifyInstance, deps: ConsoleDeps): void
                 nothing runs by itself until <code>payrecon schedule</code> is started.`
         }
       </p>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>job</th>
-              <th>schedule</th>
-              <th>last run</th>
-              <th>outcome</th>
-              <th class="num">checked</th>
-              <th>counts</th>
-              <th>next</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${s.jobs.map(
-              (j) =>
-                html`<tr>
-                  <td>${j.job}</td>
-                  <td title="${j.schedule ?? ''}">${j.schedule ? cronInWords(j.schedule) : '-'}</td>
-                  <td>${at(j.lastRun?.startedAt, zone)}</td>
-                  <td>
-                    ${j.lastRun ? stateBadge(j.lastRun.status) : html`<span class="muted">never run</span>`}
-                    ${j.lastRun?.dryRun ? html`<span class="muted">dry run</span>` : ''}
-                    ${j.lastRun?.stalled ? html`<strong>stalled: no progress since ${at(j.lastRun.stalled.since, zone)}</strong>` : ''}
-                  </td>
-                  <td class="num">
-                    ${j.lastRun && j.lastRun.selected > 0 ? `${count(j.lastRun.checked)} / ${count(j.lastRun.selected)}` : ''}
-                  </td>
-                  <td class="wrap">${countsText(j)}</td>
-                  <td>${alive ? at(j.next, zone) : '-'}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
+      ${dataTable(
+        html`<th>job</th>
+          <th>schedule</th>
+          <th>last run</th>
+          <th>outcome</th>
+          <th class="num">checked</th>
+          <th>counts</th>
+          <th>next</th>`,
+        s.jobs.map(
+          (j) =>
+            html`<tr>
+              <td>${j.job}</td>
+              <td title="${j.schedule ?? ''}">${j.schedule ? cronInWords(j.schedule) : '-'}</td>
+              <td>${at(j.lastRun?.startedAt, zone)}</td>
+              <td>
+                ${j.lastRun ? stateBadge(j.lastRun.status) : html`<span class="muted">never run</span>`}
+                ${j.lastRun?.dryRun ? html`<span class="muted">dry run</span>` : ''}
+                ${j.lastRun?.stalled ? html`<strong>stalled: no progress since ${at(j.lastRun.stalled.since, zone)}</strong>` : ''}
+              </td>
+              <td class="num">
+                ${j.lastRun && j.lastRun.selected > 0 ? `${count(j.lastRun.checked)} / ${count(j.lastRun.selected)}` : ''}
+              </td>
+              <td class="wrap">${countsText(j)}</td>
+              <td>${alive ? at(j.next, zone) : '-'}</td>
+            </tr>`,
+        ),
+      )}
       <h2>Failures</h2>
       ${
         failures.length || failedReruns.length
@@ -104,37 +96,29 @@ export function registerJobRoutes(app: FastifyInstance, deps: ConsoleDeps): void
       <h2>Open alerts</h2>
       ${
         alerts.length
-          ? html`<div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>raised</th>
-                    <th>kind</th>
-                    <th>delivery</th>
-                    <th class="num">times</th>
-                    <th>title</th>
-                    <th>cases</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${alerts.map(
-                    (a) =>
-                      html`<tr>
-                        <td>
-                          ${at(a.lastAt, zone)}${a.count > 1 ? html`<br /><span class="muted">first ${at(a.firstAt, zone)}</span>` : null}
-                        </td>
-                        <td>${a.kind}</td>
-                        <td>${stateBadge(a.status)}</td>
-                        <td class="num">${count(a.count)}</td>
-                        <td class="wrap">${a.title}</td>
-                        <td class="wrap">
-                          ${a.caseIds.slice(0, CASES_SHOWN).map((id) => html`${caseLink(id)} `)}${a.caseIds.length > CASES_SHOWN ? html`<span class="muted">and ${count(a.caseIds.length - CASES_SHOWN)} more</span>` : null}
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
+          ? dataTable(
+              html`<th>raised</th>
+                <th>kind</th>
+                <th>delivery</th>
+                <th class="num">times</th>
+                <th>title</th>
+                <th>cases</th>`,
+              alerts.map(
+                (a) =>
+                  html`<tr>
+                    <td>
+                      ${at(a.lastAt, zone)}${a.count > 1 ? html`<br /><span class="muted">first ${at(a.firstAt, zone)}</span>` : null}
+                    </td>
+                    <td>${a.kind}</td>
+                    <td>${stateBadge(a.status)}</td>
+                    <td class="num">${count(a.count)}</td>
+                    <td class="wrap">${a.title}</td>
+                    <td class="wrap">
+                      ${a.caseIds.slice(0, CASES_SHOWN).map((id) => html`${caseLink(id)} `)}${a.caseIds.length > CASES_SHOWN ? html`<span class="muted">and ${count(a.caseIds.length - CASES_SHOWN)} more</span>` : null}
+                    </td>
+                  </tr>`,
+              ),
+            )
           : html`<p class="muted">No open alerts.</p>`
       }
       <h2>Pending report e-mails</h2>

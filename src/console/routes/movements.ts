@@ -11,6 +11,7 @@ import { html } from '../../html/html.ts';
 import { page } from '../pages/layout.ts';
 import { movementsPage } from '../pages/movements.ts';
 import { movementPage } from '../pages/movements-detail.ts';
+import { messageOf } from '../../domain/errors.ts';
 
 /** The drift cases a movement may be recorded for: the form takes their figures. */
 const DRIFT_CODES = new Set(['BALANCE_DRIFT', 'DRIFT_MATCHES_PENDING']);
@@ -60,7 +61,7 @@ export function registerMovementRoutes(app: FastifyInstance, deps: ConsoleDeps):
       try {
         day = businessDay(q.day, zone).date;
       } catch (err) {
-        return listPage(request, reply, { day: null, fromCase: null, typed: {}, error: `day: ${(err as Error).message}`, status: 400 });
+        return listPage(request, reply, { day: null, fromCase: null, typed: {}, error: `day: ${messageOf(err)}`, status: 400 });
       }
     }
     const c = typeof q.case === 'string' && ID.test(q.case) ? await getCase(deps.db.knex, q.case) : null;

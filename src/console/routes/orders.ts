@@ -5,7 +5,7 @@ import { findOrderById } from '../../db/orders.ts';
 import { selectItemsOfOrder } from '../../db/items.ts';
 import { html } from '../../html/html.ts';
 import { page } from '../pages/layout.ts';
-import { amount, at } from '../pages/format.ts';
+import { amount, at, dataTable } from '../pages/format.ts';
 import { orderHref } from '../pages/links.ts';
 import { orderPageBody } from '../pages/order-page.ts';
 
@@ -51,33 +51,25 @@ export function registerOrderRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
           ${found.length > SHOWN ? `More than ${SHOWN}` : found.length} orders have a ref starting with
           “${piece}”${found.length > SHOWN ? '; type more of it to narrow them' : ''}.
         </p>
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>order</th>
-                <th>transaction ref</th>
-                <th>direction</th>
-                <th class="num">amount</th>
-                <th>status</th>
-                <th>created</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${found.slice(0, SHOWN).map(
-                (o) =>
-                  html`<tr>
-                    <td><a href="${orderHref(o.direction, o.id)}">${o.merchantRef}</a></td>
-                    <td>${o.transactionRef}</td>
-                    <td>${o.direction}</td>
-                    <td class="num">${amount(o.amount, o.currency)} ${o.currency}</td>
-                    <td>${o.status}</td>
-                    <td>${at(o.createdAt, zone)}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>`,
+        ${dataTable(
+          html`<th>order</th>
+            <th>transaction ref</th>
+            <th>direction</th>
+            <th class="num">amount</th>
+            <th>status</th>
+            <th>created</th>`,
+          found.slice(0, SHOWN).map(
+            (o) =>
+              html`<tr>
+                <td><a href="${orderHref(o.direction, o.id)}">${o.merchantRef}</a></td>
+                <td>${o.transactionRef}</td>
+                <td>${o.direction}</td>
+                <td class="num">${amount(o.amount, o.currency)} ${o.currency}</td>
+                <td>${o.status}</td>
+                <td>${at(o.createdAt, zone)}</td>
+              </tr>`,
+          ),
+        )}`,
     );
   });
 

@@ -5,7 +5,7 @@ import { recentActions } from '../../db/console-actions.ts';
 import { disableUser, UserInputError } from '../users.ts';
 import { html } from '../../html/html.ts';
 import { csrfField, page, stateBadge } from '../pages/layout.ts';
-import { at } from '../pages/format.ts';
+import { at, dataTable } from '../pages/format.ts';
 
 /** Admins see the users and the console's audit of logins, reruns and user changes, and may disable a user. */
 export function registerUserRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
@@ -19,65 +19,49 @@ export function registerUserRoutes(app: FastifyInstance, deps: ConsoleDeps): voi
         Add users and change passwords with <code>payrecon users add NAME --role viewer|finance|admin --password-stdin</code> and
         <code>payrecon users passwd NAME</code>.
       </p>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>name</th>
-              <th>role</th>
-              <th>state</th>
-              <th>added</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${users.map(
-              (u) =>
-                html`<tr>
-                  <td>${u.name}</td>
-                  <td>${u.role}</td>
-                  <td>${stateBadge(u.disabled ? 'disabled' : 'enabled')}</td>
-                  <td>${at(u.createdAt, zone)}</td>
-                  <td>
-                    ${
-                      !u.disabled && u.name !== s.userName
-                        ? html`<form class="inline" method="post" action="/users/${u.name}/disable">
-                            ${csrfField(s)}<button class="secondary" type="submit">Disable</button>
-                          </form>`
-                        : null
-                    }
-                  </td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
+      ${dataTable(
+        html`<th>name</th>
+          <th>role</th>
+          <th>state</th>
+          <th>added</th>
+          <th></th>`,
+        users.map(
+          (u) =>
+            html`<tr>
+              <td>${u.name}</td>
+              <td>${u.role}</td>
+              <td>${stateBadge(u.disabled ? 'disabled' : 'enabled')}</td>
+              <td>${at(u.createdAt, zone)}</td>
+              <td>
+                ${
+                  !u.disabled && u.name !== s.userName
+                    ? html`<form class="inline" method="post" action="/users/${u.name}/disable">
+                        ${csrfField(s)}<button class="secondary" type="submit">Disable</button>
+                      </form>`
+                    : null
+                }
+              </td>
+            </tr>`,
+        ),
+      )}
       <h2>Recent console actions</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>at</th>
-              <th>who</th>
-              <th>action</th>
-              <th>target</th>
-              <th>address</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${actions.map(
-              (a) =>
-                html`<tr>
-                  <td>${at(a.at, zone)}</td>
-                  <td>${a.actor}</td>
-                  <td>${a.action}</td>
-                  <td>${a.target}</td>
-                  <td>${a.address}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>`;
+      ${dataTable(
+        html`<th>at</th>
+          <th>who</th>
+          <th>action</th>
+          <th>target</th>
+          <th>address</th>`,
+        actions.map(
+          (a) =>
+            html`<tr>
+              <td>${at(a.at, zone)}</td>
+              <td>${a.actor}</td>
+              <td>${a.action}</td>
+              <td>${a.target}</td>
+              <td>${a.address}</td>
+            </tr>`,
+        ),
+      )}`;
     return sendPage(reply, 200, page({ title: 'Users', session: s, nav: 'users' }, body));
   });
 

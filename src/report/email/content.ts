@@ -3,14 +3,14 @@ import path from 'node:path';
 import type { MailAttachment } from '../../notify/mailer.ts';
 import { html, type Html } from '../../html/html.ts';
 import { htmlTable, textTable } from '../html/html.ts';
-import { timeFormatter } from '../format.ts';
+import { timeFormatter } from '../../tabular/format.ts';
 import { tableHtml } from '../html/table-html.ts';
 import { SUMMARY_SPECS } from '../report-tables.ts';
 import { MOVEMENTS_TABLE } from '../movement-table.ts';
 import { Decimal } from '../../money/decimal.ts';
 import { tableFromCsv } from '../table-csv.ts';
 import { tableText } from '../text-table.ts';
-import type { Table } from '../table.ts';
+import type { Table } from '../../tabular/table.ts';
 import { readReportSummary, reportHeadline } from './legacy-summary.ts';
 
 /** A subject longer than this is cut in most mail clients' lists: the headline is shortened to fit. */

@@ -1,7 +1,7 @@
 import { Html, html } from '../../html/html.ts';
 import type { RenderedChart } from '../charts/day-charts.ts';
 import { groupDigits } from '../../money/group-digits.ts';
-import type { Table } from '../table.ts';
+import type { Table } from '../../tabular/table.ts';
 import { tableHtml } from './table-html.ts';
 
 /** One version of the day, as the versions list shows it. */

@@ -1,7 +1,7 @@
 import { html, type Html } from '../../html/html.ts';
 import { displayValue, isNumericKind } from '../display.ts';
-import { columnLabel, currencyIndex, type Table } from '../table.ts';
-import { moneyFirstOrder } from '../workbook/column-order.ts';
+import { columnLabel, currencyIndex, type Table } from '../../tabular/table.ts';
+import { moneyFirstOrder } from '../../tabular/workbook/column-order.ts';
 
 const CELL = 'border:1px solid #d0d4dc;padding:3px 8px;white-space:nowrap';
 const HEAD = `${CELL};background:#e8ecf2;font-weight:600`;
