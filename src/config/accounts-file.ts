@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';
 import type { LedgerAccount, SecretSource } from '../domain/account.ts';
+import { messageOf } from '../domain/errors.ts';
 import { readSettingsFile } from './settings-file.ts';
 import { findDuplicateKey } from './json-duplicate-key.ts';
 import { ledgerAccountMap } from './journal-settings.ts';
@@ -130,13 +131,13 @@ export const accountsFile = z
     try {
       text = readSettingsFile(file);
     } catch (err) {
-      return fail(`cannot read ${file}: ${(err as Error).message}; expected a JSON file such as ${EXAMPLE}`);
+      return fail(`cannot read ${file}: ${messageOf(err)}; expected a JSON file such as ${EXAMPLE}`);
     }
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch (err) {
-      return fail(`cannot read ${file} as JSON (${(err as Error).message}); expected e.g. ${EXAMPLE}`);
+      return fail(`cannot read ${file} as JSON (${messageOf(err)}); expected e.g. ${EXAMPLE}`);
     }
     const dup = findDuplicateKey(text);
     if (dup) return fail(`${file}: key "${dup.key}" is given twice, on line ${dup.firstLine} and line ${dup.secondLine}; keep one of them`);
@@ -174,7 +175,7 @@ export function resolveAccountSecrets(spec: AccountsFile, env: Record<string, st
       if (value.trim()) account.secret = value;
       else problems.push(`${where}: the file ${source.path} is empty`);
     } catch (err) {
-      problems.push(`${where}: cannot read ${source.path}: ${(err as Error).message}`);
+      problems.push(`${where}: cannot read ${source.path}: ${messageOf(err)}`);
     }
   });
   return problems;

@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.ts';
+import { messageOf } from '../domain/errors.ts';
 import { openDatabase } from '../db/connect.ts';
 import { liveWorkers, queueSchemaFor, queueSchemaVersion } from '../db/queue.ts';
 import type { CheckResult } from './checks.ts';
@@ -34,7 +35,7 @@ export async function checkQueue(config: Config): Promise<CheckResult> {
     const where = live.map((w) => `${w.host} pid ${w.pid}`).join(', ');
     return { name, status: 'ok', detail: `schema ${schema} (migration ${version}); ${live.length} live worker(s): ${where}` };
   } catch (err) {
-    return { name, status: 'skipped', detail: `not checked: ${(err as Error).message.split('\n')[0]}` };
+    return { name, status: 'skipped', detail: `not checked: ${messageOf(err).split('\n')[0]}` };
   } finally {
     await db?.close();
   }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { messageOf } from '../domain/errors.ts';
 import type { Db } from '../db/connect.ts';
 import { beat, reapSilentWorkers, removeHeartbeat } from '../db/queue.ts';
 import { abortableSleep } from '../schedule/sleep.ts';
@@ -36,7 +37,7 @@ export async function keepBeating(
           deps.logger.warn({ reaped }, 'workers silent past WORKER_LOCK_TIMEOUT_SECONDS presumed dead; their jobs run again');
       } catch (err) {
         // A failed beat is retried at the next one; silence past the timeout is what hands the jobs on.
-        deps.logger.warn({ err: (err as Error).message }, 'worker heartbeat failed');
+        deps.logger.warn({ err: messageOf(err) }, 'worker heartbeat failed');
       }
     }
     return 'stopped';
