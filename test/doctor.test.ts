@@ -89,6 +89,26 @@ describe.skipIf(requiresServer('doctor connects to a real Postgres'))('payrecon 
     expect(JSON.stringify(report)).not.toMatch(/s3cret-smtp-pw|not-the-secret/);
   });
 
+  it('checks each account of ACCOUNTS_FILE, naming the one the provider refuses', async () => {
+    const file = path.join(reportDir, 'accounts.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        accounts: [
+          { id: 'main', merchantId: 'demo-merchant', secret: { env: 'MAIN_SECRET' } },
+          { id: 'stranger', merchantId: 'not-at-this-provider', secret: { env: 'MAIN_SECRET' } },
+        ],
+      }),
+    );
+    const report = await runDoctor({ ...good, ACCOUNTS_FILE: file, MAIN_SECRET: 'demo-secret' });
+    const { provider: _p, ...others } = ALL_OK;
+    expect(statuses(report)).toEqual({ ...others, 'provider main': 'ok', 'provider stranger': 'failed' });
+    expect(report.checks.find((c) => c.name === 'provider stranger')!.fix).toContain(
+      "check account stranger's baseUrl, merchantId and secret",
+    );
+    expect(JSON.stringify(report)).not.toContain('demo-secret');
+  });
+
   it('a report directory marked by another database fails alone, naming both; its own marker is fine', async () => {
     const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-doctor-shared-'));
     try {

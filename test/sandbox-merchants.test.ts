@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLossless, stringifyBody } from '../src/provider/json.ts';
 import { PATHS } from '../src/provider/types.ts';
@@ -124,6 +127,46 @@ describe('payrecon sandbox --merchant', () => {
     } finally {
       child.kill('SIGTERM');
       await done;
+    }
+  });
+
+  it('--accounts serves every account of ACCOUNTS_FILE with its secret and rate limit', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-sandbox-accounts-'));
+    const file = path.join(dir, 'accounts.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        accounts: [
+          { id: 'in', merchantId: 'in-main', secret: { env: 'IN_S' }, rateLimitPerSec: 7 },
+          { id: 'ng', merchantId: 'ng-brand', secret: { env: 'NG_S' } },
+        ],
+      }),
+    );
+    const { child, done } = startCli(['sandbox', '--port', '0', '--accounts'], {
+      ACCOUNTS_FILE: file,
+      IN_S: IN.secret,
+      NG_S: NG.secret,
+      LOG_LEVEL: 'silent',
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (d) => {
+          out += d;
+          const m = /listening on (http:\/\/\S+) .* merchants in-main, ng-brand/.exec(out);
+          if (m) resolve(m[1]);
+        });
+        void done.then((r) => reject(new Error(`sandbox exited ${r.code}: ${r.stderr}`)));
+      });
+      expect((await call(url, IN, PATHS.balance, { currency: 'INR' })).status).toBe(200);
+      expect((await call(url, NG, PATHS.balance, { currency: 'INR' })).status).toBe(200);
+      const perMerchant = (await new SandboxControl(url).stats()).rate.perMerchant;
+      expect(perMerchant['in-main'].limitPerSec).toBe(7);
+      expect(perMerchant['ng-brand'].limitPerSec).toBeNull();
+    } finally {
+      child.kill('SIGTERM');
+      await done;
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

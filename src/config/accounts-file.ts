@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { CURRENCIES, type Currency } from '../money/decimal.ts';
 import type { LedgerAccount, SecretSource } from '../domain/account.ts';
-import { messageOf } from '../domain/errors.ts';
 import { readSettingsFile } from './settings-file.ts';
 import { findDuplicateKey } from './json-duplicate-key.ts';
 import { ledgerAccountMap } from './journal-settings.ts';
+import { messageOf } from '../domain/errors.ts';
 
 // ACCOUNTS_FILE: the provider accounts of one deployment. Read and validated when the configuration
 // loads; every problem names the account (its index and id) and the key, so one run lists them all.

@@ -7,7 +7,9 @@ import { secretValues } from '../config/redact.ts';
 import { openDatabase } from '../db/connect.ts';
 import { describeDatabase } from '../db/describe.ts';
 import { pendingMigrations } from '../db/migrate.ts';
-import { createProviderClient } from '../provider/from-config.ts';
+import { createAccountClient } from '../provider/from-config.ts';
+import { configuredAccounts } from '../config/accounts.ts';
+import type { Account } from '../domain/account.ts';
 import { installationId } from '../db/installation.ts';
 import { alertingHealth, failingSteps } from '../db/alerting-health.ts';
 import { OWNER_FILE, readReportDirOwner } from '../report/report-dir-owner.ts';
@@ -81,17 +83,26 @@ function connectFix(err: unknown, config: Config): string {
   return 'check DATABASE_URL (host, port, user, password) and that the server is up';
 }
 
-export async function checkProvider(config: Config): Promise<CheckResult> {
-  const name = 'provider';
-  if (!config.PROVIDER_BASE_URL)
+/** The provider check of every configured account: "provider" for the one account, "provider <id>" for each of several. */
+export async function checkProviders(config: Config): Promise<CheckResult[]> {
+  const accounts = configuredAccounts(config);
+  const results: CheckResult[] = [];
+  for (const account of accounts)
+    results.push(await checkProvider(config, account, accounts.length > 1 ? `provider ${account.id}` : 'provider'));
+  return results;
+}
+
+async function checkProvider(config: Config, account: Account, name: string): Promise<CheckResult> {
+  const baseUrl = account.baseUrl;
+  if (!baseUrl)
     return {
       name,
       status: 'failed',
       detail: 'PROVIDER_BASE_URL is not set',
       fix: 'set PROVIDER_BASE_URL (and PROVIDER_MERCHANT_ID, PROVIDER_SECRET)',
     };
-  const currency = config.RECON_CURRENCIES[0];
-  const client = await createProviderClient(config, { maxRetries: 0 });
+  const currency = account.currencies[0];
+  const client = await createAccountClient(config, account, { maxRetries: 0 });
   try {
     await client.balance(currency);
   } catch (err) {
@@ -99,12 +110,14 @@ export async function checkProvider(config: Config): Promise<CheckResult> {
       name,
       status: 'failed',
       detail: `balance ${currency}: ${scrub(messageOf(err), config)}`,
-      fix: 'check PROVIDER_BASE_URL, PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE',
+      fix: config.ACCOUNTS_FILE
+        ? `check account ${account.id}'s baseUrl, merchantId and secret in ACCOUNTS_FILE, and PROVIDER_SIGNATURE`
+        : 'check PROVIDER_BASE_URL, PROVIDER_MERCHANT_ID, PROVIDER_SECRET and PROVIDER_SIGNATURE',
     };
   } finally {
     await client.close();
   }
-  const skew = await clockSkewSec(config.PROVIDER_BASE_URL);
+  const skew = await clockSkewSec(baseUrl);
   if (skew !== null && Math.abs(skew) > MAX_SKEW_SEC) {
     return {
       name,

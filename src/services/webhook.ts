@@ -1,4 +1,5 @@
 // The webhook receiver and the sweep of pending confirmations, with their exit statuses.
+import { accountFor } from '../config/accounts.ts';
 import { untilAborted } from '../runtime/until-aborted.ts';
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
@@ -51,7 +52,8 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
     const handler = createWebhookHandler({
       db,
       scheme,
-      secret: config.PROVIDER_SECRET,
+      // The one account's secret (PROVIDER_SECRET without ACCOUNTS_FILE); with several, provider() above refused.
+      secret: accountFor(config, undefined).secret,
       now: Date.now,
       logger,
       windowSec: config.WEBHOOK_TIMESTAMP_WINDOW_SEC,
