@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../src/money/decimal.ts';
-import { differsBeyond, show, toleranceFor } from '../src/recon/amounts.ts';
+import { amountPlaces, differsBeyond, isAmountText, readAmount, show, toleranceFor } from '../src/recon/amounts.ts';
 import { resolvePolicy } from '../src/recon/policy.ts';
 import { CURRENCY_DECIMALS, type Currency } from '../src/money/decimal.ts';
 
@@ -66,5 +66,32 @@ describe('toleranceFor', () => {
     expect(toleranceFor(policy, 'NGN').toFixed()).toBe(new Decimal(policy.tolerances.NGN ?? '0').toFixed());
     policy.tolerances.INR = '0.05';
     expect(toleranceFor(policy, 'INR').toFixed()).toBe('0.05');
+  });
+});
+
+describe('isAmountText and amountPlaces', () => {
+  // The checks ask these of every found order instead of building a Decimal: they must say what readAmount would.
+  it.each<string | null | undefined>([
+    '250.50',
+    '250.5',
+    '1000',
+    '0.005',
+    '-0.50',
+    '-0',
+    '0.000',
+    ' 12.340 ',
+    '12345678901234.5678',
+    '1e3',
+    '12.',
+    '.5',
+    '007',
+    'abc',
+    '',
+    null,
+    undefined,
+  ])('%j', (text) => {
+    const d = readAmount(text);
+    expect(isAmountText(text)).toBe(d !== null);
+    expect(amountPlaces(text)).toBe(d === null ? null : d.decimalPlaces());
   });
 });

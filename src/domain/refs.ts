@@ -11,5 +11,7 @@ export function canonicalRef(ref: string): string {
 
 /** Equal as refs: surrounding spaces ignored, UUIDs compared case-insensitively. */
 export function sameRef(a: string, b: string | undefined | null): boolean {
+  // The same text is the same ref (every answer echoes the ref asked for): no trim, no pattern.
+  if (a === b) return true;
   return typeof b === 'string' && canonicalRef(a.trim()) === canonicalRef(b.trim());
 }

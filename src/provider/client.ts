@@ -148,21 +148,21 @@ export class ProviderClient {
     const { data, ctx } = await this.call('paymentFetch', { transactionRef }, transactionRef, opts.priority);
     const out = readRecord(data, SHAPES.paymentFetch, 'data', ctx);
     this.expectEcho(ctx, 'data.transactionRef', transactionRef, out.transactionRef);
-    return { ...out, category: this.statusMapper(out.status) };
+    return this.withCategory(out);
   }
 
   async initiatePayout(req: PayoutInitiateRequest): Promise<WithCategory<PayoutInitiateResponse>> {
     const { data, ctx } = await this.call('payoutInitiate', { ...req });
     const out = readRecord(data, SHAPES.payoutInitiate, 'data', ctx);
     this.expectEcho(ctx, 'data.merchantRef', req.merchantRef, out.merchantRef);
-    return { ...out, category: this.statusMapper(out.status) };
+    return this.withCategory(out);
   }
 
   async fetchPayout(transactionRef: string, opts: CallOptions = {}): Promise<WithCategory<PayoutFetchResponse>> {
     const { data, ctx } = await this.call('payoutFetch', { transactionRef }, transactionRef, opts.priority);
     const out = readRecord(data, SHAPES.payoutFetch, 'data', ctx);
     this.expectEcho(ctx, 'data.transactionRef', transactionRef, out.transactionRef);
-    return { ...out, category: this.statusMapper(out.status) };
+    return this.withCategory(out);
   }
 
   async bankCodes(currency: 'IDR' | 'NGN'): Promise<BankEntry[]> {
@@ -191,6 +191,13 @@ export class ProviderClient {
 
   close(): Promise<void> {
     return this.transport.close();
+  }
+
+  /** The record readRecord made for this answer, with its status's category (added to it, not copied: one per fetch). */
+  private withCategory<T extends { status: string }>(out: T): WithCategory<T> {
+    const record = out as WithCategory<T>;
+    record.category = this.statusMapper(out.status);
+    return record;
   }
 
   /** An answer about another order or currency than asked is never silently accepted. */

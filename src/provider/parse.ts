@@ -48,6 +48,8 @@ function fail(ctx: ParseContext, field: string, expected: string, received: unkn
 
 /** Body text to a JSON value, with numbers kept as exact text; HTML pages and broken JSON are named as such. */
 export function parseJsonBody(text: string, contentType: string | undefined, ctx: ParseContext): unknown {
+  // The usual answer, a JSON object as the body's first character and not served as HTML, goes straight to the parser.
+  if (text.charCodeAt(0) === OPEN_BRACE && !/text\/html/i.test(contentType ?? '')) return parseOrFail(text, ctx);
   const head = text.trimStart().slice(0, 15).toLowerCase();
   if (/text\/html/i.test(contentType ?? '') || head.startsWith('<!doctype') || head.startsWith('<html') || head.startsWith('<')) {
     const shown = describeReceived(text, ctx.secrets);
@@ -61,6 +63,12 @@ export function parseJsonBody(text: string, contentType: string | undefined, ctx
       httpStatus: ctx.httpStatus,
     });
   }
+  return parseOrFail(text, ctx);
+}
+
+const OPEN_BRACE = 0x7b;
+
+function parseOrFail(text: string, ctx: ParseContext): unknown {
   try {
     return parseLosslessTyped(text);
   } catch (err) {
@@ -90,10 +98,10 @@ export function readEnvelope(body: unknown, ctx: ParseContext): Envelope {
 }
 
 /**
- * Amount text from a JSON number or numeric string. Exponent forms are only accepted from JSON
+ * Amount text from a JSON number or numeric string, or null. Exponent forms are only accepted from JSON
  * numbers (some serialisers emit them) and only with a small exponent, so "1e999999" cannot blow up.
  */
-export function readAmount(value: unknown, field: string, ctx: ParseContext): string {
+function amountText(value: unknown): string | null {
   if (typeof value === 'string' && isDecimalText(value)) return normalizeDecimal(value);
   if (isLosslessNumber(value)) {
     const text = value.value;
@@ -101,35 +109,48 @@ export function readAmount(value: unknown, field: string, ctx: ParseContext): st
     const m = /^-?(0|[1-9]\d*)(\.\d+)?[eE]([+-]?\d+)$/.exec(text);
     if (m && Math.abs(Number(m[3])) <= 40) return normalizeDecimal(text);
   }
-  return fail(ctx, field, 'a decimal amount (JSON number or numeric string)', value);
+  return null;
+}
+
+/** A shape's fields as a list, made once per shape: every provider answer is read through one. */
+const FIELD_LISTS = new WeakMap<Shape, ReadonlyArray<readonly [string, FieldType]>>();
+
+function fieldsOf(shape: Shape): ReadonlyArray<readonly [string, FieldType]> {
+  let fields = FIELD_LISTS.get(shape);
+  if (!fields) FIELD_LISTS.set(shape, (fields = Object.entries(shape)));
+  return fields;
 }
 
 /** Validates one object against a shape; extra fields are dropped, missing or mistyped ones are named. */
 export function readRecord<S extends Shape>(value: unknown, shape: S, path: string, ctx: ParseContext): ShapeOf<S> {
   if (!isPlainObject(value)) fail(ctx, path, 'an object', value);
   const out: Record<string, string> = {};
-  for (const [key, type] of Object.entries(shape)) {
-    const field = `${path}.${key}`;
+  // A field's name for an error is built only when there is one.
+  for (const [key, type] of fieldsOf(shape)) {
     const v = value[key];
     if (type === 'amount' || type === 'signedAmount') {
-      if (v === undefined || v === null) fail(ctx, field, 'a decimal amount', v);
-      out[key] = readAmount(v, field, ctx);
-      if (type === 'amount' && out[key].startsWith('-')) fail(ctx, field, 'an amount of zero or more', v);
+      if (v === undefined || v === null) fail(ctx, `${path}.${key}`, 'a decimal amount', v);
+      const text = amountText(v) ?? fail(ctx, `${path}.${key}`, 'a decimal amount (JSON number or numeric string)', v);
+      if (type === 'amount' && text.startsWith('-')) fail(ctx, `${path}.${key}`, 'an amount of zero or more', v);
+      out[key] = text;
     } else if (type === 'optionalString') {
       if (v === undefined || v === null) continue;
-      out[key] = readText(v, field, ctx);
+      out[key] = isCleanText(v) ? v : readText(v, `${path}.${key}`, ctx);
     } else {
-      out[key] = readText(v, field, ctx);
+      out[key] = isCleanText(v) ? v : readText(v, `${path}.${key}`, ctx);
     }
   }
   checkBounds(out, shape, path, value, ctx);
   return out as ShapeOf<S>;
 }
 
+/** What readText accepts, without naming the field. */
+const isCleanText = (v: unknown): v is string => typeof v === 'string' && !CONTROL_CHARACTER.test(v);
+
 /** Digits are bounded per currency (the record's own, or the widest when it names none payrecon knows). */
 function checkBounds(out: Record<string, string>, shape: Shape, path: string, raw: Record<string, unknown>, ctx: ParseContext): void {
   const bounds = amountBoundsFor(out.currency);
-  for (const [key, type] of Object.entries(shape)) {
+  for (const [key, type] of fieldsOf(shape)) {
     if (type !== 'amount' && type !== 'signedAmount') continue;
     const { integerDigits, scale } = digitsOf(out[key]);
     if (integerDigits > bounds.integerDigits || scale > bounds.scale) {

@@ -1,4 +1,5 @@
 import { CURRENCY_DECIMALS, Decimal, isDecimalText, normalizeDecimal, type Currency } from '../money/decimal.ts';
+import { scanDecimal } from '../money/decimal-text.ts';
 import type { ReconPolicy } from './types.ts';
 
 /** Decimal for plain decimal text, null for anything else (empty, exponent, hex, junk). */
@@ -6,6 +7,21 @@ export function readAmount(text: string | null | undefined): Decimal | null {
   if (typeof text !== 'string') return null;
   const t = text.trim();
   return isDecimalText(t) ? new Decimal(t) : null;
+}
+
+/** Whether readAmount would read `text`, without building the Decimal. */
+export function isAmountText(text: string | null | undefined): text is string {
+  return typeof text === 'string' && isDecimalText(text.trim());
+}
+
+/**
+ * Decimal places of an amount readAmount reads (its significant fraction digits, "1.50" has 1), by a scan
+ * of the text; null where readAmount reads nothing.
+ */
+export function amountPlaces(text: string | null | undefined): number | null {
+  if (typeof text !== 'string') return null;
+  const t = text.trim();
+  return isDecimalText(t) ? scanDecimal(t)!.significantFractionDigits : null;
 }
 
 // A run's tolerances are its policy's, the same for every order: each text is read into a Decimal once,

@@ -1,7 +1,7 @@
 import { CURRENCY_DECIMALS, type Decimal } from '../money/decimal.ts';
 import { isFinalCategory } from '../domain/status.ts';
 import type { StatusCategory } from '../domain/types.ts';
-import { differsBeyond, readAmount, show, toleranceFor } from './amounts.ts';
+import { amountPlaces, differsBeyond, isAmountText, readAmount, show, toleranceFor } from './amounts.ts';
 import { describeRule, feeRuleFor, scheduledFee } from './fees.ts';
 import { sameRef } from '../domain/refs.ts';
 import { describeDuration, staleLimit } from './timing.ts';
@@ -89,8 +89,16 @@ export const NOT_THIS_ORDER_CODES: readonly MismatchCode[] = ['CURRENCY', 'METHO
  * confirmation): empty when the provider's record is this order, else what says it is not.
  */
 export function identityFindings(local: LocalOrder, provider: ProviderOrder, policy: ReconPolicy): Finding[] {
-  const ctx: CheckContext = { local, provider, policy, tolerance: toleranceFor(policy, local.currency) };
-  return IDENTITY_CHECKS.flatMap((check) => check(ctx));
+  return runChecks(IDENTITY_CHECKS, { local, provider, policy, tolerance: toleranceFor(policy, local.currency) }, []);
+}
+
+/** Appends what each check finds to `into` (a loop, not flatMap: this runs for every order of a run). */
+export function runChecks(checks: readonly Check[], ctx: CheckContext, into: Finding[]): Finding[] {
+  for (const check of checks) {
+    const found = check(ctx);
+    for (const f of found) into.push(f);
+  }
+  return into;
 }
 
 /** How the provider's status reads in a report; an unclassifiable string is named as such. */
@@ -158,16 +166,17 @@ export const checkPaidAmount: Check = ({ local, provider, tolerance }) => {
     return [{ code: 'PAID_AMOUNT', local: local.amount, provider: null, note: 'provider reports success without paidAmount' }];
   }
   const findings: Finding[] = [];
-  const paid = readAmount(provider.paidAmount);
-  const amount = readAmount(local.amount);
-  if (paid === null || amount === null) {
+  if (!isAmountText(provider.paidAmount) || !isAmountText(local.amount)) {
     findings.push({
       code: 'PAID_AMOUNT',
       local: local.amount,
       provider: provider.paidAmount,
       note: `paid ${show(provider.paidAmount, cur)} of ${show(local.amount, cur)} (not a number)`,
     });
-  } else if (paid.minus(amount).abs().greaterThan(tolerance)) {
+  } else if (differsBeyond(provider.paidAmount, local.amount, tolerance)) {
+    // Both readable (checked above); Decimals only for the sentence of a real difference.
+    const paid = readAmount(provider.paidAmount)!;
+    const amount = readAmount(local.amount)!;
     const gap = show(paid.minus(amount).abs(), cur);
     const note = paid.lessThan(amount)
       ? `underpaid: paid ${show(paid, cur)} of ${show(amount, cur)} (short ${gap})`
@@ -250,19 +259,20 @@ const MINOR_UNIT_FIELDS = [
  */
 export const checkMinorUnit: Check = ({ local, provider }) => {
   const decimals = CURRENCY_DECIMALS[local.currency];
-  return MINOR_UNIT_FIELDS.flatMap(([field, code]): Finding[] => {
-    const value = readAmount(provider[field]);
-    if (value === null || value.decimalPlaces() <= decimals) return [];
+  const findings: Finding[] = [];
+  for (const [field, code] of MINOR_UNIT_FIELDS) {
+    // The places by a scan of the text; a Decimal only for the sentence of a finding.
+    const places = amountPlaces(provider[field]);
+    if (places === null || places <= decimals) continue;
     const local_ = field === 'amount' ? local.amount : field === 'paidAmount' ? local.paidAmount : local.fee;
-    return [
-      {
-        code,
-        local: local_,
-        provider: provider[field] ?? null,
-        note: `${field} ${value.toFixed()} at provider is finer than ${local.currency} allows (${decimals} decimals)`,
-      },
-    ];
-  });
+    findings.push({
+      code,
+      local: local_,
+      provider: provider[field] ?? null,
+      note: `${field} ${readAmount(provider[field])!.toFixed()} at provider is finer than ${local.currency} allows (${decimals} decimals)`,
+    });
+  }
+  return findings;
 };
 
 /** Checks run on every found order, after the identity checks. */

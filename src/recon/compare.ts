@@ -1,7 +1,8 @@
 import { isFinalCategory } from '../domain/status.ts';
 import { show, toleranceFor } from './amounts.ts';
 import {
-  identityFindings,
+  IDENTITY_CHECKS,
+  runChecks,
   VALUE_CHECKS,
   checkBankCode,
   checkStale,
@@ -59,21 +60,22 @@ export function compareOrder(
   } else {
     provider = answer.order;
     const ctx: CheckContext = { local, provider, policy, tolerance: toleranceFor(policy, local.currency) };
-    const identity = identityFindings(local, provider, policy);
-    findings.push(...identity, ...VALUE_CHECKS.flatMap((check) => check(ctx)));
-    if (identity.length === 0) {
+    runChecks(IDENTITY_CHECKS, ctx, findings);
+    const sameOrder = findings.length === 0;
+    runChecks(VALUE_CHECKS, ctx, findings);
+    if (sameOrder) {
       providerMoney = { category: provider.category, amount: provider.amount, fee: provider.fee };
       if (local.direction === 'payment' && provider.paidAmount !== undefined) providerMoney.paidAmount = provider.paidAmount;
       if (!isFinalCategory(local.category)) update = updateFrom(local, provider);
     }
   }
-  findings.push(...checkBankCode(local, policy));
+  for (const f of checkBankCode(local, policy)) findings.push(f);
 
   const category = update?.category ?? local.category;
-  findings.push(...checkStale(local, category, policy, now));
-  findings.push(...notificationFindings(local, update, notifications, now));
+  for (const f of checkStale(local, category, policy, now)) findings.push(f);
+  for (const f of notificationFindings(local, update, notifications, now)) findings.push(f);
 
-  const codes = [...new Set<MismatchCode>(findings.map((f) => f.code))].sort();
+  const codes = codesOf(findings);
   const verdict: Verdict =
     findings.length > 0 ? 'mismatch' : update?.finalized ? 'resolved' : isFinalCategory(local.category) ? 'matched' : 'pending';
 
@@ -81,7 +83,7 @@ export function compareOrder(
     verdict,
     findings,
     codes,
-    reason: [reasonFor(verdict, local, provider, findings), takenFromProvider(update, local.currency)].filter(Boolean).join('; '),
+    reason: joinReason(reasonFor(verdict, local, provider, findings), takenFromProvider(update, local.currency)),
     update,
     nextCheckAt:
       isFinalCategory(category) && (providerMoney === undefined || isFinalCategory(providerMoney.category))
@@ -89,6 +91,18 @@ export function compareOrder(
         : new Date(now.getTime() + nextCheckDelayMs(policy, local.direction, local.checkCount)),
     ...(providerMoney && { providerMoney }),
   };
+}
+
+/** The reason and what was taken from the provider, "; " between them when both say something. */
+function joinReason(reason: string, taken: string | null): string {
+  if (!taken) return reason;
+  return reason ? `${reason}; ${taken}` : taken;
+}
+
+/** The findings' distinct codes, sorted (most orders have none). */
+function codesOf(findings: readonly Finding[]): MismatchCode[] {
+  if (findings.length === 0) return [];
+  return [...new Set<MismatchCode>(findings.map((f) => f.code))].sort();
 }
 
 /**
@@ -99,7 +113,7 @@ function errorResult(local: LocalOrder, message: string, policy: ReconPolicy, no
   return {
     verdict: 'error',
     findings,
-    codes: [...new Set<MismatchCode>(findings.map((f) => f.code))].sort(),
+    codes: codesOf(findings),
     reason: [`provider error: ${message}`, ...findings.map((f) => f.note ?? f.code)].join('; '),
     update: null,
     nextCheckAt: new Date(now.getTime() + nextCheckDelayMs(policy, local.direction, 0)),

@@ -78,27 +78,25 @@ export function checkOrder(
   const u = result.update;
   // Open at the provider, whatever the merchant recorded: the provider's word starts the finality interval.
   const seenOpen = result.providerMoney !== undefined && !isFinalCategory(result.providerMoney.category);
-  const update: CheckUpdate = {
-    id: order.id,
-    expected: stateOf(order),
-    checkedAt: now,
-    nextCheckAt: result.nextCheckAt,
-    ...(seenOpen && { openSeenAt: askedAt ?? now }),
-    ...(result.providerMoney && {
-      providerCategory: result.providerMoney.category,
-      providerAmount: result.providerMoney.amount,
-      providerFee: result.providerMoney.fee,
-    }),
-    ...(result.providerMoney?.paidAmount !== undefined && { providerPaidAmount: result.providerMoney.paidAmount }),
-    ...(u && {
-      status: u.status,
-      statusCategory: u.category,
-      ...(u.fee !== undefined && { fee: u.fee }),
-      ...(order.direction === 'payment' ? { paidAmount: u.paidAmount } : { utr: u.utr }),
-      finalizedAt: u.finalized ? now : undefined,
-      updatedAt: now,
-    }),
-  };
+  // Fields assigned one by one, not spread from small objects: this runs for every order of a run.
+  const update: CheckUpdate = { id: order.id, expected: stateOf(order), checkedAt: now, nextCheckAt: result.nextCheckAt };
+  if (seenOpen) update.openSeenAt = askedAt ?? now;
+  const money = result.providerMoney;
+  if (money) {
+    update.providerCategory = money.category;
+    update.providerAmount = money.amount;
+    update.providerFee = money.fee;
+    if (money.paidAmount !== undefined) update.providerPaidAmount = money.paidAmount;
+  }
+  if (u) {
+    update.status = u.status;
+    update.statusCategory = u.category;
+    if (u.fee !== undefined) update.fee = u.fee;
+    if (order.direction === 'payment') update.paidAmount = u.paidAmount;
+    else update.utr = u.utr;
+    update.finalizedAt = u.finalized ? now : undefined;
+    update.updatedAt = now;
+  }
   return { item, update, result };
 }
 
