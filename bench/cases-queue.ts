@@ -22,6 +22,7 @@ import { buildConsole } from '../src/console/app.ts';
 import { addUser } from '../src/console/users.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { eachCase, selectCasePage } from '../src/db/case-queue.ts';
+import { refPrefixQuery } from '../src/db/order-lookup.ts';
 import { actOnCases } from '../src/cases/bulk.ts';
 import { businessDay } from '../src/report/date.ts';
 import { benchMachine, loadAverages, recordResult } from './lib/record.ts';
@@ -183,6 +184,13 @@ try {
   await time('case page', `/cases/${id}`, 'case_page');
   await time('order page', `/orders/payment/${orderId}`, 'order_page');
   await time(`day page (${day.date})`, `/days/${day.date}`, 'day_page');
+
+  // The ref search's plan at this size as /search runs it (20 shown + 1), from the planner itself (issue 39).
+  const search = refPrefixQuery(ref.slice(0, 14).toLowerCase(), 21);
+  const plan = (await db.knex.raw(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${search.sql}`, search.bindings)) as {
+    rows: Array<Record<string, string>>;
+  };
+  process.stdout.write(`\nEXPLAIN ANALYZE of the ref search at ${ORDERS} orders:\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}\n\n`);
 
   const selected: Array<{ id: string; version: number }> = [];
   for await (const c of eachCase(db.knex, { states: ['open'], codes: ['FEE'] })) {

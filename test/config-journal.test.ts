@@ -22,6 +22,13 @@ describe('journal and fee schedule settings', () => {
     expect(c.JOURNAL_RATES_FILE.size).toBe(0);
     expect(c.JOURNAL_USDT_AT_PAR).toBe(false);
     expect(c.JOURNAL_XERO_TAX_RATE).toBe('Tax Exempt');
+    expect(c.JOURNAL_FX_REVALUATION).toBe(false);
+  });
+
+  it('JOURNAL_FX_REVALUATION: on or off', () => {
+    expect(loadConfig({ JOURNAL_FX_REVALUATION: 'on' }).JOURNAL_FX_REVALUATION).toBe(true);
+    expect(loadConfig({ JOURNAL_FX_REVALUATION: 'off' }).JOURNAL_FX_REVALUATION).toBe(false);
+    expect(() => loadConfig({ JOURNAL_FX_REVALUATION: 'yes' })).toThrow(/JOURNAL_FX_REVALUATION: expected on or off/);
   });
 
   it('FEE_SCHEDULE_FILE switches the fee schedule on, per currency, direction and method', () => {

@@ -77,7 +77,7 @@ describe.skipIf(requiresBrowser('the console in Chromium as a finance user'))('c
       // A case: the FEE finding injected above, resolved with a reason and a note.
       await page.goto(`${running.url}/cases?code=FEE`);
       await page.screenshot({ path: screenshotPath('console-cases.png'), fullPage: true });
-      await Promise.all([page.waitForURL(/\/cases\/\d+$/), page.click('table a[href^="/cases/"]')]);
+      await Promise.all([page.waitForURL(/\/cases\/\d+(\?back=[^/]*)?$/), page.click('table a[href^="/cases/"]')]);
       await page.selectOption('select[name=reason]', 'adjusted');
       await page.fill('form[action$="/resolve"] textarea[name=note]', 'fee re-booked as the provider charged it');
       await Promise.all([page.waitForLoadState('load'), page.click('form[action$="/resolve"] button[type=submit]')]);

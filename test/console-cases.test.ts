@@ -102,7 +102,8 @@ describe('cases queue', () => {
   it('filters by state, code, currency, day and age', async () => {
     const fiona = new Agent(app, '10.1.0.2');
     await fiona.login('fiona');
-    const ids = async (q: string) => [...(await fiona.get(`/cases${q}`)).body.matchAll(/href="\/cases\/(\d+)"/g)].map((m) => m[1]);
+    const ids = async (q: string) =>
+      [...(await fiona.get(`/cases${q}`)).body.matchAll(/href="\/cases\/(\d+)(?:\?back=[^"]*)?"/g)].map((m) => m[1]);
     expect(await ids('')).toEqual([feeCase, amountCase]);
     expect(await ids('?code=FEE')).toEqual([feeCase]);
     expect(await ids('?currency=NGN')).toEqual([amountCase]);

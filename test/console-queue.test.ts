@@ -22,7 +22,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const caseIds = (body: string) => [...body.matchAll(/<td class="num"><a href="\/cases\/(\d+)">/g)].map((m) => m[1]);
+const caseIds = (body: string) => [...body.matchAll(/<td class="num"><a href="\/cases\/(\d+)(?:\?back=[^"]*)?">/g)].map((m) => m[1]);
 /** The href of the paging link with this rel, unescaped. */
 const link = (body: string, rel: string): string | undefined =>
   [...body.matchAll(/<a href="([^"]+)" rel="(\w+)"/g)].find((m) => m[2] === rel)?.[1]?.replaceAll('&amp;', '&');

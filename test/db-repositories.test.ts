@@ -314,8 +314,8 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
     // A run's batch binds its run id once (insertRunItems): the same rows as insertItems writes, and the same skip.
     const other = await createRun(k, 'reconcile', {}, { dryRun: false, now: hours(2) });
     const checks = items.map(({ runId: _, ...check }) => check);
-    expect(await k.transaction((trx) => insertRunItems(trx, other.id, checks))).toBe(600);
-    expect(await insertRunItems(k, other.id, checks.slice(0, 10))).toBe(0);
+    expect(await k.transaction((trx) => insertRunItems(trx, other, checks))).toBe(600);
+    expect(await insertRunItems(k, other, checks.slice(0, 10))).toBe(0);
     const strip = ({ id: _, runId: __, ...rest }: StoredReconItem) => rest;
     expect((await selectItemsByRun(k, other.id)).map(strip)).toEqual(back.map(strip));
   });

@@ -73,6 +73,7 @@ const TABLE: Array<[string, string, string]> = [
   ['JOURNAL_BASE_CURRENCY', 'USDT', 'ISO 4217 code'],
   ['JOURNAL_RATES_FILE', '/nonexistent/rates.csv', 'cannot read'],
   ['JOURNAL_USDT_AT_PAR', 'maybe', 'true or false'],
+  ['JOURNAL_FX_REVALUATION', 'yes', 'on or off'],
   ['FEE_SCHEDULE_FILE', '/nonexistent/fees.json', 'cannot read'],
   ['CASE_SLA_HOURS', 'FOO=1', 'CODE=hours pairs'],
   ['MOVEMENT_LAG_MIN', '1441', 'at most 1440'],

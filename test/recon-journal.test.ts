@@ -184,6 +184,21 @@ describe('the day journal (pure)', () => {
     expectBalanced(j.entries);
   });
 
+  it('short payments: the rest of the receivable on short_payment, so payments clearing holds the whole amount; the wallet untouched', () => {
+    const payments = { ...DAY.rollForward.payments, short: { total: '6290350.97', count: 2 } };
+    const j = buildJournal({ ...DAY, rollForward: { ...DAY.rollForward, payments } });
+    const e = j.entries.find((x) => x.kind === 'short_payment')!;
+    expect(e.lines.map((l) => [l.role, l.amount, l.sourceRef])).toEqual([
+      ['short_payment', '6290350.97', '2 orders'],
+      ['payments_clearing', '-6290350.97', '2 orders'],
+    ]);
+    expect(e.description).toBe('NGN short payments 2026-03-10');
+    const paid = roleTotal(buildJournal(DAY).entries, 'payments_clearing');
+    expect(roleTotal(j.entries, 'payments_clearing')).toBe(new Decimal(paid).minus('6290350.97').toFixed());
+    expect(roleTotal(j.entries, 'wallet')).toBe(roleTotal(buildJournal(DAY).entries, 'wallet'));
+    expectBalanced(j.entries);
+  });
+
   it('a negative drift debits suspense and credits the wallet', () => {
     const j = buildJournal({ ...DAY, rollForward: { ...DAY.rollForward, closing: '1015575.24', drift: '-2000' } });
     expect(j.entries.at(-1)!.lines.map((l) => [l.role, l.amount])).toEqual([

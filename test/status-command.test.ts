@@ -13,6 +13,7 @@ describe('status view (pure, fixed clock)', () => {
   const run = (job: string, over: Partial<RunRow> = {}): RunRow => ({
     id: '1',
     job,
+    accountId: 'default',
     params: {},
     status: 'completed',
     dryRun: false,
@@ -160,6 +161,7 @@ describe('status marks stalled and dry runs (pure, fixed clock; RUN_STALL_AFTER_
   const running = (job: string, progressMinutesAgo: number, over: Partial<RunRow> = {}): RunRow => ({
     id: '42',
     job,
+    accountId: 'default',
     params: {},
     status: 'running',
     dryRun: false,

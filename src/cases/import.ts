@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/connect.ts';
 import { getCases } from '../db/case-actions.ts';
 import { findImport, saveImport, takeImport } from '../db/case-imports.ts';
@@ -10,6 +10,16 @@ import { planImport, type ImportPlan } from './import-plan.ts';
 export const PREVIEW_TTL_MS = 60 * 60_000;
 const CHUNK = 1000;
 
+/** The file a plan came from, as the audit names it: its name as uploaded, its SHA-256 and size. */
+export interface UploadIdentity {
+  fileName: string;
+  sha256: string;
+  bytes: number;
+}
+
+/** A plan as stored: with its upload, so the confirm's audit event names the very file previewed. */
+type StoredPlan = ImportPlan & { upload?: UploadIdentity };
+
 /**
  * The spreadsheet round trip, step one: read the filled-in export, decide each row against the
  * cases as stored now, and keep the plan for the confirm. Nothing is written to any case.
@@ -19,22 +29,28 @@ export async function previewImport(
   upload: { bytes: Buffer; fileName: string },
   who: { userName: string; actor: string },
   now: Date,
-): Promise<{ token: string; plan: ImportPlan }> {
+): Promise<{ token: string; plan: ImportPlan; upload: UploadIdentity }> {
+  const identity: UploadIdentity = {
+    fileName: upload.fileName.slice(0, 200),
+    sha256: createHash('sha256').update(upload.bytes).digest('hex'),
+    bytes: upload.bytes.length,
+  };
   const rows = await readImportFile(upload.bytes);
   const ids = [...new Set(rows.map((r) => r.caseId).filter((id) => /^[1-9]\d{0,17}$/.test(id)))];
   const stored = new Map<string, Awaited<ReturnType<typeof getCases>>[number]>();
   for (let i = 0; i < ids.length; i += CHUNK) for (const c of await getCases(db.knex, ids.slice(i, i + CHUNK))) stored.set(c.id, c);
   const plan = planImport(rows, stored, who.actor);
   const token = randomBytes(24).toString('base64url');
-  await saveImport(
+  await saveImport<StoredPlan>(
     db.knex,
-    { token, userName: who.userName, fileName: upload.fileName.slice(0, 200), createdAt: now, plan },
+    { token, userName: who.userName, fileName: identity.fileName, createdAt: now, plan: { ...plan, upload: identity } },
     new Date(now.getTime() - 24 * 60 * 60_000),
   );
-  return { token, plan };
+  return { token, plan, upload: identity };
 }
 
-export type ConfirmOutcome = { kind: 'applied'; plan: ImportPlan; outcome: BulkOutcome } | { kind: 'refused'; message: string };
+export type ConfirmOutcome =
+  { kind: 'applied'; plan: ImportPlan; outcome: BulkOutcome; upload: UploadIdentity } | { kind: 'refused'; message: string };
 
 /**
  * Step two: applies the stored plan once, as its uploader, each case resolved only if still in the
@@ -42,7 +58,7 @@ export type ConfirmOutcome = { kind: 'applied'; plan: ImportPlan; outcome: BulkO
  */
 export async function confirmImport(db: Db, token: string, who: { userName: string; actor: string }, now: Date): Promise<ConfirmOutcome> {
   const again = 'upload the file again for a new preview';
-  const stored = /^[A-Za-z0-9_-]{32}$/.test(token) ? await findImport<ImportPlan>(db.knex, token) : null;
+  const stored = /^[A-Za-z0-9_-]{32}$/.test(token) ? await findImport<StoredPlan>(db.knex, token) : null;
   // A bulk-by-filter preview shares the table and has no rows to resolve.
   if (!stored || stored.userName !== who.userName || !Array.isArray(stored.plan.resolve))
     return { kind: 'refused', message: `no such preview of yours; ${again}` };
@@ -62,5 +78,7 @@ export async function confirmImport(db: Db, token: string, who: { userName: stri
     // Each row's reason and note were written for that case by the uploader: asked, case by case.
     { includeAssigned: true },
   );
-  return { kind: 'applied', plan: stored.plan, outcome };
+  // A preview stored before uploads were identified names its file only.
+  const upload = stored.plan.upload ?? { fileName: stored.fileName, sha256: 'not recorded', bytes: 0 };
+  return { kind: 'applied', plan: stored.plan, outcome, upload };
 }

@@ -19,6 +19,8 @@ import { observeCase, type ObserveOutcome } from './observe.ts';
 
 /** One order as a check saw it: what the cases of the order need. */
 export interface OrderCheckForCases {
+  /** The run's account: a case the check opens belongs to it. */
+  accountId?: string;
   direction: Direction;
   orderId: string;
   merchantRef: string;
@@ -74,6 +76,7 @@ export async function syncOrderCases(trx: Knex.Transaction, checks: readonly Ord
       const target: CaseSubject = {
         subject,
         code,
+        ...(check.accountId !== undefined ? { accountId: check.accountId } : {}),
         direction: check.direction,
         orderId: check.orderId,
         merchantRef: check.merchantRef,

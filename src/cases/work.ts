@@ -4,6 +4,7 @@ import type { CaseFilter } from '../db/case-filter.ts';
 import { selectCasePage, type CasePage, type PageRequest } from '../db/case-queue.ts';
 import { assignCase as writeAssignee, commentCase as writeComment } from '../db/case-actions.ts';
 import { listUsers } from '../db/console-users.ts';
+import { can } from '../console/auth/roles.ts';
 import { selectItemsOfOrder, type StoredReconItem } from '../db/items.ts';
 import { findOrderById, type OrderRow } from '../db/orders.ts';
 import { decideCase, type CaseEvent } from '../recon/cases.ts';
@@ -83,15 +84,18 @@ async function act(db: Db, id: string, a: PersonAction, event: CaseEvent): Promi
   return { ...after, history: await caseHistory(db.knex, id) };
 }
 
-/** Active console users' names: whom a case may be assigned to. */
+/** Active console users who may work cases (finance, admin): whom a case may be assigned to. */
 export async function assignableUsers(db: Db): Promise<string[]> {
-  return (await listUsers(db.knex)).filter((u) => !u.disabled).map((u) => u.name);
+  // A viewer cannot act on a case: given one, it would wait on someone who may not work it.
+  return (await listUsers(db.knex)).filter((u) => !u.disabled && can(u.role, 'work-cases')).map((u) => u.name);
 }
 
 /** Gives a case to a console user (null: back to nobody); refused for anyone not an active console user. */
 export async function assignCase(db: Db, id: string, assignee: string | null, a: PersonAction): Promise<CaseWithHistory> {
   if (assignee !== null && !(await assignableUsers(db)).includes(assignee)) {
-    throw new CaseActionError(`--to: ${JSON.stringify(assignee)} is not an active console user; see payrecon users list`);
+    throw new CaseActionError(
+      `--to: ${JSON.stringify(assignee)} is not an active console user who may work cases (finance or admin); see payrecon users list`,
+    );
   }
   const current = await caseAsSeen(db, id, a);
   if (current.assignee === assignee) return withHistory(db, id);

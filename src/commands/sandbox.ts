@@ -125,6 +125,8 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
         latencyMs: opts.latencyMs,
         rateLimitPerSec: opts.rateLimit ?? null,
         logger,
+        // Adopting a large CSV takes seconds: until it is done the sandbox answers 503, not NOT_FOUND.
+        loading: adoptFiles.length > 0,
       });
       try {
         for (const { kind, file } of adoptFiles) {
@@ -135,6 +137,7 @@ clock/advance, reset, bulk-seed, stats, rate-limit, webhook-url, bank/set, bank/
         await sandbox.close();
         throw err;
       }
+      sandbox.ready();
       // One line for people and scripts; the secret is never printed.
       printOut(
         `payrecon sandbox listening on ${sandbox.url} (API ${sandbox.url}/v1/api, control ${sandbox.url}/__control) ${merchants.length === 1 ? 'merchant' : 'merchants'} ${merchants.map((m) => m.id).join(', ')}\n`,

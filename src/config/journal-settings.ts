@@ -178,6 +178,15 @@ export const JOURNAL_SETTINGS = {
     secret: false,
     doc: 'with JOURNAL_BASE_CURRENCY=USD: value each line at the provider’s USDT rate taken at par with USD (1 USDT = 1 USD) where JOURNAL_RATES_FILE has no row; each such line says so',
   },
+  JOURNAL_FX_REVALUATION: {
+    schema: z
+      .enum(['on', 'off'], { message: 'expected on or off' })
+      .transform((v) => v === 'on')
+      .describe('on | off'),
+    default: 'off',
+    secret: false,
+    doc: 'on: the report of a month’s last day adds, per currency, an fx_revaluation entry restating the wallet’s USDT value at that day’s closing rate, and its reversal dated the first day of the next month; each posted once (docs/guides/for-accounting.md)',
+  },
   JOURNAL_XERO_TAX_RATE: {
     schema: z.string().trim().min(1, 'expected the name of a no-tax rate in your Xero organisation, such as "Tax Exempt"').describe('text'),
     default: 'Tax Exempt',

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 import { arrayLiteral } from './unnest.ts';
 import { date, dateOrNull, id, idOrNull, int, oneOf, oneRow, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
@@ -55,6 +56,8 @@ export interface NewAlert {
   fingerprint: string;
   kind: string;
   runId: string | null;
+  /** Unset: "default" (the single account). */
+  accountId?: string;
   title: string;
   payload: unknown;
   payloadDigest: string;
@@ -65,12 +68,13 @@ export interface NewAlert {
 
 export async function insertAlert(db: Knex, a: NewAlert): Promise<AlertRecord> {
   const res = await db.raw(
-    `INSERT INTO alerts (fingerprint, kind, run_id, title, payload, payload_digest, created_at, status, next_attempt_at, case_ids)
-     VALUES (?, ?, ?::bigint, ?, ?::jsonb, ?, ?, ?, ?, ?::bigint[]) RETURNING ${COLUMNS}`,
+    `INSERT INTO alerts (fingerprint, kind, run_id, account_id, title, payload, payload_digest, created_at, status, next_attempt_at, case_ids)
+     VALUES (?, ?, ?::bigint, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::bigint[]) RETURNING ${COLUMNS}`,
     [
       a.fingerprint,
       a.kind,
       a.runId,
+      a.accountId ?? DEFAULT_ACCOUNT_ID,
       a.title,
       JSON.stringify(a.payload),
       a.payloadDigest,
@@ -209,10 +213,11 @@ export async function insertResolvedMessage(
   m: { resolves: string; fingerprint: string; title: string; payload: unknown; createdAt: Date },
 ): Promise<boolean> {
   const res = await db.raw(
-    `INSERT INTO alerts (fingerprint, kind, title, payload, payload_digest, created_at, status, next_attempt_at, resolves_alert_id, resolved_at)
-     VALUES (?, 'resolved', ?, ?::jsonb, '', ?, 'pending', ?, ?::bigint, ?)
+    // The resolved message belongs to the account of the alert it resolves.
+    `INSERT INTO alerts (fingerprint, kind, account_id, title, payload, payload_digest, created_at, status, next_attempt_at, resolves_alert_id, resolved_at)
+     SELECT ?, 'resolved', r.account_id, ?, ?::jsonb, '', ?, 'pending', ?, r.id, ? FROM alerts r WHERE r.id = ?::bigint
      ON CONFLICT (resolves_alert_id) DO NOTHING RETURNING id`,
-    [m.fingerprint, m.title, JSON.stringify(m.payload), m.createdAt, m.createdAt, m.resolves, m.createdAt],
+    [m.fingerprint, m.title, JSON.stringify(m.payload), m.createdAt, m.createdAt, m.createdAt, m.resolves],
   );
   return rowsOf(res).length > 0;
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 import { DIRECTIONS, type Direction } from '../domain/types.ts';
 import { CASE_REASONS, CASE_STATES, type CaseReason, type CaseState, type Transition } from '../recon/cases.ts';
 import {
@@ -38,6 +39,8 @@ export interface CaseFinding {
 export interface CaseSubject {
   subject: string;
   code: string;
+  /** The account the case belongs to when it is opened; unset: "default" (the single account). */
+  accountId?: string;
   direction?: Direction | null;
   orderId?: string | null;
   merchantRef?: string | null;
@@ -186,6 +189,7 @@ export interface CaseToOpen {
 const OPEN_COLUMNS: readonly UnnestColumn<CaseToOpen>[] = [
   { name: 'subject', type: 'text', value: (x) => x.subject.subject },
   { name: 'code', type: 'text', value: (x) => x.subject.code },
+  { name: 'account_id', type: 'text', value: (x) => x.subject.accountId ?? DEFAULT_ACCOUNT_ID },
   { name: 'direction', type: 'text', value: (x) => x.subject.direction ?? null },
   { name: 'order_id', type: 'bigint', value: (x) => x.subject.orderId ?? null },
   { name: 'merchant_ref', type: 'text', value: (x) => x.subject.merchantRef ?? null },
@@ -223,9 +227,9 @@ export async function insertCases(trx: Knex.Transaction, cases: readonly CaseToO
   if (cases.length === 0) return [];
   const v = unnestRows(cases, OPEN_COLUMNS);
   const res = await trx.raw(
-    `INSERT INTO cases (subject, code, direction, order_id, merchant_ref, transaction_ref, currency, window_start, window_end, occurred_at,
+    `INSERT INTO cases (subject, code, account_id, direction, order_id, merchant_ref, transaction_ref, currency, window_start, window_end, occurred_at,
                         state, resolution, created_at, opened_at, state_changed_at, last_seen_at, finding)
-     SELECT subject, code, direction, order_id, merchant_ref, transaction_ref, currency, window_start, window_end, occurred_at,
+     SELECT subject, code, account_id, direction, order_id, merchant_ref, transaction_ref, currency, window_start, window_end, occurred_at,
             state, NULL, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz, finding::jsonb
        FROM ${v.sql}
      ON CONFLICT (subject, code) DO NOTHING

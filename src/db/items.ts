@@ -123,7 +123,7 @@ const selectOf = (columns: readonly UnnestColumn<never>[]) =>
 const ITEMS_SQL = (from: string) =>
   `INSERT INTO recon_items (${namesOf(ITEM_COLUMNS)}) SELECT ${selectOf(ITEM_COLUMNS)} FROM ${from} ON CONFLICT (run_id, direction, order_id) DO NOTHING`;
 const RUN_ITEMS_SQL = (from: string) =>
-  `INSERT INTO recon_items (run_id, ${namesOf(CHECK_COLUMNS)}) SELECT ?::bigint, ${selectOf(CHECK_COLUMNS)} FROM ${from} ON CONFLICT (run_id, direction, order_id) DO NOTHING`;
+  `INSERT INTO recon_items (run_id, account_id, ${namesOf(CHECK_COLUMNS)}) SELECT ?::bigint, ?, ${selectOf(CHECK_COLUMNS)} FROM ${from} ON CONFLICT (run_id, direction, order_id) DO NOTHING`;
 
 /**
  * Bulk insert; an item already written for (run, direction, order), e.g. by a run that died after
@@ -140,14 +140,18 @@ export async function insertItems(trx: Conn, items: readonly ReconItemRow[]): Pr
 }
 
 /**
- * insertItems for the checks of one run's batch: the run id is the batch's, bound once, so the items
- * are written as the check made them (no copy of each with its run id, no array of the same id).
+ * insertItems for the checks of one run's batch: the run id and its account are the batch's, bound once, so
+ * the items are written as the check made them (no copy of each with its run id, no array of the same id).
  */
-export async function insertRunItems(trx: Conn, runId: string, items: ReadonlyArray<Omit<ReconItemRow, 'runId'>>): Promise<number> {
+export async function insertRunItems(
+  trx: Conn,
+  run: { id: string; accountId: string },
+  items: ReadonlyArray<Omit<ReconItemRow, 'runId'>>,
+): Promise<number> {
   let inserted = 0;
   for (let i = 0; i < items.length; i += UNNEST_CHUNK) {
     const v = unnestRows(items.slice(i, i + UNNEST_CHUNK), CHECK_COLUMNS);
-    inserted += rowCountOf(await trx.raw(RUN_ITEMS_SQL(v.sql), [runId, ...v.bindings]));
+    inserted += rowCountOf(await trx.raw(RUN_ITEMS_SQL(v.sql), [run.id, run.accountId, ...v.bindings]));
   }
   return inserted;
 }

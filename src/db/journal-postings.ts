@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { JournalRole } from '../domain/journal-roles.ts';
 import type { PostedKey, PostingEntry } from '../recon/posting.ts';
-import { date, int, intOrNull, oneRow, rowsOf, text } from './row.ts';
+import { date, int, intOrNull, oneRow, rowsOf, text, textOrNull } from './row.ts';
 import { unnestRows } from './unnest.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -15,6 +15,9 @@ type Conn = Knex | Knex.Transaction;
 export async function postedKeys(db: Conn, day: string, keys: readonly string[]): Promise<Map<string, PostedKey>> {
   const res = await db.raw(
     `SELECT l.entry_key, l.currency, l.role, sum(l.amount)::text AS amount,
+            -- Known only when every line of the role carried one (older lines have none).
+            CASE WHEN count(l.usdt) = count(*) THEN sum(l.usdt)::text END AS usdt,
+            CASE WHEN count(l.usdt_rate) = count(*) AND count(DISTINCT l.usdt_rate) = 1 THEN min(l.usdt_rate)::text END AS usdt_rate,
             (array_agg(p.business_date::text ORDER BY p.seq DESC))[1] AS last_date,
             (array_agg(p.version ORDER BY p.seq DESC))[1] AS last_version
        FROM journal_posting_lines l JOIN journal_postings p ON p.id = l.posting_id
@@ -23,16 +26,28 @@ export async function postedKeys(db: Conn, day: string, keys: readonly string[])
       ORDER BY l.entry_key, l.role`,
     [keys as string[], `day:${day}:%`],
   );
-  const out = new Map<string, { currency: string; roles: Map<JournalRole, string>; lastDate: string; lastVersion: number }>();
+  const out = new Map<
+    string,
+    {
+      currency: string;
+      roles: Map<JournalRole, string>;
+      usdt: Map<JournalRole, { usdt: string; rate: string | null }>;
+      lastDate: string;
+      lastVersion: number;
+    }
+  >();
   for (const r of rowsOf(res)) {
     const key = text(r, 'entry_key');
     const k = out.get(key) ?? {
       currency: text(r, 'currency'),
       roles: new Map(),
+      usdt: new Map(),
       lastDate: text(r, 'last_date'),
       lastVersion: int(r, 'last_version'),
     };
     k.roles.set(text(r, 'role') as JournalRole, text(r, 'amount'));
+    const usdt = textOrNull(r, 'usdt');
+    if (usdt !== null) k.usdt.set(text(r, 'role') as JournalRole, { usdt, rate: textOrNull(r, 'usdt_rate') });
     // The latest posting over the key's roles.
     const [d, v] = [text(r, 'last_date'), int(r, 'last_version')];
     if (d > k.lastDate || (d === k.lastDate && v > k.lastVersion)) [k.lastDate, k.lastVersion] = [d, v];
@@ -123,6 +138,8 @@ export async function insertPosting(db: Conn, p: NewPosting): Promise<number> {
       { name: 'currency', type: 'text', value: (x) => x.e.currency },
       { name: 'role', type: 'text', value: (x) => x.l.role },
       { name: 'amount', type: 'numeric', value: (x) => x.l.amount },
+      { name: 'usdt', type: 'numeric', value: (x) => x.l.usdt },
+      { name: 'usdt_rate', type: 'numeric', value: (x) => x.l.usdtRate },
       { name: 'description', type: 'text', value: (x) => `${x.e.description}: ${x.l.description}` },
       { name: 'source_ref', type: 'text', value: (x) => x.l.sourceRef },
       { name: 'order_direction', type: 'text', value: (x) => x.e.late?.direction ?? null },
@@ -133,9 +150,9 @@ export async function insertPosting(db: Conn, p: NewPosting): Promise<number> {
   );
   await db.raw(
     `INSERT INTO journal_posting_lines (posting_id, line_no, entry_key, journal_no, entry_date, kind, adjusts_date, adjusts_version, currency,
-                                        role, amount, description, source_ref, order_direction, order_id, counted_on, observed_at)
+                                        role, amount, usdt, usdt_rate, description, source_ref, order_direction, order_id, counted_on, observed_at)
      SELECT ?::bigint, v.line_no, v.entry_key, v.journal_no, v.entry_date, v.kind, v.adjusts_date, v.adjusts_version, v.currency,
-            v.role, v.amount, v.description, v.source_ref, v.order_direction, v.order_id, v.counted_on, v.observed_at FROM ${u.sql}`,
+            v.role, v.amount, v.usdt, v.usdt_rate, v.description, v.source_ref, v.order_direction, v.order_id, v.counted_on, v.observed_at FROM ${u.sql}`,
     [id, ...u.bindings],
   );
   return seq;
@@ -159,6 +176,15 @@ export async function postingFilesOf(db: Conn, keys: readonly string[]): Promise
     );
   }
   return out;
+}
+
+/** The wallet per currency as posted so far: Σ amount and Σ USDT (null when a line has no USDT value). */
+export async function walletBooks(db: Conn): Promise<Map<string, { amount: string; usdt: string | null }>> {
+  const res = await db.raw(
+    `SELECT currency, sum(amount)::text AS amount, CASE WHEN count(usdt) = count(*) THEN coalesce(sum(usdt), 0)::text END AS usdt
+       FROM journal_posting_lines WHERE role = 'wallet' GROUP BY currency ORDER BY currency`,
+  );
+  return new Map(rowsOf(res).map((r) => [text(r, 'currency'), { amount: text(r, 'amount'), usdt: textOrNull(r, 'usdt') }]));
 }
 
 /** One account's running balance: Σ of its posted lines up to a posting. */

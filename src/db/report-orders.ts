@@ -239,12 +239,22 @@ export async function countDayOrders(tx: Knex.Transaction, day: Window): Promise
   return count(oneRow(await tx.raw(COUNT_DAY_ORDERS.text, bindingsOf(COUNT_DAY_ORDERS, windowParams(day)))), 'n');
 }
 
+/** provider - local of one money field, when the check found that field's code; else null. */
+const MONEY_DIFFERENCE = (code: string, field: string) =>
+  `CASE WHEN '${code}' = ANY(x.codes) THEN x.provider_${field}::numeric - x.local_${field}::numeric END`;
+
 /**
  * Records what a version says about each order of its day, from the same selection as its
- * items.csv (same transaction, same snapshot), and marks the version as having recorded them.
+ * items.csv (same transaction, same snapshot), with its currency and the money its mismatch codes put
+ * at stake (sql/051), and marks the version as having recorded them.
  */
-const RECORD_VERSION_ORDERS = sql`INSERT INTO report_version_orders (version_id, direction, order_id, verdict, codes)
-     SELECT ${param('version_id')}::bigint, direction, order_key, verdict, codes FROM (${ordersWithLatestCheck()}) x`;
+const RECORD_VERSION_ORDERS = sql`INSERT INTO report_version_orders (version_id, direction, order_id, verdict, codes, currency, difference, at_risk)
+     SELECT ${param('version_id')}::bigint, direction, order_key, verdict, codes, currency,
+            CASE WHEN coalesce(d_amount, d_paid, d_fee) IS NOT NULL THEN coalesce(d_amount, 0) + coalesce(d_paid, 0) + coalesce(d_fee, 0) END,
+            CASE WHEN coalesce(d_amount, d_paid, d_fee) IS NOT NULL THEN abs(coalesce(d_amount, 0)) + abs(coalesce(d_paid, 0)) + abs(coalesce(d_fee, 0)) END
+       FROM (SELECT x.*, ${MONEY_DIFFERENCE('AMOUNT', 'amount')} AS d_amount, ${MONEY_DIFFERENCE('PAID_AMOUNT', 'paid_amount')} AS d_paid,
+                    ${MONEY_DIFFERENCE('FEE', 'fee')} AS d_fee
+               FROM (${ordersWithLatestCheck()}) x) m`;
 
 export async function recordVersionOrders(tx: Knex.Transaction, versionId: string, day: Window): Promise<number> {
   const values = { version_id: versionId, ...windowParams(day) };

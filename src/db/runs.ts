@@ -13,6 +13,8 @@ export type RunCounts = Record<string, number>;
 export interface RunRow {
   id: string;
   job: string;
+  /** The account whose orders the run checks ("default": the single account); its items, cases and alerts carry it. */
+  accountId: string;
   params: Record<string, unknown>;
   status: RunStatus;
   dryRun: boolean;
@@ -35,6 +37,7 @@ export function toRunRow(r: Row): RunRow {
   return {
     id: id(r, 'id'),
     job: text(r, 'job'),
+    accountId: text(r, 'account_id'),
     params: object(r, 'params'),
     status: oneOf(r, 'status', RUN_STATUSES),
     dryRun: bool(r, 'dry_run'),

@@ -8,7 +8,13 @@ type Conn = Knex | Knex.Transaction;
 
 /** What the orders say moved a balance (the provider's fee and paid amount where known): SUM()s as decimal text, null when no order matched. */
 export interface SettlementSums {
-  payments: { paidAmount: string | null; fee: string | null; count: number };
+  payments: {
+    paidAmount: string | null;
+    fee: string | null;
+    count: number;
+    /** Σ (amount − paid) over those paid below the merchant's amount (the short_payment entry); absent when none. */
+    short?: { total: string; count: number };
+  };
   payouts: { amount: string | null; fee: string | null; count: number };
 }
 
@@ -54,14 +60,16 @@ const PAID = `coalesce(provider_paid_amount, ${AMOUNT})`;
 const FEE = 'coalesce(provider_fee, fee)';
 
 const WINDOW_SUMS = sql`WITH p AS (
-       SELECT sum(${PAID})::text AS paid, sum(${FEE})::text AS fee, count(*)::int AS n
+       SELECT sum(${PAID})::text AS paid, sum(${FEE})::text AS fee, count(*)::int AS n,
+              -- Paid below the merchant's amount (its receivable): the rest, for the short_payment entry.
+              sum(amount - ${PAID}) FILTER (WHERE ${PAID} < amount)::text AS short, count(*) FILTER (WHERE ${PAID} < amount)::int AS short_n
          FROM payment_orders WHERE ${OVERLAPS} AND ${INSIDE}
      ),
      q AS (
        SELECT sum(${AMOUNT})::text AS amount, sum(${FEE})::text AS fee, count(*)::int AS n
          FROM payout_orders WHERE ${OVERLAPS} AND ${INSIDE}
      )
-     SELECT p.paid, p.fee AS p_fee, p.n AS p_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`;
+     SELECT p.paid, p.fee AS p_fee, p.n AS p_n, p.short, p.short_n, q.amount, q.fee AS q_fee, q.n AS q_n FROM p, q`;
 
 const WINDOW_CANDIDATES = sql`SELECT 'payment' AS direction, id::text AS order_id, merchant_ref, (${PAID} - coalesce(${FEE}, 0))::text AS effect,
             coalesce(open_seen_at, created_at) AS lo, provider_success_at AS hi
@@ -96,7 +104,12 @@ export async function settlementWindow(
   const rows = await db.raw(WINDOW_CANDIDATES.text, bindingsOf(WINDOW_CANDIDATES, values));
   return {
     sums: {
-      payments: { paidAmount: textOrNull(r, 'paid'), fee: textOrNull(r, 'p_fee'), count: int(r, 'p_n') },
+      payments: {
+        paidAmount: textOrNull(r, 'paid'),
+        fee: textOrNull(r, 'p_fee'),
+        count: int(r, 'p_n'),
+        ...(int(r, 'short_n') > 0 ? { short: { total: text(r, 'short'), count: int(r, 'short_n') } } : {}),
+      },
       payouts: { amount: textOrNull(r, 'amount'), fee: textOrNull(r, 'q_fee'), count: int(r, 'q_n') },
     },
     candidates: rowsOf(rows).map((c) => ({

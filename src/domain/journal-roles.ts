@@ -8,9 +8,11 @@ export const JOURNAL_ROLES = [
   'reversal',
   'fee_correction',
   'fee_difference',
+  'short_payment',
   'treasury_clearing',
   'provider_adjustment',
   'fx_difference',
+  'fx_revaluation',
   'suspense',
   'rounding',
 ] as const;

@@ -14,6 +14,8 @@ export interface AlertInput {
   /** The finding itself (counts per code, first few orders); its digest decides whether it is news. */
   payload: unknown;
   runId?: string | null;
+  /** The account the finding is of; unset: "default" (the single account). */
+  accountId?: string;
   /** The cases behind the alert: it is resolved when they all are (src/notify/resolve-alerts.ts). */
   caseIds?: readonly string[];
 }
@@ -58,6 +60,7 @@ export async function raiseAlert(db: Db, input: AlertInput, opts: RaiseOptions):
       fingerprint,
       kind: input.kind,
       runId: input.runId ?? null,
+      ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
       title,
       payload,
       payloadDigest: digest,

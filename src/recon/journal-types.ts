@@ -2,7 +2,8 @@ import type { Currency } from '../money/decimal.ts';
 import type { Amount } from '../domain/types.ts';
 import type { JournalRole } from '../domain/journal-roles.ts';
 
-export type JournalKind = 'payments' | 'payouts' | 'timing' | 'late' | 'fee_difference' | 'drift' | 'movement';
+export type JournalKind =
+  'payments' | 'payouts' | 'timing' | 'late' | 'fee_difference' | 'short_payment' | 'drift' | 'movement' | 'fx_revaluation';
 
 export interface JournalLine {
   role: JournalRole;

@@ -37,7 +37,8 @@ export interface JournalDayInput {
   rollForward: {
     opening: Amount | null;
     closing: Amount | null;
-    payments: { paidAmount: Amount | null; fee: Amount | null; count: number };
+    /** short: Σ (amount − paid) over the payments paid below the merchant's amount, and how many. */
+    payments: { paidAmount: Amount | null; fee: Amount | null; count: number; short?: { total: Amount; count: number } };
     payouts: { amount: Amount | null; fee: Amount | null; count: number };
     /** Movement timing items are posted with the movements, not here. */
     timingItems: ReadonlyArray<{ direction: TimingSource; merchantRef: string; effect: Amount; assignedIn: boolean }>;
@@ -157,6 +158,24 @@ export function buildJournal(input: JournalDayInput): JournalDay {
       [
         line('fee_difference', diff, 'charged above the contracted fee', count(input.feeDifference.count)),
         line('fees', diff.negated(), 'charged above the contracted fee', count(input.feeDifference.count)),
+      ],
+      true,
+    );
+  }
+
+  const shortPayment = rf.payments.short;
+  if (shortPayment) {
+    // The payments entry credits clearing with what was paid; the merchant's order system clears it
+    // against the receivable of the whole amount. This credits the rest, so clearing meets the
+    // receivable order by order, and carries the shortfall as owed by payers (or to write off).
+    const short = D(shortPayment.total, 'payments.short.total');
+    add(
+      'short_payment',
+      'short-payment',
+      `${currency} short payments ${date}`,
+      [
+        line('short_payment', short, 'owed by payers', count(shortPayment.count)),
+        line('payments_clearing', short.negated(), 'rest of receivables', count(shortPayment.count)),
       ],
       true,
     );

@@ -1,6 +1,7 @@
 import { Decimal, normalizeDecimal } from '../money/decimal.ts';
 import type { JournalRole } from '../domain/journal-roles.ts';
-import { usdtValues } from './journal-usdt.ts';
+import { JOURNAL_USDT_DECIMALS } from './journal-usdt.ts';
+import { readAmount } from './amounts.ts';
 import type { JournalEntry, JournalLine } from './journal-types.ts';
 
 /**
@@ -24,6 +25,8 @@ import type { JournalEntry, JournalLine } from './journal-types.ts';
 export interface PostedKey {
   currency: string;
   roles: ReadonlyMap<JournalRole, string>;
+  /** The USDT value posted per role and its rate when one rate valued it all; absent when not known (older lines). */
+  usdt?: ReadonlyMap<JournalRole, { usdt: string; rate: string | null }>;
   /** The day and version of the posting file that last touched the key. */
   lastDate: string;
   lastVersion: number;
@@ -63,7 +66,7 @@ export function postingEntries(
   dayKeyPrefix: string,
 ): PostingEntry[] {
   const out: PostingEntry[] = [];
-  const number = () => `${ctx.date.replaceAll('-', '')}v${ctx.version}-${String(out.length + 1).padStart(3, '0')}`;
+  const number = () => journalNumber(ctx, out.length + 1);
   const seen = new Set<string>();
   for (const e of truth) {
     seen.add(e.key);
@@ -81,14 +84,8 @@ export function postingEntries(
     const want = sumRoles(e.lines);
     const diff = differences(want, p.roles);
     if (diff.length === 0) continue;
-    const rate = e.lines[0]?.usdtRate ?? null;
-    const lines = diff.map(([role, amount]) => ({
-      role,
-      amount,
-      description: `adjusts ${e.id}`,
-      sourceRef: e.lines.find((l) => l.role === role)?.sourceRef ?? e.key,
-    }));
-    out.push(adjusting(e, withUsdt(lines, rate, e.description), ctx, { date: p.lastDate, version: p.lastVersion }, number()));
+    const lines = adjustingLines(diff, p, e, `adjusts ${e.id}`);
+    out.push(adjusting(e, lines, ctx, { date: p.lastDate, version: p.lastVersion }, number()));
   }
   for (const [key, p] of posted) {
     if (seen.has(key) || !key.startsWith(dayKeyPrefix)) continue;
@@ -96,7 +93,6 @@ export function postingEntries(
     if (diff.length === 0) continue;
     const [, date, currency, suffix] = key.split(':');
     const description = `${currency} ${suffix} ${date}: no longer in the day`;
-    const lines = diff.map(([role, amount]) => ({ role, amount, description: `reverses what was posted`, sourceRef: key }));
     const e: JournalEntry = {
       key,
       id: `${date}-${currency}-${suffix}`,
@@ -104,11 +100,17 @@ export function postingEntries(
       currency: currency as JournalEntry['currency'],
       kind: 'drift',
       description,
-      lines: withUsdt(lines, null, description),
+      lines: [],
     };
-    out.push(adjusting(e, e.lines, ctx, { date: p.lastDate, version: p.lastVersion }, number()));
+    const lines = adjustingLines(diff, p, e, 'reverses what was posted');
+    out.push(adjusting(e, lines, ctx, { date: p.lastDate, version: p.lastVersion }, number()));
   }
   return out;
+}
+
+/** The n-th journal number of a posting file: its day, version and a sequence (`20260102v2-003`). */
+export function journalNumber(ctx: Pick<PostingContext, 'date' | 'version'>, n: number): string {
+  return `${ctx.date.replaceAll('-', '')}v${ctx.version}-${String(n).padStart(3, '0')}`;
 }
 
 function differences(want: ReadonlyMap<JournalRole, Decimal>, have: ReadonlyMap<JournalRole, string>): Array<[JournalRole, string]> {
@@ -119,10 +121,67 @@ function differences(want: ReadonlyMap<JournalRole, Decimal>, have: ReadonlyMap<
   });
 }
 
-function withUsdt(lines: Array<Omit<JournalLine, 'usdtRate' | 'usdt'>>, rate: string | null, description: string): JournalLine[] {
-  const wallet = lines.filter((l) => l.role === 'wallet').reduce((a, l) => a.plus(l.amount), new Decimal(0));
-  const r = rate === null ? null : { deposit: rate, withdraw: rate };
-  return usdtValues(lines, r, !wallet.isNegative(), description);
+const U6 = (d: Decimal) => d.toDecimalPlaces(JOURNAL_USDT_DECIMALS, Decimal.ROUND_HALF_UP);
+
+/**
+ * An adjusting entry's lines, valued in USDT (the FX choice, docs/guides/for-accounting.md): the part
+ * of a role's difference that takes back what was posted is valued at what it was posted at (so an
+ * account cleared in its currency, suspense say, is cleared in USDT too); the rest at the entry's
+ * rate now. Where the lines' rates differ, what is left goes on an `fx_difference` line (amount 0,
+ * USDT only), else on a rounding line. With no USDT known for a line, the entry has no USDT figures.
+ */
+function adjustingLines(diff: ReadonlyArray<[JournalRole, string]>, p: PostedKey, e: JournalEntry, description: string): JournalLine[] {
+  const rateNow = (role: JournalRole) => readAmount(e.lines.find((l) => l.role === role)?.usdtRate ?? e.lines[0]?.usdtRate ?? null);
+  const lines: JournalLine[] = [];
+  let valued = true;
+  for (const [role, amount] of diff) {
+    const sourceRef = e.lines.find((l) => l.role === role)?.sourceRef ?? e.key;
+    const d = new Decimal(amount);
+    const had = new Decimal(p.roles.get(role) ?? '0');
+    const was = p.usdt?.get(role);
+    const wasUsdt = was ? new Decimal(was.usdt) : null;
+    // The posted rate: as recorded when one rate valued the role, else implied by amount ÷ USDT.
+    const wasRate = was && wasUsdt && !wasUsdt.isZero() ? (readAmount(was.rate) ?? had.dividedBy(wasUsdt).toDecimalPlaces(8)) : null;
+    const r = rateNow(role) ?? wasRate;
+    const takesBack = wasUsdt !== null && !had.isZero() && d.isNegative() !== had.isNegative();
+    // What takes back the posted balance: all of it when the difference is as large, else the difference.
+    const back = !takesBack ? new Decimal(0) : d.abs().gte(had.abs()) ? had.negated() : d;
+    const rest = d.minus(back);
+    if (!back.isZero()) {
+      // Taking back all of it: exactly what was posted, no rate arithmetic.
+      const u = back.equals(had.negated()) ? wasUsdt!.negated() : U6(back.times(wasUsdt!).dividedBy(had));
+      const rate = wasRate === null ? null : normalizeDecimal(wasRate);
+      lines.push({ role, amount: normalizeDecimal(back), usdtRate: rate, usdt: u.toFixed(JOURNAL_USDT_DECIMALS), description, sourceRef });
+    }
+    if (!rest.isZero()) {
+      if (r === null || !r.isPositive()) valued = false;
+      const u = r === null || !r.isPositive() ? null : U6(rest.dividedBy(r)).toFixed(JOURNAL_USDT_DECIMALS);
+      lines.push({
+        role,
+        amount: normalizeDecimal(rest),
+        usdtRate: r === null ? null : normalizeDecimal(r),
+        usdt: u,
+        description,
+        sourceRef,
+      });
+    }
+  }
+  if (!valued) return lines.map((l) => ({ ...l, usdtRate: null, usdt: null }));
+  const residual = lines.reduce((a, l) => a.plus(l.usdt ?? '0'), new Decimal(0));
+  if (residual.isZero()) return lines;
+  const rates = [...new Set(lines.map((l) => l.usdtRate))];
+  const fx = rates.length > 1;
+  lines.push({
+    role: fx ? 'fx_difference' : 'rounding',
+    amount: '0',
+    usdtRate: fx ? null : rates[0],
+    usdt: residual.negated().toFixed(JOURNAL_USDT_DECIMALS),
+    description: fx
+      ? `USDT difference: taken back at the rate posted, ${rates.filter((x) => x !== null).join(' and ')} ${e.currency}/USDT`
+      : `USDT rounding of ${e.description}`,
+    sourceRef: fx ? 'fx_difference' : 'rounding',
+  });
+  return lines;
 }
 
 function adjusting(

@@ -11,6 +11,8 @@ import type { OrderFetcher } from './fetch-answer.ts';
 
 export interface ReconcileDeps {
   db: Db;
+  /** The account the runs check (the fetcher's); its runs, items and cases carry it. Unset: "default". */
+  accountId?: string;
   fetcher: OrderFetcher;
   policy: ReconPolicy;
   clock: () => Date;

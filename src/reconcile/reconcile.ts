@@ -63,10 +63,11 @@ export async function reconcile(
       }
       if (lock.lost.aborted) return runs;
       const params = { selection: request.selection };
+      const accountId = account ?? deps.accountId;
       const run = await createRun(deps.db.knex, RECONCILE_JOB, params, {
         dryRun: request.dryRun,
         now: deps.clock(),
-        ...(account !== undefined ? { accountId: account } : {}),
+        ...(accountId !== undefined ? { accountId } : {}),
       });
       runs.push(await executeRun(deps, run, false, lock));
       return runs;

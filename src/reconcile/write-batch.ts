@@ -75,21 +75,22 @@ async function writeChecks(trx: Knex.Transaction, batch: BatchToWrite, entries: 
   const done = kept.map((e) => e.checked);
   await insertRunItems(
     trx,
-    batch.run.id,
+    batch.run,
     done.map((c) => c.item),
   );
   await syncOrderCases(
     trx,
-    kept.map((e) => caseCheckOf(e.order, e.checked)),
+    kept.map((e) => caseCheckOf(batch.run.accountId, e.order, e.checked)),
     batch.now,
   );
   return { done, lost: entries.filter((e) => !applied.has(e.order.id)) };
 }
 
 /** What the order's cases need of a check: a provider error saw nothing, NOT_FOUND saw only that. */
-function caseCheckOf(order: OrderRow, c: CheckToWrite): OrderCheckForCases {
+function caseCheckOf(accountId: string, order: OrderRow, c: CheckToWrite): OrderCheckForCases {
   const visibility = c.result.verdict === 'error' ? 'error' : c.result.codes.includes('NOT_FOUND') ? 'not_found' : 'found';
   return {
+    accountId,
     direction: order.direction,
     orderId: order.id,
     merchantRef: order.merchantRef,

@@ -134,7 +134,7 @@ export async function passOverDay(
   const posting = await postingOf(
     tx,
     scope,
-    { version: v.version, timezone: opts.timezone, now: opts.now },
+    { version: v.version, timezone: opts.timezone, now: opts.now, fxRevaluation: journalSettings.fxRevaluation ?? false },
     journals,
     lateOfDay,
     rates,

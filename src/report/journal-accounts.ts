@@ -20,9 +20,13 @@ export const DEFAULT_ACCOUNTS: Readonly<Record<JournalRole, Account>> = {
   reversal: { code: '1240', name: 'Provider reversals' },
   fee_correction: { code: '6120', name: 'Provider fee corrections' },
   fee_difference: { code: '1250', name: 'Provider fees above contract' },
+  // What payers owe on payments paid below the amount: a debit balance until the merchant collects or
+  // writes it off, so in the asset range beside receivables.
+  short_payment: { code: '1230', name: 'Short payments (paid below the amount)' },
   treasury_clearing: { code: '1280', name: 'Treasury clearing (top-ups and withdrawals)' },
   provider_adjustment: { code: '1270', name: 'Provider adjustments' },
   fx_difference: { code: '7910', name: 'Realised FX difference' },
+  fx_revaluation: { code: '7920', name: 'Unrealised FX revaluation' },
   suspense: { code: '9990', name: 'Provider suspense' },
   rounding: { code: '6990', name: 'Currency rounding' },
 };

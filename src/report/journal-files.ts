@@ -13,7 +13,10 @@ import {
 import type { CsvFiles } from './manifest.ts';
 import type { Table } from '../tabular/table.ts';
 
-export type JournalSettings = Omit<JournalRenderOptions, 'rates'>;
+export type JournalSettings = Omit<JournalRenderOptions, 'rates'> & {
+  /** JOURNAL_FX_REVALUATION: the month-end revaluation entries. */
+  fxRevaluation?: boolean;
+};
 
 /** The chart of accounts and currencies when none are configured (the defaults of JOURNAL_*). */
 export const DEFAULT_JOURNAL_SETTINGS: JournalSettings = {

@@ -2,11 +2,20 @@ import type { Knex } from '../db/knex-types.ts';
 import { DateTime } from 'luxon';
 import { Decimal, isCurrency, normalizeDecimal } from '../money/decimal.ts';
 import { observedLateChanges, type ObservedLateChange } from '../db/late-changes.ts';
-import { dayPostedIn, postedKeys, postedLateChanges, postingFilesOf, trialBalance, type TrialBalanceRow } from '../db/journal-postings.ts';
+import {
+  dayPostedIn,
+  postedKeys,
+  postedLateChanges,
+  postingFilesOf,
+  trialBalance,
+  walletBooks,
+  type TrialBalanceRow,
+} from '../db/journal-postings.ts';
+import { isMonthEnd, revaluationEntries } from '../recon/journal-revaluation.ts';
 import { lateEntry, type JournalDay, type LateChange } from '../recon/journal.ts';
 import type { JournalEntry } from '../recon/journal-types.ts';
 import type { DayRate } from '../recon/journal-usdt.ts';
-import { postingEntries, type PostingEntry } from '../recon/posting.ts';
+import { journalNumber, postingEntries, type PostingEntry } from '../recon/posting.ts';
 import type { Restore } from './journal-day.ts';
 import type { ReportScope } from './report-scope.ts';
 
@@ -111,7 +120,7 @@ export interface VersionPosting {
 export async function postingOf(
   tx: Knex.Transaction,
   scope: ReportScope,
-  v: { version: number; timezone: string; now: Date },
+  v: { version: number; timezone: string; now: Date; fxRevaluation?: boolean },
   journals: readonly JournalDay[],
   late: DayLate,
   rates: ReadonlyMap<string, DayRate>,
@@ -144,6 +153,8 @@ export async function postingOf(
     `day:${scope.date}:`,
   );
   // No rate to the base currency: held back whole (not in the ledger), posted by the first file that has one.
+  if (v.fxRevaluation && !scope.partial && isMonthEnd(scope.date))
+    all.push(...(await monthEnd(tx, scope, v.version, journals, all.filter(postable), rates, all.length)));
   const entries = all.filter(postable);
   const heldBack = all.filter((e) => !postable(e));
   const postedIn = await postingFilesOf(
@@ -153,6 +164,47 @@ export async function postingOf(
   for (const e of entries) postedIn.set(e.key, [...(postedIn.get(e.key) ?? []), `${scope.date}/v${v.version}`]);
   const nothing = entries.length === 0 ? 'nothing new to post (every line is in an earlier posting file)' : null;
   return { day, postedIn, entries, heldBack, nothing, trialBalance: await trialBalanceWith(tx, entries) };
+}
+
+/**
+ * The month-end revaluation and its reversal per currency (src/recon/journal-revaluation.ts), valued
+ * on the wallet as posted once this file's entries are: each posted once, by the first complete
+ * report of the month's last day.
+ */
+async function monthEnd(
+  tx: Knex.Transaction,
+  scope: ReportScope,
+  version: number,
+  journals: readonly JournalDay[],
+  entries: readonly PostingEntry[],
+  rates: ReadonlyMap<string, DayRate>,
+  numbered: number,
+): Promise<PostingEntry[]> {
+  const books = await walletBooks(tx);
+  const month = scope.date.slice(0, 7);
+  const currencies = journals.filter((j) => j.note === null).map((j) => j.currency);
+  const posted = await postedKeys(
+    tx,
+    scope.date,
+    currencies.map((c) => `fx_revaluation:${month}:${c}`),
+  );
+  const out: PostingEntry[] = [];
+  for (const currency of currencies) {
+    if (posted.has(`fx_revaluation:${month}:${currency}`)) continue;
+    let amount = new Decimal(books.get(currency)?.amount ?? '0');
+    let usdt: Decimal | null =
+      books.has(currency) && books.get(currency)!.usdt === null ? null : new Decimal(books.get(currency)?.usdt ?? '0');
+    for (const e of entries)
+      for (const l of e.lines)
+        if (e.currency === currency && l.role === 'wallet') {
+          amount = amount.plus(l.amount);
+          usdt = usdt === null || l.usdt === null ? null : usdt.plus(l.usdt);
+        }
+    const book = { amount: normalizeDecimal(amount), usdt: usdt === null ? null : normalizeDecimal(usdt) };
+    for (const e of revaluationEntries(scope.date, currency, book, rates.get(currency) ?? null))
+      out.push({ ...e, journalNo: journalNumber({ date: scope.date, version }, numbered + out.length + 1), adjusts: null });
+  }
+  return out;
 }
 
 /** The trial balance once every earlier posting file and this one are posted. */

@@ -175,6 +175,16 @@ function inBase(e: JournalEntry, opts: JournalRenderOptions): BaseLine[] | null 
     return lines.map((l) => ({ account: acc(l.role), role: l.role, amount: new Decimal(l.amount), description: l.description }));
   const r = baseRateOf(e, opts);
   if (r === null) return null;
+  if (e.kind === 'fx_revaluation')
+    // USDT only (amount 0): it reaches the base only where USDT is valued at par with USD.
+    return opts.usdtAtPar && opts.base === 'USD'
+      ? lines.map((l) => ({
+          account: acc(l.role),
+          role: l.role,
+          amount: new Decimal(l.usdt ?? '0').toDecimalPlaces(2, Decimal.ROUND_HALF_UP),
+          description: `${l.description} (USDT at par with USD)`,
+        }))
+      : [];
   const out = lines.map((l) => {
     const amount = new Decimal(l.amount).times(r.rate).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
     return {

@@ -21,6 +21,12 @@ export interface AlertingContext {
   job: string;
   /** Tests and the demo inject one; otherwise built from SMTP_URL when ALERT_EMAIL_TO is set. */
   mailer?: Mailer;
+  /**
+   * The account whose job this is: its alerts carry it. With several accounts configured (`apart`) the
+   * account is part of each fingerprint, so one account's finding never suppresses, supersedes or
+   * resolves another account's same finding; with one, fingerprints stay as they were.
+   */
+  account?: { id: string; apart: boolean };
 }
 
 export interface AlertingOutcome {
@@ -44,6 +50,8 @@ export async function raiseAndDeliver(
   const { db, config, logger } = ctx;
   const secrets = secretValues(config);
   const outcome: AlertingOutcome = { failed: [] };
+  const ofAccount = ctx.account;
+  const fingerprinted = (parts: readonly string[]) => (ofAccount?.apart ? [`account:${ofAccount.id}`, ...parts] : parts);
   const failed = async (step: AlertingStep, error: string) => {
     outcome.failed.push(step);
     logger.error({ step, err: error }, `alerting step ${step} failed; the job result stands`);
@@ -67,7 +75,10 @@ export async function raiseAndDeliver(
   await step('raise', async () => {
     const errors: string[] = [];
     // One finding that cannot be recorded does not keep the others from being.
-    for (const input of inputs) {
+    for (const finding of inputs) {
+      const input = ofAccount
+        ? { ...finding, accountId: ofAccount.id, fingerprintParts: fingerprinted(finding.fingerprintParts) }
+        : finding;
       try {
         const { suppressed } = await raiseAlert(db, input, { now: ctx.now(), repeatAfterMs: config.ALERT_REPEAT_AFTER_MS, secrets });
         logger.info({ kind: input.kind, suppressed }, suppressed ? 'alert unchanged since last raised; not repeated' : 'alert raised');
@@ -79,7 +90,8 @@ export async function raiseAndDeliver(
   });
   // Before delivery (or the lack of a channel): a cleared cause's "resolved" message goes out with the rest.
   await step('resolve', async () => {
-    const resolved = await resolveClearedAlerts(db, ctx.now(), cleared);
+    const causes = cleared.map((c) => ({ ...c, fingerprintParts: fingerprinted(c.fingerprintParts) }));
+    const resolved = await resolveClearedAlerts(db, ctx.now(), causes);
     if (resolved.length) logger.info({ alerts: resolved }, 'alerts resolved: their cause cleared');
   });
   if (!config.ALERT_WEBHOOK_URL && !config.ALERT_EMAIL_TO?.length) {

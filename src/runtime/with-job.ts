@@ -11,7 +11,7 @@ import { createLogger } from '../log/logger.ts';
 import type { ProviderClient, ProviderClientOptions } from '../provider/client.ts';
 import type { PayreconMetrics } from '../metrics/metrics.ts';
 import { isUsageError, JobFailedError, oneLine } from './job-failure.ts';
-import { accountFor } from '../config/accounts.ts';
+import { accountFor, configuredAccounts } from '../config/accounts.ts';
 import type { Account } from '../domain/account.ts';
 
 /** What a caller may hand a job: the scheduler and the demo share one config, logger and pool. */
@@ -113,7 +113,9 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
   } catch (err) {
     if (isUsageError(err) || err instanceof JobFailedError) throw err;
     const failure = new JobFailedError(job, database, oneLine(err, secretValues(config)));
-    if (db) await storeFailureAlert(job, failure, { db, config, logger });
+    // A job of one named account (several configured) fails as that account's: its alert is kept apart.
+    const account = opts.account !== undefined && configuredAccounts(config).length > 1 ? { id: opts.account, apart: true } : undefined;
+    if (db) await storeFailureAlert(job, failure, { db, config, logger, ...(account ? { account } : {}) });
     throw failure;
   } finally {
     stop.dispose();
@@ -123,7 +125,11 @@ export async function withJob<T>(job: string, opts: WithJobOptions, fn: (deps: J
 }
 
 /** The `run_failed` alert of a failed job; its modules load only when a job fails. */
-async function storeFailureAlert(job: string, failure: JobFailedError, deps: { db: Db; config: Config; logger: Logger }): Promise<void> {
+async function storeFailureAlert(
+  job: string,
+  failure: JobFailedError,
+  deps: { db: Db; config: Config; logger: Logger; account?: { id: string; apart: boolean } },
+): Promise<void> {
   const [{ raiseAndDeliver }, { alertForFailedRun }] = await Promise.all([import('./alerting.ts'), import('../notify/alert-builders.ts')]);
   await raiseAndDeliver({ ...deps, now: () => new Date(), job }, [alertForFailedRun(job, 'failed', failure.message)]);
 }

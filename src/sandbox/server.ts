@@ -51,6 +51,12 @@ export interface SandboxOptions {
   /** Requests per second per merchant above which the answer is 429 with Retry-After (default: no limit). */
   rateLimitPerSec?: number | null;
   logger?: Logger;
+  /**
+   * Start loading: every request is answered 503 (Retry-After: 1) until ready() is called, so a client
+   * that finds the port open while orders are still being adopted from CSV is told to wait, rather than
+   * seeing NOT_FOUND for an order a later line of the file holds. Default false.
+   */
+  loading?: boolean;
 }
 
 export interface Sandbox {
@@ -58,6 +64,8 @@ export interface Sandbox {
   url: string;
   port: number;
   state: SandboxState;
+  /** Ends loading (options.loading): requests are served from now on. */
+  ready(): void;
   close(): Promise<void>;
 }
 
@@ -234,7 +242,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 
   ctx.rate.reset(ctx.initial.rateLimitPerSec, ctx.initial.merchantRateLimits);
+  let loading = options.loading ?? false;
   const server = http.createServer((req, res) => {
+    if (loading) {
+      // The body is not read: the connection closes after the answer rather than waiting for it.
+      res.setHeader('Connection', 'close');
+      return sendError(res, 503, 'SANDBOX_LOADING: still loading its orders; retry in a moment', { 'Retry-After': '1' });
+    }
     route(ctx, req, res).catch((err: unknown) => {
       if (err instanceof TooLarge) return;
       logger.error({ err }, 'sandbox: request failed');
@@ -270,6 +284,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     url: ctx.baseUrl,
     port,
     state,
+    ready() {
+      if (loading) logger.info({ url: ctx.baseUrl }, 'sandbox ready');
+      loading = false;
+    },
     async close() {
       clearInterval(ticker);
       webhooks.close();

@@ -69,6 +69,7 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
         const outcome = await reconcile(
           {
             db,
+            accountId: account.id,
             fetcher: client,
             policy,
             clock: now,
@@ -87,7 +88,7 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
         if (!options.dryRun) {
           const completed = outcome.runs.length > 0 && outcome.runs.every((r) => r.status === 'completed');
           await raiseAndDeliver(
-            { db, config, logger, now, job: 'reconcile' },
+            { db, config, logger, now, job: 'reconcile', account: { id: account.id, apart: several } },
             await alertsFor(db, outcome),
             completed ? jobCompleted('reconcile') : [],
           );

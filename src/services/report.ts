@@ -74,6 +74,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
         base: config.JOURNAL_BASE_CURRENCY,
         baseRates: config.JOURNAL_RATES_FILE,
         usdtAtPar: config.JOURNAL_USDT_AT_PAR,
+        fxRevaluation: config.JOURNAL_FX_REVALUATION,
         xeroTaxRate: config.JOURNAL_XERO_TAX_RATE,
       },
       feeSchedule: config.FEE_SCHEDULE_FILE,

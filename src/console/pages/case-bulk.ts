@@ -49,6 +49,13 @@ function outcomeBody(out: BulkOutcome, verb: string, dryRun: boolean): Html {
   }`;
 }
 
+/** A confirm that found its preview spent or stale: nothing changed, and the way back keeps the filters. */
+export function bulkConfirmRefused(message: string, back: string): Html {
+  return html`<h1>Nothing changed</h1>
+    <p class="error" role="alert">${message}</p>
+    ${backLink(back)}`;
+}
+
 export function bulkDone(out: BulkOutcome, verb: string, back: string): Html {
   return html`<h1>${plural(out.done.length, 'case')} ${verb}</h1>
     ${backLink(back)} ${outcomeBody(out, verb, false)}`;

@@ -23,6 +23,8 @@ export interface QueueView {
   found: CasePage | null;
   problems: string[];
   users: string[];
+  /** Where in the queue this page is (after, before or page), so a case opened from it leads back here. */
+  at?: Record<string, string>;
 }
 
 /** The query string of the filter as shown, plus paging: every link keeps the filters. */
@@ -136,6 +138,11 @@ export function queueBody(v: QueueView): Html {
   // Fits 1,280 px with the money in view: ref, code, currency, the signed difference, what is at stake
   // (in USDT, the sort's order), age, SLA and assignee. The rest (the other ref, the values side by
   // side, when it occurred, sightings) is on the case page.
+  // The case page's "back to the queue" returns to this filter, sort and page.
+  const here = queueQuery(shown, v.at ?? {}).replace(/^\?/, '');
+  const caseBack = here ? `?back=${encodeURIComponent(here)}` : '';
+  const caseCell = (c: CasePage['cases'][number]) =>
+    html`<a href="/cases/${c.id}${caseBack}">${c.id}</a>${c.state === 'open' ? null : html` ${stateBadge(c.state)}`}`;
   const table = html`<div class="table-wrap">
     <table class="queue">
       <thead>
@@ -161,7 +168,7 @@ export function queueBody(v: QueueView): Html {
                   ? html`<td><input type="checkbox" name="sel" value="${c.id}:${c.version}" aria-label="select case ${c.id}" /></td>`
                   : null
               }
-              <td class="num"><a href="/cases/${c.id}">${c.id}</a>${c.state === 'open' ? null : html` ${stateBadge(c.state)}`}</td>
+              <td class="num">${caseCell(c)}</td>
               <td class="ref ref-cut" title="${c.transactionRef ? `transactionRef ${c.transactionRef}` : ''}">
                 ${c.merchantRef ?? (c.transactionRef ? '' : c.subject)}
               </td>
@@ -214,6 +221,12 @@ export function queueBody(v: QueueView): Html {
           : table
     }
     ${found.cases.length ? paging : null}`;
+}
+
+/** An export refused for its filter: what to fix, nothing downloaded. */
+export function exportRefused(problems: readonly string[]): Html {
+  return html`<h1>Nothing exported</h1>
+    ${problems.map((p) => html`<p class="error" role="alert">${p}</p>`)}`;
 }
 
 /** A signed difference: "+1,600.00" or "−100,000.00", so its direction reads at a glance. */

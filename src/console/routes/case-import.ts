@@ -4,6 +4,7 @@ import { readUpload } from '../upload.ts';
 import { confirmImport, previewImport } from '../../cases/import.ts';
 import { ImportFileError } from '../../cases/import-file-error.ts';
 import { html } from '../../html/html.ts';
+import { recordAction } from '../../db/console-actions.ts';
 import { page } from '../pages/layout.ts';
 import { importDone, importForm, importPreview } from '../pages/case-import.ts';
 
@@ -32,7 +33,11 @@ export function registerCaseImportRoutes(app: FastifyInstance, deps: ConsoleDeps
       );
     reading = true;
     try {
-      const { token, plan } = await previewImport(
+      const {
+        token,
+        plan,
+        upload: file,
+      } = await previewImport(
         deps.db,
         { bytes: upload.bytes, fileName: upload.fileName },
         { userName: s.userName, actor: `console:${s.userName}` },
@@ -42,6 +47,14 @@ export function registerCaseImportRoutes(app: FastifyInstance, deps: ConsoleDeps
         { user: s.userName, resolve: plan.resolve.length, refused: plan.refused.length, blank: plan.blank },
         'case import previewed',
       );
+      await recordAction(deps.db.knex, {
+        at: deps.now(),
+        actor: s.userName,
+        action: 'cases-import-previewed',
+        target: file.fileName,
+        address: request.ip,
+        detail: { sha256: file.sha256, bytes: file.bytes, resolve: plan.resolve.length, refused: plan.refused.length, blank: plan.blank },
+      });
       return sendPage(reply, 200, titled(s)(importPreview(s, { token, fileName: upload.fileName, plan })));
     } catch (err) {
       if (!(err instanceof ImportFileError)) throw err;
@@ -66,6 +79,20 @@ export function registerCaseImportRoutes(app: FastifyInstance, deps: ConsoleDeps
         ),
       );
     deps.logger.info({ user: s.userName, resolved: out.outcome.done.length, refused: out.outcome.refused.length }, 'case import applied');
+    // The import's audit event names the file it applied (name and SHA-256): which upload changed these cases.
+    await recordAction(deps.db.knex, {
+      at: deps.now(),
+      actor: s.userName,
+      action: 'cases-import-applied',
+      target: out.upload.fileName,
+      address: request.ip,
+      detail: {
+        sha256: out.upload.sha256,
+        bytes: out.upload.bytes,
+        resolved: out.outcome.done.length,
+        refused: out.outcome.refused.length,
+      },
+    });
     return sendPage(reply, 200, titled(s)(importDone(out.outcome)));
   });
 }
