@@ -4,7 +4,7 @@
 //   commands   src/commands
 //   services   src/services (one module per job), src/demo
 //   runtime    src/runtime (withJob, exit codes, alerting)
-//   pipelines  src/reconcile, src/import, src/snapshot, src/banks, src/webhook, src/report, src/status, src/schedule, src/cli-ui, src/sandbox, src/cases, src/console, src/metrics, src/doctor, src/prune, src/movements, src/statements
+//   pipelines  src/reconcile, src/import, src/snapshot, src/banks, src/webhook, src/report, src/status, src/schedule, src/cli-ui, src/sandbox, src/cases, src/console, src/metrics, src/doctor, src/prune, src/movements, src/statements, src/worker
 //   core/io    src/recon (pure core), src/db, src/provider, src/notify
 //   base       src/config, src/money, src/log, src/html (the one HTML builder, escaping by default), src/domain (the words every layer shares: amounts, directions,
 //              statuses, verdicts, refs, business dates, exit statuses and the errors that carry them), src/tabular (the table model, its
@@ -14,7 +14,7 @@ const COMMANDS = '^src/commands/';
 const SERVICES = '^src/(services|demo)/';
 const RUNTIME = '^src/runtime/';
 const PIPELINES =
-  '^src/(reconcile|import|snapshot|banks|webhook|report|status|schedule|cli-ui|sandbox|console|cases|metrics|doctor|prune|movements|statements)/';
+  '^src/(reconcile|import|snapshot|banks|webhook|report|status|schedule|cli-ui|sandbox|console|cases|metrics|doctor|prune|movements|statements|worker)/';
 const CORE_IO = '^src/(recon|db|provider|notify)/';
 const BASE = '^src/(config|money|log|domain|html|tabular)/';
 

@@ -53,6 +53,9 @@ const TABLE: Array<[string, string, string]> = [
   ['RETENTION_DAYS', '1y', 'whole number'],
   ['PRUNE_BATCH_SIZE', '10', 'at least 100'],
   ['SCHEDULE_SHUTDOWN_TIMEOUT_MS', '-5', 'whole number'],
+  ['SCHEDULE_MODE', 'cluster', 'inprocess or queue'],
+  ['WORKER_CONCURRENCY', '0', 'at least 1'],
+  ['WORKER_LOCK_TIMEOUT_SECONDS', '1', 'at least 2'],
   ['CONSOLE_PORT', '70000', 'at most 65535'],
   ['CONSOLE_IDLE_TIMEOUT_MIN', '0', 'at least 1'],
   ['CONSOLE_ABSOLUTE_TIMEOUT_MIN', '12h', 'whole number'],
@@ -99,6 +102,11 @@ describe('config validation: the variables config.test.ts does not cover', () =>
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(new RegExp(`^${name}: `));
     expect(problems[0]).toContain(expects);
+  });
+
+  it('SCHEDULE_MODE=queue needs a Postgres server: the embedded database runs every job in-process', () => {
+    expect(problemsOf({ SCHEDULE_MODE: 'queue' })).toEqual([expect.stringMatching(/^SCHEDULE_MODE: queue needs DATABASE_URL/)]);
+    expect(problemsOf({ SCHEDULE_MODE: 'queue', DATABASE_URL: 'postgres://u@db:5432/recon' })).toEqual([]);
   });
 
   it('CONSOLE_TRUSTED_PROXY and CONSOLE_PROXY_USER_HEADER go together', () => {

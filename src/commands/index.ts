@@ -11,6 +11,7 @@ import { registerWebhook } from './webhook.ts';
 import { registerSnapshot } from './snapshot.ts';
 import { registerBanks } from './banks.ts';
 import { registerSchedule } from './schedule.ts';
+import { registerWorker } from './worker.ts';
 import { registerStatus } from './status.ts';
 import { registerCases } from './cases.ts';
 import { registerConsole } from './console.ts';
@@ -36,6 +37,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerLedger,
   registerWebhook,
   registerSchedule,
+  registerWorker,
   registerStatus,
   registerCases,
   registerConsole,

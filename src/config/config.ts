@@ -73,6 +73,7 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
   // With ACCOUNTS_FILE every account names its own secret; the PROVIDER_* pair then defines no account.
   if (!accounts) problems.push(...demoCredentialProblems(env, out.PROVIDER_BASE_URL as string | undefined));
   problems.push(...productionDatabaseProblems(env, out));
+  problems.push(...queueModeProblems(out));
   if (Boolean(out.CONSOLE_TRUSTED_PROXY) !== Boolean(out.CONSOLE_PROXY_USER_HEADER))
     problems.push('CONSOLE_TRUSTED_PROXY and CONSOLE_PROXY_USER_HEADER: set both for single sign-on behind a proxy, or neither');
   if (problems.length) throw new ConfigError(problems);
@@ -93,6 +94,12 @@ function demoCredentialProblems(env: Record<string, string | undefined>, baseUrl
       (name) =>
         `${name}: required when PROVIDER_BASE_URL points at a real provider (${new URL(baseUrl).host}); the demo default only serves the local sandbox`,
     );
+}
+
+/** The queue lives in Postgres: the embedded database (one process) runs every job in the scheduler. */
+function queueModeProblems(out: Record<string, unknown>): string[] {
+  if (out.SCHEDULE_MODE !== 'queue' || out.DATABASE_URL) return [];
+  return ['SCHEDULE_MODE: queue needs DATABASE_URL (a Postgres server the workers share); the embedded database runs every job in-process'];
 }
 
 /** Production (NODE_ENV=production, as in the Docker image) runs on a Postgres server unless PGlite is allowed by name. */

@@ -490,6 +490,24 @@ export const ENV_VARS = {
     secret: false,
     doc: '`payrecon schedule`: on SIGTERM/SIGINT, how long running jobs get to finish or checkpoint',
   },
+  SCHEDULE_MODE: {
+    schema: z.enum(['inprocess', 'queue'], { message: 'expected inprocess or queue' }),
+    default: 'inprocess',
+    secret: false,
+    doc: '`payrecon schedule`: `inprocess` runs every job in the scheduler (the default; the embedded database allows nothing else); `queue` (Postgres only) enqueues them for `payrecon worker` processes (docs/operations/workers.md)',
+  },
+  WORKER_CONCURRENCY: {
+    schema: intIn(1, 64),
+    default: '2',
+    secret: false,
+    doc: '`payrecon worker`: jobs (reconcile batches, snapshots, reports, prunes) one worker process runs at once',
+  },
+  WORKER_LOCK_TIMEOUT_SECONDS: {
+    schema: intIn(2, 86_400),
+    default: '60',
+    secret: false,
+    doc: '`payrecon worker`: a worker process silent this long is presumed dead and the jobs it held run again on another worker; it beats every quarter of this',
+  },
   SCHEDULE_HTTP_PORT: {
     schema: intIn(0, 65535),
     secret: false,

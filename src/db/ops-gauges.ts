@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { queueCounts, queueSchemaVersion, type QueueCount } from './queue.ts';
 import { count, date, dateOrNull, int, oneRow, rowsOf, text, textOrNull } from './row.ts';
 
 /** What /metrics reads from the database on each scrape: small aggregate queries on indexed columns. */
@@ -15,13 +16,15 @@ export interface OpsGaugeRows {
   alertingLastFailure: Date | null;
   /** When the first migration was applied: the start of every job's watch (null on an empty table). */
   installedAt: Date | null;
+  /** The worker queue by task, account and state; empty without its schema (SCHEDULE_MODE=inprocess). */
+  queue: QueueCount[];
 }
 
 /**
  * One read-only transaction with a short statement timeout, so a slow or locked database makes the
  * scrape give up quickly instead of piling up behind it.
  */
-export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promise<OpsGaugeRows> {
+export async function readOpsGauges(db: Knex, statementTimeoutMs: number, queueSchema?: string): Promise<OpsGaugeRows> {
   return db.transaction(async (trx) => {
     await trx.raw(`SELECT set_config('statement_timeout', ?, true)`, [String(Math.max(1, Math.floor(statementTimeoutMs)))]);
     const cases = await trx.raw(
@@ -42,6 +45,7 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
     const alertingRows = rowsOf(alerting);
     // knex's own table: migration_time of the first file is the install; retention never prunes it.
     const installed = await trx.raw(`SELECT min(migration_time) AS at FROM knex_migrations`);
+    const queue = queueSchema && (await queueSchemaVersion(trx, queueSchema)) !== null ? await queueCounts(trx, queueSchema) : [];
     return {
       // A case about no currency (a bank code, say) is labelled "none" rather than dropped.
       openCases: rowsOf(cases).map((r) => ({
@@ -64,6 +68,7 @@ export async function readOpsGauges(db: Knex, statementTimeoutMs: number): Promi
         return max && max >= at ? max : at;
       }, null),
       installedAt: dateOrNull(oneRow(installed), 'at'),
+      queue,
     };
   });
 }

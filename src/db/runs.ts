@@ -33,7 +33,7 @@ export interface RunRow {
   error: string | null;
 }
 
-function toRunRow(r: Row): RunRow {
+export function toRunRow(r: Row): RunRow {
   return {
     id: id(r, 'id'),
     job: text(r, 'job'),
@@ -116,6 +116,8 @@ export async function findResumableRun(db: Conn, job: string, accountId?: string
   const row = await db('job_runs')
     .where(accountId !== undefined ? { job, account_id: accountId } : { job })
     .whereIn('status', ['running', 'interrupted'])
+    // A queued run (issue 41) is the workers' to finish, batch by batch: never resumed in-process.
+    .whereRaw(`params->>'queued' IS NULL`)
     .orderBy([
       { column: 'started_at', order: 'desc' },
       { column: 'id', order: 'desc' },

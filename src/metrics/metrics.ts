@@ -23,6 +23,8 @@ export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 export interface GaugeRefreshOptions {
   /** Statement timeout of the scrape's queries, and the whole refresh's bound. */
   timeoutMs: number;
+  /** graphile-worker's schema, read when installed (SCHEDULE_MODE=queue): the queue's gauges. */
+  queueSchema?: string;
 }
 
 export class PayreconMetrics {
@@ -121,6 +123,13 @@ export class PayreconMetrics {
   private readonly alertingLastFailure = new Gauge({
     name: 'payrecon_alerting_last_failure_timestamp_seconds',
     help: 'Unix time of the latest failure of any alerting step (0: none recorded), from the database',
+    registers: [this.registry],
+  });
+  // Label values: the queue's task names, the configured accounts and four states: bounded.
+  private readonly queueJobs = new Gauge({
+    name: 'payrecon_queue_jobs',
+    help: 'Jobs in the worker queue (SCHEDULE_MODE=queue) by task, account and state: waiting, running, retried (waiting again after a failure), failed (out of attempts)',
+    labelNames: ['task', 'account', 'state'],
     registers: [this.registry],
   });
   private readonly scrapeErrors = new Counter({
@@ -235,7 +244,9 @@ export class PayreconMetrics {
       const bound = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`database gauges not read within ${opts.timeoutMs} ms`)), opts.timeoutMs);
       });
-      const rows = await Promise.race([readOpsGauges(db, opts.timeoutMs), bound]);
+      const rows = await Promise.race([readOpsGauges(db, opts.timeoutMs, opts.queueSchema), bound]);
+      this.queueJobs.reset();
+      for (const q of rows.queue) this.queueJobs.set({ task: q.task, account: q.account, state: q.state }, q.count);
       this.openCases.reset();
       this.oldestOpenCase.reset();
       // Without the account label (one account) rows of every account are summed into the series, as before accounts.

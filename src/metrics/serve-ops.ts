@@ -1,3 +1,4 @@
+import { queueSchemaFor } from '../db/queue.ts';
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
 import type { PayreconMetrics } from './metrics.ts';
@@ -31,7 +32,7 @@ export async function serveOps(opts: ServeOpsOptions): Promise<OpsServer | null>
     ready,
     // Readiness and its cause as gauges at every scrape, so a rule sees a database outage while `up` stays 1.
     beforeScrape: async () => {
-      await opts.metrics.refreshFromDatabase(opts.db.knex, { timeoutMs: OPS_DB_TIMEOUT_MS });
+      await opts.metrics.refreshFromDatabase(opts.db.knex, { timeoutMs: OPS_DB_TIMEOUT_MS, queueSchema: queueSchemaFor(opts.db.schema) });
       const databaseReachable = opts.metrics.lastRefreshError === null;
       opts.metrics.readiness({ ready: databaseReachable && (await ready()) === null, databaseReachable });
     },

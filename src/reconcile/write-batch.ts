@@ -19,6 +19,8 @@ export interface BatchToWrite {
   checkpointId: string | null;
   /** The check to record instead when the database refuses what this order's check would write. */
   refused: (order: OrderRow, message: string) => CheckToWrite;
+  /** Run last in the batch's transaction (a queued batch marks itself written there, or throws to roll the batch back). */
+  alsoInTransaction?: (trx: Knex.Transaction) => Promise<void>;
 }
 
 export interface BatchWritten {
@@ -115,6 +117,7 @@ async function writeOne(trx: Knex.Transaction, batch: BatchToWrite, entry: Batch
 async function checkpoint(trx: Knex.Transaction, batch: BatchToWrite, done: readonly CheckToWrite[]): Promise<void> {
   const position = batch.checkpointId === null ? {} : { [batch.direction]: batch.checkpointId };
   await checkpointRun(trx, batch.run.id, position, countDelta(done), done.length, batch.now);
+  await batch.alsoInTransaction?.(trx);
 }
 
 /** What a batch adds to the run's counts. */

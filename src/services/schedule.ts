@@ -12,6 +12,8 @@ import { EXIT } from '../domain/exit-codes.ts';
 import { Scheduler } from '../schedule/scheduler.ts';
 import { schedulesFromConfig, type ScheduledJobName } from '../schedule/schedules.ts';
 import { inFlightChecks, jobRunners } from './schedule-runners.ts';
+import { queueRunners } from './queue-runners.ts';
+import { installQueue } from '../worker/install.ts';
 import { planCatchUp, CATCH_UP_LOOKBACK_DAYS } from '../schedule/catch-up.ts';
 import { completedDailyDates, lastStartedByJob, reportDatesSince } from '../db/schedule-runs.ts';
 import { startMinuteTrigger } from '../schedule/trigger.ts';
@@ -68,9 +70,12 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
         processNotReady: () => (state === 'running' ? null : `scheduler ${state}`),
         onListening: options.onOpsListening,
       });
+      const queued = config.SCHEDULE_MODE === 'queue';
+      // Queue mode: the scheduler only enqueues; graphile-worker's schema must be there before the first add_job.
+      if (queued) await installQueue(db, config.DATABASE_URL!, logger);
       const scheduler = new Scheduler({
         schedules,
-        runners: jobRunners({ config, db, metrics }),
+        runners: queued ? queueRunners({ config, db }) : jobRunners({ config, db, metrics }),
         inFlightChecks: inFlightChecks({ config, db }),
         logger,
         zone: config.REPORT_TIMEZONE,
@@ -79,6 +84,7 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
       logger.info(
         {
           schedules: Object.fromEntries(Object.entries(schedules).map(([job, s]) => [job, s?.expression ?? 'off'])),
+          mode: config.SCHEDULE_MODE,
           timezone: config.REPORT_TIMEZONE,
         },
         'scheduler started',

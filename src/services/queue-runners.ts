@@ -1,0 +1,47 @@
+// SCHEDULE_MODE=queue: the scheduler's runners enqueue instead of running; `payrecon worker` processes run the jobs.
+import type { Config } from '../config/config.ts';
+import { configuredAccounts } from '../config/accounts.ts';
+import type { Db } from '../db/connect.ts';
+import { dailyDateFor } from '../schedule/catch-up.ts';
+import type { JobRunner, JobRunReport } from '../schedule/scheduler.ts';
+import type { ScheduledJobName } from '../schedule/schedules.ts';
+import { enqueueOne, enqueueReconcileSweep, TASKS, type PlanResult } from './queue-plan.ts';
+
+/** Enqueued, or found planned by another scheduler already: either way this scheduler's part is done. */
+function reportOf(result: PlanResult): JobRunReport {
+  return result.planned
+    ? { status: 'enqueued', exitCode: 0, counts: { jobs: result.jobs }, detail: { runId: result.runId } }
+    : { status: 'skipped', exitCode: 0, detail: { reason: 'already enqueued by another scheduler' } };
+}
+
+export function queueRunners(deps: { config: Config; db: Db }): Record<ScheduledJobName, JobRunner> {
+  const { config, db } = deps;
+  const one =
+    (task: Exclude<(typeof TASKS)[keyof typeof TASKS], 'reconcile_batch'>): JobRunner =>
+    async ({ logger, scheduledFor }) =>
+      reportOf(await enqueueOne({ config, db, logger }, task, scheduledFor.toISOString(), { scheduledFor: scheduledFor.toISOString() }));
+  return {
+    // One sweep per account, each its own run and batches: an account's orders are checked only with its own client and budget.
+    reconcile: async ({ logger, scheduledFor }) => {
+      const plans: PlanResult[] = [];
+      for (const account of configuredAccounts(config))
+        plans.push(await enqueueReconcileSweep({ config, db, logger, account: account.id }, scheduledFor));
+      const planned = plans.filter((p) => p.planned);
+      if (planned.length === 0) return reportOf({ planned: false });
+      return {
+        status: 'enqueued',
+        exitCode: 0,
+        counts: { jobs: planned.reduce((n, p) => n + p.jobs, 0), runs: planned.length },
+        detail: { runIds: planned.map((p) => p.runId) },
+      };
+    },
+    snapshot: one(TASKS.snapshot),
+    'bank-codes': one(TASKS.bankCodes),
+    prune: one(TASKS.prune),
+    // The daily is keyed by its business date: a catch-up and a tick for the same day enqueue it once.
+    daily: async ({ logger, scheduledFor, date }) => {
+      const day = date ?? dailyDateFor(scheduledFor, config.REPORT_TIMEZONE);
+      return reportOf(await enqueueOne({ config, db, logger }, TASKS.daily, day, { scheduledFor: scheduledFor.toISOString(), date: day }));
+    },
+  };
+}
