@@ -8,6 +8,8 @@ import { rerunRefusal } from '../can-do.ts';
 import { messageOf } from '../../domain/errors.ts';
 import { daysListPage } from '../pages/days-list.ts';
 import { badDatePage, dayPage, type DaySection } from '../pages/day-page.ts';
+import { dayByAccount } from '../../db/day-accounts.ts';
+import { dayAccountsPage } from '../pages/day-accounts.ts';
 
 /** The report's sections shown on a day's page, in order, where the version has the file. */
 const SECTIONS: ReadonlyArray<{ title: string; match: (name: string) => boolean }> = [
@@ -52,5 +54,19 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
     }
     const mismatches = current ? await versionMismatches(deps.db.knex, current.id, MISMATCHES_SHOWN) : null;
     return sendPage(reply, 200, dayPage({ session: s, date, zone, cannotRerun, versions, sections, mismatches }));
+  });
+
+  // One day across every account, summed from the orders, checks and cases in the database.
+  app.get('/days/:date/accounts', { config: { access: 'read' } }, async (request, reply) => {
+    const s = request.session!;
+    const raw = (request.params as { date: string }).date;
+    let day: ReturnType<typeof businessDay>;
+    try {
+      day = businessDay(raw, zone);
+    } catch (err) {
+      return sendPage(reply, 400, badDatePage(s, messageOf(err)));
+    }
+    const rows = await dayByAccount(deps.db.knex, day.start.toJSDate(), day.end.toJSDate());
+    return sendPage(reply, 200, dayAccountsPage({ session: s, date: day.date, zone, rows }));
   });
 }
