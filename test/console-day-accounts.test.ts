@@ -1,11 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Agent, addUsers, buildTestConsole, FixedClock } from './helpers/console.ts';
+import { loadConfig } from '../src/config/config.ts';
 
 /** /days/:date/accounts: a day summed per account from orders, checks and cases on Postgres. */
 let t: TestDatabase;
 let app: FastifyInstance;
+/** The same database under a configuration of two accounts. */
+let multi: FastifyInstance;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'console-day-accounts-'));
 const clock = new FixedClock(new Date('2026-11-22T10:00:00Z'));
 
 beforeAll(async () => {
@@ -52,9 +59,30 @@ beforeAll(async () => {
   );
   await addUsers(t, clock, { vera: 'viewer' });
   app = await buildTestConsole(t, clock);
+  const file = path.join(dir, 'accounts.json');
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      accounts: [
+        { id: 'in-main', baseUrl: 'http://127.0.0.1:9', merchantId: 'M-IN', secret: { env: 'IN_SECRET' } },
+        { id: 'ng-brand', baseUrl: 'http://127.0.0.1:9', merchantId: 'M-NG', secret: { env: 'NG_SECRET' } },
+      ],
+    }),
+  );
+  const config = loadConfig({
+    ...(t.url ? { DATABASE_URL: t.url } : { PGLITE_DIR: t.config.PGLITE_DIR }),
+    ACCOUNTS_FILE: file,
+    IN_SECRET: 'secret-in',
+    NG_SECRET: 'secret-ng',
+    REPORT_TIMEZONE: 'UTC',
+    LOG_LEVEL: 'silent',
+  });
+  multi = await buildTestConsole(t, clock, config);
 }, 120_000);
 afterAll(async () => {
   await app?.close();
+  await multi?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
   await t?.drop();
 });
 
@@ -88,5 +116,43 @@ describe('a day by account', () => {
     await vera.login('vera');
     const res = await vera.get('/days/2026-13-01/accounts');
     expect(res.statusCode).toBe(400);
+  });
+});
+
+const caseIds = (body: string) => [...body.matchAll(/<td class="num"><a href="\/cases\/(\d+)(?:\?back=[^"]*)?">/g)].map((m) => m[1]);
+
+describe('the queue by account', () => {
+  it('with two accounts: a selector, each account only its cases, the account kept in the links back', async () => {
+    const vera = new Agent(multi, '10.7.0.3');
+    await vera.login('vera');
+    const all = await vera.get('/cases');
+    expect(all.statusCode).toBe(200);
+    expect(all.body).toContain('<select name="account">');
+    expect(caseIds(all.body).sort()).toEqual(['1', '2']);
+    const inMain = await vera.get('/cases?account=in-main');
+    expect(inMain.statusCode).toBe(200);
+    expect(caseIds(inMain.body)).toEqual(['1']);
+    expect(inMain.body).toContain('<option value="in-main" selected>');
+    expect(inMain.body).toMatch(/href="\/cases\/1\?back=[^"]*account%3Din-main/);
+    const ng = await vera.get('/cases?account=ng-brand&state=all');
+    expect(caseIds(ng.body)).toEqual(['2']);
+  });
+
+  it('refuses an account not configured, naming the ones that are', async () => {
+    const vera = new Agent(multi, '10.7.0.4');
+    await vera.login('vera');
+    const res = await vera.get('/cases?account=ke-main');
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('account: &quot;ke-main&quot; is not a configured account; choose from in-main, ng-brand');
+    expect(caseIds(res.body)).toEqual([]);
+  });
+
+  it('with one account: no selector, and the parameter changes nothing', async () => {
+    const vera = new Agent(app, '10.7.0.5');
+    await vera.login('vera');
+    const res = await vera.get('/cases?account=ng-brand');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain('name="account"');
+    expect(caseIds(res.body).sort()).toEqual(['1', '2']);
   });
 });
