@@ -24,10 +24,10 @@ beforeAll(async () => {
   // in-main: two INR payments on the day (one a mismatch), one the next day; ng-brand: a checked NGN payout, an unchecked NGN payment.
   await k.raw(
     `INSERT INTO payment_orders (id, account_id, merchant_ref, transaction_ref, currency, method, amount, created_at) VALUES
-       (1, 'in-main', 'M-1', 'T-1', 'INR', 'upi', 100.00, '2026-11-20T08:00:00Z'),
-       (2, 'in-main', 'M-2', 'T-2', 'INR', 'upi', 250.50, '2026-11-20T23:59:59Z'),
-       (3, 'in-main', 'M-3', 'T-3', 'INR', 'upi', 999.00, '2026-11-21T00:00:00Z'),
-       (4, 'ng-brand', 'M-4', 'T-4', 'NGN', 'bank', 700.00, '2026-11-20T09:00:00Z')`,
+       (1, 'in-main', 'MREF-0001', 'T-1', 'INR', 'upi', 100.00, '2026-11-20T08:00:00Z'),
+       (2, 'in-main', 'MREF-0002', 'T-2', 'INR', 'upi', 250.50, '2026-11-20T23:59:59Z'),
+       (3, 'in-main', 'MREF-0003', 'T-3', 'INR', 'upi', 999.00, '2026-11-21T00:00:00Z'),
+       (4, 'ng-brand', 'MREF-0004', 'T-4', 'NGN', 'bank', 700.00, '2026-11-20T09:00:00Z')`,
   );
   await k.raw(
     `INSERT INTO payout_orders (id, account_id, merchant_ref, transaction_ref, currency, method, amount, created_at)
@@ -39,10 +39,10 @@ beforeAll(async () => {
   await k.raw(
     `INSERT INTO recon_items (run_id, account_id, direction, order_id, merchant_ref, transaction_ref, currency, method, checked_at,
                              local_status, local_category, local_amount, verdict) VALUES
-       (?, 'in-main', 'payment', 1, 'M-1', 'T-1', 'INR', 'upi', '2026-11-21T01:00:00Z', 'Success', 'success', 100, 'mismatch'),
-       (?, 'in-main', 'payment', 1, 'M-1', 'T-1', 'INR', 'upi', '2026-11-21T02:00:00Z', 'Success', 'success', 100, 'matched'),
-       (?, 'in-main', 'payment', 2, 'M-2', 'T-2', 'INR', 'upi', '2026-11-21T02:00:00Z', 'Success', 'success', 250.50, 'mismatch'),
-       (?, 'in-main', 'payment', 3, 'M-3', 'T-3', 'INR', 'upi', '2026-11-21T02:00:00Z', 'Success', 'success', 999, 'mismatch'),
+       (?, 'in-main', 'payment', 1, 'MREF-0001', 'T-1', 'INR', 'upi', '2026-11-21T01:00:00Z', 'Success', 'success', 100, 'mismatch'),
+       (?, 'in-main', 'payment', 1, 'MREF-0001', 'T-1', 'INR', 'upi', '2026-11-21T02:00:00Z', 'Success', 'success', 100, 'matched'),
+       (?, 'in-main', 'payment', 2, 'MREF-0002', 'T-2', 'INR', 'upi', '2026-11-21T02:00:00Z', 'Success', 'success', 250.50, 'mismatch'),
+       (?, 'in-main', 'payment', 3, 'MREF-0003', 'T-3', 'INR', 'upi', '2026-11-21T02:00:00Z', 'Success', 'success', 999, 'mismatch'),
        (?, 'ng-brand', 'payout', 1, 'P-1', 'PT-1', 'NGN', 'bank', '2026-11-21T02:00:00Z', 'Success', 'success', 5000, 'mismatch')`,
     [first, runId, runId, runId, runId],
   );
@@ -50,11 +50,11 @@ beforeAll(async () => {
   await k.raw(
     `INSERT INTO cases (account_id, subject, code, direction, order_id, merchant_ref, transaction_ref, currency, occurred_at,
                         state, resolution, created_at, opened_at, state_changed_at, last_seen_at, finding) VALUES
-       ('in-main', 'payment:2', 'AMOUNT', 'payment', 2, 'M-2', 'T-2', 'INR', '2026-11-20T23:59:59Z', 'open', NULL, now(), now(), now(), now(),
+       ('in-main', 'payment:2', 'AMOUNT', 'payment', 2, 'MREF-0002', 'T-2', 'INR', '2026-11-20T23:59:59Z', 'open', NULL, now(), now(), now(), now(),
         '{"local": "250.50", "provider": "240.50"}'),
        ('ng-brand', 'payout:1', 'FEE', 'payout', 1, 'P-1', 'PT-1', 'NGN', '2026-11-20T10:00:00Z', 'acknowledged', NULL, now(), now(), now(), now(),
         '{"local": "10.00", "provider": "30.00"}'),
-       ('in-main', 'payment:1', 'AMOUNT', 'payment', 1, 'M-1', 'T-1', 'INR', '2026-11-20T08:00:00Z', 'resolved', 'fixed', now(), now(), now(), now(),
+       ('in-main', 'payment:1', 'AMOUNT', 'payment', 1, 'MREF-0001', 'T-1', 'INR', '2026-11-20T08:00:00Z', 'resolved', 'fixed', now(), now(), now(), now(),
         '{"local": "100.00", "provider": "90.00"}')`,
   );
   await addUsers(t, clock, { vera: 'viewer' });
@@ -154,5 +154,30 @@ describe('the queue by account', () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).not.toContain('name="account"');
     expect(caseIds(res.body).sort()).toEqual(['1', '2']);
+  });
+});
+
+describe('the ref search by account', () => {
+  it('with two accounts: ?account=ID finds only that account’s orders; an unknown id is a 400 naming the configured ones', async () => {
+    const vera = new Agent(multi, '10.7.0.6');
+    await vera.login('vera');
+    // P-1 is ng-brand's payout, PT-1 its transaction ref; M-1 … M-3 are in-main's, M-4 ng-brand's.
+    const both = await vera.get('/search?ref=MREF-0001');
+    expect(both.statusCode).toBe(303);
+    const none = await vera.get('/search?ref=MREF-0001&account=ng-brand');
+    expect(none.statusCode).toBe(404);
+    const mine = await vera.get('/search?ref=MREF-0004&account=ng-brand');
+    expect(mine.statusCode).toBe(303);
+    expect(mine.headers.location).toBe('/orders/payment/4');
+    const bad = await vera.get('/search?ref=MREF-0004&account=ke-main');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('is not a configured account; choose from in-main, ng-brand');
+  });
+
+  it('with one account the parameter is ignored', async () => {
+    const vera = new Agent(app, '10.7.0.7');
+    await vera.login('vera');
+    const res = await vera.get('/search?ref=MREF-0001&account=ng-brand');
+    expect(res.statusCode).toBe(303);
   });
 });
