@@ -181,3 +181,40 @@ describe('the ref search by account', () => {
     expect(res.statusCode).toBe(303);
   });
 });
+
+describe('the days list by account', () => {
+  beforeAll(async () => {
+    await t.db.knex.raw(
+      `INSERT INTO report_versions (account_id, business_date, version, directory, manifest, content_hash, created_at) VALUES
+         ('in-main', '2026-11-20', 1, '/nonexistent/in-main/2026-11-20/v1', '{"headline": "in-main day"}', 'h1', '2026-11-21T03:00:00Z'),
+         ('ng-brand', '2026-11-19', 1, '/nonexistent/ng-brand/2026-11-19/v1', '{"headline": "ng-brand day"}', 'h2', '2026-11-20T03:00:00Z')`,
+    );
+  });
+
+  it('with two accounts: a selector, one account days only, a link to each day by account; unknown id a 400', async () => {
+    const vera = new Agent(multi, '10.7.0.8');
+    await vera.login('vera');
+    const all = await vera.get('/days');
+    expect(all.statusCode).toBe(200);
+    expect(all.body).toContain('<select name="account">');
+    expect(all.body).toContain('<a href="/days/2026-11-20/accounts">by account</a>');
+    expect(all.body).toContain('in-main day');
+    expect(all.body).toContain('ng-brand day');
+    const ng = await vera.get('/days?account=ng-brand');
+    expect(ng.body).toContain('ng-brand day');
+    expect(ng.body).not.toContain('in-main day');
+    const bad = await vera.get('/days?account=ke-main');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('is not a configured account; choose from in-main, ng-brand');
+  });
+
+  it('with one account: no selector, no per-account link, the parameter ignored', async () => {
+    const vera = new Agent(app, '10.7.0.9');
+    await vera.login('vera');
+    const res = await vera.get('/days?account=ng-brand');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain('name="account"');
+    expect(res.body).not.toContain('by account');
+    expect(res.body).toContain('in-main day');
+  });
+});
