@@ -162,21 +162,20 @@ export async function removeHeartbeat(db: Conn, instance: string): Promise<void>
  * they held (otherwise held for its fixed 4 hours), in one transaction. Returns the instances reaped.
  */
 export async function reapSilentWorkers(db: Knex, queueSchema: string, before: Date): Promise<string[]> {
-  const q = quoteIdent(queueSchema);
   return db.transaction(async (trx) => {
     const rows = rowsOf(await trx.raw(`DELETE FROM worker_heartbeats WHERE seen_at < ? RETURNING instance, worker_ids`, [before]));
     // Also jobs locked before `before` under an id no live worker names: a process that died between
     // taking its first job and recording its pool's id.
     const orphans = rowsOf(
       await trx.raw(
-        `SELECT DISTINCT locked_by FROM ${q}.jobs
+        `SELECT DISTINCT locked_by FROM ${quoteIdent(queueSchema)}.jobs
           WHERE locked_by IS NOT NULL AND locked_at < ?
             AND locked_by NOT IN (SELECT unnest(worker_ids) FROM worker_heartbeats)`,
         [before],
       ),
     );
     const ids = [...rows.flatMap((r) => r.worker_ids as string[]), ...orphans.map((r) => text(r, 'locked_by'))];
-    if (ids.length) await trx.raw(`SELECT ${q}.force_unlock_workers(?::text[])`, [ids]);
+    if (ids.length) await trx.raw(`SELECT ${quoteIdent(queueSchema)}.force_unlock_workers(?::text[])`, [ids]);
     return rows.map((r) => text(r, 'instance'));
   });
 }
