@@ -7,6 +7,8 @@ export interface CaseFilter {
   /** Any of these finding codes. */
   codes?: readonly string[];
   currency?: string;
+  /** One account's cases (cases.account_id). */
+  accountId?: string;
   /** occurred_at in [from, to): a business day. */
   occurredFrom?: Date;
   occurredTo?: Date;
@@ -45,6 +47,10 @@ export function caseWhere(f: CaseFilter): { sql: string; args: Knex.RawBinding[]
   if (f.currency) {
     where.push('currency = ?');
     args.push(f.currency);
+  }
+  if (f.accountId !== undefined) {
+    where.push('account_id = ?');
+    args.push(f.accountId);
   }
   if (f.occurredFrom) {
     where.push('occurred_at >= ?');

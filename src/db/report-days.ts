@@ -13,15 +13,19 @@ export interface ReportDay {
   headline: string | null;
 }
 
-/** Days with reports, newest first. The headline is the current version's manifest's, where it has one. */
-export async function listReportDays(db: Conn, limit = 120): Promise<ReportDay[]> {
+/**
+ * Days with reports, newest first. The headline is the current version's manifest's, where it has one.
+ * `accountId`: that account's versions only (with several accounts each has its own per day).
+ */
+export async function listReportDays(db: Conn, limit = 120, accountId?: string): Promise<ReportDay[]> {
   const res = await db.raw(
     `SELECT DISTINCT ON (business_date) business_date::text AS business_date, id::text AS id, version, created_at,
             manifest->>'headline' AS headline, count(*) OVER (PARTITION BY business_date)::int AS versions
        FROM report_versions
+      ${accountId === undefined ? '' : 'WHERE account_id = ?'}
       ORDER BY business_date DESC, version DESC
       LIMIT ?`,
-    [limit],
+    accountId === undefined ? [limit] : [accountId, limit],
   );
   return rowsOf(res).map((r) => ({
     businessDate: text(r, 'business_date'),

@@ -18,13 +18,15 @@ export interface QueueView {
   s: Session;
   now: Date;
   /** The filter as the form shows it. */
-  shown: Record<'state' | 'code' | 'currency' | 'day' | 'age' | 'ref' | 'assignee' | 'sort', string>;
+  shown: Record<'state' | 'code' | 'currency' | 'account' | 'day' | 'age' | 'ref' | 'assignee' | 'sort', string>;
   /** Null when the filter was refused (problems say why). */
   found: CasePage | null;
   problems: string[];
   users: string[];
   /** Where in the queue this page is (after, before or page), so a case opened from it leads back here. */
   at?: Record<string, string>;
+  /** The configured accounts' ids when several (a selector shows); empty with one. */
+  accountIds?: readonly string[];
 }
 
 /** The query string of the filter as shown, plus paging: every link keeps the filters. */
@@ -74,6 +76,16 @@ export function queueBody(v: QueueView): Html {
         ${[option('', 'any', shown.currency), ...CURRENCIES.map((c) => option(c, c, shown.currency))]}
       </select></label
     >
+    ${
+      v.accountIds && v.accountIds.length > 1
+        ? html`<label
+            >Account
+            <select name="account">
+              ${[option('', 'all accounts', shown.account), ...v.accountIds.map((a) => option(a, a, shown.account))]}
+            </select></label
+          >`
+        : null
+    }
     <label>Business day <input type="date" name="day" value="${shown.day}" /></label>
     <label
       >Open longer than

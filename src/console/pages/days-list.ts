@@ -12,14 +12,34 @@ export interface DaysListData {
   zone: string;
   /** Why no rerun can be queued on this installation, or null. */
   cannotRerun: string | null;
+  /** The configured accounts' ids when several (a selector and a per-account view of each day); empty with one. */
+  accountIds: readonly string[];
+  /** The account chosen, '' for all. */
+  account: string;
 }
 
 /** /days: the business days with report versions, newest first. */
-export function daysListPage({ session: s, days, zone, cannotRerun }: DaysListData): string {
+export function daysListPage({ session: s, days, zone, cannotRerun, accountIds, account }: DaysListData): string {
+  // With several accounts, each day also links to its per-account view; with one, the cell as before.
+  const byAccount = (date: string) => (accountIds.length > 1 ? html` <a href="/days/${date}/accounts">by account</a>` : null);
   const body = html`<h1>Business days</h1>
     <p class="muted">
       Days in ${zone} with report versions, newest first. A rerun reconciles the day again and writes a new version when anything changed.
     </p>
+    ${
+      accountIds.length > 1
+        ? html`<form class="filters" method="get" action="/days">
+            <label
+              >Account
+              <select name="account">
+                ${[['', 'all accounts'], ...accountIds.map((a) => [a, a])].map(
+                  ([v, label]) => html`<option value="${v}" ${v === account ? html`selected` : null}>${label}</option>`,
+                )}
+              </select></label
+            ><button type="submit">Show</button>
+          </form>`
+        : null
+    }
     ${
       can(s.role, 'rerun') && !cannotRerun
         ? html`<form class="filters" method="post" action="/reruns">
@@ -41,7 +61,7 @@ export function daysListPage({ session: s, days, zone, cannotRerun }: DaysListDa
             days.map(
               (d) =>
                 html`<tr>
-                  <td><a href="/days/${d.businessDate}">${d.businessDate}</a></td>
+                  <td><a href="/days/${d.businessDate}">${d.businessDate}</a>${byAccount(d.businessDate)}</td>
                   <td class="wrap">${d.headline ?? html`<span class="muted">(this version has no headline)</span>`}</td>
                   <td class="num">v${d.currentVersion}</td>
                   <td class="num">${count(d.versions)}</td>
@@ -52,4 +72,13 @@ export function daysListPage({ session: s, days, zone, cannotRerun }: DaysListDa
           )
     }`;
   return page({ title: 'Business days', session: s, nav: 'days' }, body);
+}
+
+/** /days with an account that is not configured. */
+export function badAccountPage(session: Session, message: string): string {
+  return page(
+    { title: 'Business days', session, nav: 'days' },
+    html`<h1>Business days</h1>
+      <p class="error" role="alert">${message}</p>`,
+  );
 }

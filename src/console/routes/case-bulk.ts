@@ -9,6 +9,7 @@ import { bulkConfirmRefused, bulkDone, bulkPreviewPage, bulkRefused } from '../p
 import { page } from '../pages/layout.ts';
 import type { Html } from '../../html/html.ts';
 import { backQuery, filterOf, queryOf } from './case-query.ts';
+import { consoleAccountIds } from './account-choice.ts';
 
 /** Many cases at once: the ticked ones (POST /cases/bulk), or every case of a filter, previewed then confirmed. */
 export function registerCaseBulkRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
@@ -34,7 +35,7 @@ export function registerCaseBulkRoutes(app: FastifyInstance, deps: ConsoleDeps):
     const s = request.session!;
     const body = (request.body ?? {}) as Record<string, unknown>;
     const back = backQuery(body.back);
-    const { filter, problems } = filterOf(queryOf(back), zone, deps.now(), s.userName);
+    const { filter, problems } = filterOf(queryOf(back), zone, deps.now(), s.userName, consoleAccountIds(deps.config));
     if (isEmptyFilter(filter))
       problems.push(
         'filter: narrow the queue first (a code, currency, day, age, ref or assignee) so this cannot act on the whole queue by accident',

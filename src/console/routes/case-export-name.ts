@@ -9,6 +9,7 @@ import type { Shown } from './case-query.ts';
 export function exportFileName(shown: Shown, now: Date, zone: string): string {
   const parts: string[] = [];
   if (shown.state && shown.state !== 'unresolved') parts.push(shown.state);
+  if (shown.account) parts.push(shown.account);
   if (shown.currency) parts.push(shown.currency);
   if (shown.code) parts.push(shown.code.split(',').join('+'));
   if (shown.day) parts.push(`day-${shown.day}`);

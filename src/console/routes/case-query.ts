@@ -14,6 +14,8 @@ export interface Query {
   /** code=FEE&code=STATUS (the form's multiple choice) or code=FEE,STATUS (a link). */
   code?: string | string[];
   currency?: string;
+  /** A configured account's id; taken only when several accounts are configured. */
+  account?: string;
   day?: string;
   age?: string;
   ref?: string;
@@ -32,10 +34,12 @@ export function filterOf(
   zone: string,
   now: Date,
   me: string,
+  /** The configured accounts' ids when there are several; with one, no account filter (every page as before). */
+  accountIds: readonly string[] = [],
 ): { filter: CaseFilter; sort: CaseSort; problems: string[]; shown: Shown } {
   const problems: string[] = [];
   const filter: CaseFilter = {};
-  const shown: Shown = { state: '', code: '', currency: '', day: '', age: '', ref: '', assignee: '', sort: 'age' };
+  const shown: Shown = { state: '', code: '', currency: '', account: '', day: '', age: '', ref: '', assignee: '', sort: 'age' };
   const state = q.state || 'unresolved';
   if (state === 'unresolved') filter.states = ['open', 'acknowledged'];
   else if ((CASE_STATES as readonly string[]).includes(state)) filter.states = [state as CaseState];
@@ -56,6 +60,11 @@ export function filterOf(
   if (q.currency) {
     if ((CURRENCIES as readonly string[]).includes(q.currency)) filter.currency = shown.currency = q.currency;
     else problems.push(`currency: expected one of ${CURRENCIES.join(', ')}`);
+  }
+  if (q.account && accountIds.length > 1) {
+    if (accountIds.includes(q.account)) filter.accountId = shown.account = q.account;
+    else
+      problems.push(`account: ${JSON.stringify(q.account.slice(0, 40))} is not a configured account; choose from ${accountIds.join(', ')}`);
   }
   if (q.day) {
     try {

@@ -9,18 +9,20 @@ import { page } from '../pages/layout.ts';
 import { filterOf, pageNumberOf, type Query } from './case-query.ts';
 import { exportFileName } from './case-export-name.ts';
 import { messageOf } from '../../domain/errors.ts';
+import { consoleAccountIds } from './account-choice.ts';
 
 const PAGE = 100;
 
 /** The queue (GET /cases) and its workbook export: reading, no change. */
 export function registerCaseQueueRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   const zone = deps.config.REPORT_TIMEZONE;
+  const accountIds = consoleAccountIds(deps.config);
 
   app.get('/cases', { config: { access: 'read' } }, async (request, reply) => {
     const now = deps.now();
     const s = request.session!;
     const q = request.query as Query;
-    const { filter, sort, problems, shown } = filterOf(q, zone, now, s.userName);
+    const { filter, sort, problems, shown } = filterOf(q, zone, now, s.userName, accountIds);
     let found: CasePage | null = null;
     if (problems.length === 0) {
       try {
@@ -45,7 +47,7 @@ export function registerCaseQueueRoutes(app: FastifyInstance, deps: ConsoleDeps)
     }
     const users = await assignableUsers(deps.db);
     const at = found ? Object.fromEntries((['after', 'before', 'page'] as const).flatMap((k) => (q[k] ? [[k, q[k]]] : []))) : {};
-    const body = queueBody({ deps, s, now, shown, found, problems, users, at });
+    const body = queueBody({ deps, s, now, shown, found, problems, users, at, accountIds });
     return sendPage(reply, problems.length ? 400 : 200, page({ title: 'Cases', session: s, nav: 'cases' }, body));
   });
 
@@ -53,7 +55,7 @@ export function registerCaseQueueRoutes(app: FastifyInstance, deps: ConsoleDeps)
   app.get('/cases/export.xlsx', { config: { access: 'read' } }, async (request, reply) => {
     const s = request.session!;
     const now = deps.now();
-    const { filter, sort, problems, shown } = filterOf(request.query as Query, zone, now, s.userName);
+    const { filter, sort, problems, shown } = filterOf(request.query as Query, zone, now, s.userName, accountIds);
     if (problems.length) return sendPage(reply, 400, page({ title: 'Cases', session: s, nav: 'cases' }, exportRefused(problems)));
     const out = await writeQueueWorkbook(deps.db, filter, sort, { zone, sla: deps.config.CASE_SLA_HOURS, now });
     try {

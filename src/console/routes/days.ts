@@ -6,8 +6,11 @@ import { versionMismatches } from '../../db/day-mismatches.ts';
 import { previewCsv, versionFiles } from '../report-files.ts';
 import { rerunRefusal } from '../can-do.ts';
 import { messageOf } from '../../domain/errors.ts';
-import { daysListPage } from '../pages/days-list.ts';
+import { badAccountPage, daysListPage } from '../pages/days-list.ts';
+import { consoleAccountIds } from './account-choice.ts';
 import { badDatePage, dayPage, type DaySection } from '../pages/day-page.ts';
+import { dayByAccount } from '../../db/day-accounts.ts';
+import { dayAccountsPage } from '../pages/day-accounts.ts';
 
 /** The report's sections shown on a day's page, in order, where the version has the file. */
 const SECTIONS: ReadonlyArray<{ title: string; match: (name: string) => boolean }> = [
@@ -25,10 +28,24 @@ const MISMATCHES_SHOWN = 200;
 export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   const zone = deps.config.REPORT_TIMEZONE;
   const cannotRerun = rerunRefusal(deps.config);
+  const accountIds = consoleAccountIds(deps.config);
 
   app.get('/days', { config: { access: 'read' } }, async (request, reply) => {
-    const days = await listReportDays(deps.db.knex);
-    return sendPage(reply, 200, daysListPage({ session: request.session!, days, zone, cannotRerun }));
+    const s = request.session!;
+    // With several accounts, ?account=ID lists that account's reports; with one it is ignored.
+    const raw = (request.query as { account?: unknown }).account;
+    const account = typeof raw === 'string' && raw !== '' && accountIds.length > 1 ? raw : undefined;
+    if (account !== undefined && !accountIds.includes(account))
+      return sendPage(
+        reply,
+        400,
+        badAccountPage(
+          s,
+          `account: ${JSON.stringify(account.slice(0, 40))} is not a configured account; choose from ${accountIds.join(', ')}`,
+        ),
+      );
+    const days = await listReportDays(deps.db.knex, 120, account);
+    return sendPage(reply, 200, daysListPage({ session: s, days, zone, cannotRerun, accountIds, account: account ?? '' }));
   });
 
   app.get('/days/:date', { config: { access: 'read' } }, async (request, reply) => {
@@ -52,5 +69,19 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
     }
     const mismatches = current ? await versionMismatches(deps.db.knex, current.id, MISMATCHES_SHOWN) : null;
     return sendPage(reply, 200, dayPage({ session: s, date, zone, cannotRerun, versions, sections, mismatches }));
+  });
+
+  // One day across every account, summed from the orders, checks and cases in the database.
+  app.get('/days/:date/accounts', { config: { access: 'read' } }, async (request, reply) => {
+    const s = request.session!;
+    const raw = (request.params as { date: string }).date;
+    let day: ReturnType<typeof businessDay>;
+    try {
+      day = businessDay(raw, zone);
+    } catch (err) {
+      return sendPage(reply, 400, badDatePage(s, messageOf(err)));
+    }
+    const rows = await dayByAccount(deps.db.knex, day.start.toJSDate(), day.end.toJSDate());
+    return sendPage(reply, 200, dayAccountsPage({ session: s, date: day.date, zone, rows }));
   });
 }

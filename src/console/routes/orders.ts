@@ -8,6 +8,7 @@ import { page } from '../pages/layout.ts';
 import { amount, at, dataTable } from '../pages/format.ts';
 import { orderHref } from '../pages/links.ts';
 import { orderPageBody } from '../pages/order-page.ts';
+import { consoleAccountIds } from './account-choice.ts';
 
 /** A piece shorter than this matches too many orders to be a search. */
 export const MIN_REF_PIECE = 6;
@@ -15,10 +16,11 @@ const SHOWN = 20;
 
 export function registerOrderRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   const zone = deps.config.REPORT_TIMEZONE;
+  const accountIds = consoleAccountIds(deps.config);
 
   app.get('/search', { config: { access: 'read' } }, async (request, reply) => {
     const s = request.session!;
-    const raw = (request.query as { ref?: unknown }).ref;
+    const { ref: raw, account } = request.query as { ref?: unknown; account?: unknown };
     const piece = typeof raw === 'string' ? raw.trim() : '';
     const answer = (status: number, body: ReturnType<typeof html>) =>
       sendPage(
@@ -38,7 +40,16 @@ export function registerOrderRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
           ${piece.length === 0 ? 'nothing' : `${piece.length}`}).
         </p>`,
       );
-    const found = await ordersByRefPrefix(deps.db.knex, piece, SHOWN + 1);
+    // With several accounts, ?account=ID narrows the search to that account's orders; with one it is ignored.
+    const chosen = typeof account === 'string' && account !== '' && accountIds.length > 1 ? account : undefined;
+    if (chosen !== undefined && !accountIds.includes(chosen))
+      return answer(
+        400,
+        html`<p class="error" role="alert">
+          account: ${JSON.stringify(chosen.slice(0, 40))} is not a configured account; choose from ${accountIds.join(', ')}
+        </p>`,
+      );
+    const found = await ordersByRefPrefix(deps.db.knex, piece, SHOWN + 1, chosen);
     if (found.length === 1) return reply.redirect(orderHref(found[0].direction, found[0].id), 303);
     if (found.length === 0)
       return answer(
