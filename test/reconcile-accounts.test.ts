@@ -98,7 +98,7 @@ describe('reconcile of one account among several', () => {
     );
   });
 
-  it('refuses a snapshot and a report, which are not per account yet, rather than mix the accounts', async () => {
+  it('refuses a snapshot naming no account, and a report, which is not per account yet, rather than mix the accounts', async () => {
     await expect(snapshotJob({}, context())).rejects.toThrow('--account: required, 2 accounts are configured (in-main, ng-brand)');
     await expect(reportJob({}, context())).rejects.toThrow(
       'report: 2 accounts are configured (in-main, ng-brand); reports per account are not written yet',

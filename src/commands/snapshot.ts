@@ -10,6 +10,10 @@ export function registerSnapshot(program: Command): void {
     .command('snapshot')
     .description("store each currency's balance and USDT rate, flag the rate, and roll the balance forward from the previous snapshot")
     .option('--json', 'print the result (snapshots, rate flags, drift findings, failures) as JSON')
+    .option(
+      '--account <id>',
+      'the account whose balances to take (ACCOUNTS_FILE; required when several are configured): its client, its orders',
+    )
     .addHelpText(
       'after',
       `
@@ -19,14 +23,15 @@ payouts (amount + fee), within RECON_TOLERANCE; otherwise a BALANCE_DRIFT findin
 Examples:
   payrecon snapshot
   payrecon snapshot --json | jq '.drift'
+  payrecon snapshot --account in-main
 Exit: 0 every currency stored (findings included), or skipped: another run holds the lock;
       2 some or all currencies could not be fetched (the run lists which), credentials refused;
       3 bad configuration.
 ${envHelp([...DB_ENV, ...PROVIDER_ENV, 'RECON_CURRENCIES', 'RECON_TOLERANCE', 'RATE_STALE_AFTER_MIN', 'RATE_JUMP_PERCENT', 'SNAPSHOT_OPEN_CHECK'])}`,
     )
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean; account?: string }) => {
       const { snapshotJob } = await import('../services/snapshot.ts');
-      const { exitCode, result } = await snapshotJob();
+      const { exitCode, result } = await snapshotJob(opts.account !== undefined ? { account: opts.account } : {});
       printOut(opts.json ? `${JSON.stringify(result, null, 2)}\n` : describeSnapshots(result));
       process.exitCode = exitCode;
     });

@@ -43,7 +43,8 @@ export interface FinalityCandidate {
 // fails moved nothing, one recorded Failed that the provider settled did (issue 43; the disagreement is the
 // order's STATUS finding). The range test is what finds them through the *_provider_finality index (sql/040):
 // a superset of the two exact conditions beside it, which decide.
-const OVERLAPS = sql`currency = ${param('currency')} AND provider_success_at > ${param('opening_from')}::timestamptz
+const OVERLAPS = sql`currency = ${param('currency')} AND (${param('account')}::text = '' OR account_id = ${param('account')}::text)
+  AND provider_success_at > ${param('opening_from')}::timestamptz
   AND coalesce(open_seen_at, created_at) < ${param('closing_to')}::timestamptz AND provider_success_at IS NOT NULL
   AND tstzrange(least(coalesce(open_seen_at, created_at), provider_success_at), provider_success_at, '[]')
       && tstzrange(${param('opening_from')}::timestamptz, greatest(${param('opening_from')}::timestamptz, ${param('closing_to')}::timestamptz), '[]')`;
@@ -92,9 +93,13 @@ export async function settlementWindow(
   currency: Currency | string,
   opening: ReadingBounds,
   closing: ReadingBounds,
+  /** Only this account's orders (several accounts configured); undefined: every order. */
+  account?: string,
 ): Promise<{ sums: SettlementSums; candidates: FinalityCandidate[] }> {
   const values = {
     currency,
+    // '' (never an account id): every account's orders.
+    account: account ?? '',
     opening_from: instant(opening.from),
     opening_to: instant(opening.to),
     closing_from: instant(closing.from),
@@ -127,6 +132,8 @@ export async function settlementWindow(
 export interface NewBalanceCheck {
   runId: string | null;
   currency: Currency;
+  /** The account whose window this is; left out: the column's default ('default'). */
+  accountId?: string;
   openingSnapshotId: string;
   closingSnapshotId: string;
   openingTotal: string;
@@ -171,11 +178,11 @@ export async function insertBalanceCheck(db: Conn, c: NewBalanceCheck): Promise<
   const res = await db.raw(
     `INSERT INTO balance_checks (run_id, currency, opening_snapshot_id, closing_snapshot_id, opening_total, explained_movement,
                                  expected_closing, closing_total, drift, tolerance, within_tolerance, payments_count, payouts_count, checked_at,
-                                 timing_items, timing_movement, movements_movement, movements_count)
+                                 timing_items, timing_movement, movements_movement, movements_count, account_id)
      VALUES (?, ?, ?::bigint, ?::bigint, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?, ?, ?, ?::jsonb, ?::numeric,
-             ?::numeric, ?)
+             ?::numeric, ?, coalesce(?::text, 'default'))
      RETURNING id::text AS id`,
-    [c.runId, c.currency, c.openingSnapshotId, c.closingSnapshotId, ...windowFigures(c)],
+    [c.runId, c.currency, c.openingSnapshotId, c.closingSnapshotId, ...windowFigures(c), c.accountId ?? null],
   );
   return text(oneRow(res), 'id');
 }

@@ -18,6 +18,8 @@ export interface NewBalanceSnapshot {
   takenAt: Date;
   /** When the balance was asked for (null for snapshots stored before it was recorded: taken as takenAt). */
   requestedAt?: Date | null;
+  /** The account whose balance this is; left out: the column's default ('default'). */
+  accountId?: string;
 }
 
 /** One stored balance snapshot; amounts are the decimal text the provider sent. */
@@ -42,6 +44,8 @@ export interface NewRateSnapshot {
   withdraw: string;
   takenAt: Date;
   flags: readonly string[];
+  /** The account whose rate this is; left out: the column's default ('default'). */
+  accountId?: string;
 }
 
 // ::text keeps numeric scale exactly as stored ("4850000.00"), on both engines.
@@ -60,13 +64,17 @@ const toBalance = (r: Row): BalanceSnapshot => ({
   requestedAt: dateOrNull(r, 'requested_at'),
 });
 
+// With several accounts each account's snapshots are a history of their own; null (one account): no filter.
+const OF_ACCOUNT = '(?::text IS NULL OR account_id = ?::text)';
+const ofAccount = (account: string | undefined): [string | null, string | null] => [account ?? null, account ?? null];
+
 /** The balance reading of a snapshot: from request to answer. */
 export const readingOf = (s: BalanceSnapshot): { from: Date; to: Date } => ({ from: s.requestedAt ?? s.takenAt, to: s.takenAt });
 
 export async function insertBalanceSnapshot(db: Conn, s: NewBalanceSnapshot): Promise<BalanceSnapshot> {
   const res = await db.raw(
-    `INSERT INTO balance_snapshots (run_id, currency, available, pending, held, credit, taken_at, requested_at)
-     VALUES (?, ?, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?) RETURNING ${BALANCE_COLUMNS}`,
+    `INSERT INTO balance_snapshots (run_id, currency, available, pending, held, credit, taken_at, requested_at, account_id)
+     VALUES (?, ?, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?, ?, coalesce(?::text, 'default')) RETURNING ${BALANCE_COLUMNS}`,
     [
       s.runId,
       s.currency,
@@ -76,6 +84,7 @@ export async function insertBalanceSnapshot(db: Conn, s: NewBalanceSnapshot): Pr
       decimal(s.credit, 'credit'),
       s.takenAt,
       s.requestedAt ?? null,
+      s.accountId ?? null,
     ],
   );
   return toBalance(oneRow(res));
@@ -85,12 +94,13 @@ export async function insertBalanceSnapshot(db: Conn, s: NewBalanceSnapshot): Pr
 export async function previousBalanceSnapshot(
   db: Conn,
   snapshot: Pick<BalanceSnapshot, 'id' | 'currency' | 'takenAt'>,
+  account?: string,
 ): Promise<BalanceSnapshot | null> {
   const res = await db.raw(
     `SELECT ${BALANCE_COLUMNS} FROM balance_snapshots
-      WHERE currency = ? AND (taken_at < ? OR (taken_at = ? AND id < ?::bigint))
+      WHERE currency = ? AND (taken_at < ? OR (taken_at = ? AND id < ?::bigint)) AND ${OF_ACCOUNT}
       ORDER BY taken_at DESC, id DESC LIMIT 1`,
-    [snapshot.currency, snapshot.takenAt, snapshot.takenAt, snapshot.id],
+    [snapshot.currency, snapshot.takenAt, snapshot.takenAt, snapshot.id, ...ofAccount(account)],
   );
   return rowsOf(res).map(toBalance)[0] ?? null;
 }
@@ -105,13 +115,14 @@ export async function unexplainedWindows(
   db: Conn,
   currency: Currency,
   since: Date,
+  account?: string,
 ): Promise<Array<{ opening: BalanceSnapshot; closing: BalanceSnapshot; drift: string }>> {
   const res = await db.raw(
     `SELECT b.opening_snapshot_id::text AS opening_id, b.closing_snapshot_id::text AS closing_id, b.drift::text AS drift
        FROM balance_checks b JOIN balance_snapshots c ON c.id = b.closing_snapshot_id
-      WHERE b.currency = ? AND NOT b.within_tolerance AND c.taken_at >= ?
+      WHERE b.currency = ? AND NOT b.within_tolerance AND c.taken_at >= ? AND (?::text IS NULL OR c.account_id = ?::text)
       ORDER BY c.taken_at, c.id`,
-    [currency, since],
+    [currency, since, ...ofAccount(account)],
   );
   const pairs = rowsOf(res).map((r) => ({ opening: text(r, 'opening_id'), closing: text(r, 'closing_id'), drift: text(r, 'drift') }));
   if (pairs.length === 0) return [];
@@ -152,10 +163,10 @@ export async function boundaryBalanceSnapshots(
 
 export async function insertRateSnapshot(db: Conn, s: NewRateSnapshot): Promise<RateSnapshot> {
   const res = await db.raw(
-    `INSERT INTO rate_snapshots (run_id, currency, deposit, withdraw, taken_at, flags)
-     VALUES (?, ?, ?::numeric, ?::numeric, ?, ?::text[])
+    `INSERT INTO rate_snapshots (run_id, currency, deposit, withdraw, taken_at, flags, account_id)
+     VALUES (?, ?, ?::numeric, ?::numeric, ?, ?::text[], coalesce(?::text, 'default'))
      RETURNING id::text AS id, run_id::text AS run_id, currency, deposit::text AS deposit, withdraw::text AS withdraw, taken_at, flags`,
-    [s.runId, s.currency, decimal(s.deposit, 'deposit'), decimal(s.withdraw, 'withdraw'), s.takenAt, [...s.flags]],
+    [s.runId, s.currency, decimal(s.deposit, 'deposit'), decimal(s.withdraw, 'withdraw'), s.takenAt, [...s.flags], s.accountId ?? null],
   );
   const r = oneRow(res);
   return {
@@ -174,21 +185,23 @@ export async function insertRateSnapshot(db: Conn, s: NewRateSnapshot): Promise<
  * snapshot after the most recent one holding other figures (compared as numbers, so 86.50 = 86.5).
  * Derived from the history rather than stored, so no extra column is needed.
  */
-export async function previousRate(db: Conn, currency: Currency, before: Date): Promise<PreviousRate | null> {
+export async function previousRate(db: Conn, currency: Currency, before: Date, account?: string): Promise<PreviousRate | null> {
   const res = await db.raw(
     `WITH prev AS (
        SELECT deposit, withdraw, taken_at FROM rate_snapshots
-        WHERE currency = ? AND taken_at < ? ORDER BY taken_at DESC, id DESC LIMIT 1
+        WHERE currency = ? AND taken_at < ? AND ${OF_ACCOUNT} ORDER BY taken_at DESC, id DESC LIMIT 1
      ),
      changed AS (
        SELECT max(r.taken_at) AS at FROM rate_snapshots r, prev
         WHERE r.currency = ? AND r.taken_at < prev.taken_at AND (r.deposit <> prev.deposit OR r.withdraw <> prev.withdraw)
+          AND (?::text IS NULL OR r.account_id = ?::text)
      )
      SELECT prev.deposit::text AS deposit, prev.withdraw::text AS withdraw, prev.taken_at,
             (SELECT min(r.taken_at) FROM rate_snapshots r, changed
-              WHERE r.currency = ? AND r.taken_at > coalesce(changed.at, '-infinity'::timestamptz) AND r.taken_at <= prev.taken_at) AS unchanged_since
+              WHERE r.currency = ? AND r.taken_at > coalesce(changed.at, '-infinity'::timestamptz) AND r.taken_at <= prev.taken_at
+                AND (?::text IS NULL OR r.account_id = ?::text)) AS unchanged_since
        FROM prev`,
-    [currency, before, currency, currency],
+    [currency, before, ...ofAccount(account), currency, ...ofAccount(account), currency, ...ofAccount(account)],
   );
   const [r] = rowsOf(res);
   return r

@@ -1,5 +1,7 @@
 // The snapshot job: balances and rates, roll-forward, alerts for drift and flags, an exit status.
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
+import { loadConfig } from '../config/config.ts';
+import { accountFor, configuredAccounts } from '../config/accounts.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { snapshotPolicyFromConfig } from '../snapshot/policy.ts';
 import { takeSnapshots, type SnapshotResult } from '../snapshot/take-snapshots.ts';
@@ -16,6 +18,8 @@ export interface SnapshotJobOptions {
   provider?: Partial<ProviderClientOptions>;
   /** taken_at source; tests pin it. */
   clock?: () => Date;
+  /** --account ID: required when several accounts are configured; the only one otherwise. */
+  account?: string;
 }
 
 export interface SnapshotJobResult {
@@ -24,8 +28,13 @@ export interface SnapshotJobResult {
 }
 
 export async function snapshotJob(options: SnapshotJobOptions = {}, context: JobContextOptions = {}): Promise<SnapshotJobResult> {
-  return withJob('snapshot', { ...context, provider: options.provider }, async (deps) => {
-    const { config, logger, db } = deps;
+  const config = context.config ?? loadConfig();
+  // The account's balances, read with its own client; with several, only its orders explain them.
+  // With one account nothing is filtered or named: the run is exactly what it was before accounts.
+  const account = accountFor(config, options.account);
+  const apart = configuredAccounts(config).length > 1 ? account.id : undefined;
+  return withJob('snapshot', { ...context, config, account: account.id, provider: options.provider }, async (deps) => {
+    const { logger, db } = deps;
     const client = await deps.provider();
     const clock = options.clock ?? (() => new Date());
     // The open orders are checked around the balance readings, so few orders straddle them.
@@ -43,17 +52,18 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
               concurrency: config.RECON_CONCURRENCY,
               batchSize: config.RECON_BATCH_SIZE,
               webhooks: { expect: config.WEBHOOK_EXPECTED, marginMs: config.WEBHOOK_MISSING_MARGIN_MIN * 60_000 },
-              onChecked: deps.metrics && ((direction, verdict, count) => deps.metrics!.orderChecked(direction, verdict, count)),
+              onChecked: deps.metrics && ((direction, verdict, count) => deps.metrics!.orderChecked(direction, verdict, count, account.id)),
+              accountId: account.id,
             },
-            { lookbackDays: config.RECON_LOOKBACK_DAYS, mode },
+            { lookbackDays: config.RECON_LOOKBACK_DAYS, mode, ...(apart !== undefined ? { account: apart } : {}) },
           );
     const result = await takeSnapshots(
-      { db, client, policy: snapshotPolicyFromConfig(config), clock, logger, checkOpenOrders },
-      config.RECON_CURRENCIES,
+      { db, client, policy: snapshotPolicyFromConfig(config), clock, logger, checkOpenOrders, account: apart },
+      account.currencies,
     );
     // Drift and rate flags are findings to alert on, not a failure of the run.
     await raiseAndDeliver(
-      { db, config, logger, now: options.clock ?? (() => new Date()), job: 'snapshot' },
+      { db, config, logger, now: options.clock ?? (() => new Date()), job: 'snapshot', account: account.id },
       alertsFor(result),
       clearedBy(result),
     );

@@ -25,13 +25,14 @@ export type OpenCheckMode = 'due' | 'all';
  */
 export function openOrderChecker(
   deps: ReconcileDeps,
-  opts: { lookbackDays: number; mode?: OpenCheckMode; waitMs?: number },
+  opts: { lookbackDays: number; mode?: OpenCheckMode; waitMs?: number; account?: string },
 ): (phase: 'before' | 'after') => Promise<void> {
   return async (phase) => {
     const now = deps.clock().getTime();
     const lookbackFrom = new Date(now - opts.lookbackDays * 86_400_000).toISOString();
     const dueBy = (opts.mode ?? 'all') === 'due' ? { dueBy: new Date(now + DUE_WITHIN_MS).toISOString() } : {};
-    const selection: Selection = { mode: 'open', lookbackFrom, ...dueBy };
+    const account = opts.account !== undefined ? { account: opts.account } : {};
+    const selection: Selection = { mode: 'open', lookbackFrom, ...dueBy, ...account };
     const outcome = await reconcile(deps, { selection, dryRun: false, waitMs: opts.waitMs ?? OPEN_CHECK_WAIT_MS });
     if (outcome.status !== 'completed') {
       deps.logger.warn(

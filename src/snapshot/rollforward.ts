@@ -51,10 +51,12 @@ export async function snapshotRollForward(
     tolerance: string;
     /** How long a recorded movement may take to reach the balance, either side of its recorded moment. */
     movementLagMs?: number;
+    /** Only this account's orders explain the window (several accounts); undefined: every order. */
+    account?: string;
   },
 ): Promise<SnapshotRollForward> {
   const { currency, opening, closing, tolerance } = input;
-  const window = opening && closing ? await settlementWindow(db, currency, readingOf(opening), readingOf(closing)) : null;
+  const window = opening && closing ? await settlementWindow(db, currency, readingOf(opening), readingOf(closing), input.account) : null;
   const timingItems: TimingItem[] = [];
   const inside: WindowMovement[] = [];
   const near = new Map<string, WindowMovement>();

@@ -40,6 +40,11 @@ export interface SnapshotDeps {
    * it the intervals are whatever the reconcile runs left, and more orders become timing items.
    */
   checkOpenOrders?: (phase: 'before' | 'after') => Promise<void>;
+  /**
+   * Set when several accounts are configured: the snapshots, rates and windows are this account's own
+   * history, and only its orders explain its balance. Undefined (one account): nothing filtered, as before.
+   */
+  account?: string;
 }
 
 export interface RateResult extends RateSnapshot {
@@ -96,7 +101,9 @@ export interface SnapshotResult {
  * A currency that fails is recorded and the others go on; refused credentials stop the run.
  */
 export async function takeSnapshots(deps: SnapshotDeps, currencies: readonly Currency[]): Promise<SnapshotResult> {
-  const locked = await withJobLock(deps.db, SNAPSHOT_JOB, () => runSnapshots(deps, currencies));
+  // Accounts' snapshots are separate histories, so each account has its own lock (one account: the job's).
+  const lockName = deps.account === undefined ? SNAPSHOT_JOB : `${SNAPSHOT_JOB}:${deps.account}`;
+  const locked = await withJobLock(deps.db, lockName, () => runSnapshots(deps, currencies));
   if (locked.acquired) return locked.result!;
   deps.logger.info('another snapshot run holds the lock; skipping');
   return { status: 'skipped', runId: null, currencies: [], rateFlags: [], drift: [], failures: [], error: null };
@@ -104,7 +111,8 @@ export async function takeSnapshots(deps: SnapshotDeps, currencies: readonly Cur
 
 async function runSnapshots(deps: SnapshotDeps, currencies: readonly Currency[]): Promise<SnapshotResult> {
   const { db, logger } = deps;
-  const run = await createRun(db.knex, SNAPSHOT_JOB, { currencies, policy: deps.policy }, { dryRun: false, now: deps.clock() });
+  const params = { currencies, policy: deps.policy, ...(deps.account !== undefined ? { account: deps.account } : {}) };
+  const run = await createRun(db.knex, SNAPSHOT_JOB, params, { dryRun: false, now: deps.clock(), accountId: deps.account });
   const failures: UnitFailure[] = [];
   const done: CurrencySnapshot[] = [];
   const result = (status: SnapshotResult['status'], error: string | null): SnapshotResult => ({
@@ -159,12 +167,13 @@ async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Cur
       credit: balance.credit,
       takenAt: deps.clock(),
       requestedAt,
+      accountId: deps.account,
     });
   }
   const rate = await attempt(() => deps.client.usdtRate(currency), currency, 'usdtRate', failures, deps.logger);
   if (rate) {
     const takenAt = deps.clock();
-    const previous = await previousRate(deps.db.knex, currency, takenAt);
+    const previous = await previousRate(deps.db.knex, currency, takenAt, deps.account);
     const check = flagRate(previous, { deposit: rate.deposit, withdraw: rate.withdraw, takenAt }, deps.policy.rates);
     const stored = await insertRateSnapshot(deps.db.knex, {
       runId,
@@ -173,6 +182,7 @@ async function snapshotCurrency(deps: SnapshotDeps, runId: string, currency: Cur
       withdraw: rate.withdraw,
       takenAt,
       flags: check.flags,
+      accountId: deps.account,
     });
     out.rate = { ...stored, flags: check.flags, notes: check.notes, unchangedSince: check.unchangedSince };
   }
@@ -187,7 +197,7 @@ async function rollForwardCurrency(deps: SnapshotDeps, runId: string, out: Curre
   const closing = out.balance!;
   // The roll-forward, its stored check and its drift case commit together.
   await deps.db.knex.transaction(async (trx) => {
-    const opening = await previousBalanceSnapshot(trx, closing);
+    const opening = await previousBalanceSnapshot(trx, closing, deps.account);
     if (!opening) return;
     const checkedAt = deps.clock();
     out.rollForward = await snapshotRollForward(trx, {
@@ -196,8 +206,9 @@ async function rollForwardCurrency(deps: SnapshotDeps, runId: string, out: Curre
       closing,
       tolerance: toleranceFor(deps.policy, closing.currency),
       movementLagMs: deps.policy.movementLagMs,
+      account: deps.account,
     });
-    await storeCheck(trx, runId, out.rollForward, checkedAt);
+    await storeCheck(trx, runId, out.rollForward, checkedAt, insertBalanceCheck, deps.account);
     const drift = await syncDriftCase(trx, out.rollForward, checkedAt);
     await syncDriftHint(trx, out.rollForward, checkedAt, deps.policy.movementLagMs);
     await syncUnseenMovements(trx, out.rollForward, checkedAt);
@@ -218,7 +229,7 @@ export const REJUDGE_DAYS = 30;
  */
 async function rejudgeWindows(deps: SnapshotDeps, runId: string, currency: Currency): Promise<void> {
   const since = new Date(deps.clock().getTime() - REJUDGE_DAYS * 86_400_000);
-  for (const w of await unexplainedWindows(deps.db.knex, currency, since)) {
+  for (const w of await unexplainedWindows(deps.db.knex, currency, since, deps.account)) {
     await deps.db.knex.transaction(async (trx) => {
       const checkedAt = deps.clock();
       const rf = await snapshotRollForward(trx, {
@@ -227,6 +238,7 @@ async function rejudgeWindows(deps: SnapshotDeps, runId: string, currency: Curre
         closing: w.closing,
         tolerance: toleranceFor(deps.policy, currency),
         movementLagMs: deps.policy.movementLagMs,
+        account: deps.account,
       });
       if (rf.withinTolerance === false && new Decimal(rf.drift!).equals(w.drift)) return;
       await storeCheck(trx, runId, rf, checkedAt, rejudgeBalanceCheck);
@@ -273,10 +285,12 @@ async function storeCheck(
   rf: SnapshotRollForward,
   checkedAt: Date,
   write: typeof insertBalanceCheck = insertBalanceCheck,
+  accountId?: string,
 ): Promise<void> {
   // Only called with both snapshots present, so every figure below is set.
   await write(trx, {
     runId,
+    ...(accountId !== undefined ? { accountId } : {}),
     currency: rf.currency,
     openingSnapshotId: rf.opening!.id,
     closingSnapshotId: rf.closing!.id,
