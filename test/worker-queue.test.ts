@@ -51,6 +51,15 @@ describe.skipIf(requiresServer('the worker queue lives in a Postgres server'))('
     // 15 payments and 5 payouts due, in batches of 7: 3 + 1.
     expect(first).toMatchObject({ status: 'enqueued', exitCode: 0, counts: { jobs: 4, runs: 1 } });
     runId = String((first.detail!.runIds as string[])[0]);
+    // A run's batches by priority = batch index, so several accounts' sweeps interleave rather than queue behind each other.
+    const jobs = await world.t.db.knex
+      .withSchema(queueSchemaFor(world.t.db.schema))
+      .from('jobs')
+      .where({ task_identifier: 'reconcile_batch' })
+      .select('key', 'priority');
+    expect(jobs.map((j) => [j.key, j.priority]).sort((a, b) => a[1] - b[1])).toEqual(
+      [0, 1, 2, 3].map((i) => [`reconcile:default:${runId}:${i}`, i]),
+    );
     expect(await runners.reconcile(ctx)).toMatchObject({ status: 'skipped', exitCode: 0 });
     expect(await runners.snapshot(ctx)).toMatchObject({ status: 'enqueued', counts: { jobs: 1 } });
     expect(await runners.snapshot(ctx)).toMatchObject({ status: 'skipped' });

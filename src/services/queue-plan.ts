@@ -34,6 +34,9 @@ export interface PlanContext {
   account?: string;
 }
 
+/** graphile-worker's priority is a smallint. */
+const MAX_PRIORITY = 32_767;
+
 export type PlanResult = { planned: true; runId: string | null; jobs: number } | { planned: false };
 
 /**
@@ -70,6 +73,9 @@ export async function enqueueReconcileSweep(ctx: PlanContext, scheduledFor: Date
         task: TASKS.reconcileBatch,
         key: `reconcile:${account}:${run.id}:${i}`,
         payload: { account, runId: run.id, batch: i, direction: b.direction, ids: b.ids },
+        // graphile runs by priority, then id: batch i of every account before batch i+1 of any, so the
+        // accounts' sweeps interleave (each within its own budget) instead of running one after another.
+        priority: Math.min(i, MAX_PRIORITY),
         maxAttempts: MAX_ATTEMPTS,
       }));
       result = { planned: true, runId: run.id, jobs: jobs.length };
