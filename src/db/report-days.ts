@@ -22,10 +22,10 @@ export async function listReportDays(db: Conn, limit = 120, accountId?: string):
     `SELECT DISTINCT ON (business_date) business_date::text AS business_date, id::text AS id, version, created_at,
             manifest->>'headline' AS headline, count(*) OVER (PARTITION BY business_date)::int AS versions
        FROM report_versions
-      ${accountId === undefined ? '' : 'WHERE account_id = ?'}
+      WHERE ?::text IS NULL OR account_id = ?
       ORDER BY business_date DESC, version DESC
       LIMIT ?`,
-    accountId === undefined ? [limit] : [accountId, limit],
+    [accountId ?? null, accountId ?? null, limit],
   );
   return rowsOf(res).map((r) => ({
     businessDate: text(r, 'business_date'),
