@@ -1,17 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../src/config/config.ts';
-import { accountFor } from '../src/config/accounts.ts';
-import { createAccountClient } from '../src/provider/from-config.ts';
-import { seedMerchant, type SeededOrder } from '../src/demo/seed-merchant.ts';
+import { type Config } from '../src/config/config.ts';
+import { type SeededOrder } from '../src/demo/seed-merchant.ts';
 import { reconcileJob } from '../src/services/reconcile.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import { type Sandbox } from '../src/sandbox/server.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
-import { CHECK_AT_ONCE_ENV, createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { CLEAN_LIFECYCLE } from './helpers/world.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { seedAccountOrders, startTwoAccounts, type TwoAccounts } from './helpers/two-accounts.ts';
 
 // What a reconcile run of one account writes belongs to that account: its check rows, the cases its
 // mismatches open and the alerts it raises. Two accounts against one sandbox over HTTP, each with one
@@ -23,54 +18,18 @@ describe("a run's checks, cases and alerts belong to its account", () => {
   let sandbox: Sandbox;
   let config: Config;
   const orders: Record<string, SeededOrder[]> = {};
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-reconcile-accounts-findings-'));
+  let accounts: TwoAccounts;
   const ACCOUNTS = ['in-main', 'ng-brand'] as const;
 
   beforeAll(async () => {
     t = await createTestDatabase('reconcile_accounts_findings');
-    sandbox = await startSandbox({
-      lifecycle: CLEAN_LIFECYCLE,
-      merchants: [
-        { id: 'M-IN', secret: 'secret-in' },
-        { id: 'M-NG', secret: 'secret-ng' },
-      ],
-    });
-    const file = path.join(dir, 'accounts.json');
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        accounts: [
-          { id: 'in-main', baseUrl: sandbox.url, merchantId: 'M-IN', secret: { env: 'IN_SECRET' } },
-          { id: 'ng-brand', baseUrl: sandbox.url, merchantId: 'M-NG', secret: { env: 'NG_SECRET' } },
-        ],
-      }),
-    );
-    config = loadConfig({
-      ...CHECK_AT_ONCE_ENV,
-      ...(t.url ? { DATABASE_URL: t.url } : { PGLITE_DIR: t.config.PGLITE_DIR }),
-      ACCOUNTS_FILE: file,
-      IN_SECRET: 'secret-in',
-      NG_SECRET: 'secret-ng',
-      LOG_LEVEL: 'silent',
-    });
+    accounts = await startTwoAccounts(t);
+    ({ sandbox, config } = accounts);
     for (const [id, seed] of [
       ['in-main', 1],
       ['ng-brand', 2],
     ] as const) {
-      const client = await createAccountClient(config, accountFor(config, id), { logger: silentLogger });
-      try {
-        orders[id] = await seedMerchant(t.db.knex, client, { payments: 3, payouts: 2, seed });
-      } finally {
-        await client.close();
-      }
-      for (const table of ['payment_orders', 'payout_orders'])
-        await t.db
-          .knex(table)
-          .whereIn(
-            'merchant_ref',
-            orders[id].map((o) => o.merchantRef),
-          )
-          .update({ account_id: id });
+      orders[id] = await seedAccountOrders(t, config, id, seed);
       // One payment per account recorded locally at another amount than the provider holds: an AMOUNT mismatch.
       const [payment] = await t.db.knex('payment_orders').where({ account_id: id }).orderBy('id').limit(1).select('id', 'merchant_ref');
       await t.db
@@ -81,9 +40,8 @@ describe("a run's checks, cases and alerts belong to its account", () => {
     await new SandboxControl(sandbox.url).advanceClock(2_000);
   });
   afterAll(async () => {
-    await sandbox?.close();
+    await accounts?.close();
     await t?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const today = () => new Date().toISOString().slice(0, 10);

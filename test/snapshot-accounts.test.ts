@@ -1,19 +1,13 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../src/config/config.ts';
-import { accountFor } from '../src/config/accounts.ts';
-import { createAccountClient } from '../src/provider/from-config.ts';
-import { seedMerchant } from '../src/demo/seed-merchant.ts';
+import { type Config } from '../src/config/config.ts';
 import { reconcileJob } from '../src/services/reconcile.ts';
 import { snapshotJob } from '../src/services/snapshot.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { startSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import { type Sandbox } from '../src/sandbox/server.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { Decimal } from '../src/money/decimal.ts';
-import { CHECK_AT_ONCE_ENV, createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { CLEAN_LIFECYCLE } from './helpers/world.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { seedAccountOrders, startTwoAccounts, type TwoAccounts } from './helpers/two-accounts.ts';
 
 // Two provider accounts against one sandbox over HTTP serving both MerchantIDs: `snapshot --account ID`
 // reads that account's balances with its own client, and its roll-forward counts only its own orders.
@@ -23,41 +17,17 @@ describe('snapshot of one account among several', () => {
   let t: TestDatabase;
   let sandbox: Sandbox;
   let config: Config;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-snapshot-accounts-'));
+  let accounts: TwoAccounts;
   const ids = ['in-main', 'ng-brand'] as const;
 
   beforeAll(async () => {
     t = await createTestDatabase('snapshot_accounts');
-    sandbox = await startSandbox({
-      lifecycle: CLEAN_LIFECYCLE,
-      merchants: [
-        { id: 'M-IN', secret: 'secret-in' },
-        { id: 'M-NG', secret: 'secret-ng' },
-      ],
-    });
-    const file = path.join(dir, 'accounts.json');
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        accounts: [
-          { id: 'in-main', baseUrl: sandbox.url, merchantId: 'M-IN', secret: { env: 'IN_SECRET' } },
-          { id: 'ng-brand', baseUrl: sandbox.url, merchantId: 'M-NG', secret: { env: 'NG_SECRET' } },
-        ],
-      }),
-    );
-    config = loadConfig({
-      ...CHECK_AT_ONCE_ENV,
-      ...(t.url ? { DATABASE_URL: t.url } : { PGLITE_DIR: t.config.PGLITE_DIR }),
-      ACCOUNTS_FILE: file,
-      IN_SECRET: 'secret-in',
-      NG_SECRET: 'secret-ng',
-      LOG_LEVEL: 'silent',
-    });
+    accounts = await startTwoAccounts(t);
+    ({ sandbox, config } = accounts);
   });
   afterAll(async () => {
-    await sandbox?.close();
+    await accounts?.close();
     await t?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const context = () => ({ config, db: t.db, logger: silentLogger });
@@ -104,20 +74,7 @@ describe('snapshot of one account among several', () => {
       ['in-main', 1],
       ['ng-brand', 2],
     ] as const) {
-      const client = await createAccountClient(config, accountFor(config, id), { logger: silentLogger });
-      try {
-        const orders = await seedMerchant(t.db.knex, client, { payments: 3, payouts: 2, seed });
-        for (const table of ['payment_orders', 'payout_orders'])
-          await t.db
-            .knex(table)
-            .whereIn(
-              'merchant_ref',
-              orders.map((o) => o.merchantRef),
-            )
-            .update({ account_id: id });
-      } finally {
-        await client.close();
-      }
+      await seedAccountOrders(t, config, id, seed);
     }
     await new SandboxControl(sandbox.url).advanceClock(2_000);
     const today = new Date().toISOString().slice(0, 10);
