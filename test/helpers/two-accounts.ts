@@ -10,9 +10,6 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.ts';
 import { CHECK_AT_ONCE_ENV, type TestDatabase } from './db.ts';
 import { CLEAN_LIFECYCLE } from './world.ts';
 
-/** The two accounts of the multi-account tests, each with its own MerchantID and secret in one sandbox. */
-export const TWO_ACCOUNTS = ['in-main', 'ng-brand'] as const;
-
 export interface TwoAccounts {
   sandbox: Sandbox;
   config: Config;
