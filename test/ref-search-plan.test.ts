@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrders } from '../src/db/orders.ts';
 import { ordersByRefPrefix, refPrefixQuery } from '../src/db/order-lookup.ts';
 import { casePageQuery } from '../src/db/case-queue.ts';
+import { switchToPerAccountRefs } from '../src/db/merchant-ref-scope.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { seedOpenCases } from './helpers/seed-cases.ts';
 
@@ -94,5 +95,18 @@ describe.each(availableEngines)('the ref search plan on %s', (engine) => {
       expect(used, sort).toMatch(/Bitmap Index Scan cases_(merchant|transaction)_ref_prefix/);
       expect(used, sort).not.toMatch(/Seq Scan cases|cases_queue_(age|risk)|cases_pkey/);
     }
+  });
+
+  // Last: it changes the database. Without the database-wide unique index, sql/055's (merchant_ref, account_id) serves it.
+  it('after `accounts refs-per-account`, a merchant ref piece is still found through an index: the per-account one', async () => {
+    await switchToPerAccountRefs(t.db.knex);
+    await t.db.knex.raw('ANALYZE payment_orders');
+    const one = (await ordersByRefPrefix(t.db.knex, 'ORD-', 1))[0];
+    const piece = one.merchantRef.slice(0, 12).toLowerCase();
+    expect((await ordersByRefPrefix(t.db.knex, piece, 51)).map((r) => r.id)).toContain(one.id);
+    const q = refPrefixQuery(piece, 51);
+    const used = scans(await explain(q.sql, q.bindings)).join('; ');
+    expect(used).toMatch(/Index (Only )?Scan payment_orders_account_merchant_ref_key/);
+    expect(used).not.toMatch(/Seq Scan payment_orders|payment_orders_pkey/);
   });
 });
