@@ -12,7 +12,9 @@
 -- merchant_ref leads the index, with text_pattern_ops like 035's: once the database-wide index is dropped
 -- this one serves the lookups by ref and the console's search by a leading piece of it (LIKE 'piece%').
 -- Plain CREATE INDEX: migrations run in one transaction, where CONCURRENTLY cannot; the tables' writes wait
--- while it is built (one pass over each order table), like every index migration before it.
+-- while it is built (one pass over each order table), like every index migration before it. Its running cost:
+-- a check's update is not HOT, so it writes one more index entry per order checked (at 200k orders, 680 ->
+-- 1,060 WAL bytes per checked order between checkpoints), paid in either scope.
 CREATE UNIQUE INDEX payment_orders_account_merchant_ref_key ON payment_orders (merchant_ref text_pattern_ops, account_id);
 CREATE UNIQUE INDEX payout_orders_account_merchant_ref_key ON payout_orders (merchant_ref text_pattern_ops, account_id);
 
