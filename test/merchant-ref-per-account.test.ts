@@ -6,7 +6,8 @@ import { type SeededOrder } from '../src/demo/seed-merchant.ts';
 import { importOrders } from '../src/import/import.ts';
 import { createStatusMapper } from '../src/domain/status.ts';
 import { ordersByRefPrefix } from '../src/db/order-lookup.ts';
-import { enforcedMerchantRefScope, merchantRefScopeState, switchToPerAccountRefs } from '../src/db/merchant-ref-scope.ts';
+import { enforcedMerchantRefScope, merchantRefPhase, merchantRefScopeState, switchToPerAccountRefs } from '../src/db/merchant-ref-scope.ts';
+import { preparePerAccountRefs } from '../src/db/merchant-ref-prepare.ts';
 import { checkMerchantRefScope } from '../src/doctor/check-merchant-refs.ts';
 import { createAccountClient } from '../src/provider/from-config.ts';
 import { OrderNotFoundError } from '../src/provider/errors.ts';
@@ -29,6 +30,7 @@ const uuid = (n: number, tag: string) => `0000000${tag}-0000-4000-8000-${String(
 const csv = (...lines: string[]) => Readable.from([`${HEADER}\n${lines.join('\n')}\n`]);
 const SHARED = uuid(1, 'c');
 const ACCOUNTS = { ids: ['in-main', 'ng-brand'] };
+const NO_MATCHING_INDEX = 'there is no unique or exclusion constraint matching the ON CONFLICT specification';
 
 describe('merchantRef unique per account, opted into', () => {
   let t: TestDatabase;
@@ -56,6 +58,22 @@ describe('merchantRef unique per account, opted into', () => {
       transaction_ref: string;
       amount: string;
     }>;
+
+  const table = () => `${quoteIdent(t.db.schema)}.payment_orders`;
+  const upsertPerAccount = (account: string, ref: string, tx: string, amount: string) =>
+    t.db.knex.raw(
+      `INSERT INTO ${table()} (account_id, merchant_ref, transaction_ref, currency, method, amount, status)
+       VALUES (?, ?, ?, 'INR', 'UPI', ?, 'Initiated')
+       ON CONFLICT (account_id, merchant_ref) DO UPDATE SET amount = excluded.amount`,
+      [account, ref, tx, amount],
+    );
+  const upsertGlobal = (ref: string, tx: string, amount: string) =>
+    t.db.knex.raw(
+      `INSERT INTO ${table()} (account_id, merchant_ref, transaction_ref, currency, method, amount, status)
+       VALUES ('in-main', ?, ?, 'INR', 'UPI', ?, 'Initiated')
+       ON CONFLICT (merchant_ref) DO UPDATE SET amount = excluded.amount`,
+      [ref, tx, amount],
+    );
 
   it('by default a second account may not reuse a merchantRef: the database refuses it, the import names the switch', async () => {
     expect(await enforcedMerchantRefScope(t.db.knex)).toBe('database');
@@ -95,19 +113,90 @@ describe('merchantRef unique per account, opted into', () => {
     expect(err).toMatchObject({ code: '23505', constraint: 'payment_orders_merchant_ref_key' });
   });
 
-  it('the switch drops the database-wide indexes in one go, records it, and a second run changes nothing', async () => {
+  it('by default there is no per-account index: ON CONFLICT (account_id, merchant_ref) is refused, and so is the switch, naming --prepare', async () => {
+    const state = await merchantRefScopeState(t.db.knex);
+    expect(state).toMatchObject({ recorded: 'database', accountIndexOn: [], accountIndexInvalidOn: [] });
+    expect(merchantRefPhase(state)).toBe('database');
+    await expect(upsertPerAccount('ng-brand', uuid(8, 'c'), uuid(8, 'd'), '1')).rejects.toThrow(NO_MATCHING_INDEX);
+    await expect(switchToPerAccountRefs(t.db.knex)).rejects.toThrow(
+      'the per-account unique index is missing or unfinished on payment_orders, payout_orders; run `payrecon accounts refs-per-account --prepare` first',
+    );
+    expect(await checkMerchantRefScope(config)).toMatchObject({
+      status: 'ok',
+      detail: expect.stringContaining('unique across accounts (the default)'),
+    });
+  });
+
+  it('--prepare drops an INVALID leftover of an interrupted build and builds it again; then both ON CONFLICT forms work', async () => {
+    // A CONCURRENTLY build that fails half-way leaves an INVALID index under the name (here: a uniqueness violation).
+    await t.db.knex('payment_orders').insert({
+      account_id: 'in-main',
+      merchant_ref: uuid(9, 'c'),
+      transaction_ref: uuid(9, 'd'),
+      currency: 'INR',
+      method: 'UPI',
+      amount: '1',
+    });
+    await expect(
+      t.db.knex.raw('CREATE UNIQUE INDEX CONCURRENTLY payment_orders_account_merchant_ref_key ON payment_orders (account_id)'),
+    ).rejects.toThrow(/could not create unique index/);
+    await t.db.knex('payment_orders').where('merchant_ref', uuid(9, 'c')).del();
+    expect((await merchantRefScopeState(t.db.knex)).accountIndexInvalidOn).toEqual(['payment_orders']);
+    expect(await checkMerchantRefScope(config)).toMatchObject({ status: 'failed', fix: expect.stringContaining('--prepare` again') });
+    await expect(switchToPerAccountRefs(t.db.knex)).rejects.toThrow('--prepare');
+
+    const steps = await preparePerAccountRefs(t.db.knex);
+    expect(steps.map((x) => [x.index, x.did])).toEqual([
+      ['payment_orders_account_merchant_ref_key', 'rebuilt'],
+      ['payout_orders_account_merchant_ref_key', 'built'],
+    ]);
+    const [def] = (await t.db
+      .knex('pg_indexes')
+      .where({ schemaname: t.db.schema, indexname: 'payment_orders_account_merchant_ref_key' })
+      .pluck('indexdef')) as string[];
+    expect(def).toContain('UNIQUE INDEX payment_orders_account_merchant_ref_key ON');
+    expect(def).toContain('(merchant_ref text_pattern_ops, account_id)');
+    expect((await preparePerAccountRefs(t.db.knex)).map((x) => x.did)).toEqual(['already', 'already']);
+    const state = await merchantRefScopeState(t.db.knex);
+    expect(merchantRefPhase(state)).toBe('prepared');
+    expect(state.globalIndexOn).toEqual(['payment_orders', 'payout_orders']);
+    expect(await enforcedMerchantRefScope(t.db.knex)).toBe('database');
+    expect(await checkMerchantRefScope(config)).toMatchObject({
+      status: 'ok',
+      detail: expect.stringContaining('prepared for per account'),
+    });
+
+    // Prepared: the merchant's writers may use either form; merchantRef is still unique across accounts.
+    await upsertPerAccount('in-main', SHARED, uuid(1, 'd'), '11.00');
+    await upsertGlobal(SHARED, uuid(1, 'd'), '10');
+    expect((await rowsOfRef(SHARED)).map((x) => [x.account_id, x.amount])).toEqual([['in-main', '10']]);
+    await expect(upsertPerAccount('ng-brand', SHARED, uuid(2, 'd'), '700.00')).rejects.toMatchObject({
+      code: '23505',
+      constraint: 'payment_orders_merchant_ref_key',
+    });
+    const r = await importOrders(t.db.knex, csv(`${SHARED},${uuid(2, 'd')},NGN,TRANSFER,700.00,Pending,2026-11-20T10:00:00Z,ng-brand`), {
+      kind: 'payment',
+      statusOf,
+      accounts: ACCOUNTS,
+    });
+    expect(r.rejected[0].reason).toContain(`merchant_ref: ${SHARED} is already account in-main's`);
+  });
+
+  it('the switch (--yes) drops the database-wide indexes in one go, records it, and a second run changes nothing', async () => {
     const done = await switchToPerAccountRefs(t.db.knex);
     expect(done.dropped).toEqual(['payment_orders_merchant_ref_key', 'payout_orders_merchant_ref_key']);
     const again = await switchToPerAccountRefs(t.db.knex);
     expect(again.dropped).toEqual([]);
     expect(again.changedAt).toEqual(done.changedAt);
     const state = await merchantRefScopeState(t.db.knex);
-    expect(state).toMatchObject({ recorded: 'account', globalIndexOn: [], accountIndexMissingOn: [] });
+    expect(state).toMatchObject({ recorded: 'account', globalIndexOn: [], accountIndexOn: ['payment_orders', 'payout_orders'] });
+    expect(merchantRefPhase(state)).toBe('account');
     expect(await enforcedMerchantRefScope(t.db.knex)).toBe('account');
     expect(await checkMerchantRefScope(config)).toMatchObject({
       status: 'ok',
       detail: expect.stringContaining('merchantRef unique per account since'),
     });
+    expect((await preparePerAccountRefs(t.db.knex)).map((x) => x.did)).toEqual(['already', 'already']);
   });
 
   it('after it, the import stores the second account its own order of the shared merchantRef; a repeat in one account is still refused', async () => {
@@ -156,7 +245,7 @@ describe('merchantRef unique per account, opted into', () => {
          VALUES ('ng-brand', ?, ?, 'NGN', 'TRANSFER', 1) ON CONFLICT (merchant_ref) DO NOTHING`,
         [SHARED, uuid(7, 'd')],
       ),
-    ).rejects.toThrow('there is no unique or exclusion constraint matching the ON CONFLICT specification');
+    ).rejects.toThrow(NO_MATCHING_INDEX);
   });
 
   it('the ref search finds both orders, each with its account', async () => {
@@ -226,7 +315,7 @@ describe('one account after migration 055', () => {
     await t?.drop();
   });
 
-  it("the merchant's ON CONFLICT (merchant_ref) upsert works as before, from a session outside payrecon's schema", async () => {
+  it("the merchant's ON CONFLICT (merchant_ref) upsert works as before, from a session outside payrecon's schema; no index added", async () => {
     const table = `${quoteIdent(t.db.schema)}.payment_orders`;
     const upsert = (amount: string) =>
       t.db.knex.transaction(async (trx) => {
@@ -242,6 +331,10 @@ describe('one account after migration 055', () => {
     await upsert('12.50');
     expect(await t.db.knex('payment_orders').select('account_id', 'amount')).toEqual([{ account_id: 'default', amount: '12.50' }]);
     expect(await enforcedMerchantRefScope(t.db.knex)).toBe('database');
+    // Migration 055 adds no index: a deployment that never switches writes no per-account index entries.
+    const state = await merchantRefScopeState(t.db.knex);
+    expect(state).toMatchObject({ accountIndexOn: [], accountIndexInvalidOn: [] });
+    expect(merchantRefPhase(state)).toBe('database');
   });
 });
 
@@ -257,16 +350,52 @@ describe.skipIf(requiresServer('the command runs in a process of its own beside 
     await t?.drop();
   });
 
-  it('without --yes: says what it would do and what the writers must change, changes nothing, exit 3', async () => {
+  it('without an option: prints both steps and what the writers must change between them, changes nothing, exit 3', async () => {
     const r = await runCli(['accounts', 'refs-per-account'], env);
     expect(r.code).toBe(3);
-    expect(r.stdout).toContain('drop the unique indexes payment_orders_merchant_ref_key, payout_orders_merchant_ref_key');
-    expect(r.stdout).toContain('ON CONFLICT (account_id, merchant_ref)');
+    expect(r.stdout).toContain(
+      '1. --prepare: builds the unique indexes (merchantRef per account)\n       payment_orders_account_merchant_ref_key, payout_orders_account_merchant_ref_key',
+    );
+    expect(r.stdout).toContain('CREATE UNIQUE INDEX CONCURRENTLY');
+    expect(r.stdout).toContain('ON CONFLICT (account_id, merchant_ref)   instead of   ON CONFLICT (merchant_ref)');
+    expect(r.stdout).toContain(
+      'drops the unique indexes (merchantRef unique across accounts)\n       payment_orders_merchant_ref_key, payout_orders_merchant_ref_key',
+    );
     expect(r.stdout).toContain('Forward-only');
     expect(r.stdout).toContain('Only one account is configured (default)');
-    expect((await merchantRefScopeState(t.db.knex)).globalIndexOn).toEqual(['payment_orders', 'payout_orders']);
+    expect(r.stdout).toContain('run again with --prepare');
+    expect(merchantRefPhase(await merchantRefScopeState(t.db.knex))).toBe('database');
     const list = await runCli(['accounts', 'list', '--json'], env);
     expect(JSON.parse(list.stdout)[0].merchantRefScope).toBe('database');
+  });
+
+  it('--yes before --prepare, or both at once: refused, exit 3, nothing changed', async () => {
+    const early = await runCli(['accounts', 'refs-per-account', '--yes'], env);
+    expect(early.code).toBe(3);
+    expect(early.stderr).toContain('run `payrecon accounts refs-per-account --prepare` first');
+    const both = await runCli(['accounts', 'refs-per-account', '--prepare', '--yes'], env);
+    expect(both.code).toBe(3);
+    expect(both.stderr).toContain('two steps');
+    expect(merchantRefPhase(await merchantRefScopeState(t.db.knex))).toBe('database');
+  });
+
+  it('--prepare: builds both indexes concurrently, says what is next; again: already there', async () => {
+    const r = await runCli(['accounts', 'refs-per-account', '--prepare'], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      'built payment_orders_account_merchant_ref_key (concurrently)\nbuilt payout_orders_account_merchant_ref_key (concurrently)\n',
+    );
+    expect(r.stdout).toContain(
+      'Next, once every writer says ON CONFLICT (account_id, merchant_ref): payrecon accounts refs-per-account --yes',
+    );
+    const again = await runCli(['accounts', 'refs-per-account', '--prepare'], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('payment_orders_account_merchant_ref_key: already there');
+    const plan = await runCli(['accounts', 'refs-per-account'], env);
+    expect(plan.stdout).toContain('1. --prepare (done)');
+    expect(plan.stdout).toContain('run again with --yes');
+    const list = await runCli(['accounts', 'list', '--json'], env);
+    expect(JSON.parse(list.stdout)[0].merchantRefScope).toBe('prepared');
   });
 
   it('--yes: done, listed by `accounts list`; again: nothing to do, exit 0', async () => {

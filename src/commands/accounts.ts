@@ -18,7 +18,7 @@ export function registerAccounts(program: Command): void {
 With no ACCOUNTS_FILE, the PROVIDER_* variables define the one account "default". A secret is never shown,
 only the variable or file it is read from. Below the table, where a merchantRef is unique (across accounts, or per
 account after \`payrecon accounts refs-per-account\`), read from the database when there is one (JSON: merchantRefScope,
-"database", "account" or null when not read). Exit: 0 listed, 3 bad configuration (each problem naming the account and key).
+"database", "prepared" (still across accounts, per-account indexes built), "account", or null when not read). Exit: 0 listed, 3 bad configuration (each problem naming the account and key).
 ${envHelp(['ACCOUNTS_FILE', 'PROVIDER_BASE_URL', 'PROVIDER_MERCHANT_ID', 'RECON_CURRENCIES', 'REPORT_EMAIL_TO', 'PROVIDER_RATE_LIMIT', 'DATABASE_URL'])}`,
     )
     .action(async (opts: { json?: boolean }) => {
@@ -26,7 +26,7 @@ ${envHelp(['ACCOUNTS_FILE', 'PROVIDER_BASE_URL', 'PROVIDER_MERCHANT_ID', 'RECON_
       const config = loadConfig();
       const list = accountListing(config);
       const scope = await readScopeQuietly(config);
-      const merchantRefScope = 'state' in scope ? (scope.state.globalIndexOn.length ? 'database' : 'account') : null;
+      const merchantRefScope = 'state' in scope ? scope.phase : null;
       if (opts.json)
         printOut(
           `${JSON.stringify(

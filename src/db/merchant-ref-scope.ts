@@ -1,21 +1,29 @@
 import type { Knex } from 'knex';
 import { quoteIdent } from './ident.ts';
-import { dateOrNull, oneOf, rowsOf, text } from './row.ts';
+import { UsageError } from '../domain/errors.ts';
+import { bool, dateOrNull, oneOf, rowsOf, text } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
 
 /**
  * Where a merchantRef is unique (sql/055): 'database', across accounts (the default, what the merchant's
- * `ON CONFLICT (merchant_ref)` needs), or 'account', per account (after `payrecon accounts refs-per-account`).
+ * `ON CONFLICT (merchant_ref)` needs), or 'account', per account (after `payrecon accounts refs-per-account --yes`).
  */
 export type MerchantRefScope = 'database' | 'account';
 const SCOPES: readonly MerchantRefScope[] = ['database', 'account'];
 
-const TABLES = ['payment_orders', 'payout_orders'] as const;
+/**
+ * The three states an order table's unique indexes on merchant_ref go through: 'database' (the database-wide
+ * index only), 'prepared' (both: either ON CONFLICT form works, `--prepare` built the per-account one) and
+ * 'account' (the per-account index only, after `--yes`).
+ */
+export type MerchantRefPhase = 'database' | 'prepared' | 'account';
+
+export const ORDER_TABLES = ['payment_orders', 'payout_orders'] as const;
 /** The database-wide unique index of each order table (sql/035), dropped by the switch. */
-const GLOBAL_INDEX = (table: string) => `${table}_merchant_ref_key`;
-/** The per-account unique index (sql/055), which every scope keeps. */
-const ACCOUNT_INDEX = (table: string) => `${table}_account_merchant_ref_key`;
+export const GLOBAL_INDEX = (table: string) => `${table}_merchant_ref_key`;
+/** The per-account unique index, built by `--prepare` (not by a migration: a deployment that never switches never pays for it). */
+export const ACCOUNT_INDEX = (table: string) => `${table}_account_merchant_ref_key`;
 
 export interface MerchantRefScopeState {
   /** As recorded by the switch; the default until it runs. */
@@ -23,15 +31,22 @@ export interface MerchantRefScopeState {
   changedAt: Date | null;
   /** Order tables still holding the database-wide unique index. */
   globalIndexOn: string[];
-  /** Order tables missing the per-account unique index (none once sql/055 ran). */
-  accountIndexMissingOn: string[];
+  /** Order tables holding a usable per-account unique index. */
+  accountIndexOn: string[];
+  /** Order tables holding an INVALID per-account index: a `--prepare` interrupted mid-build; it drops and rebuilds it. */
+  accountIndexInvalidOn: string[];
 }
 
-/** Indexes of the order tables present in this connection's schema, by name. */
-async function orderIndexes(db: Conn): Promise<Set<string>> {
-  const names = TABLES.flatMap((t) => [GLOBAL_INDEX(t), ACCOUNT_INDEX(t)]);
-  const res = await db.raw(`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY(?::text[])`, [names]);
-  return new Set(rowsOf(res).map((r) => text(r, 'indexname')));
+/** The order tables' merchant_ref unique indexes in this connection's schema: name -> usable (indisvalid). */
+async function orderIndexes(db: Conn): Promise<Map<string, boolean>> {
+  const names = ORDER_TABLES.flatMap((t) => [GLOBAL_INDEX(t), ACCOUNT_INDEX(t)]);
+  const res = await db.raw(
+    `SELECT c.relname AS name, i.indisvalid AS valid
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relname = ANY(?::text[])`,
+    [names],
+  );
+  return new Map(rowsOf(res).map((r) => [text(r, 'name'), bool(r, 'valid')]));
 }
 
 /** The recorded scope and what the catalogue holds. */
@@ -42,18 +57,25 @@ export async function merchantRefScopeState(db: Conn): Promise<MerchantRefScopeS
   return {
     recorded: oneOf(row, 'merchant_ref_scope', SCOPES),
     changedAt: dateOrNull(row, 'merchant_ref_scope_changed_at'),
-    globalIndexOn: TABLES.filter((t) => present.has(GLOBAL_INDEX(t))),
-    accountIndexMissingOn: TABLES.filter((t) => !present.has(ACCOUNT_INDEX(t))),
+    globalIndexOn: ORDER_TABLES.filter((t) => present.has(GLOBAL_INDEX(t))),
+    accountIndexOn: ORDER_TABLES.filter((t) => present.get(ACCOUNT_INDEX(t)) === true),
+    accountIndexInvalidOn: ORDER_TABLES.filter((t) => present.get(ACCOUNT_INDEX(t)) === false),
   };
 }
 
+/** Which of the three states the indexes are in; a table half-way (one prepared, not the other) counts as not prepared. */
+export function merchantRefPhase(state: MerchantRefScopeState): MerchantRefPhase {
+  if (state.globalIndexOn.length === 0) return 'account';
+  return state.accountIndexOn.length === ORDER_TABLES.length ? 'prepared' : 'database';
+}
+
 /**
- * The scope the database enforces: 'database' while any order table keeps its database-wide unique index.
- * The import asks this, not the record, so its checks follow what the database would refuse.
+ * The scope the database enforces: 'database' while any order table keeps its database-wide unique index
+ * (also when prepared). The import asks this, not the record, so its checks follow what the database would refuse.
  */
 export async function enforcedMerchantRefScope(db: Conn): Promise<MerchantRefScope> {
   const present = await orderIndexes(db);
-  return TABLES.some((t) => present.has(GLOBAL_INDEX(t))) ? 'database' : 'account';
+  return ORDER_TABLES.some((t) => present.has(GLOBAL_INDEX(t))) ? 'database' : 'account';
 }
 
 export interface ScopeSwitch {
@@ -64,16 +86,17 @@ export interface ScopeSwitch {
 
 /**
  * Makes merchantRef unique per account: drops the database-wide unique indexes and records the scope, in one
- * transaction. Idempotent (a second call drops nothing). Refused while a per-account index is missing, as
- * merchantRef would then be unique nowhere. A short lock timeout: DROP INDEX waits for the tables' readers
- * and writers, and the merchant's writes queued behind it would wait too; it fails instead, to be retried.
+ * transaction. Idempotent (a second call drops nothing). Refused unless every per-account index is there and
+ * valid, as merchantRef would then be unique nowhere (a UsageError naming `--prepare`, exit 3). A short lock timeout: DROP INDEX waits for the tables'
+ * readers and writers, and the merchant's writes queued behind it would wait too; it fails instead, to be retried.
  */
 export async function switchToPerAccountRefs(knex: Knex, lockTimeoutMs = 10_000): Promise<ScopeSwitch> {
   return knex.transaction(async (trx) => {
     const state = await merchantRefScopeState(trx);
-    if (state.accountIndexMissingOn.length)
-      throw new Error(
-        `merchant refs: the per-account unique index is missing on ${state.accountIndexMissingOn.join(', ')}; run \`payrecon migrate\` (sql/055) first`,
+    const unusable = ORDER_TABLES.filter((t) => !state.accountIndexOn.includes(t));
+    if (unusable.length)
+      throw new UsageError(
+        `merchant refs: the per-account unique index is missing or unfinished on ${unusable.join(', ')}; run \`payrecon accounts refs-per-account --prepare\` first`,
       );
     await trx.raw(`SELECT set_config('lock_timeout', ?, true)`, [`${lockTimeoutMs}ms`]);
     const dropped: string[] = [];
