@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Agent, addUsers, buildTestConsole, FixedClock } from './helpers/console.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { switchToPerAccountRefs } from '../src/db/merchant-ref-scope.ts';
+import { preparePerAccountRefs } from '../src/db/merchant-ref-prepare.ts';
 
 /** /days/:date/accounts: a day summed per account from orders, checks and cases on Postgres. */
 let t: TestDatabase;
@@ -223,6 +224,7 @@ describe('the days list by account', () => {
 // Last: it switches the database to merchantRefs unique per account (sql/055).
 describe('one merchantRef in two accounts', () => {
   it('the search lists both orders, each with its account, and each order page names its account', async () => {
+    await preparePerAccountRefs(t.db.knex);
     await switchToPerAccountRefs(t.db.knex);
     await t.db.knex.raw(
       `INSERT INTO payment_orders (id, account_id, merchant_ref, transaction_ref, currency, method, amount, created_at) VALUES

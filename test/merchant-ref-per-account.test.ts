@@ -15,7 +15,7 @@ import { reconcileJob } from '../src/services/reconcile.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { quoteIdent } from '../src/db/ident.ts';
-import { createTestDatabase, requiresServer, type TestDatabase } from './helpers/db.ts';
+import { availableEngines, createTestDatabase, requiresServer, type TestDatabase } from './helpers/db.ts';
 import { runCli } from './helpers/cli.ts';
 import { seedAccountOrders, startTwoAccounts, type TwoAccounts } from './helpers/two-accounts.ts';
 
@@ -335,6 +335,33 @@ describe('one account after migration 055', () => {
     const state = await merchantRefScopeState(t.db.knex);
     expect(state).toMatchObject({ accountIndexOn: [], accountIndexInvalidOn: [] });
     expect(merchantRefPhase(state)).toBe('database');
+  });
+});
+
+// CONCURRENTLY on both engines: PGlite (one session) accepts it, and leaves an INVALID index from a failed build as Postgres does.
+describe.each(availableEngines)('--prepare on %s', (engine) => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase(`merchant_ref_prepare_${engine}`, { engine });
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  it('rebuilds an INVALID leftover, builds the other, and leaves both states usable', async () => {
+    await t.db
+      .knex('payout_orders')
+      .insert(
+        [1, 2].map((n) => ({ merchant_ref: uuid(n, 'a'), transaction_ref: uuid(n, 'b'), currency: 'INR', method: 'IMPS', amount: '1' })),
+      );
+    await expect(
+      t.db.knex.raw('CREATE UNIQUE INDEX CONCURRENTLY payout_orders_account_merchant_ref_key ON payout_orders (account_id)'),
+    ).rejects.toThrow(/could not create unique index/);
+    expect((await merchantRefScopeState(t.db.knex)).accountIndexInvalidOn).toEqual(['payout_orders']);
+    expect((await preparePerAccountRefs(t.db.knex)).map((x) => x.did)).toEqual(['built', 'rebuilt']);
+    expect(merchantRefPhase(await merchantRefScopeState(t.db.knex))).toBe('prepared');
+    await switchToPerAccountRefs(t.db.knex);
+    expect(merchantRefPhase(await merchantRefScopeState(t.db.knex))).toBe('account');
   });
 });
 

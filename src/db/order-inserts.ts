@@ -34,7 +34,7 @@ export async function storedOrderRefs(db: Knex, kind: Direction, orders: readonl
 /**
  * Inserts new orders in one statement and returns the merchant refs written (merchantKey). DO NOTHING covers a
  * ref written by someone else since the caller's check; any other refusal throws. Without a conflict target it
- * covers every unique index there is, so it holds in either merchantRef scope (sql/055).
+ * covers every unique index there is, so it holds in all three states of the merchantRef indexes (sql/055).
  */
 export async function insertNewOrders(db: Knex, kind: Direction, orders: readonly NewOrder[]): Promise<Set<string>> {
   const rows = await db(ORDER_TABLES[kind])
