@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
-import { withJobLock } from '../db/locks.ts';
+import { accountLockName, withJobLock } from '../db/locks.ts';
 import { createRun, finishRun, type RunStatus } from '../db/runs.ts';
 import {
   insertBalanceSnapshot,
@@ -102,8 +102,7 @@ export interface SnapshotResult {
  */
 export async function takeSnapshots(deps: SnapshotDeps, currencies: readonly Currency[]): Promise<SnapshotResult> {
   // Accounts' snapshots are separate histories, so each account has its own lock (one account: the job's).
-  const lockName = deps.account === undefined ? SNAPSHOT_JOB : `${SNAPSHOT_JOB}:${deps.account}`;
-  const locked = await withJobLock(deps.db, lockName, () => runSnapshots(deps, currencies));
+  const locked = await withJobLock(deps.db, accountLockName(SNAPSHOT_JOB, deps.account), () => runSnapshots(deps, currencies));
   if (locked.acquired) return locked.result!;
   deps.logger.info('another snapshot run holds the lock; skipping');
   return { status: 'skipped', runId: null, currencies: [], rateFlags: [], drift: [], failures: [], error: null };
