@@ -26,6 +26,9 @@ function reportOfAll(plans: readonly PlanResult[]): JobRunReport {
   };
 }
 
+/** One job per account: one account's report as it always was, several accounts' as one. */
+const reportOfJobs = (plans: readonly PlanResult[]): JobRunReport => (plans.length === 1 ? reportOf(plans[0]) : reportOfAll(plans));
+
 export function queueRunners(deps: { config: Config; db: Db }): Record<ScheduledJobName, JobRunner> {
   const { config, db } = deps;
   // Every account's own job, each keyed by its account and occurrence: planned once whichever scheduler gets there first.
@@ -45,7 +48,7 @@ export function queueRunners(deps: { config: Config; db: Db }): Record<Scheduled
       reportOfAll(await eachAccount((account) => enqueueReconcileSweep({ config, db, logger, account }, scheduledFor))),
     snapshot: async ({ logger, scheduledFor }) => {
       const due = scheduledFor.toISOString();
-      return reportOfAll(
+      return reportOfJobs(
         await eachAccount((account) => enqueueOne({ config, db, logger, account }, TASKS.snapshot, due, { scheduledFor: due })),
       );
     },
@@ -55,7 +58,7 @@ export function queueRunners(deps: { config: Config; db: Db }): Record<Scheduled
     daily: async ({ logger, scheduledFor, date }) => {
       const day = date ?? dailyDateFor(scheduledFor, config.REPORT_TIMEZONE);
       const payload = { scheduledFor: scheduledFor.toISOString(), date: day };
-      return reportOfAll(await eachAccount((account) => enqueueOne({ config, db, logger, account }, TASKS.daily, day, payload)));
+      return reportOfJobs(await eachAccount((account) => enqueueOne({ config, db, logger, account }, TASKS.daily, day, payload)));
     },
   };
 }
