@@ -175,11 +175,11 @@ describe.skipIf(requiresServer('the worker queue lives in a Postgres server'))('
     });
     const helpers = { job: { id: '1', attempts: 1 } } as unknown as JobHelpers;
     try {
-      await tasks[TASKS.snapshot]({ account: 'ng-brand', scheduledFor: '2026-11-27T10:00:00.000Z' }, helpers);
+      await tasks[TASKS.snapshot]!({ account: 'ng-brand', scheduledFor: '2026-11-27T10:00:00.000Z' }, helpers);
       const runs = await t.db.knex('job_runs').where({ job: 'snapshot' }).select('account_id', 'status');
       expect(runs).toEqual([{ account_id: 'ng-brand', status: 'completed' }]);
       // A job of an account no longer configured runs nothing (never every account instead).
-      await tasks[TASKS.snapshot]({ account: 'gone', scheduledFor: '2026-11-27T10:00:00.000Z' }, helpers);
+      await tasks[TASKS.snapshot]!({ account: 'gone', scheduledFor: '2026-11-27T10:00:00.000Z' }, helpers);
       expect(await t.db.knex('job_runs').where({ job: 'snapshot' }).select('account_id')).toEqual([{ account_id: 'ng-brand' }]);
     } finally {
       for (const c of clients.values()) await c.close();
