@@ -103,6 +103,7 @@ describe('drift cases, movements and notifications of one account among several'
       expect(await event()).toMatchObject({ account_id: 'ng-brand', confirmation: 'confirmed' });
       const unknown = await t.db.knex('cases').where({ code: 'UNKNOWN_ORDER', transaction_ref: p.transactionRef }).first();
       expect(unknown.account_id).toBe('ng-brand');
+      expect(await t.db.knex('alerts').where({ kind: 'unknown_order' }).select('account_id')).toEqual([{ account_id: 'ng-brand' }]);
     } finally {
       stop.abort();
       await serving;

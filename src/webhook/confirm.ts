@@ -133,8 +133,10 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
   if (settled === 'skipped' || settled === 'conflict') return settled;
   if (settled.follow) {
     // Stored now, delivered by the next job's alert delivery; an alert that cannot be stored must not undo the confirmation.
-    const alert =
+    const found =
       settled.follow === 'unknown_order' ? alertForUnknownOrder(event, fetched) : alertForContradictedFinal(event, fetched, settled.local!);
+    // The account whose secret signed the notification ("default" with one account: the alert as before).
+    const alert = { ...found, accountId: event.accountId };
     await raiseAlert(deps.db, alert, { now: settled.at }).catch((err: unknown) =>
       logger.error({ eventId: id, err: messageOf(err) }, 'webhook confirmation: alert not stored'),
     );
