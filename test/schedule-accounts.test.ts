@@ -4,6 +4,7 @@ import type { Config } from '../src/config/config.ts';
 import { accountFor } from '../src/config/accounts.ts';
 import { withJobLock } from '../src/db/locks.ts';
 import { queueSchemaFor } from '../src/db/queue.ts';
+import { completedDailyDates } from '../src/db/schedule-runs.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { createAccountClient } from '../src/provider/from-config.ts';
 import { runDaily } from '../src/schedule/daily.ts';
@@ -13,6 +14,7 @@ import { TASKS } from '../src/services/queue-plan.ts';
 import { queueRunners } from '../src/services/queue-runners.ts';
 import { reconcileJob } from '../src/services/reconcile.ts';
 import { jobRunners } from '../src/services/schedule-runners.ts';
+import { forEachAccount } from '../src/services/per-account.ts';
 import { workerTasks } from '../src/services/worker-tasks.ts';
 import { installQueue } from '../src/worker/install.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
@@ -69,6 +71,27 @@ describe('scheduled work per account, in-process', () => {
     expect((await runsOf('snapshot')).map((r) => r.account_id).sort()).toEqual([...ids]);
   });
 
+  it("one account's failure is its own: the other's run finishes, and the occurrence reports the failure", async () => {
+    const finished: string[] = [];
+    const report = await forEachAccount(config, undefined, async (account) => {
+      if (account === 'in-main') throw new Error('provider unreachable');
+      finished.push(account!);
+      return { status: 'completed', exitCode: 0, counts: { checked: 3 } };
+    });
+    expect(finished).toEqual(['ng-brand']);
+    expect(report).toEqual({
+      status: 'failed',
+      exitCode: 2,
+      counts: { checked: 3 },
+      detail: {
+        accounts: {
+          'in-main': { status: 'failed', exitCode: 2, error: 'provider unreachable' },
+          'ng-brand': { status: 'completed', exitCode: 0 },
+        },
+      },
+    });
+  });
+
   it("one account's reconcile lock does not hold up the other's run; its own sweep skips", async () => {
     const held = await withJobLock(t.db, 'reconcile:in-main', async () => {
       const other = await reconcileJob({ account: 'ng-brand', progress: false }, { config, db: t.db, logger: silentLogger });
@@ -106,6 +129,9 @@ describe('scheduled work per account, in-process', () => {
     expect((await daily('in-main')).status).toBe('completed');
     expect((await daily('in-main')).status).toBe('already_done');
     expect(reported.sort()).toEqual(['in-main:2026-11-26', 'ng-brand:2026-11-26']);
+    // A day is caught up until every account's daily is done.
+    expect(await completedDailyDates(t.db.knex, '2026-11-01', [...ids])).toEqual(new Set(['2026-11-26']));
+    expect(await completedDailyDates(t.db.knex, '2026-11-01', [...ids, 'third'])).toEqual(new Set());
     const runs = await t.db.knex('job_runs').where({ job: 'daily', status: 'completed' }).select('account_id');
     expect(runs.map((r) => r.account_id).sort()).toEqual([...ids]);
     const dayRuns = await t.db

@@ -26,13 +26,20 @@ export async function forEachAccount(
   return mergeReports(reports);
 }
 
-/** One report of several accounts' runs: the worst exit, one status when they agree, counts summed, each account's own in detail. */
+/** Statuses from least to most telling: the merged status is the most telling of the accounts' (any other status ranks above all). */
+const RANK = ['skipped', 'already_done', 'completed', 'busy', 'stalled', 'interrupted'];
+const rankOf = (status: string): number => (RANK.includes(status) ? RANK.indexOf(status) : RANK.length);
+
+/**
+ * One report of several accounts' runs: the worst exit, the most telling status (completed beside another
+ * scheduler's skip is completed; a failure beside completions is a failure), counts summed, each account's own in detail.
+ */
 function mergeReports(reports: Array<JobRunReport & { account: string }>): JobRunReport {
-  const statuses = new Set(reports.map((r) => r.status));
   const counts: Record<string, number> = {};
   for (const r of reports) for (const [k, v] of Object.entries(r.counts ?? {})) counts[k] = (counts[k] ?? 0) + v;
+  const status = reports.map((r) => r.status).reduce((a, b) => (rankOf(b) > rankOf(a) ? b : a));
   return {
-    status: statuses.size === 1 ? reports[0].status : [...statuses].sort().join('/'),
+    status,
     exitCode: Math.max(...reports.map((r) => r.exitCode)),
     counts,
     detail: {
