@@ -223,7 +223,7 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
             const filter = { ...listFilter({ ...opts, state: opts.state ?? undefined }, ctx, now) };
             if (isEmptyFilter(filter))
               throw usage(
-                "--all-matching: give at least one filter (--code, --currency, --day, --older-than, --ref, --assignee NAME; --assignee '' alone is none) so this cannot resolve the whole queue by accident",
+                "--all-matching: give at least one filter (--code, --currency, --day, --older-than, --ref, --assignee NAME, --account; --assignee '' alone is none) so this cannot resolve the whole queue by accident",
               );
             const selected: SelectedCase[] = [];
             for await (const c of eachCase(ctx.db.knex, filter)) selected.push({ id: c.id, version: c.version });
