@@ -11,6 +11,7 @@ import { silentLogger } from '../src/log/logger.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { MailSink, freePort } from './helpers/mail-sink.ts';
+import { Agent, addUsers, buildTestConsole, FixedClock } from './helpers/console.ts';
 import { seedAccountOrders, startTwoAccounts, type TwoAccounts } from './helpers/two-accounts.ts';
 
 // Two provider accounts against one sandbox over HTTP: `report --account ID` writes that account's
@@ -150,5 +151,34 @@ describe('reports of one account among several', () => {
     const sent = sink.received.slice(before);
     expect(sent).toHaveLength(1);
     expect((Array.isArray(sent[0].to) ? sent[0].to : [sent[0].to]).map((x) => x?.text)).toEqual(['group-finance@merchant.example']);
+  });
+
+  it("the console: a day's page is one account's, its files served from the account's folder; without an account, the consolidated day", async () => {
+    const clock = new FixedClock(new Date());
+    await addUsers(t, clock, { vera: 'viewer' });
+    const app = await buildTestConsole(t, clock, config);
+    try {
+      const vera = new Agent(app, '10.7.1.1');
+      await vera.login('vera');
+      const page = await vera.get(`/days/${today}?account=in-main`);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(`Business day ${today}, account in-main`);
+      const [link] = [...page.body.matchAll(/href="(\/reports\/\d+\/files\/items\.csv)"/g)].map((m) => m[1]);
+      const items = await vera.get(link!);
+      expect(items.statusCode).toBe(200);
+      // The current version's items.csv, as in-main's v2 folder holds it.
+      expect(items.body).toBe(read(path.join(reportDir, 'in-main', today, 'v2'), 'items.csv'));
+      const ng = await vera.get(`/days/${today}?account=ng-brand`);
+      expect(ng.body).toContain(`Business day ${today}, account ng-brand`);
+      expect(ng.body).not.toContain('>v2<');
+      const all = await vera.get(`/days/${today}`);
+      expect(all.statusCode).toBe(302);
+      expect(all.headers.location).toBe(`/days/${today}/accounts`);
+      const byAccount = await vera.get(`/days/${today}/accounts`);
+      expect(byAccount.statusCode).toBe(200);
+      expect(byAccount.body).toContain(`<a href="/days/${today}?account=ng-brand">ng-brand</a>`);
+    } finally {
+      await app.close();
+    }
   });
 });
