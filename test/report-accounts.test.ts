@@ -12,6 +12,7 @@ import { SandboxControl } from '../src/sandbox/control-client.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { MailSink, freePort } from './helpers/mail-sink.ts';
 import { Agent, addUsers, buildTestConsole, FixedClock } from './helpers/console.ts';
+import { pruneReportVersions } from '../src/prune/prune-versions.ts';
 import { seedAccountOrders, startTwoAccounts, type TwoAccounts } from './helpers/two-accounts.ts';
 
 // Two provider accounts against one sandbox over HTTP: `report --account ID` writes that account's
@@ -180,5 +181,25 @@ describe('reports of one account among several', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it("prune removes a superseded version from its account's folder, and keeps each account's current one", async () => {
+    const archiveDir = path.join(reportDir, 'archive');
+    const pruned = await pruneReportVersions({
+      db: t.db,
+      logger: silentLogger,
+      reportDir,
+      cutoff: new Date(Date.now() + 86_400_000),
+      dryRun: false,
+      batchSize: 1000,
+      archiveDir,
+      stopped: () => false,
+      now: () => new Date(),
+    });
+    expect(pruned.versions.map((v) => v.directory)).toEqual([path.join(reportDir, 'in-main', today, 'v1')]);
+    expect(fs.existsSync(path.join(reportDir, 'in-main', today, 'v1'))).toBe(false);
+    expect(fs.existsSync(path.join(reportDir, 'in-main', today, 'v2'))).toBe(true);
+    expect(fs.existsSync(path.join(reportDir, 'ng-brand', today, 'v1'))).toBe(true);
+    expect(fs.existsSync(path.join(archiveDir, 'report_versions', today.slice(0, 7), 'in-main', `${today}-v1.zip`))).toBe(true);
   });
 });
