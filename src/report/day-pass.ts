@@ -231,8 +231,7 @@ async function dayOrders(
   const itemHeader = csvHeader(ITEM_TABLE_COLUMNS);
   const items = new CsvFile(path.join(dir, 'items.csv'), itemHeader, businessView(itemHeader));
   const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
-  // Notifications carry no account: with several accounts, an unknown order is in no account's report.
-  const unknown = scope.account === undefined ? await unknownOrdersReceived(tx, scope.window) : [];
+  const unknown = await unknownOrdersReceived(tx, scope.window, scope.account);
   try {
     for await (const page of withCaseColumns(streamReportItems(tx, scope.window, opts.pageSize, scope.account), opts.now)) {
       for (const r of page) {
@@ -278,7 +277,7 @@ async function openItems(
 ): Promise<OpenItems> {
   const totals = new OpenItemTotals();
   const runIds: string[] = [];
-  const unknown = scope.account === undefined ? await unknownOrdersOpen(tx, scope.earlier, opts.timezone) : [];
+  const unknown = await unknownOrdersOpen(tx, scope.earlier, opts.timezone, scope.account);
   const file = await writeStreamFile(
     path.join(dir, 'open_items.csv'),
     OPEN_ITEM_TABLE_COLUMNS,
