@@ -202,4 +202,22 @@ describe('reports of one account among several', () => {
     expect(fs.existsSync(path.join(reportDir, 'ng-brand', today, 'v1'))).toBe(true);
     expect(fs.existsSync(path.join(archiveDir, 'report_versions', today.slice(0, 7), 'in-main', `${today}-v1.zip`))).toBe(true);
   });
+
+  it('lists an order only the provider knows in the report of the account whose notification it was', async () => {
+    for (const [id, ref] of [
+      ['in-main', 'TX-UNKNOWN-IN'],
+      ['ng-brand', 'TX-UNKNOWN-NG'],
+    ])
+      await t.db.knex.raw(
+        `INSERT INTO webhook_events (account_id, direction, dedupe_key, transaction_ref, merchant_ref, currency, amount, status, raw_body, headers,
+                                     received_at, confirmation, confirmed_at)
+         VALUES (?, 'payment', ?, ?, ?, 'INR', 10, 'Success', '{}', '{}', now(), 'confirmed', now())`,
+        [id, `k-${ref}`, ref, `M-${ref}`],
+      );
+    const r = await reportJob({ date: today, account: 'ng-brand' }, context());
+    expect(r.report.unchanged).toBe(false);
+    const mismatches = read(r.report.directory, 'mismatches.csv');
+    expect(mismatches).toContain('TX-UNKNOWN-NG');
+    expect(mismatches).not.toContain('TX-UNKNOWN-IN');
+  });
 });
