@@ -148,8 +148,12 @@ export const caseKey = (subject: string, code: string): string => `${subject}\u0
 export const orderSubject = (direction: Direction, orderId: string): string => `${direction}:${orderId}`;
 /** The subject of an order the provider knows and the merchant does not. */
 export const unknownOrderSubject = (direction: Direction, transactionRef: string): string => `unknown-${direction}:${transactionRef}`;
-/** The subject of a BALANCE_DRIFT: a currency and the window between two snapshots. */
-export const driftSubject = (currency: string, from: Date, to: Date): string => `${currency}:${from.toISOString()}/${to.toISOString()}`;
+/**
+ * The subject of a BALANCE_DRIFT: a currency and the window between two snapshots, and the window's account
+ * when several are configured (two accounts' windows may share their moments); one account: as before.
+ */
+export const driftSubject = (currency: string, from: Date, to: Date, account?: string): string =>
+  `${account !== undefined ? `${account}/` : ''}${currency}:${from.toISOString()}/${to.toISOString()}`;
 
 export async function getCase(db: Conn, id: string, opts: { forUpdate?: boolean } = {}): Promise<StoredCase | null> {
   if (!/^\d{1,18}$/.test(id)) return null;

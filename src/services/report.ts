@@ -24,6 +24,8 @@ export interface ReportJobOptions {
   resend?: boolean;
   mailer?: Mailer;
   now?: () => Date;
+  /** --account ID: the account whose report this is (required when several are configured). */
+  account?: string;
 }
 
 export interface ReportJobResult {
