@@ -16,8 +16,14 @@ export interface TwoAccounts {
   close(): Promise<void>;
 }
 
+/** What a test adds: variables of the config, and keys of an account's entry in ACCOUNTS_FILE (by id). */
+export interface TwoAccountsExtra {
+  env?: Record<string, string>;
+  accounts?: Record<string, Record<string, unknown>>;
+}
+
 /** One sandbox serving M-IN and M-NG, and a config whose ACCOUNTS_FILE names both (in-main, ng-brand) on `t`. */
-export async function startTwoAccounts(t: TestDatabase): Promise<TwoAccounts> {
+export async function startTwoAccounts(t: TestDatabase, extra: TwoAccountsExtra = {}): Promise<TwoAccounts> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-two-accounts-'));
   const sandbox = await startSandbox({
     lifecycle: CLEAN_LIFECYCLE,
@@ -31,8 +37,8 @@ export async function startTwoAccounts(t: TestDatabase): Promise<TwoAccounts> {
     file,
     JSON.stringify({
       accounts: [
-        { id: 'in-main', baseUrl: sandbox.url, merchantId: 'M-IN', secret: { env: 'IN_SECRET' } },
-        { id: 'ng-brand', baseUrl: sandbox.url, merchantId: 'M-NG', secret: { env: 'NG_SECRET' } },
+        { id: 'in-main', baseUrl: sandbox.url, merchantId: 'M-IN', secret: { env: 'IN_SECRET' }, ...extra.accounts?.['in-main'] },
+        { id: 'ng-brand', baseUrl: sandbox.url, merchantId: 'M-NG', secret: { env: 'NG_SECRET' }, ...extra.accounts?.['ng-brand'] },
       ],
     }),
   );
@@ -43,6 +49,7 @@ export async function startTwoAccounts(t: TestDatabase): Promise<TwoAccounts> {
     IN_SECRET: 'secret-in',
     NG_SECRET: 'secret-ng',
     LOG_LEVEL: 'silent',
+    ...extra.env,
   });
   return {
     sandbox,
