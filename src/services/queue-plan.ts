@@ -37,6 +37,9 @@ export interface PlanContext {
 /** graphile-worker's priority is a smallint. */
 const MAX_PRIORITY = 32_767;
 
+/** The named queue of an account's reconcile batches. */
+const reconcileQueueOf = (account: string): string => `reconcile:${account}`;
+
 export type PlanResult = { planned: true; runId: string | null; jobs: number } | { planned: false };
 
 /**
@@ -76,6 +79,10 @@ export async function enqueueReconcileSweep(ctx: PlanContext, scheduledFor: Date
         // graphile runs by priority, then id: batch i of every account before batch i+1 of any, so the
         // accounts' sweeps interleave (each within its own budget) instead of running one after another.
         priority: Math.min(i, MAX_PRIORITY),
+        // One batch of an account in flight at a time, across every worker: a second one would only share
+        // the account's budget while holding a job slot another account's batch could use (measured:
+        // docs/performance/scale-out.md). The account's next batch is taken as soon as this one is done.
+        queue: reconcileQueueOf(account),
         maxAttempts: MAX_ATTEMPTS,
       }));
       result = { planned: true, runId: run.id, jobs: jobs.length };
