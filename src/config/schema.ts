@@ -500,7 +500,7 @@ export const ENV_VARS = {
     schema: intIn(1, 64),
     default: '2',
     secret: false,
-    doc: '`payrecon worker`: snapshots, reports and prunes one worker process runs at once; reconcile batches have slots of their own, one per configured account',
+    doc: '`payrecon worker`: jobs (reconcile batches, snapshots, reports, prunes) one worker process runs at once',
   },
   WORKER_LOCK_TIMEOUT_SECONDS: {
     schema: intIn(2, 86_400),

@@ -3,16 +3,17 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import { EventEmitter } from 'node:events';
-import { run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { run, type Runner, type WorkerEvents } from 'graphile-worker';
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { untilAborted } from '../runtime/until-aborted.ts';
 import { loadConfig } from '../config/config.ts';
-import { accountFor, configuredAccounts } from '../config/accounts.ts';
+import { accountFor } from '../config/accounts.ts';
 import { ConfigError } from '../config/errors.ts';
 import { beat } from '../db/queue.ts';
 import { EXIT } from '../domain/exit-codes.ts';
 import { installQueue, queueLogger } from '../worker/install.ts';
 import { keepBeating, type WorkerIdentity } from '../worker/heartbeat.ts';
+import { nudgeAfterBatches } from '../worker/nudge-after-batch.ts';
 import { TASKS } from './queue-plan.ts';
 import { workerTasks } from './worker-tasks.ts';
 
@@ -52,8 +53,7 @@ export async function workerJob(options: WorkerJobOptions = {}, context: JobCont
       workerIds: [],
     };
     await beat(db.knex, me, new Date(), true);
-    // The batch runner's queue queries (take a job, complete it) are short: a few connections beyond the other runner's serve them.
-    const pool = new pg.Pool({ connectionString, max: config.WORKER_CONCURRENCY + 4, application_name: 'payrecon-worker' });
+    const pool = new pg.Pool({ connectionString, max: config.WORKER_CONCURRENCY + 2, application_name: 'payrecon-worker' });
     // An idle connection dropped by the server is pg's 'error' on the pool: logged, the pool replaces it.
     const connectionFailed = (err: Error) => logger.warn({ err: err.message }, 'a queue connection failed');
     pool.on('error', connectionFailed);
@@ -70,29 +70,21 @@ export async function workerJob(options: WorkerJobOptions = {}, context: JobCont
       config.WORKER_LOCK_TIMEOUT_SECONDS * 1000,
       beating.signal,
     );
-    const runners: Runner[] = [];
-    const tasks = workerTasks({ config, db, logger, clientFor, metrics: deps.metrics, signal: deps.signal, instance });
-    const { [TASKS.reconcileBatch]: reconcileBatch, ...otherTasks } = tasks;
-    const start = (taskList: TaskList, concurrency: number) =>
-      run({
+    nudgeAfterBatches(events, TASKS.reconcileBatch, deps.signal);
+    let runner: Runner | undefined;
+    try {
+      runner = await run({
         pgPool: pool,
         schema: queueSchema,
-        concurrency,
+        concurrency: config.WORKER_CONCURRENCY,
         noHandleSignals: true,
         pollInterval: 1000,
         // payrecon's schedules are its scheduler's: no crontab file is looked for in the working directory.
         parsedCronItems: [],
         events,
-        taskList,
+        taskList: workerTasks({ config, db, logger, clientFor, metrics: deps.metrics, signal: deps.signal, instance }),
         logger: queueLogger(logger),
       });
-    try {
-      // Reconcile batches have slots of their own, one per configured account: a batch spends its time
-      // waiting for its account's provider budget, not on this process's CPU, and each account has at
-      // most one batch in flight (its named queue), so one slot per account lets this process work for
-      // every account at once. Snapshots, reports and prunes keep WORKER_CONCURRENCY.
-      runners.push(await start({ [TASKS.reconcileBatch]: reconcileBatch! }, configuredAccounts(config).length));
-      runners.push(await start(otherTasks, config.WORKER_CONCURRENCY));
       await beat(db.knex, me, new Date(), false);
       logger.info({ instance, workerIds: me.workerIds, queueSchema }, 'worker started');
       options.onStarted?.(me);
@@ -100,12 +92,12 @@ export async function workerJob(options: WorkerJobOptions = {}, context: JobCont
       if (ended === 'presumed_dead')
         logger.error({ instance }, 'this worker was presumed dead (silent past WORKER_LOCK_TIMEOUT_SECONDS); stopping');
       else logger.info({ reason: String(deps.signal.reason) }, 'stopping: finishing the jobs in flight');
-      await Promise.all(runners.map((r) => r.stop()));
+      await runner.stop();
       return { exitCode: ended === 'stopped' ? EXIT.OK : EXIT.INCOMPLETE, ended };
     } finally {
       beating.abort();
       await heartbeat;
-      await Promise.all(runners.map((r) => r.promise.catch(() => undefined)));
+      await runner?.promise.catch(() => undefined);
       await pool.end();
     }
   });
