@@ -7,7 +7,7 @@ import type { WorkerEvents } from 'graphile-worker';
  * up to a second between an account's batches. A few nudges shortly after, each taken only by an
  * idle slot, take the next batch once the completion has committed; the poll stays the fallback.
  */
-const NUDGE_AFTER_MS = [20, 100, 300];
+const NUDGE_AFTER_MS = [5, 15, 35, 75, 150, 300];
 
 export function nudgeAfterBatches(events: WorkerEvents, task: string, stopped: AbortSignal): void {
   events.on('job:complete', ({ worker, job }) => {
