@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent, addUsers, buildTestConsole, FixedClock } from './helpers/console.ts';
 import { loadConfig } from '../src/config/config.ts';
+import { switchToPerAccountRefs } from '../src/db/merchant-ref-scope.ts';
+import { preparePerAccountRefs } from '../src/db/merchant-ref-prepare.ts';
 
 /** /days/:date/accounts: a day summed per account from orders, checks and cases on Postgres. */
 let t: TestDatabase;
@@ -216,5 +218,26 @@ describe('the days list by account', () => {
     expect(res.body).not.toContain('name="account"');
     expect(res.body).not.toContain('by account');
     expect(res.body).toContain('in-main day');
+  });
+});
+
+// Last: it switches the database to merchantRefs unique per account (sql/055).
+describe('one merchantRef in two accounts', () => {
+  it('the search lists both orders, each with its account, and each order page names its account', async () => {
+    await preparePerAccountRefs(t.db.knex);
+    await switchToPerAccountRefs(t.db.knex);
+    await t.db.knex.raw(
+      `INSERT INTO payment_orders (id, account_id, merchant_ref, transaction_ref, currency, method, amount, created_at) VALUES
+         (11, 'in-main', 'shared-ord-1', 'T-11', 'INR', 'upi', 10.00, '2026-11-20T08:00:00Z'),
+         (12, 'ng-brand', 'shared-ord-1', 'T-12', 'NGN', 'bank', 20.00, '2026-11-20T08:00:00Z')`,
+    );
+    const vera = new Agent(multi, '10.7.0.10');
+    await vera.login('vera');
+    const res = await vera.get('/search?ref=shared-ord-1');
+    expect(res.statusCode).toBe(200);
+    expect(rowOf(res.body, 'shared-ord-1')?.slice(0, 3)).toEqual(['shared-ord-1', 'in-main', 'T-11']);
+    expect(rowsOf(res.body, 'shared-ord-1')[1]?.slice(0, 3)).toEqual(['shared-ord-1', 'ng-brand', 'T-12']);
+    const page = await vera.get('/orders/payment/12');
+    expect(page.body).toMatch(/<dt>account<\/dt>\s*<dd>ng-brand<\/dd>/);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/connect.ts';
-import { withJobLock } from '../src/db/locks.ts';
+import { accountLockName, withJobLock } from '../src/db/locks.ts';
 import { findLockHolder } from '../src/db/lock-holder.ts';
 import { availableEngines, createTestDatabase, requiresServer, type TestDatabase } from './helpers/db.ts';
 
@@ -69,6 +69,30 @@ describe('job lock across processes', () => {
         `select count(*) as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`,
       );
       expect(sessions.rows[0].n).toBe('0');
+    },
+  );
+
+  it.skipIf(requiresServer('a second connection pool stands in for a second process'))(
+    "one account's lock held by one pool leaves another account's free to the other pool, and names its holder",
+    async () => {
+      const seen = await withJobLock(t.db, accountLockName('reconcile', 'in-main'), async () => ({
+        sameAccount: await withJobLock(other, accountLockName('reconcile', 'in-main'), async () => 'second'),
+        otherAccount: await withJobLock(other, accountLockName('reconcile', 'ng-brand'), async () => 'second'),
+        // The one-account name is another lock again: a deployment that grew accounts never waits on it.
+        unnamed: await withJobLock(other, accountLockName('reconcile', undefined), async () => 'second'),
+        holder: (await findLockHolder(other, 'reconcile', 'in-main')).sessionPid !== null,
+        notHolder: (await findLockHolder(other, 'reconcile', 'ng-brand')).sessionPid,
+      }));
+      expect(seen).toEqual({
+        acquired: true,
+        result: {
+          sameAccount: { acquired: false },
+          otherAccount: { acquired: true, result: 'second' },
+          unnamed: { acquired: true, result: 'second' },
+          holder: true,
+          notHolder: null,
+        },
+      });
     },
   );
 

@@ -75,12 +75,14 @@ describe.each(availableEngines)('import into accounts on %s', (engine) => {
     ]);
   });
 
-  it('refuses a merchantRef another account holds, naming it (unique across accounts until merchant writers key on the account)', async () => {
+  it('refuses a merchantRef another account holds, naming it and the switch that allows it (unique across accounts by default)', async () => {
     const r = await importOrders(t.db.knex, csv([row(1, 30, 'ng-brand')], true), { kind: 'payment', statusOf, accounts });
     expect(r.rejected).toEqual([
       {
         line: 2,
-        reason: `merchant_ref: ${uuid(1, 'a')} is already account in-main's (a merchant ref is unique across accounts in this database)`,
+        reason:
+          `merchant_ref: ${uuid(1, 'a')} is already account in-main's (a merchant ref is unique across accounts in this database; ` +
+          'to make it unique per account, run `payrecon accounts refs-per-account` (docs/guides/accounts.md))',
       },
     ]);
   });

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrders } from '../src/db/orders.ts';
 import { ordersByRefPrefix, refPrefixQuery } from '../src/db/order-lookup.ts';
 import { casePageQuery } from '../src/db/case-queue.ts';
+import { switchToPerAccountRefs } from '../src/db/merchant-ref-scope.ts';
+import { preparePerAccountRefs } from '../src/db/merchant-ref-prepare.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { seedOpenCases } from './helpers/seed-cases.ts';
 
@@ -94,5 +96,29 @@ describe.each(availableEngines)('the ref search plan on %s', (engine) => {
       expect(used, sort).toMatch(/Bitmap Index Scan cases_(merchant|transaction)_ref_prefix/);
       expect(used, sort).not.toMatch(/Seq Scan cases|cases_queue_(age|risk)|cases_pkey/);
     }
+  });
+
+  // Last two: they change the database, through the three states of `accounts refs-per-account` (sql/055).
+  const refPieceScans = async () => {
+    await t.db.knex.raw('ANALYZE payment_orders');
+    const one = (await ordersByRefPrefix(t.db.knex, 'ORD-', 1))[0];
+    const piece = one.merchantRef.slice(0, 12).toLowerCase();
+    expect((await ordersByRefPrefix(t.db.knex, piece, 51)).map((r) => r.id)).toContain(one.id);
+    const q = refPrefixQuery(piece, 51);
+    return scans(await explain(q.sql, q.bindings)).join('; ');
+  };
+
+  it('prepared (`--prepare`, both unique indexes): a merchant ref piece is found through an index', async () => {
+    await preparePerAccountRefs(t.db.knex);
+    const used = await refPieceScans();
+    expect(used).toMatch(/Index (Only )?Scan payment_orders_(account_)?merchant_ref_key/);
+    expect(used).not.toMatch(/Seq Scan payment_orders|payment_orders_pkey/);
+  });
+
+  it('after `--yes`, a merchant ref piece is still found through an index: the per-account one', async () => {
+    await switchToPerAccountRefs(t.db.knex);
+    const used = await refPieceScans();
+    expect(used).toMatch(/Index (Only )?Scan payment_orders_account_merchant_ref_key/);
+    expect(used).not.toMatch(/Seq Scan payment_orders|payment_orders_pkey/);
   });
 });

@@ -53,6 +53,7 @@ describe('status view (pure, fixed clock)', () => {
         email_attempts: 3,
         email_error: 'connection refused',
         emailed_at: null,
+        account_id: 'default',
         removed_at: null,
         archived_to: null,
       },

@@ -18,8 +18,9 @@ const day = (t: Date) => t.toISOString().slice(0, 10);
 export async function syncDriftHint(trx: Knex.Transaction, rf: DriftCheck, at: Date, lagMs: number): Promise<ObserveResult | null> {
   if (!rf.opening || !rf.closing || rf.withinTolerance === null) return null;
   const subject = {
-    subject: driftSubject(rf.currency, rf.opening.takenAt, rf.closing.takenAt),
+    subject: driftSubject(rf.currency, rf.opening.takenAt, rf.closing.takenAt, rf.account),
     code: 'DRIFT_MATCHES_PENDING',
+    ...(rf.account !== undefined ? { accountId: rf.account } : {}),
     currency: rf.currency,
     windowStart: rf.opening.takenAt,
     windowEnd: rf.closing.takenAt,
@@ -34,6 +35,7 @@ export async function syncDriftHint(trx: Knex.Transaction, rf: DriftCheck, at: D
           from: rf.opening.takenAt,
           to: rf.closing.takenAt,
           lagMs,
+          ...(rf.account !== undefined ? { account: rf.account } : {}),
         });
   const lines =
     rf.withinTolerance || rf.drift === null
@@ -76,7 +78,14 @@ export async function syncUnseenMovements(
   for (const m of unseen) {
     await observeCase(
       trx,
-      { subject: `movement:${m.reference}`, code: 'MOVEMENT_UNSEEN', currency: rf.currency, occurredAt: rf.closing.takenAt },
+      {
+        // A reference is unique per account: with several, the subject names the account too.
+        subject: rf.account !== undefined ? `movement:${rf.account}/${m.reference}` : `movement:${m.reference}`,
+        code: 'MOVEMENT_UNSEEN',
+        currency: rf.currency,
+        occurredAt: rf.closing.takenAt,
+        ...(rf.account !== undefined ? { accountId: rf.account } : {}),
+      },
       { kind: 'finding' },
       at,
       {

@@ -12,6 +12,8 @@ export interface DriftCheck {
   drift: string | null;
   tolerance: string;
   finding: { note?: string } | null;
+  /** The window's account, set only when several are configured: its cases are that account's. */
+  account?: string;
 }
 import { observeCase, type ObserveResult } from './observe.ts';
 
@@ -23,8 +25,9 @@ import { observeCase, type ObserveResult } from './observe.ts';
 export async function syncDriftCase(trx: Knex.Transaction, rf: DriftCheck, at: Date): Promise<ObserveResult | null> {
   if (!rf.opening || !rf.closing || rf.withinTolerance === null) return null;
   const subject = {
-    subject: driftSubject(rf.currency, rf.opening.takenAt, rf.closing.takenAt),
+    subject: driftSubject(rf.currency, rf.opening.takenAt, rf.closing.takenAt, rf.account),
     code: 'BALANCE_DRIFT',
+    ...(rf.account !== undefined ? { accountId: rf.account } : {}),
     currency: rf.currency,
     windowStart: rf.opening.takenAt,
     windowEnd: rf.closing.takenAt,

@@ -70,9 +70,18 @@ export async function syncOrderCases(trx: Knex.Transaction, checks: readonly Ord
   const oneByOne: Array<{ target: CaseSubject; event: CaseEvent; finding: CaseFinding; known: StoredCase | null | undefined }> = [];
   for (const check of checks) {
     const subject = orderSubject(check.direction, check.orderId);
-    const unresolved = (bySubject.get(subject) ?? []).filter((k) => k.state !== 'resolved').map((k) => k.code);
-    const byCode = findingsByCode(check.findings);
-    for (const { code, event } of orderCheckEvents([...byCode.keys()], unresolved, check.visibility)) {
+    const ofSubject = bySubject.get(subject);
+    // Nothing found and no case of the order (most orders of a run): no event; only its UNKNOWN_ORDER case below.
+    const quiet = check.findings.length === 0 && ofSubject === undefined;
+    const byCode = quiet ? NO_FINDINGS : findingsByCode(check.findings);
+    const events = quiet
+      ? []
+      : orderCheckEvents(
+          [...byCode.keys()],
+          (ofSubject ?? []).filter((k) => k.state !== 'resolved').map((k) => k.code),
+          check.visibility,
+        );
+    for (const { code, event } of events) {
       const target: CaseSubject = {
         subject,
         code,
@@ -111,6 +120,8 @@ export async function syncOrderCases(trx: Knex.Transaction, checks: readonly Ord
   for (const o of oneByOne) count((await observeCase(trx, o.target, o.event, at, o.finding, o.known)).outcome);
   return counts;
 }
+
+const NO_FINDINGS: ReadonlyMap<string, CaseFinding> = new Map();
 
 /** One finding per code; a code found twice (paid amount vs amount and vs recorded) keeps both sentences. */
 function findingsByCode(findings: readonly Finding[]): Map<string, CaseFinding> {

@@ -2,6 +2,7 @@ import type { Knex } from '../db/knex-types.ts';
 import { orderSubject, unknownOrderSubject } from '../db/cases.ts';
 import type { OrderRow } from '../db/orders.ts';
 import { isFinalCategory } from '../domain/status.ts';
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 import type { Direction, StatusCategory } from '../domain/types.ts';
 import { observeCase, type ObserveResult } from './observe.ts';
 
@@ -27,11 +28,14 @@ export async function syncWebhookCases(
   f: ConfirmedOrder,
   receivedAt: Date,
   at: Date,
+  /** The account whose secret signed the notification (webhook_events.account_id). */
+  accountId: string = DEFAULT_ACCOUNT_ID,
 ): Promise<ObserveResult | null> {
   if (!local) {
     const subject = {
       subject: unknownOrderSubject(direction, f.transactionRef),
       code: 'UNKNOWN_ORDER',
+      accountId,
       direction,
       merchantRef: f.merchantRef,
       transactionRef: f.transactionRef,
@@ -48,6 +52,7 @@ export async function syncWebhookCases(
   const subject = {
     subject: orderSubject(direction, local.id),
     code: 'STATUS',
+    accountId,
     direction,
     orderId: local.id,
     merchantRef: local.merchantRef,

@@ -98,8 +98,9 @@ export function registerImport(program: Command): void {
 Columns (by header name, any order):
 ${columnsHelp('payment')}
 ${columnsHelp('payout')}
-Rules: merchant_ref and transaction_ref UUID-shaped and unique (in the file and the database; merchant_ref per account,
-transaction_ref across accounts: one already held by another account is refused, naming that account);
+Rules: merchant_ref and transaction_ref UUID-shaped and unique (in the file and the database; transaction_ref across
+accounts: one already held by another account is refused, naming that account; merchant_ref too, unless
+\`payrecon accounts refs-per-account\` made it unique per account);
 account (optional column): one of the configured accounts (ACCOUNTS_FILE), else --account, else the only account;
 currency INR, NGN or IDR (any case, stored upper case); amounts non-negative decimals with at most the currency's 2 decimals;
 status non-empty, matched in any case against the known strings:

@@ -18,6 +18,14 @@ async function withMovements<T>(fn: (deps: JobDeps) => Promise<T>): Promise<T> {
   return withJob('movements', {}, fn);
 }
 
+const ACCOUNT_HELP = 'the account whose register this is (ACCOUNTS_FILE; required when several are configured)';
+
+/** The account `--account` names, or the only one (several configured and none named: a usage error listing them). */
+async function accountOf(config: JobDeps['config'], id: string | undefined): Promise<string> {
+  const { accountFor } = await import('../config/accounts.ts');
+  return accountFor(config, id).id;
+}
+
 const movementJson = (m: StoredMovement) => ({
   reference: m.reference,
   currency: m.currency,
@@ -57,6 +65,7 @@ export function registerMovements(program: Command): void {
     .description('record the movements of a CSV file (header row first): all of them, or none when any row is refused')
     .argument('<file.csv>', 'CSV file with a header row')
     .option('--as <name>', 'who records them (default: PAYRECON_ACTOR, else the OS user); someone else approves each')
+    .option('--account <id>', ACCOUNT_HELP)
     .option('--json', 'print {rows, inserted, unchanged, rejected: [{line, reason}]} as JSON')
     .addHelpText(
       'after',
@@ -73,16 +82,17 @@ A movement explains the balance only once a second person approves it (payrecon 
 Exit status: 0 recorded (or already recorded); 3 any row refused (nothing recorded), a bad header, or an unmigrated database.
 ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     )
-    .action(async (file: string, opts: { as?: string; json?: boolean }) => {
+    .action(async (file: string, opts: { as?: string; json?: boolean; account?: string }) => {
       const input = await openInputFile(file);
       try {
         const { importMovements } = await import('../import/import-movements.ts');
         const r = await withMovements(async (ctx) =>
-          importMovements(ctx.db.knex, input, {
-            recordedBy: actorOf(opts.as, ctx.config),
-            source: `import:${path.basename(file)}`,
-            at: new Date(),
-          }),
+          importMovements(
+            ctx.db.knex,
+            input,
+            { recordedBy: actorOf(opts.as, ctx.config), source: `import:${path.basename(file)}`, at: new Date() },
+            await accountOf(ctx.config, opts.account),
+          ),
         );
         if (opts.json) printOut(`${JSON.stringify(r)}\n`);
         else if (r.rejected.length) {
@@ -106,10 +116,11 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     .command('list')
     .description('every recorded movement, newest first, with who recorded and who approved it')
     .option('--json', 'print the movements as a JSON array (amounts as decimal text)')
+    .option('--account <id>', ACCOUNT_HELP)
     .addHelpText('after', `\n${envHelp(DB_ENV)}`)
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean; account?: string }) => {
       const { listMovements } = await import('../db/movements.ts');
-      const list = await withMovements((ctx) => listMovements(ctx.db.knex));
+      const list = await withMovements(async (ctx) => listMovements(ctx.db.knex, await accountOf(ctx.config, opts.account)));
       if (opts.json) printOut(`${JSON.stringify(list.map(movementJson), null, 2)}\n`);
       else if (list.length === 0) printOut('no movements recorded\n');
       else
@@ -139,14 +150,22 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     .description('approve a recorded movement (maker-checker: not by the person who recorded it); from then on it explains the balance')
     .argument('<reference>', "the movement's reference")
     .option('--as <name>', 'who approves (default: PAYRECON_ACTOR, else the OS user)')
+    .option('--account <id>', ACCOUNT_HELP)
     .addHelpText(
       'after',
       `\nExit: 0 approved; 3 unknown reference, already approved, or approved by its recorder.\n${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
     )
-    .action(async (reference: string, opts: { as?: string }) => {
+    .action(async (reference: string, opts: { as?: string; account?: string }) => {
       const { approveAndLink } = await import('../movements/approve.ts');
       const { outcome, resolvedCases } = await withMovements(async (ctx) =>
-        approveAndLink(ctx.db.knex, reference, actorOf(opts.as, ctx.config), new Date(), ctx.config.MOVEMENT_LAG_MIN * 60_000),
+        approveAndLink(
+          ctx.db.knex,
+          reference,
+          actorOf(opts.as, ctx.config),
+          new Date(),
+          ctx.config.MOVEMENT_LAG_MIN * 60_000,
+          await accountOf(ctx.config, opts.account),
+        ),
       );
       if (outcome.kind === 'not_found')
         throw new UsageError(`no movement with reference ${reference} (payrecon movements list shows them)`);

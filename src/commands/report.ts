@@ -11,6 +11,7 @@ export interface ReportCommandOptions {
   email?: boolean;
   resend?: boolean;
   json?: boolean;
+  account?: string;
 }
 
 function describeEmail(e: ReportEmailResult): string {
@@ -30,9 +31,9 @@ function describeEmail(e: ReportEmailResult): string {
 }
 
 export function describe(r: WriteReportsResult): string {
-  const head = r.unchanged
-    ? `report ${r.manifest.business_date}: unchanged, current version is v${r.version}`
-    : `report ${r.manifest.business_date}: wrote v${r.version}`;
+  // With several accounts the manifest names the account: so does the line.
+  const day = r.manifest.account ? `${r.manifest.account.id} ${r.manifest.business_date}` : r.manifest.business_date;
+  const head = r.unchanged ? `report ${day}: unchanged, current version is v${r.version}` : `report ${day}: wrote v${r.version}`;
   const files = listedFiles(r.manifest.files);
   const width = Math.max(...files.map((f) => f.name.length));
   const lines = files.map((f) => `  ${f.name.padEnd(width)}  ${f.note}`.trimEnd());
@@ -46,7 +47,9 @@ export function describe(r: WriteReportsResult): string {
 export function registerReport(program: Command): void {
   program
     .command('report')
-    .description('write the CSV reports of a business day as a new version in REPORT_DIR/<date>/')
+    .description(
+      'write the CSV reports of a business day as a new version in REPORT_DIR/<date>/ (REPORT_DIR/<account>/<date>/ with several accounts)',
+    )
     .addHelpText(
       'after',
       examplesHelp([
@@ -54,17 +57,26 @@ export function registerReport(program: Command): void {
         'payrecon report --date 2026-11-21 --email',
         'payrecon report --date 2026-11-21 --email --resend',
         'payrecon report --date 2026-11-21 --json | jq .manifest.files',
+        "payrecon report --account ng-brand --date 2026-11-21 --email   # several accounts: one account's report",
       ]),
     )
     .option('--date <YYYY-MM-DD>', 'business date in REPORT_TIMEZONE (default: yesterday there)')
     .option('--force', 'write a new version even when the content is unchanged')
-    .option('--email', 'e-mail the version to REPORT_EMAIL_TO (once per version) and retry pending deliveries')
+    .option(
+      '--account <id>',
+      'the account whose report this is, from its own orders, checks and snapshots (required when several accounts are configured)',
+    )
+    .option(
+      '--email',
+      "e-mail the version to REPORT_EMAIL_TO, or the account's reportRecipients (once per version), and retry pending deliveries",
+    )
     .option('--resend', 'with --email: send a version that was already e-mailed again')
     .option('--json', 'print the result (version, directory, manifest, e-mails) as JSON')
     .addHelpText(
       'after',
       envHelp([
         ...DB_ENV,
+        'ACCOUNTS_FILE',
         'REPORT_DIR',
         'REPORT_TIMEZONE',
         'RECON_CURRENCIES',
@@ -78,7 +90,13 @@ export function registerReport(program: Command): void {
     )
     .action(async (opts: ReportCommandOptions) => {
       const { reportJob } = await import('../services/report.ts');
-      const { exitCode, report, emails } = await reportJob({ date: opts.date, force: opts.force, email: opts.email, resend: opts.resend });
+      const { exitCode, report, emails } = await reportJob({
+        date: opts.date,
+        force: opts.force,
+        email: opts.email,
+        resend: opts.resend,
+        account: opts.account,
+      });
       printOut(opts.json ? `${JSON.stringify({ ...report, emails }, null, 2)}\n` : describe(report) + emails.map(describeEmail).join(''));
       process.exitCode = exitCode;
     });

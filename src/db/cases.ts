@@ -148,8 +148,12 @@ export const caseKey = (subject: string, code: string): string => `${subject}\u0
 export const orderSubject = (direction: Direction, orderId: string): string => `${direction}:${orderId}`;
 /** The subject of an order the provider knows and the merchant does not. */
 export const unknownOrderSubject = (direction: Direction, transactionRef: string): string => `unknown-${direction}:${transactionRef}`;
-/** The subject of a BALANCE_DRIFT: a currency and the window between two snapshots. */
-export const driftSubject = (currency: string, from: Date, to: Date): string => `${currency}:${from.toISOString()}/${to.toISOString()}`;
+/**
+ * The subject of a BALANCE_DRIFT: a currency and the window between two snapshots, and the window's account
+ * when several are configured (two accounts' windows may share their moments); one account: as before.
+ */
+export const driftSubject = (currency: string, from: Date, to: Date, account?: string): string =>
+  `${account !== undefined ? `${account}/` : ''}${currency}:${from.toISOString()}/${to.toISOString()}`;
 
 export async function getCase(db: Conn, id: string, opts: { forUpdate?: boolean } = {}): Promise<StoredCase | null> {
   if (!/^\d{1,18}$/.test(id)) return null;
@@ -465,7 +469,7 @@ export interface CaseStateCountRow {
  * Cases whose subject occurred in [from, to) (an order's creation, a notification's receipt, a
  * drift window's start), counted per currency and code by state, as they stand now.
  */
-export async function caseStateCountsOccurred(db: Conn, from: string, to: string): Promise<CaseStateCountRow[]> {
+export async function caseStateCountsOccurred(db: Conn, from: string, to: string, account?: string): Promise<CaseStateCountRow[]> {
   const res = await db.raw(
     `SELECT coalesce(currency, '') AS currency, code,
             count(*) FILTER (WHERE state = 'open')::int AS open,
@@ -474,10 +478,10 @@ export async function caseStateCountsOccurred(db: Conn, from: string, to: string
             count(*) FILTER (WHERE state = 'resolved' AND resolution = 'written-off')::int AS written_off,
             min(opened_at) FILTER (WHERE state <> 'resolved') AS oldest_unresolved_at
        FROM cases
-      WHERE occurred_at >= ?::timestamptz AND occurred_at < ?::timestamptz
+      WHERE occurred_at >= ?::timestamptz AND occurred_at < ?::timestamptz AND (?::text IS NULL OR account_id = ?::text)
       GROUP BY 1, 2
       ORDER BY coalesce(currency, '') COLLATE "C", code COLLATE "C"`,
-    [from, to],
+    [from, to, account ?? null, account ?? null],
   );
   return rowsOf(res).map((r) => ({
     currency: text(r, 'currency'),
@@ -495,13 +499,15 @@ export async function caseTransitionCounts(
   db: Conn,
   from: Date,
   to: Date,
+  /** Only this account's cases (several accounts configured); undefined: every case. */
+  account?: string,
 ): Promise<Array<{ currency: string; toState: CaseState; reason: string | null; reopened: boolean; count: number }>> {
   const res = await db.raw(
     `SELECT coalesce(c.currency, '') AS currency, e.to_state, e.reason, (e.from_state IS NOT NULL) AS reopened, count(*)::int AS n
        FROM case_events e JOIN cases c ON c.id = e.case_id
-      WHERE e.at >= ? AND e.at < ? AND e.to_state IN ('open', 'resolved')
+      WHERE e.at >= ? AND e.at < ? AND e.to_state IN ('open', 'resolved') AND (?::text IS NULL OR c.account_id = ?::text)
       GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
-    [from, to],
+    [from, to, account ?? null, account ?? null],
   );
   return rowsOf(res).map((r) => ({
     currency: text(r, 'currency'),
@@ -513,11 +519,15 @@ export async function caseTransitionCounts(
 }
 
 /** Unresolved cases (open or acknowledged) with when they were (re)opened, as of `asOf`. */
-export async function unresolvedCaseAges(db: Conn, asOf: Date): Promise<Array<{ currency: string; state: CaseState; openedAt: Date }>> {
+export async function unresolvedCaseAges(
+  db: Conn,
+  asOf: Date,
+  account?: string,
+): Promise<Array<{ currency: string; state: CaseState; openedAt: Date }>> {
   const res = await db.raw(
     `SELECT coalesce(currency, '') AS currency, state, opened_at FROM cases
-      WHERE state IN ('open', 'acknowledged') AND opened_at <= ? ORDER BY opened_at, cases.id`,
-    [asOf],
+      WHERE state IN ('open', 'acknowledged') AND opened_at <= ? AND (?::text IS NULL OR account_id = ?::text) ORDER BY opened_at, cases.id`,
+    [asOf, account ?? null, account ?? null],
   );
   return rowsOf(res).map((r) => ({ currency: text(r, 'currency'), state: oneOf(r, 'state', CASE_STATES), openedAt: date(r, 'opened_at') }));
 }

@@ -23,6 +23,8 @@ export interface ReportDelivery {
   /** Set when the retention removed the version's files: nothing to send. */
   removed_at: Date | null;
   archived_to: string | null;
+  /** The account whose version this is ('default' with one account). */
+  account_id: string;
 }
 
 const toDelivery = (r: Row): ReportDelivery => ({
@@ -37,10 +39,11 @@ const toDelivery = (r: Row): ReportDelivery => ({
   emailed_at: dateOrNull(r, 'emailed_at'),
   removed_at: dateOrNull(r, 'removed_at'),
   archived_to: textOrNull(r, 'archived_to'),
+  account_id: text(r, 'account_id'),
 });
 
 const COLUMNS = `id::text AS id, business_date::text AS business_date, version, directory, manifest,
-  email_status, email_attempts, email_error, emailed_at, removed_at, archived_to`;
+  email_status, email_attempts, email_error, emailed_at, removed_at, archived_to, account_id`;
 
 export async function reportDeliveryById(db: Knex, id: string): Promise<ReportDelivery | null> {
   const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE id = ?::bigint`, [id]);
@@ -77,9 +80,13 @@ export async function markEmailFailed(db: Knex, id: string, error: string): Prom
   await db.raw(`UPDATE report_versions SET email_status = 'pending', email_error = ? WHERE id = ?::bigint`, [error, id]);
 }
 
-/** Versions whose e-mail was asked for and not yet accepted by the server, oldest first. */
-export async function pendingReportDeliveries(db: Knex): Promise<ReportDelivery[]> {
-  const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE email_status = 'pending' ORDER BY business_date, version`);
+/** Versions whose e-mail was asked for and not yet accepted by the server, oldest first; `account`: that account's only. */
+export async function pendingReportDeliveries(db: Knex, account?: string): Promise<ReportDelivery[]> {
+  const res = await db.raw(
+    `SELECT ${COLUMNS} FROM report_versions WHERE email_status = 'pending' AND (?::text IS NULL OR account_id = ?::text)
+      ORDER BY business_date, version, account_id`,
+    [account ?? null, account ?? null],
+  );
   return rowsOf(res).map(toDelivery);
 }
 
@@ -87,11 +94,11 @@ export async function pendingReportDeliveries(db: Knex): Promise<ReportDelivery[
  * The newest version of a business day, up to `version`, that was e-mailed at some point
  * (emailed_at set): `version` itself when it is being sent again, null before the day's first e-mail.
  */
-export async function lastEmailedVersion(db: Knex, businessDate: string, version: number): Promise<number | null> {
+export async function lastEmailedVersion(db: Knex, businessDate: string, version: number, account?: string): Promise<number | null> {
   const res = await db.raw(
     `SELECT max(version) AS version FROM report_versions
-      WHERE business_date = ?::date AND version <= ? AND emailed_at IS NOT NULL`,
-    [businessDate, version],
+      WHERE business_date = ?::date AND version <= ? AND emailed_at IS NOT NULL AND (?::text IS NULL OR account_id = ?::text)`,
+    [businessDate, version, account ?? null, account ?? null],
   );
   const [row] = rowsOf(res);
   return row ? intOrNull(row, 'version') : null;

@@ -109,10 +109,13 @@ const CHECK_COLUMNS: readonly UnnestColumn<Omit<ReconItemRow, 'runId'>>[] = [
   { name: 'provider_utr', type: 'text', value: (x) => x.providerUtr },
   { name: 'verdict', type: 'text', value: (x) => x.verdict },
   // text[] per row cannot ride in a 2-D array (ragged): each row's codes travel as an array literal.
-  { name: 'codes', type: 'text', value: (x) => arrayLiteral(x.codes, (code) => code, 'codes') },
-  { name: 'details', type: 'text', value: (x) => JSON.stringify(x.details ?? []) },
+  // A matching order (most of them) has no codes and no details: their text is a constant.
+  { name: 'codes', type: 'text', value: (x) => (x.codes.length === 0 ? '{}' : arrayLiteral(x.codes, (code) => code, 'codes')) },
+  { name: 'details', type: 'text', value: (x) => (isEmptyList(x.details) ? '[]' : JSON.stringify(x.details ?? [])) },
   { name: 'reason', type: 'text', value: (x) => x.reason },
 ];
+
+const isEmptyList = (v: unknown): boolean => Array.isArray(v) && v.length === 0;
 
 /** Every column, the run id per row (insertItems: rows of any runs). */
 const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [{ name: 'run_id', type: 'bigint', value: (x) => x.runId }, ...CHECK_COLUMNS];

@@ -7,12 +7,19 @@ import { unnestRows } from './unnest.ts';
 type Conn = Knex | Knex.Transaction;
 
 /**
+ * One account's postings (alias p), with several accounts configured: each account's ledger is its own,
+ * its keys ("day:D:…") the same words as another's. Null, with one account: every posting.
+ */
+const OF_ACCOUNT = '(?::text IS NULL OR p.account_id = ?::text)';
+const ofAccount = (account: string | undefined): [string | null, string | null] => [account ?? null, account ?? null];
+
+/**
  * The ledger payrecon has handed accounting (sql/043): append-only, one journal_postings row per
  * posting file, its lines beside it. Amounts as text in and out.
  */
 
 /** What is posted under each key asked for, and under every key of day `date` ("day:D:…"). */
-export async function postedKeys(db: Conn, day: string, keys: readonly string[]): Promise<Map<string, PostedKey>> {
+export async function postedKeys(db: Conn, day: string, keys: readonly string[], account?: string): Promise<Map<string, PostedKey>> {
   const res = await db.raw(
     `SELECT l.entry_key, l.currency, l.role, sum(l.amount)::text AS amount,
             -- Known only when every line of the role carried one (older lines have none).
@@ -21,10 +28,10 @@ export async function postedKeys(db: Conn, day: string, keys: readonly string[])
             (array_agg(p.business_date::text ORDER BY p.seq DESC))[1] AS last_date,
             (array_agg(p.version ORDER BY p.seq DESC))[1] AS last_version
        FROM journal_posting_lines l JOIN journal_postings p ON p.id = l.posting_id
-      WHERE l.entry_key = ANY(?::text[]) OR l.entry_key LIKE ?
+      WHERE (l.entry_key = ANY(?::text[]) OR l.entry_key LIKE ?) AND ${OF_ACCOUNT}
       GROUP BY l.entry_key, l.currency, l.role
       ORDER BY l.entry_key, l.role`,
-    [keys as string[], `day:${day}:%`],
+    [keys as string[], `day:${day}:%`, ...ofAccount(account)],
   );
   const out = new Map<
     string,
@@ -57,12 +64,13 @@ export async function postedKeys(db: Conn, day: string, keys: readonly string[])
 }
 
 /** The last version of `day` whose posting file posted any of the day's own entries; null when none has. */
-export async function dayPostedIn(db: Conn, day: string): Promise<number | null> {
+export async function dayPostedIn(db: Conn, day: string, account?: string): Promise<number | null> {
   const r = oneRow(
     await db.raw(
       `SELECT max(p.version) AS v FROM journal_postings p
-        WHERE p.business_date = ?::date AND EXISTS (SELECT 1 FROM journal_posting_lines l WHERE l.posting_id = p.id AND l.entry_key LIKE ?)`,
-      [day, `day:${day}:%`],
+        WHERE p.business_date = ?::date AND ${OF_ACCOUNT}
+          AND EXISTS (SELECT 1 FROM journal_posting_lines l WHERE l.posting_id = p.id AND l.entry_key LIKE ?)`,
+      [day, ...ofAccount(account), `day:${day}:%`],
     ),
   );
   return intOrNull(r, 'v');
@@ -80,15 +88,16 @@ export interface PostedLateChange {
 }
 
 /** The late changes posted whose order was counted on `day`, or that were seen in [from, to). */
-export async function postedLateChanges(db: Conn, day: string, from: string, to: string): Promise<PostedLateChange[]> {
+export async function postedLateChanges(db: Conn, day: string, from: string, to: string, account?: string): Promise<PostedLateChange[]> {
   const res = await db.raw(
     `SELECT entry_key, min(currency) AS currency, min(order_direction) AS direction, min(order_id)::text AS order_id,
             coalesce(sum(amount) FILTER (WHERE role = 'wallet'), 0)::text AS wallet_effect,
             min(counted_on)::text AS counted_on, min(observed_at) AS observed_at
        FROM journal_posting_lines
       WHERE order_id IS NOT NULL AND (counted_on = ?::date OR (observed_at >= ?::timestamptz AND observed_at < ?::timestamptz))
+        AND posting_id IN (SELECT p.id FROM journal_postings p WHERE ${OF_ACCOUNT})
       GROUP BY entry_key ORDER BY entry_key`,
-    [day, from, to],
+    [day, from, to, ...ofAccount(account)],
   );
   return rowsOf(res).map((r) => ({
     key: text(r, 'entry_key'),
@@ -107,6 +116,8 @@ export interface NewPosting {
   postedOn: string;
   createdAt: Date;
   entries: readonly PostingEntry[];
+  /** The account whose ledger this file joins; left out: the column's default ('default', the single account). */
+  accountId?: string;
 }
 
 /**
@@ -118,8 +129,9 @@ export async function insertPosting(db: Conn, p: NewPosting): Promise<number> {
   const seq = int(oneRow(await db.raw(`SELECT coalesce(max(seq), 0) + 1 AS seq FROM journal_postings`)), 'seq');
   const row = oneRow(
     await db.raw(
-      `INSERT INTO journal_postings (seq, business_date, version, posted_on, created_at) VALUES (?, ?::date, ?, ?::date, ?) RETURNING id::text AS id`,
-      [seq, p.businessDate, p.version, p.postedOn, p.createdAt],
+      `INSERT INTO journal_postings (seq, business_date, version, posted_on, created_at, account_id)
+       VALUES (?, ?::date, ?, ?::date, ?, coalesce(?::text, 'default')) RETURNING id::text AS id`,
+      [seq, p.businessDate, p.version, p.postedOn, p.createdAt, p.accountId ?? null],
     ),
   );
   const id = text(row, 'id');
@@ -159,13 +171,13 @@ export async function insertPosting(db: Conn, p: NewPosting): Promise<number> {
 }
 
 /** Where each of day `day`'s keys was posted: key → "D/vN" of every posting file that carried it, in order. */
-export async function postingFilesOf(db: Conn, keys: readonly string[]): Promise<Map<string, string[]>> {
+export async function postingFilesOf(db: Conn, keys: readonly string[], account?: string): Promise<Map<string, string[]>> {
   if (keys.length === 0) return new Map();
   const res = await db.raw(
     `SELECT l.entry_key, array_agg(DISTINCT p.seq::text || ' ' || p.business_date::text || '/v' || p.version::text) AS files
        FROM journal_posting_lines l JOIN journal_postings p ON p.id = l.posting_id
-      WHERE l.entry_key = ANY(?::text[]) GROUP BY l.entry_key`,
-    [keys as string[]],
+      WHERE l.entry_key = ANY(?::text[]) AND ${OF_ACCOUNT} GROUP BY l.entry_key`,
+    [keys as string[], ...ofAccount(account)],
   );
   const out = new Map<string, string[]>();
   for (const r of rowsOf(res)) {
@@ -179,10 +191,12 @@ export async function postingFilesOf(db: Conn, keys: readonly string[]): Promise
 }
 
 /** The wallet per currency as posted so far: Σ amount and Σ USDT (null when a line has no USDT value). */
-export async function walletBooks(db: Conn): Promise<Map<string, { amount: string; usdt: string | null }>> {
+export async function walletBooks(db: Conn, account?: string): Promise<Map<string, { amount: string; usdt: string | null }>> {
   const res = await db.raw(
     `SELECT currency, sum(amount)::text AS amount, CASE WHEN count(usdt) = count(*) THEN coalesce(sum(usdt), 0)::text END AS usdt
-       FROM journal_posting_lines WHERE role = 'wallet' GROUP BY currency ORDER BY currency`,
+       FROM journal_posting_lines WHERE role = 'wallet' AND posting_id IN (SELECT p.id FROM journal_postings p WHERE ${OF_ACCOUNT})
+      GROUP BY currency ORDER BY currency`,
+    ofAccount(account),
   );
   return new Map(rowsOf(res).map((r) => [text(r, 'currency'), { amount: text(r, 'amount'), usdt: textOrNull(r, 'usdt') }]));
 }
@@ -222,15 +236,15 @@ export async function postingSeqOf(db: Conn, day: string, version: number): Prom
 }
 
 /** The trial balance per currency and role as of posting `seq` (every file up to it posted, in order). */
-export async function trialBalance(db: Conn, seq: number): Promise<TrialBalanceRow[]> {
+export async function trialBalance(db: Conn, seq: number, account?: string): Promise<TrialBalanceRow[]> {
   const res = await db.raw(
     `SELECT l.currency, l.role,
             coalesce(sum(l.amount) FILTER (WHERE l.amount > 0), 0)::text AS debits,
             coalesce(-sum(l.amount) FILTER (WHERE l.amount < 0), 0)::text AS credits,
             sum(l.amount)::text AS balance
        FROM journal_posting_lines l JOIN journal_postings p ON p.id = l.posting_id
-      WHERE p.seq <= ? GROUP BY l.currency, l.role ORDER BY l.currency, l.role`,
-    [seq],
+      WHERE p.seq <= ? AND ${OF_ACCOUNT} GROUP BY l.currency, l.role ORDER BY l.currency, l.role`,
+    [seq, ...ofAccount(account)],
   );
   return rowsOf(res).map((r) => ({
     currency: text(r, 'currency'),

@@ -35,6 +35,7 @@ const OBSERVED = `
     SELECT o.direction, o.order_id, i.provider_category AS now_category, i.provider_fee AS now_fee, i.checked_at AS last_at
       FROM recon_open o JOIN recon_items i ON i.id = o.item_id
      WHERE i.codes && ARRAY['STATUS', 'FEE']::text[] AND i.provider_category IN ('failed', 'success')
+       AND (?::text IS NULL OR i.account_id = ?::text)
   ), orders AS (
     SELECT 'payment'::text AS direction, id, merchant_ref, currency, created_at, finalized_at, provider_success_at FROM payment_orders
      WHERE id IN (SELECT order_id FROM cand WHERE direction = 'payment')
@@ -70,8 +71,14 @@ const OBSERVED = `
    ORDER BY observed_at, c.direction, c.order_id`;
 
 /** The late changes a check had seen by `upTo`, oldest first; business days in `zone`. */
-export async function observedLateChanges(db: Knex | Knex.Transaction, zone: string, upTo: Date): Promise<ObservedLateChange[]> {
-  const res = await db.raw(OBSERVED, [zone, zone]);
+export async function observedLateChanges(
+  db: Knex | Knex.Transaction,
+  zone: string,
+  upTo: Date,
+  /** Only this account's orders (several accounts configured); undefined: every order. */
+  account?: string,
+): Promise<ObservedLateChange[]> {
+  const res = await db.raw(OBSERVED, [account ?? null, account ?? null, zone, zone]);
   return rowsOf(res)
     .map((r) => ({
       kind: oneOf(r, 'kind', ['reversal', 'fee_correction'] as const),

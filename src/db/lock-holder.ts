@@ -1,5 +1,5 @@
 import type { Db } from './connect.ts';
-import { jobLockName } from './locks.ts';
+import { accountLockName, jobLockName } from './locks.ts';
 import { date, dateOrNull, id, intOrNull, isRecord, object, textOrNull, type Row } from './row.ts';
 import { stallOf } from '../recon/run-stall.ts';
 
@@ -20,12 +20,15 @@ export interface LockHolder {
   lastProgressAt: Date | null;
 }
 
-/** The holder of job's lock: the session the engine names (Postgres: from pg_locks) and the job's latest running run. */
-export async function findLockHolder(db: Db, jobName: string): Promise<LockHolder> {
-  const session = await db.engine.lockSession(jobLockName(db, jobName));
+/**
+ * The holder of job's lock: the session the engine names (Postgres: from pg_locks) and the job's latest running run.
+ * With an account (several configured), the lock is that account's own (accountLockName) and so is the run.
+ */
+export async function findLockHolder(db: Db, jobName: string, account?: string): Promise<LockHolder> {
+  const session = await db.engine.lockSession(jobLockName(db, accountLockName(jobName, account)));
   const row: Row | undefined = await db
     .knex('job_runs')
-    .where({ job: jobName, status: 'running' })
+    .where(account === undefined ? { job: jobName, status: 'running' } : { job: jobName, status: 'running', account_id: account })
     .orderBy([
       { column: 'started_at', order: 'desc' },
       { column: 'id', order: 'desc' },

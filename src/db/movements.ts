@@ -249,11 +249,11 @@ export async function driftCasesExplainedBy(db: Conn, m: StoredMovement, lagMs: 
   const rows = rowsOf(
     await db.raw(
       `SELECT id::text AS id FROM cases
-        WHERE code = 'BALANCE_DRIFT' AND state <> 'resolved' AND currency = ?
+        WHERE code = 'BALANCE_DRIFT' AND state <> 'resolved' AND account_id = ? AND currency = ?
           AND window_start <= ?::timestamptz + ?::interval AND window_end >= ?::timestamptz - ?::interval
           AND (finding->>'drift') IS NOT NULL AND (finding->>'drift')::numeric = ?::numeric
         ORDER BY window_end, id`,
-      [m.currency, m.occurredTo, lag, m.occurredFrom, lag, effect],
+      [m.account, m.currency, m.occurredTo, lag, m.occurredFrom, lag, effect],
     ),
   );
   return rows.map((r) => text(r, 'id'));
@@ -262,16 +262,16 @@ export async function driftCasesExplainedBy(db: Conn, m: StoredMovement, lagMs: 
 /** Recorded but unapproved movements of the currency near a window whose signed amount equals `effect`. */
 export async function pendingMovementsEqualTo(
   db: Conn,
-  input: { currency: string; effect: string; from: Date; to: Date; lagMs: number },
+  input: { currency: string; effect: string; from: Date; to: Date; lagMs: number; account?: string },
 ): Promise<Array<{ reference: string; recordedBy: string }>> {
   const lag = `${Math.max(0, Math.floor(input.lagMs))} milliseconds`;
   const rows = rowsOf(
     await db.raw(
       `SELECT reference, recorded_by FROM movements
-        WHERE approved_at IS NULL AND currency = ? AND (CASE direction WHEN 'in' THEN amount ELSE -amount END) = ?::numeric
+        WHERE approved_at IS NULL AND account = ? AND currency = ? AND (CASE direction WHEN 'in' THEN amount ELSE -amount END) = ?::numeric
           AND occurred_from - ?::interval <= ?::timestamptz AND occurred_to + ?::interval >= ?::timestamptz
         ORDER BY occurred_from, id`,
-      [input.currency, input.effect, lag, input.to, lag, input.from],
+      [input.account ?? DEFAULT_ACCOUNT, input.currency, input.effect, lag, input.to, lag, input.from],
     ),
   );
   return rows.map((r) => ({ reference: text(r, 'reference'), recordedBy: text(r, 'recorded_by') }));

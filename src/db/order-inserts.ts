@@ -8,7 +8,7 @@ export const merchantKey = (accountId: string | undefined, merchantRef: string) 
 
 /**
  * The refs of these orders already stored, with the account holding each: `m:<account> <merchant_ref>`
- * and `M:<merchant_ref>` (sql/052: still unique across accounts, for the merchant's own ON CONFLICT (merchant_ref)),
+ * and `M:<merchant_ref>` (unique across accounts unless `payrecon accounts refs-per-account` made it unique per account, sql/055),
  * and `t:<transaction_ref>` (the provider's, unique across accounts).
  */
 export async function storedOrderRefs(db: Knex, kind: Direction, orders: readonly NewOrder[]): Promise<Map<string, string>> {
@@ -33,7 +33,8 @@ export async function storedOrderRefs(db: Knex, kind: Direction, orders: readonl
 
 /**
  * Inserts new orders in one statement and returns the merchant refs written (merchantKey). DO NOTHING covers a
- * ref written by someone else since the caller's check; any other refusal throws.
+ * ref written by someone else since the caller's check; any other refusal throws. Without a conflict target it
+ * covers every unique index there is, so it holds in all three states of the merchantRef indexes (sql/055).
  */
 export async function insertNewOrders(db: Knex, kind: Direction, orders: readonly NewOrder[]): Promise<Set<string>> {
   const rows = await db(ORDER_TABLES[kind])

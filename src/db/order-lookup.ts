@@ -8,6 +8,8 @@ type Conn = Knex | Knex.Transaction;
 export interface RefMatch {
   direction: Direction;
   id: string;
+  /** Two accounts may each hold an order of one merchantRef (sql/055): the search lists both, each with its account. */
+  accountId: string;
   merchantRef: string;
   transactionRef: string;
   currency: string;
@@ -40,8 +42,8 @@ export function refPrefixQuery(piece: string, limit: number, accountId?: string)
   // One account's orders: tested on the few the ref indexes found, outside the fence (no account, the text as before).
   const byAccount = accountId === undefined ? '' : ' WHERE m.account_id = ?';
   const one = (direction: Direction, table: string) =>
-    `(SELECT '${direction}' AS direction, m.id::text AS id, merchant_ref, transaction_ref, currency, amount::text AS amount, status, created_at
-        FROM (SELECT id, ${accountId === undefined ? '' : 'account_id, '}merchant_ref, transaction_ref, currency, amount, status, created_at FROM ${table}
+    `(SELECT '${direction}' AS direction, m.id::text AS id, account_id, merchant_ref, transaction_ref, currency, amount::text AS amount, status, created_at
+        FROM (SELECT id, account_id, merchant_ref, transaction_ref, currency, amount, status, created_at FROM ${table}
                WHERE ${refLike('merchant_ref')} OR ${refLike('transaction_ref')} OFFSET 0) AS m${byAccount}
        ORDER BY m.id LIMIT ?)`;
   const patterns: Knex.RawBinding[] = [pattern, pattern, pattern, pattern, ...(accountId === undefined ? [] : [accountId])];
@@ -61,6 +63,7 @@ export async function ordersByRefPrefix(db: Conn, piece: string, limit: number, 
   return rowsOf(res).map((r) => ({
     direction: oneOf(r, 'direction', DIRECTIONS),
     id: text(r, 'id'),
+    accountId: text(r, 'account_id'),
     merchantRef: text(r, 'merchant_ref'),
     transactionRef: text(r, 'transaction_ref'),
     currency: text(r, 'currency'),
@@ -68,6 +71,14 @@ export async function ordersByRefPrefix(db: Conn, piece: string, limit: number, 
     status: text(r, 'status'),
     createdAt: date(r, 'created_at'),
   }));
+}
+
+/** The account an order belongs to (the order page names it: a merchantRef may be two accounts' orders, sql/055). */
+export async function accountOfOrder(db: Conn, direction: Direction, orderId: string): Promise<string | null> {
+  const table = direction === 'payment' ? 'payment_orders' : 'payout_orders';
+  const res = await db.raw(`SELECT account_id FROM ${table} WHERE id = ?::bigint`, [orderId]);
+  const [row] = rowsOf(res);
+  return row ? text(row, 'account_id') : null;
 }
 
 /** A webhook notification about an order, as the order page lists them. */

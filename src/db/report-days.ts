@@ -70,8 +70,11 @@ export async function findReportVersionById(db: Conn, id: string): Promise<Repor
   return row ? toVersion(row) : null;
 }
 
-/** Every version of a day, newest first. */
-export async function versionsOfDay(db: Conn, businessDate: string): Promise<ReportVersionFiles[]> {
-  const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version DESC`, [businessDate]);
+/** Every version of a day, newest first; `accountId`: that account's (with several accounts each numbers its own). */
+export async function versionsOfDay(db: Conn, businessDate: string, accountId?: string): Promise<ReportVersionFiles[]> {
+  const res = await db.raw(
+    `SELECT ${COLUMNS} FROM report_versions WHERE business_date = ?::date AND (?::text IS NULL OR account_id = ?) ORDER BY version DESC`,
+    [businessDate, accountId ?? null, accountId ?? null],
+  );
   return rowsOf(res).map(toVersion);
 }

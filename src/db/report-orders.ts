@@ -49,6 +49,15 @@ export interface ReportOrderRow {
 
 const [FROM, TO, ZONE] = [param('from'), param('to'), param('zone')];
 
+/**
+ * Only one account's rows of table alias `t` (several accounts configured); the parameter `account` is
+ * '' (never an account id) for every row, as with one account, so one constant text serves both.
+ */
+const OF_ACCOUNT = (t = '') => sql`(${param('account')}::text = '' OR ${t}account_id = ${param('account')}::text)`;
+
+/** The `account` parameter of the queries below: '' for every account. */
+export const accountParam = (account: string | undefined): { account: string } => ({ account: account ?? '' });
+
 /** The order items.csv lists orders in: direction, merchant_ref (byte order, whatever the database's locale), id. */
 const REPORT_ORDER = (t: string) => `${t}.direction, ${t}.merchant_ref COLLATE "C", ${t}.id`;
 const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::bigint::text`;
@@ -82,11 +91,11 @@ function ordersWithLatestCheck(narrow: { payment: Sql; payout: Sql } = { payment
   FROM (${sorted ? 'SELECT * FROM (' : ''}
     SELECT 'payment'::text AS direction, id, merchant_ref, transaction_ref, currency, method, status,
            amount, paid_amount, fee, NULL::text AS utr, NULL::text AS bank_code, finalized_at, created_at
-      FROM payment_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz ${narrow.payment}
+      FROM payment_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz AND ${OF_ACCOUNT()} ${narrow.payment}
     UNION ALL
     SELECT 'payout', id, merchant_ref, transaction_ref, currency, method, status,
            amount, NULL::numeric, fee, utr, bank_code, finalized_at, created_at
-      FROM payout_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz ${narrow.payout}
+      FROM payout_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz AND ${OF_ACCOUNT()} ${narrow.payout}
   ${sorted ? `) u ORDER BY ${REPORT_ORDER('u')}` : ''}) o
   LEFT JOIN LATERAL (
     SELECT i.id AS item_id, i.run_id, i.checked_at, i.local_status, i.provider_status, i.provider_category, i.provider_currency,
@@ -219,7 +228,7 @@ export interface LateChangeRow extends OpenItemRow {
  */
 const LATE_CHANGES_SQL = sql`WITH recorded AS (
     SELECT DISTINCT ON (business_date) id, business_date, version FROM report_versions
-     WHERE orders_recorded AND business_date >= ${param('first_day')}::date AND business_date < ${param('end_day')}::date
+     WHERE orders_recorded AND business_date >= ${param('first_day')}::date AND business_date < ${param('end_day')}::date AND ${OF_ACCOUNT()}
      ORDER BY business_date, version DESC
   )
   SELECT ${ROW_COLUMNS('y')}, y.business_date, r.version AS reported_version, ro.verdict AS reported_verdict,
@@ -231,12 +240,13 @@ const LATE_CHANGES_SQL = sql`WITH recorded AS (
    WHERE ${AS_MATCHED('ro.verdict')} IS DISTINCT FROM ${AS_MATCHED('y.verdict')} OR ro.codes IS DISTINCT FROM y.codes
    ORDER BY y.business_date, y.direction, y.merchant_ref COLLATE "C", y.order_key`;
 
-const COUNT_DAY_ORDERS = sql`SELECT ((SELECT count(*) FROM payment_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz)
-           + (SELECT count(*) FROM payout_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz))::text AS n`;
+const COUNT_DAY_ORDERS = sql`SELECT ((SELECT count(*) FROM payment_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz AND ${OF_ACCOUNT()})
+           + (SELECT count(*) FROM payout_orders WHERE created_at >= ${FROM}::timestamptz AND created_at < ${TO}::timestamptz AND ${OF_ACCOUNT()}))::text AS n`;
 
-/** How many orders the window holds: the rows DAY_ITEMS_SQL gives in the same snapshot. */
-export async function countDayOrders(tx: Knex.Transaction, day: Window): Promise<number> {
-  return count(oneRow(await tx.raw(COUNT_DAY_ORDERS.text, bindingsOf(COUNT_DAY_ORDERS, windowParams(day)))), 'n');
+/** How many orders the window holds (of `account` only, when given): the rows DAY_ITEMS_SQL gives in the same snapshot. */
+export async function countDayOrders(tx: Knex.Transaction, day: Window, account?: string): Promise<number> {
+  const values = { ...windowParams(day), ...accountParam(account) };
+  return count(oneRow(await tx.raw(COUNT_DAY_ORDERS.text, bindingsOf(COUNT_DAY_ORDERS, values))), 'n');
 }
 
 /** provider - local of one money field, when the check found that field's code; else null. */
@@ -256,8 +266,8 @@ const RECORD_VERSION_ORDERS = sql`INSERT INTO report_version_orders (version_id,
                     ${MONEY_DIFFERENCE('FEE', 'fee')} AS d_fee
                FROM (${ordersWithLatestCheck()}) x) m`;
 
-export async function recordVersionOrders(tx: Knex.Transaction, versionId: string, day: Window): Promise<number> {
-  const values = { version_id: versionId, ...windowParams(day) };
+export async function recordVersionOrders(tx: Knex.Transaction, versionId: string, day: Window, account?: string): Promise<number> {
+  const values = { version_id: versionId, ...windowParams(day), ...accountParam(account) };
   const inserted = rowCountOf(await tx.raw(RECORD_VERSION_ORDERS.text, bindingsOf(RECORD_VERSION_ORDERS, values)));
   await tx.raw('UPDATE report_versions SET orders_recorded = true WHERE id = ?::bigint', [versionId]);
   return inserted;

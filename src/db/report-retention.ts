@@ -5,7 +5,7 @@ type Conn = Knex | Knex.Transaction;
 
 /**
  * Which report versions the retention removes from disk: a version older than the cutoff that a newer
- * version of its day superseded. Kept whatever their age, each for the reason given:
+ * version of its day (of its account: with several, each numbers its own) superseded. Kept whatever their age, each for the reason given:
  * - the newest version of each day (current: what the console, status and the next report compare with);
  * - the newest version of each day that recorded its orders (the late changes of later reports start from it);
  * - a version whose e-mail is still to be sent (`pending`: the retry reads its files);
@@ -16,9 +16,9 @@ type Conn = Knex | Knex.Transaction;
  * needed meanwhile (an e-mail begun) is left alone.
  */
 const ELIGIBLE = `v.removed_at IS NULL AND v.created_at < ?::timestamptz AND v.email_status <> 'pending'
-  AND EXISTS (SELECT 1 FROM report_versions n WHERE n.business_date = v.business_date AND n.version > v.version)
+  AND EXISTS (SELECT 1 FROM report_versions n WHERE n.account_id = v.account_id AND n.business_date = v.business_date AND n.version > v.version)
   AND (NOT v.orders_recorded
-       OR EXISTS (SELECT 1 FROM report_versions n WHERE n.business_date = v.business_date AND n.version > v.version AND n.orders_recorded))
+       OR EXISTS (SELECT 1 FROM report_versions n WHERE n.account_id = v.account_id AND n.business_date = v.business_date AND n.version > v.version AND n.orders_recorded))
   AND NOT EXISTS (
     SELECT 1 FROM cases c
      WHERE c.state <> 'resolved'
@@ -33,11 +33,17 @@ export interface PrunableVersion {
   version: number;
   /** Where the version was written, as recorded (shown, never deleted: it may be another installation's). */
   directory: string;
-  /** Its folder relative to REPORT_DIR (`<date>/vN`, sql/039): what prune resolves under its own REPORT_DIR. */
+  /**
+   * Its folder relative to REPORT_DIR (`<date>/vN`, sql/039; `<account>/<date>/vN` for a version whose manifest
+   * names its account, as one of several accounts' is written): what prune resolves under its own REPORT_DIR.
+   */
   relativeDir: string;
   /** Rows of report_version_orders it recorded. */
   orders: number;
 }
+
+/** The version's folder relative to REPORT_DIR: under its account's folder when its manifest names the account it is of. */
+const RELATIVE_DIR = `CASE WHEN v.manifest->'account'->>'id' = v.account_id THEN v.account_id || '/' || v.relative_dir ELSE v.relative_dir END AS relative_dir`;
 
 /** A report_versions row as the queries below select it. */
 function versionOf(r: Row): Omit<PrunableVersion, 'orders'> {
@@ -53,7 +59,7 @@ function versionOf(r: Row): Omit<PrunableVersion, 'orders'> {
 /** The versions the retention would remove now, oldest day first. */
 export async function prunableReportVersions(db: Conn, cutoff: Date): Promise<PrunableVersion[]> {
   const res = await db.raw(
-    `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory, v.relative_dir,
+    `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory, ${RELATIVE_DIR},
             (SELECT count(*)::int FROM report_version_orders r WHERE r.version_id = v.id) AS orders
        FROM report_versions v WHERE ${ELIGIBLE}
       ORDER BY v.business_date, v.version`,
@@ -79,7 +85,7 @@ export async function removedVersionsWithOrders(
   db: Conn,
 ): Promise<Array<Pick<PrunableVersion, 'id' | 'businessDate' | 'version' | 'directory' | 'relativeDir'>>> {
   const res = await db.raw(
-    `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory, v.relative_dir FROM report_versions v
+    `SELECT v.id::text AS id, v.business_date::text AS business_date, v.version, v.directory, ${RELATIVE_DIR} FROM report_versions v
       WHERE v.removed_at IS NOT NULL AND EXISTS (SELECT 1 FROM report_version_orders r WHERE r.version_id = v.id)
       ORDER BY v.id`,
   );

@@ -3,6 +3,7 @@ import { advisoryKey } from './advisory.ts';
 import type { Db } from './connect.ts';
 import { bool, date, id, int, oneOf, oneRow, rowsOf, text, textOrNull, type Row } from './row.ts';
 import {
+  accountParam,
   streamRows,
   windowParams,
   type LateChangeRow,
@@ -39,18 +40,33 @@ export interface RateSnapshotRow {
 
 const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::bigint::text`;
 
+/** One account's rows (several accounts configured); null, with one account: every row. */
+const OF_ACCOUNT = '(?::text IS NULL OR account_id = ?::text)';
+const ofAccount = (account: string | undefined): [string | null, string | null] => [account ?? null, account ?? null];
+
 /** One order of the day with its latest check and its cases, as items.csv prints it. */
 export type ReportItemRow = ReportOrderRow & Partial<OrderCasesColumns>;
 export type { Window, OpenItemRow, LateChangeRow };
 
-/** The day's orders, each with its latest check whenever it ran, in report order. */
-export function streamReportItems(tx: Knex.Transaction, window: Window, pageSize?: number): AsyncGenerator<ReportItemRow[]> {
-  return streamRows<ReportItemRow>(tx, 'payrecon_report_items', windowParams(window), pageSize);
+/** The day's orders (of `account` only, when given), each with its latest check whenever it ran, in report order. */
+export function streamReportItems(
+  tx: Knex.Transaction,
+  window: Window,
+  pageSize?: number,
+  account?: string,
+): AsyncGenerator<ReportItemRow[]> {
+  return streamRows<ReportItemRow>(tx, 'payrecon_report_items', { ...windowParams(window), ...accountParam(account) }, pageSize);
 }
 
 /** Orders created in `earlier` (the lookback days before the report's day) still open at report time. */
-export function streamOpenItems(tx: Knex.Transaction, earlier: Window, zone: string, pageSize?: number): AsyncGenerator<OpenItemRow[]> {
-  return streamRows<OpenItemRow>(tx, 'payrecon_open_items', { zone, ...windowParams(earlier) }, pageSize);
+export function streamOpenItems(
+  tx: Knex.Transaction,
+  earlier: Window,
+  zone: string,
+  pageSize?: number,
+  account?: string,
+): AsyncGenerator<OpenItemRow[]> {
+  return streamRows<OpenItemRow>(tx, 'payrecon_open_items', { zone, ...windowParams(earlier), ...accountParam(account) }, pageSize);
 }
 
 /**
@@ -63,11 +79,12 @@ export function streamLateChanges(
   earlier: Window,
   zone: string,
   pageSize?: number,
+  account?: string,
 ): AsyncGenerator<LateChangeRow[]> {
   return streamRows<LateChangeRow>(
     tx,
     'payrecon_late_changes',
-    { first_day: days.first, end_day: days.end, zone, ...windowParams(earlier) },
+    { first_day: days.first, end_day: days.end, zone, ...windowParams(earlier), ...accountParam(account) },
     pageSize,
   );
 }
@@ -95,36 +112,40 @@ function toRateSnapshot(r: Row): RateSnapshotRow {
   };
 }
 
-export async function balanceSnapshotsFor(db: Knex, window: Window): Promise<BalanceSnapshotRow[]> {
+export async function balanceSnapshotsFor(db: Knex, window: Window, account?: string): Promise<BalanceSnapshotRow[]> {
   const res = await db.raw(
     `SELECT run_id::text AS run_id, currency, ${EPOCH_MS('taken_at')} AS taken_at_ms,
             available::text AS available, pending::text AS pending, held::text AS held, credit::text AS credit
        FROM balance_snapshots
-      WHERE taken_at >= ?::timestamptz AND taken_at < ?::timestamptz
+      WHERE taken_at >= ?::timestamptz AND taken_at < ?::timestamptz AND ${OF_ACCOUNT}
       ORDER BY currency COLLATE "C", taken_at, id`,
-    [window.from, window.to],
+    [window.from, window.to, ...ofAccount(account)],
   );
   return rowsOf(res).map(toBalanceSnapshot);
 }
 
-export async function rateSnapshotsFor(db: Knex, window: Window): Promise<RateSnapshotRow[]> {
+export async function rateSnapshotsFor(db: Knex, window: Window, account?: string): Promise<RateSnapshotRow[]> {
   const res = await db.raw(
     `SELECT run_id::text AS run_id, currency, ${EPOCH_MS('taken_at')} AS taken_at_ms,
             deposit::text AS deposit, withdraw::text AS withdraw, array_to_string(flags, ' ') AS flags
        FROM rate_snapshots
-      WHERE taken_at >= ?::timestamptz AND taken_at < ?::timestamptz
+      WHERE taken_at >= ?::timestamptz AND taken_at < ?::timestamptz AND ${OF_ACCOUNT}
       ORDER BY currency COLLATE "C", taken_at, id`,
-    [window.from, window.to],
+    [window.from, window.to, ...ofAccount(account)],
   );
   return rowsOf(res).map(toRateSnapshot);
 }
 
-/** The name of a business date's report lock. Both ways of taking it below come to the same advisory key, so they exclude each other. */
-const reportDateLock = (businessDate: string): string => `report:${businessDate}`;
+/**
+ * The name of a business date's report lock (of one account's reports, with several accounts: each
+ * numbers its own versions). Both ways of taking it below come to the same advisory key, so they exclude each other.
+ */
+const reportDateLock = (businessDate: string, account?: string): string =>
+  account === undefined ? `report:${businessDate}` : `report:${account}:${businessDate}`;
 
-/** Serialises report writers for one business date, across processes; released with the transaction. */
-export async function lockReportDate(tx: Knex.Transaction, businessDate: string): Promise<void> {
-  await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [advisoryKey(reportDateLock(businessDate))]);
+/** Serialises report writers for one business date (of one account), across processes; released with the transaction. */
+export async function lockReportDate(tx: Knex.Transaction, businessDate: string, account?: string): Promise<void> {
+  await tx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [advisoryKey(reportDateLock(businessDate, account))]);
 }
 
 /**
@@ -135,8 +156,8 @@ export async function lockReportDate(tx: Knex.Transaction, businessDate: string)
  * version row to send). On Postgres it is a session advisory lock on the same key as lockReportDate's
  * (a writer in a caller's transaction), which it waits for; on PGlite (one process) it is kept in the process.
  */
-export function withReportDateLock<T>(db: Db, businessDate: string, fn: () => Promise<T>): Promise<T> {
-  return db.engine.waitLock(reportDateLock(businessDate), fn);
+export function withReportDateLock<T>(db: Db, businessDate: string, fn: () => Promise<T>, account?: string): Promise<T> {
+  return db.engine.waitLock(reportDateLock(businessDate, account), fn);
 }
 
 export interface ReportVersionRecord {
@@ -181,18 +202,34 @@ export interface NewReportVersion {
   businessHash: string;
   partial: boolean;
   createdAt: Date;
+  /** The account whose version this is; left out: the column's default ('default', the single account). */
+  accountId?: string;
 }
 
 export async function insertReportVersion(db: Knex, v: NewReportVersion): Promise<ReportVersionRecord> {
   const res = await db.raw(
-    `INSERT INTO report_versions (business_date, version, directory, manifest, content_hash, business_hash, partial, created_at)
-     VALUES (?::date, ?, ?, ?::jsonb, ?, ?, ?, ?) RETURNING ${VERSION_COLUMNS}`,
-    [v.businessDate, v.version, v.directory, JSON.stringify(v.manifest), v.contentHash, v.businessHash, v.partial, v.createdAt],
+    `INSERT INTO report_versions (business_date, version, directory, manifest, content_hash, business_hash, partial, created_at, account_id)
+     VALUES (?::date, ?, ?, ?::jsonb, ?, ?, ?, ?, coalesce(?::text, 'default')) RETURNING ${VERSION_COLUMNS}`,
+    [
+      v.businessDate,
+      v.version,
+      v.directory,
+      JSON.stringify(v.manifest),
+      v.contentHash,
+      v.businessHash,
+      v.partial,
+      v.createdAt,
+      v.accountId ?? null,
+    ],
   );
   return toVersionRecord(oneRow(res));
 }
 
-export async function listReportVersions(db: Knex, businessDate: string): Promise<ReportVersionRecord[]> {
-  const res = await db.raw(`SELECT ${VERSION_COLUMNS} FROM report_versions WHERE business_date = ?::date ORDER BY version`, [businessDate]);
+/** A day's versions, oldest first; `account`: that account's only (several accounts number theirs apart). */
+export async function listReportVersions(db: Knex, businessDate: string, account?: string): Promise<ReportVersionRecord[]> {
+  const res = await db.raw(
+    `SELECT ${VERSION_COLUMNS} FROM report_versions WHERE business_date = ?::date AND ${OF_ACCOUNT} ORDER BY version`,
+    [businessDate, ...ofAccount(account)],
+  );
   return rowsOf(res).map(toVersionRecord);
 }

@@ -143,13 +143,15 @@ export async function boundaryBalanceSnapshots(
   currency: Currency,
   from: Date,
   to: Date,
+  /** Only this account's snapshots (several accounts configured); undefined: every one, as with one account. */
+  account?: string,
 ): Promise<{ first: BalanceSnapshot | null; last: BalanceSnapshot | null }> {
   const one = async (where: string, order: 'ASC' | 'DESC', bindings: Date[]): Promise<BalanceSnapshot | null> => {
     const res = await db.raw(
       `SELECT ${BALANCE_COLUMNS} FROM balance_snapshots
-        WHERE currency = ? AND ${where}
+        WHERE currency = ? AND ${OF_ACCOUNT} AND ${where}
         ORDER BY taken_at ${order}, id ${order} LIMIT 1`,
-      [currency, ...bindings],
+      [currency, ...ofAccount(account), ...bindings],
     );
     return rowsOf(res).map(toBalance)[0] ?? null;
   };

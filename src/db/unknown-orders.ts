@@ -49,11 +49,13 @@ const EPOCH_MS = (col: string) => `floor(extract(epoch from ${col}) * 1000)::big
  * belongs to that day's report, never to two. Report order: direction, merchant_ref (byte
  * order), transaction_ref. Uses webhook_events_ref for the per-ref lookups.
  */
-export async function unknownOrdersReceived(db: Knex | Knex.Transaction, window: Window): Promise<UnknownOrderRow[]> {
+export async function unknownOrdersReceived(db: Knex | Knex.Transaction, window: Window, account?: string): Promise<UnknownOrderRow[]> {
   const res = await db.raw(`SELECT * FROM (${UNKNOWN_SQL}) u ORDER BY direction, merchant_ref COLLATE "C", transaction_ref COLLATE "C"`, [
     window.from,
     window.to,
     window.from,
+    account ?? null,
+    account ?? null,
   ]);
   return rowsOf(res).map(toUnknownOrder);
 }
@@ -68,17 +70,23 @@ export interface OpenUnknownOrderRow extends UnknownOrderRow {
  * their transactionRef yet. Like a mismatched order, one stays open whatever its case says (the
  * case columns show it resolved or written off). Oldest business day first.
  */
-export async function unknownOrdersOpen(db: Knex | Knex.Transaction, earlier: Window, zone: string): Promise<OpenUnknownOrderRow[]> {
+export async function unknownOrdersOpen(
+  db: Knex | Knex.Transaction,
+  earlier: Window,
+  zone: string,
+  /** Only this account's notifications (several accounts configured); undefined: every one. */
+  account?: string,
+): Promise<OpenUnknownOrderRow[]> {
   const res = await db.raw(
     `SELECT u.*, (to_timestamp(u.first_received_at_ms::bigint / 1000.0) AT TIME ZONE ?)::date::text AS business_date
        FROM (${UNKNOWN_SQL}) u
       ORDER BY business_date, direction, merchant_ref COLLATE "C", transaction_ref COLLATE "C"`,
-    [zone, earlier.from, earlier.to, earlier.from],
+    [zone, earlier.from, earlier.to, earlier.from, account ?? null, account ?? null],
   );
   return rowsOf(res).map((r) => ({ ...toUnknownOrder(r), business_date: text(r, 'business_date') }));
 }
 
-/** Bindings: from, to, from. */
+/** Bindings: from, to, from, account, account (null: every account's notifications, as with one). */
 /**
  * Each value as the confirming fetch returned it (a notification may carry only transactionRef and
  * status); the notification's own for an event settled before the fetch's values were stored.
@@ -98,6 +106,7 @@ const UNKNOWN_SQL = `SELECT DISTINCT ON (w.direction, w.transaction_ref)
    WHERE w.confirmation = 'confirmed' AND w.transaction_ref IS NOT NULL
      AND w.received_at >= ?::timestamptz AND w.received_at < ?::timestamptz
      AND first.received_at >= ?::timestamptz
+     AND (?::text IS NULL OR w.account_id = ?::text)
      AND NOT (w.direction = 'payment' AND EXISTS (SELECT 1 FROM payment_orders p WHERE p.transaction_ref = w.transaction_ref))
      AND NOT (w.direction = 'payout' AND EXISTS (SELECT 1 FROM payout_orders p WHERE p.transaction_ref = w.transaction_ref))
    ORDER BY w.direction, w.transaction_ref, w.received_at DESC, w.id DESC`;

@@ -4,6 +4,7 @@ import { decimal, decimalOrNull } from './amounts.ts';
 import { ORDER_TABLES, toOrderRow, type OrderRow } from './orders.ts';
 import type { Notification } from '../provider/types.ts';
 import { canonicalRef } from '../domain/refs.ts';
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 import { bool, date, dateOrNull, id, int, oneOf, rowsOf, text, textOrNull, textRecord, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -17,10 +18,13 @@ export interface NewWebhookEvent extends Notification {
   rawBody: string;
   headers: Record<string, string>;
   receivedAt: Date;
+  /** The account whose secret signed it; unset: the column's default (one account). */
+  accountId?: string;
 }
 
-export interface WebhookEventRow extends Omit<NewWebhookEvent, 'dedupeKey'> {
+export interface WebhookEventRow extends Omit<NewWebhookEvent, 'dedupeKey' | 'accountId'> {
   id: string;
+  accountId: string;
   dedupeKey: string;
   deliveries: number;
   confirmation: Confirmation;
@@ -41,8 +45,8 @@ export interface StoredResult {
  */
 export async function storeWebhookEvent(db: Conn, e: NewWebhookEvent): Promise<StoredResult> {
   const res = await db.raw(
-    `INSERT INTO webhook_events (direction, dedupe_key, transaction_ref, merchant_ref, currency, method, amount, paid_amount, fee, status, raw_body, headers, received_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?::numeric, ?::numeric, ?::numeric, ?, ?, ?::jsonb, ?)
+    `INSERT INTO webhook_events (direction, dedupe_key, transaction_ref, merchant_ref, currency, method, amount, paid_amount, fee, status, raw_body, headers, received_at, account_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?::numeric, ?::numeric, ?::numeric, ?, ?, ?::jsonb, ?, ?)
      ON CONFLICT (dedupe_key) DO UPDATE SET deliveries = webhook_events.deliveries + 1
      RETURNING id, confirmation, (xmax = 0) AS inserted`,
     [
@@ -59,6 +63,7 @@ export async function storeWebhookEvent(db: Conn, e: NewWebhookEvent): Promise<S
       e.rawBody,
       JSON.stringify(e.headers),
       e.receivedAt.toISOString(),
+      e.accountId ?? DEFAULT_ACCOUNT_ID,
     ],
   );
   const [row] = rowsOf(res);
@@ -68,6 +73,7 @@ export async function storeWebhookEvent(db: Conn, e: NewWebhookEvent): Promise<S
 function toEventRow(r: Row): WebhookEventRow {
   return {
     id: id(r, 'id'),
+    accountId: text(r, 'account_id'),
     direction: oneOf(r, 'direction', DIRECTIONS),
     dedupeKey: text(r, 'dedupe_key'),
     transactionRef: textOrNull(r, 'transaction_ref'),

@@ -37,7 +37,15 @@ function amountText(r: () => number, currency: Currency, scale = 1): string {
 export async function seedMerchant(
   db: Knex,
   client: ProviderClient,
-  opts: { payments: number; payouts: number; seed?: number; concurrency?: number; createdAt?: () => Date },
+  opts: {
+    payments: number;
+    payouts: number;
+    seed?: number;
+    concurrency?: number;
+    createdAt?: () => Date;
+    /** The account the orders are recorded under (ACCOUNTS_FILE); unset: the table's default. */
+    accountId?: string;
+  },
 ): Promise<SeededOrder[]> {
   const r = rng(opts.seed ?? 42); // the same seed gives the same merchant
   const limit = pLimit(opts.concurrency ?? 32);
@@ -74,6 +82,7 @@ export async function seedMerchant(
     plans.map((p, i) =>
       limit(async (): Promise<{ order: NewOrder; direction: Direction }> => {
         const base = { merchantRef: p.merchantRef, currency: p.currency, method: DEMO_METHODS[p.direction][p.currency], amount: p.amount };
+        const account = opts.accountId === undefined ? {} : { accountId: opts.accountId };
         const person = {
           name: `Customer ${i + 1}`,
           phone: `+1555${String(1_000_000 + i).slice(-7)}`,
@@ -84,7 +93,7 @@ export async function seedMerchant(
           const res = await client.initiatePayment({ ...base, ...person, redirectUrl: 'https://merchant.example/return' });
           return {
             direction: 'payment',
-            order: { ...base, transactionRef: res.transactionRef, status: 'Initiated', statusCategory: 'pending', createdAt },
+            order: { ...base, ...account, transactionRef: res.transactionRef, status: 'Initiated', statusCategory: 'pending', createdAt },
           };
         }
         const res = await client.initiatePayout({ ...base, ...person, bankCode: p.bank, account: String(1_000_000_000 + i) });
@@ -92,6 +101,7 @@ export async function seedMerchant(
           direction: 'payout',
           order: {
             ...base,
+            ...account,
             transactionRef: res.transactionRef,
             fee: res.fee,
             bankCode: p.bank,

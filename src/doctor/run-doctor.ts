@@ -2,6 +2,7 @@ import { loadConfig, readEnv } from '../config/config.ts';
 import { ConfigError } from '../config/errors.ts';
 import { checkAlerting, checkAlertWebhook, checkDatabase, checkProviders, checkReportDir, checkSmtp, type CheckResult } from './checks.ts';
 import { checkQueue } from './check-queue.ts';
+import { checkMerchantRefScope } from './check-merchant-refs.ts';
 
 export interface DoctorReport {
   ok: boolean;
@@ -22,7 +23,16 @@ export async function runDoctor(env: Record<string, string | undefined> = readEn
   }
   const checks: CheckResult[] = [{ name: 'configuration', status: 'ok', detail: 'valid' }];
   // One at a time: the output reads in order, and a slow network is easier to tell apart.
-  for (const check of [checkDatabase, checkProviders, checkSmtp, checkAlertWebhook, checkAlerting, checkReportDir, checkQueue])
+  for (const check of [
+    checkDatabase,
+    checkMerchantRefScope,
+    checkProviders,
+    checkSmtp,
+    checkAlertWebhook,
+    checkAlerting,
+    checkReportDir,
+    checkQueue,
+  ])
     checks.push(...[await check(config)].flat());
   return { ok: checks.every((c) => c.status !== 'failed'), checks };
 }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Knex } from '../db/knex-types.ts';
 import { Decimal } from '../money/decimal.ts';
-import { insertMovements, movementsByReference, type MovementInput, type StoredMovement } from '../db/movements.ts';
+import { DEFAULT_ACCOUNT, insertMovements, movementsByReference, type MovementInput, type StoredMovement } from '../db/movements.ts';
 import { MOVEMENT_COLUMNS, validateMovementRow } from './movement-row.ts';
 import { checkCsvHeader, csvRecords, ImportFormatError } from './import-csv.ts';
 
@@ -31,12 +31,15 @@ export async function importMovements(
   db: Knex,
   input: Readable,
   by: { recordedBy: string; source: string; at: Date },
+  /** The account whose register they go in (`--account`, or the only one). */
+  account: string = DEFAULT_ACCOUNT,
 ): Promise<MovementImportResult> {
   const { parsed, rejected, rows } = await readMovementCsv(input);
   return db.transaction(async (trx) => {
     const stored = await movementsByReference(
       trx,
       parsed.map((p) => p.movement.reference),
+      account,
     );
     const fresh: MovementInput[] = [];
     let unchanged = 0;
@@ -55,7 +58,7 @@ export async function importMovements(
     }
     rejected.sort((a, b) => a.line - b.line);
     if (rejected.length > 0) return { rows, inserted: 0, unchanged: 0, rejected };
-    const written = await insertMovements(trx, fresh, by);
+    const written = await insertMovements(trx, fresh, by, account);
     return { rows, inserted: written.length, unchanged, rejected };
   });
 }

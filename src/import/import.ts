@@ -5,6 +5,11 @@ import type { RowRules } from './import-row.ts';
 import { insertNewOrders, merchantKey, storedOrderRefs } from '../db/order-inserts.ts';
 import { readOrderCsv, type OrderCsvRow, type OrderCsvRejection } from './order-csv.ts';
 import { messageOf } from '../domain/errors.ts';
+import { enforcedMerchantRefScope, type MerchantRefScope } from '../db/merchant-ref-scope.ts';
+
+/** Why a second account's order may not reuse a merchantRef yet, and the way to allow it. */
+const SHARED_REF_FIX =
+  'a merchant ref is unique across accounts in this database; to make it unique per account, run `payrecon accounts refs-per-account` (docs/guides/accounts.md)';
 
 export interface ImportResult {
   kind: Direction;
@@ -32,8 +37,10 @@ export async function importOrders(db: Knex, input: Readable, opts: ImportOption
   const { kind } = opts;
   const batchSize = opts.batchSize ?? 500;
   const result: ImportResult = { kind, rows: 0, inserted: 0, rejected: [], unknownStatuses: {} };
+  // What the database enforces decides which refs two accounts may share, in the file as in the database.
+  const scope = await enforcedMerchantRefScope(db);
   let batch: OrderCsvRow[] = [];
-  for await (const row of readOrderCsv(input, opts)) {
+  for await (const row of readOrderCsv(input, { ...opts, merchantRefScope: scope })) {
     result.rows++;
     if ('reason' in row) {
       result.rejected.push(row);
@@ -41,17 +48,17 @@ export async function importOrders(db: Knex, input: Readable, opts: ImportOption
     }
     batch.push(row);
     if (batch.length >= batchSize) {
-      await flush(db, kind, batch, result);
+      await flush(db, kind, batch, result, scope);
       batch = [];
     }
   }
-  await flush(db, kind, batch, result);
+  await flush(db, kind, batch, result, scope);
   result.rejected.sort((a, b) => a.line - b.line);
   return result;
 }
 
 /** Inserts a batch in one statement; refs already stored become rejections instead of errors. */
-async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: ImportResult): Promise<void> {
+async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: ImportResult, scope: MerchantRefScope): Promise<void> {
   if (batch.length === 0) return;
   const stored = await storedOrderRefs(
     db,
@@ -61,13 +68,13 @@ async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: Im
   const fresh: OrderCsvRow[] = [];
   for (const p of batch) {
     const holder = stored.get(`t:${p.order.transactionRef}`);
-    const refHolder = stored.get(`M:${p.order.merchantRef}`);
+    const refHolder = scope === 'database' ? stored.get(`M:${p.order.merchantRef}`) : undefined;
     if (stored.has(`m:${merchantKey(p.order.accountId, p.order.merchantRef)}`))
       result.rejected.push({ line: p.line, reason: `merchant_ref: ${p.order.merchantRef} is already in the database` });
     else if (refHolder !== undefined)
       result.rejected.push({
         line: p.line,
-        reason: `merchant_ref: ${p.order.merchantRef} is already account ${refHolder}'s (a merchant ref is unique across accounts in this database)`,
+        reason: `merchant_ref: ${p.order.merchantRef} is already account ${refHolder}'s (${SHARED_REF_FIX})`,
       });
     else if (holder !== undefined && holder !== (p.order.accountId ?? holder))
       // The provider's ref is one order of one account: the same ref under another account is a mix-up.
@@ -97,7 +104,10 @@ async function flush(db: Knex, kind: Direction, batch: OrderCsvRow[], result: Im
         if ((await insertNewOrders(db, kind, [p.order])).size) countInserted(result, p);
         else result.rejected.push({ line: p.line, reason: 'merchant_ref or transaction_ref was inserted concurrently' });
       } catch (err) {
-        result.rejected.push({ line: p.line, reason: `refused by the database: ${messageOf(err).split('\n')[0]}` });
+        const message = messageOf(err).split('\n')[0];
+        // The database-wide index refusing a ref another account took meanwhile: say how to allow it.
+        const fix = /_merchant_ref_key"/.test(message) && !/_account_merchant_ref_key"/.test(message) ? ` (${SHARED_REF_FIX})` : '';
+        result.rejected.push({ line: p.line, reason: `refused by the database: ${message}${fix}` });
       }
     }
   }

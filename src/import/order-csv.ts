@@ -3,6 +3,7 @@ import type { Direction } from '../domain/types.ts';
 import { IMPORT_COLUMNS, validateOrderRow, type RowRules } from './import-row.ts';
 import type { NewOrder } from '../db/orders.ts';
 import { checkCsvHeader, csvRecords, ImportFormatError } from './import-csv.ts';
+import type { MerchantRefScope } from '../db/merchant-ref-scope.ts';
 
 /** A good row of an order CSV, with its 1-based line (the header is line 1). */
 export interface OrderCsvRow {
@@ -24,9 +25,10 @@ export interface OrderCsvRejection {
  */
 export async function* readOrderCsv(
   input: Readable,
-  opts: RowRules & { kind: Direction },
+  opts: RowRules & { kind: Direction; merchantRefScope?: MerchantRefScope },
 ): AsyncGenerator<OrderCsvRow | OrderCsvRejection> {
   const { kind } = opts;
+  const perAccount = opts.merchantRefScope === 'account';
   const seen = { merchant_ref: new Map<string, number>(), transaction_ref: new Map<string, number>() };
   const unreadable: OrderCsvRejection[] = [];
   let header: string[] | undefined;
@@ -47,7 +49,7 @@ export async function* readOrderCsv(
       yield { line, reason: v.reason };
       continue;
     }
-    const dup = duplicateIn(seen, v.order, line);
+    const dup = duplicateIn(seen, v.order, line, perAccount);
     yield dup ? { line, reason: dup } : { line, order: v.order };
   }
   yield* unreadable.splice(0);
@@ -58,9 +60,10 @@ function duplicateIn(
   seen: Record<'merchant_ref' | 'transaction_ref', Map<string, number>>,
   order: NewOrder,
   line: number,
+  perAccount: boolean,
 ): string | undefined {
-  // Both refs are unique across accounts in one database (sql/052 keeps merchant_ref so).
-  const merchantKey = order.merchantRef.toLowerCase();
+  // transaction_ref is unique across accounts; merchant_ref too, unless the database made it unique per account (sql/055).
+  const merchantKey = perAccount ? `${order.accountId ?? ''} ${order.merchantRef.toLowerCase()}` : order.merchantRef.toLowerCase();
   for (const [field, value, key] of [
     ['merchant_ref', order.merchantRef, merchantKey],
     ['transaction_ref', order.transactionRef, order.transactionRef.toLowerCase()],

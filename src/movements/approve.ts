@@ -1,5 +1,5 @@
 import type { Knex } from '../db/knex-types.ts';
-import { approveMovement, driftCasesExplainedBy, type ApproveOutcome } from '../db/movements.ts';
+import { approveMovement, DEFAULT_ACCOUNT, driftCasesExplainedBy, type ApproveOutcome } from '../db/movements.ts';
 import { getCase, transitionCase } from '../db/cases.ts';
 import { decideCase } from '../recon/cases.ts';
 
@@ -14,9 +14,17 @@ export interface ApproveResult {
  * cases it explains: same currency, a window its moment (widened by the lag) overlaps, a drift equal to
  * its signed amount. The case's history names the movement and its approver, which links them.
  */
-export async function approveAndLink(db: Knex, reference: string, by: string, at: Date, lagMs: number): Promise<ApproveResult> {
+export async function approveAndLink(
+  db: Knex,
+  reference: string,
+  by: string,
+  at: Date,
+  lagMs: number,
+  account: string = DEFAULT_ACCOUNT,
+): Promise<ApproveResult> {
   return db.transaction(async (trx: Knex.Transaction) => {
-    const outcome = await approveMovement(trx, reference, by, at);
+    // A reference is unique per account: the account names which movement, and only its drift cases are resolved.
+    const outcome = await approveMovement(trx, reference, by, at, account);
     if (outcome.kind !== 'approved') return { outcome, resolvedCases: [] };
     const m = outcome.movement;
     const resolvedCases: string[] = [];

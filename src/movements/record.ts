@@ -1,5 +1,5 @@
 import type { Knex } from '../db/knex-types.ts';
-import { insertMovements, movementsByReference, type StoredMovement } from '../db/movements.ts';
+import { DEFAULT_ACCOUNT, insertMovements, movementsByReference, type StoredMovement } from '../db/movements.ts';
 import { MOVEMENT_COLUMNS, validateMovementRow } from '../import/movement-row.ts';
 
 export type RecordOutcome = { kind: 'recorded'; movement: StoredMovement } | { kind: 'refused'; reason: string };
@@ -17,6 +17,7 @@ export async function recordMovement(
   db: Knex,
   fields: MovementFields,
   by: { recordedBy: string; source: string; at: Date },
+  account: string = DEFAULT_ACCOUNT,
 ): Promise<RecordOutcome> {
   const v = validateMovementRow(Object.fromEntries(Object.entries(fields).map(([k, x]) => [k, (x ?? '').trim()])));
   if (!v.ok) return { kind: 'refused', reason: v.reason };
@@ -26,8 +27,8 @@ export async function recordMovement(
   };
   try {
     return await db.transaction(async (trx: Knex.Transaction) => {
-      if ((await movementsByReference(trx, [v.movement.reference])).has(v.movement.reference)) return taken;
-      const [movement] = await insertMovements(trx, [v.movement], by);
+      if ((await movementsByReference(trx, [v.movement.reference], account)).has(v.movement.reference)) return taken;
+      const [movement] = await insertMovements(trx, [v.movement], by, account);
       return { kind: 'recorded' as const, movement };
     });
   } catch (err) {

@@ -115,7 +115,9 @@ const pick = (v: PrunableVersion, dir: string) => ({ businessDate: v.businessDat
  * else: a path that leaves REPORT_DIR, or that is not the version's own, is never deleted.
  */
 function versionDir(reportDir: string, v: Pick<PrunableVersion, 'relativeDir' | 'version' | 'businessDate'>): string | null {
-  if (v.relativeDir !== `${v.businessDate}/${versionName(v.version)}`) return null;
+  // `<date>/vN`, or `<account>/<date>/vN` (one of several accounts' versions), the account an id (ACCOUNT_ID: no dots, no slashes).
+  const own = `${v.businessDate}/${versionName(v.version)}`;
+  if (v.relativeDir !== own && !new RegExp(`^[a-z0-9][a-z0-9-]{0,39}/${own}$`).test(v.relativeDir)) return null;
   const root = path.resolve(reportDir);
   const dir = path.resolve(root, v.relativeDir);
   const rel = path.relative(root, dir);

@@ -13,10 +13,25 @@ import { versionOrdersPage, versionRowJson, type PrunableVersion } from '../db/r
  * report_versions row) and `report_version_orders.jsonl` (what it recorded per order, one row a line).
  * JSON as Postgres's row_to_json writes it: numbers exact, read with a lossless parser.
  * Written beside and renamed into place after an fsync, so a zip under its final name is whole.
+ * One of several accounts' versions (relative dir `<account>/<date>/vN`) goes one folder further,
+ * `<YYYY-MM>/<account>/`, its files under `<account>/<YYYY-MM-DD>/v<N>/`: two accounts' v1 of a day are two zips.
  */
-export function versionArchiveFile(dir: string, v: Pick<PrunableVersion, 'businessDate' | 'version'>): string {
-  return path.join(dir, 'report_versions', v.businessDate.slice(0, 7), `${v.businessDate}-v${v.version}.zip`);
+export function versionArchiveFile(dir: string, v: Pick<PrunableVersion, 'businessDate' | 'version'> & { relativeDir?: string }): string {
+  const account = accountOf(v);
+  return path.join(
+    dir,
+    'report_versions',
+    v.businessDate.slice(0, 7),
+    ...(account ? [account] : []),
+    `${v.businessDate}-v${v.version}.zip`,
+  );
 }
+
+/** The account folder a version's relative dir starts with, or null for `<date>/vN`. */
+const accountOf = (v: { relativeDir?: string }): string | null => {
+  const parts = v.relativeDir?.split('/') ?? [];
+  return parts.length === 3 ? parts[0] : null;
+};
 
 /** `versionDir`: the version's folder under this installation's REPORT_DIR (prune-versions.ts resolves it). */
 export async function archiveVersion(db: Knex, dir: string, v: PrunableVersion, versionDir: string, pageSize: number): Promise<string> {
@@ -26,7 +41,8 @@ export async function archiveVersion(db: Knex, dir: string, v: PrunableVersion, 
   await fs.rm(tmp, { force: true });
   const zip = new ZipFile(tmp);
   try {
-    const inZip = `${v.businessDate}/v${v.version}`;
+    const account = accountOf(v);
+    const inZip = `${account ? `${account}/` : ''}${v.businessDate}/v${v.version}`;
     for (const name of await filesUnder(versionDir)) zip.add(`${inZip}/${name}`, createReadStream(path.join(versionDir, name)));
     zip.add(`${inZip}/report_version.json`, Buffer.from(`${await versionRowJson(db, v.id)}\n`));
     const orders = zip.text(`${inZip}/report_version_orders.jsonl`);

@@ -1,5 +1,6 @@
 import { findResumableRun, createRun, takeOverRun, type RunStatus } from '../db/runs.ts';
 import { withJobLockWaiting } from '../db/lock-wait.ts';
+import { accountLockName } from '../db/locks.ts';
 import { describeLockHolder, findLockHolder, stalledHolder, type StalledHolder } from '../db/lock-holder.ts';
 import { executeRun } from './execute-run.ts';
 import type { ReconcileDeps, RunSummary } from './reconcile-deps.ts';
@@ -47,12 +48,13 @@ export async function reconcile(
     signal: deps.stopSignal,
     onWait: () => deps.logger.warn({ waitMs: request.waitMs }, 'another reconcile run holds the lock; waiting for it to finish'),
   };
+  // Set only with several accounts configured: each account's runs under its own lock.
+  const account = request.selection.account;
   const locked = await withJobLockWaiting(
     deps.db,
-    RECONCILE_JOB,
+    accountLockName(RECONCILE_JOB, account),
     async (lock) => {
       const runs: RunSummary[] = [];
-      const account = request.selection.account;
       const dead = await findResumableRun(deps.db.knex, RECONCILE_JOB, account);
       if (dead) {
         deps.logger.info({ runId: dead.id }, 'resuming a run that did not finish');
@@ -75,7 +77,7 @@ export async function reconcile(
     wait,
   );
   if (!locked.acquired) {
-    const holder = await findLockHolder(deps.db, RECONCILE_JOB);
+    const holder = await findLockHolder(deps.db, RECONCILE_JOB, account);
     const now = deps.clock();
     const stalled = deps.stallAfterMs === undefined ? null : stalledHolder(holder, now, deps.stallAfterMs);
     if (stalled) {

@@ -231,9 +231,9 @@ async function dayOrders(
   const itemHeader = csvHeader(ITEM_TABLE_COLUMNS);
   const items = new CsvFile(path.join(dir, 'items.csv'), itemHeader, businessView(itemHeader));
   const mismatches = new CsvFile(path.join(dir, 'mismatches.csv'), itemHeader, businessView(itemHeader));
-  const unknown = await unknownOrdersReceived(tx, scope.window);
+  const unknown = await unknownOrdersReceived(tx, scope.window, scope.account);
   try {
-    for await (const page of withCaseColumns(streamReportItems(tx, scope.window, opts.pageSize), opts.now)) {
+    for await (const page of withCaseColumns(streamReportItems(tx, scope.window, opts.pageSize, scope.account), opts.now)) {
       for (const r of page) {
         const row = itemTableRow(r, scope.date);
         const cells = csvCells(ITEM_TABLE_COLUMNS, row, formatTime);
@@ -277,13 +277,13 @@ async function openItems(
 ): Promise<OpenItems> {
   const totals = new OpenItemTotals();
   const runIds: string[] = [];
-  const unknown = await unknownOrdersOpen(tx, scope.earlier, opts.timezone);
+  const unknown = await unknownOrdersOpen(tx, scope.earlier, opts.timezone, scope.account);
   const file = await writeStreamFile(
     path.join(dir, 'open_items.csv'),
     OPEN_ITEM_TABLE_COLUMNS,
     withOpenUnknownOrders(
       tx,
-      withCaseColumns(streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize), opts.now),
+      withCaseColumns(streamOpenItems(tx, scope.earlier, opts.timezone, opts.pageSize, scope.account), opts.now),
       unknown,
       opts.now,
     ),
@@ -316,7 +316,7 @@ async function lateChanges(
   const file = await writeStreamFile(
     path.join(dir, 'late_changes.csv'),
     LATE_CHANGE_TABLE_COLUMNS,
-    streamLateChanges(tx, scope.earlierDays, scope.earlier, opts.timezone, opts.pageSize),
+    streamLateChanges(tx, scope.earlierDays, scope.earlier, opts.timezone, opts.pageSize, scope.account),
     (r) => {
       byCurrency.set(r.currency, (byCurrency.get(r.currency) ?? 0) + 1);
       if (r.run_id !== null) runIds.push(r.run_id);
@@ -344,8 +344,8 @@ async function daySnapshots(
   dir: string,
   formatTime: (ms: number) => string,
 ): Promise<DaySnapshots> {
-  const balanceRows = await balanceSnapshotsFor(tx, scope.window);
-  const rateRows = await rateSnapshotsFor(tx, scope.window);
+  const balanceRows = await balanceSnapshotsFor(tx, scope.window, scope.account);
+  const rateRows = await rateSnapshotsFor(tx, scope.window, scope.account);
   const balances = balancesTable(balanceRows);
   const rates = ratesTable(rateRows);
   const balancesFile = await writeTableFile(dir, balances, formatTime);
@@ -372,6 +372,7 @@ async function rollForwardsOf(
             to: new Date(scope.window.to),
             tolerance: opts.tolerances?.[c] ?? '0',
             movementLagMs: opts.movementLagMs,
+            account: scope.account,
           })
         : null,
     );

@@ -54,8 +54,8 @@ const toChange = (o: ObservedLateChange): LateChange => ({
 
 /** The late changes of day D as of this snapshot (checks seen before `now`). */
 export async function dayLate(tx: Knex.Transaction, scope: ReportScope, timezone: string, now: Date): Promise<DayLate> {
-  const observed = await observedLateChanges(tx, timezone, now);
-  const posted = await postedLateChanges(tx, scope.date, scope.window.from, scope.window.to);
+  const observed = await observedLateChanges(tx, timezone, now, scope.account);
+  const posted = await postedLateChanges(tx, scope.date, scope.window.from, scope.window.to, scope.account);
   const [from, to] = [Date.parse(scope.window.from), Date.parse(scope.window.to)];
   const inWindow = new Map<string, { currency: string; change: LateChange }>();
   const restores = new Map<string, Restore>();
@@ -144,12 +144,13 @@ export async function postingOf(
     tx,
     scope.date,
     truth.map((e) => e.key),
+    scope.account,
   );
   const postedOn = DateTime.fromJSDate(v.now, { zone: v.timezone }).toISODate()!;
   const all = postingEntries(
     truth,
     posted,
-    { date: scope.date, version: v.version, postedOn, dayPostedIn: await dayPostedIn(tx, scope.date) },
+    { date: scope.date, version: v.version, postedOn, dayPostedIn: await dayPostedIn(tx, scope.date, scope.account) },
     `day:${scope.date}:`,
   );
   // No rate to the base currency: held back whole (not in the ledger), posted by the first file that has one.
@@ -160,10 +161,11 @@ export async function postingOf(
   const postedIn = await postingFilesOf(
     tx,
     day.map((e) => e.key),
+    scope.account,
   );
   for (const e of entries) postedIn.set(e.key, [...(postedIn.get(e.key) ?? []), `${scope.date}/v${v.version}`]);
   const nothing = entries.length === 0 ? 'nothing new to post (every line is in an earlier posting file)' : null;
-  return { day, postedIn, entries, heldBack, nothing, trialBalance: await trialBalanceWith(tx, entries) };
+  return { day, postedIn, entries, heldBack, nothing, trialBalance: await trialBalanceWith(tx, entries, scope.account) };
 }
 
 /**
@@ -180,13 +182,14 @@ async function monthEnd(
   rates: ReadonlyMap<string, DayRate>,
   numbered: number,
 ): Promise<PostingEntry[]> {
-  const books = await walletBooks(tx);
+  const books = await walletBooks(tx, scope.account);
   const month = scope.date.slice(0, 7);
   const currencies = journals.filter((j) => j.note === null).map((j) => j.currency);
   const posted = await postedKeys(
     tx,
     scope.date,
     currencies.map((c) => `fx_revaluation:${month}:${c}`),
+    scope.account,
   );
   const out: PostingEntry[] = [];
   for (const currency of currencies) {
@@ -208,9 +211,9 @@ async function monthEnd(
 }
 
 /** The trial balance once every earlier posting file and this one are posted. */
-async function trialBalanceWith(tx: Knex.Transaction, entries: readonly PostingEntry[]): Promise<TrialBalanceRow[]> {
+async function trialBalanceWith(tx: Knex.Transaction, entries: readonly PostingEntry[], account?: string): Promise<TrialBalanceRow[]> {
   const rows = new Map<string, { currency: string; role: TrialBalanceRow['role']; debits: Decimal; credits: Decimal }>();
-  for (const r of await trialBalance(tx, 2147483647))
+  for (const r of await trialBalance(tx, 2147483647, account))
     rows.set(`${r.currency} ${r.role}`, {
       currency: r.currency,
       role: r.role,

@@ -62,6 +62,8 @@ export interface ExtraFileResult {
  */
 export interface ReportManifest {
   format: 'payrecon-report/2';
+  /** The account the version is of; present only when several accounts are configured. */
+  account?: { id: string; name: string };
   business_date: string;
   timezone: string;
   /** The business day as local instants: [from, to). */

@@ -206,7 +206,8 @@ const TABLES = {
     html: 'table',
     email: 'body',
     spec: CASES_SUMMARY,
-    build: async (d) => casesSummaryTable(await caseStateCountsOccurred(d.tx, d.scope.earlier.from, d.scope.window.to), d.now),
+    build: async (d) =>
+      casesSummaryTable(await caseStateCountsOccurred(d.tx, d.scope.earlier.from, d.scope.window.to, d.scope.account), d.now),
   },
   summary_case_activity: {
     kind: 'summary',
@@ -219,8 +220,8 @@ const TABLES = {
     build: async (d) =>
       caseActivityTable(
         caseSummary(
-          await caseTransitionCounts(d.tx, new Date(d.scope.window.from), new Date(d.scope.window.to)),
-          await unresolvedCaseAges(d.tx, d.now),
+          await caseTransitionCounts(d.tx, new Date(d.scope.window.from), new Date(d.scope.window.to), d.scope.account),
+          await unresolvedCaseAges(d.tx, d.now, d.scope.account),
           [...d.currencies],
           d.now,
         ),

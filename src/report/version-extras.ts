@@ -31,6 +31,8 @@ export interface VersionOf {
   timezone: string;
   now: Date;
   pageSize?: number;
+  /** The account the version is of, as its files name it; undefined with one account. */
+  accountName?: string;
 }
 
 type Extras = Partial<Record<ExtraFileName, ExtraFileResult>>;
@@ -88,12 +90,12 @@ async function finishWorkbook(
     ]);
     workbook.tableSheet('Orders by verdict', verdicts);
     await streamSheet(workbook, sheetName('open_items'), OPEN_ITEM_TABLE_COLUMNS, async function* () {
-      const open = withCaseColumns(streamOpenItems(tx, scope.earlier, v.timezone, v.pageSize), v.now);
+      const open = withCaseColumns(streamOpenItems(tx, scope.earlier, v.timezone, v.pageSize, scope.account), v.now);
       for await (const page of withOpenUnknownOrders(tx, open, facts.openUnknown, v.now))
         yield page.map((r) => openItemTableRow(r, scope.date));
     });
     await streamSheet(workbook, sheetName('late_changes'), LATE_CHANGE_TABLE_COLUMNS, async function* () {
-      for await (const page of streamLateChanges(tx, scope.earlierDays, scope.earlier, v.timezone, v.pageSize))
+      for await (const page of streamLateChanges(tx, scope.earlierDays, scope.earlier, v.timezone, v.pageSize, scope.account))
         yield page.map(lateChangeTableRow);
     });
     for (const t of others) workbook.tableSheet(sheetOf(t), t);
@@ -151,13 +153,13 @@ async function dayCharts(tx: Knex.Transaction, scope: ReportScope, facts: DayFac
   const days = chartDays(scope.date);
   const earlier = { first: days[0], end: scope.date };
   const codeCounts: CodeCount[] = [
-    ...(await reportedCodeCounts(tx, earlier)),
+    ...(await reportedCodeCounts(tx, earlier, scope.account)),
     ...[...daySheets.mismatches.codes.entries()]
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([code, orders]) => ({ day: scope.date, code, orders })),
   ];
   // The earlier days of the chart with a recorded version; the others are drawn as "no report".
-  const reportedDaysOf = [...(await reportedDays(tx, earlier)), scope.date];
+  const reportedDaysOf = [...(await reportedDays(tx, earlier, scope.account)), scope.date];
   return renderDayCharts({
     date: scope.date,
     codeCounts,
@@ -203,7 +205,7 @@ async function versionHtml(
 ): Promise<string> {
   const formatTime = timeFormatter(v.timezone);
   const createdAt = formatTime(v.now.getTime());
-  const earlierVersions = (await listReportVersions(tx, scope.date)).map((r) => ({
+  const earlierVersions = (await listReportVersions(tx, scope.date, scope.account)).map((r) => ({
     version: r.version,
     createdAt: formatTime(r.created_at.getTime()),
     headline: (r.manifest as { headline?: string } | null)?.headline ?? null,
@@ -220,6 +222,7 @@ async function versionHtml(
   return reportHtml(
     {
       date: scope.date,
+      ...(v.accountName !== undefined ? { account: v.accountName } : {}),
       timezone: v.timezone,
       version: v.version,
       createdAt,

@@ -16,7 +16,7 @@ import type { JournalSettings } from './journal-files.ts';
 import { businessHash, contentHash, manifestText, type ReportManifest } from './manifest.ts';
 import { quarantineOrphans, type QuarantinedVersion } from './orphan-versions.ts';
 import { claimReportDir } from './report-dir-owner.ts';
-import { reportScope, type ReportScope } from './report-scope.ts';
+import { reportScope, type ReportAccount, type ReportScope } from './report-scope.ts';
 import { writeVersionExtras } from './version-extras.ts';
 import {
   currentPointer,
@@ -60,6 +60,12 @@ export interface WriteReportsOptions {
   journal?: JournalSettings;
   /** FEE_SCHEDULE_FILE: the contract the journal's fee differences are measured against. */
   feeSchedule?: ReconPolicy['feeSchedule'];
+  /**
+   * With several accounts configured: the account whose rows alone the version reads, written under
+   * REPORT_DIR/<account>/<date>/ and numbered apart from the other accounts' versions. Undefined with one
+   * account: every row, REPORT_DIR/<date>/, exactly as before accounts.
+   */
+  account?: ReportAccount;
 }
 
 /**
@@ -72,7 +78,7 @@ export type WriteStep = (typeof WRITE_STEPS)[number];
 
 export interface WriteReportsResult {
   version: number;
-  /** Absolute path of the version directory (REPORT_DIR/<date>/vN). */
+  /** Absolute path of the version directory (REPORT_DIR/<date>/vN, or REPORT_DIR/<account>/<date>/vN with several accounts). */
   directory: string;
   manifest: ReportManifest;
   /** True when the data gave the current version's bytes again and no version was written. */
@@ -94,8 +100,11 @@ export interface WriteReportsResult {
 export async function writeReports(db: Db, opts: WriteReportsOptions): Promise<WriteReportsResult> {
   const { scope, dateDir } = await prepare(db.knex, opts);
   // The lock first, on a connection of its own, and only then the snapshot (see withReportDateLock).
-  const result = await withReportDateLock(db, scope.date, () =>
-    db.knex.transaction((tx) => writeInTransaction(tx, opts, scope, dateDir), { isolationLevel: 'repeatable read' }),
+  const result = await withReportDateLock(
+    db,
+    scope.date,
+    () => db.knex.transaction((tx) => writeInTransaction(tx, opts, scope, dateDir), { isolationLevel: 'repeatable read' }),
+    scope.account,
   );
   if (!result.unchanged) await opts.onStep?.('committed');
   return result;
@@ -107,7 +116,7 @@ export async function writeReports(db: Db, opts: WriteReportsOptions): Promise<W
  */
 export async function writeReportsInTransaction(tx: Knex.Transaction, opts: WriteReportsOptions): Promise<WriteReportsResult> {
   const { scope, dateDir } = await prepare(tx, opts);
-  await lockReportDate(tx, scope.date);
+  await lockReportDate(tx, scope.date, scope.account);
   return writeInTransaction(tx, opts, scope, dateDir);
 }
 
@@ -115,12 +124,12 @@ export async function writeReportsInTransaction(tx: Knex.Transaction, opts: Writ
 async function prepare(db: Knex, opts: WriteReportsOptions): Promise<{ scope: ReportScope; dateDir: string }> {
   const day = businessDay(opts.date, opts.timezone);
   const partial = dayIsPartial(day, opts.now);
-  const dateDir = path.resolve(opts.reportDir, day.date);
+  const dateDir = opts.account ? path.resolve(opts.reportDir, opts.account.id, day.date) : path.resolve(opts.reportDir, day.date);
   // Before anything is made in it: a folder of another database is refused whole.
   const owner = { installationId: await installationId(db), database: opts.databaseDescription ?? 'a payrecon database' };
   await claimReportDir(opts.reportDir, owner, opts.now);
   await ensureWritableDir(dateDir);
-  return { scope: reportScope(day, opts.lookbackDays ?? 30, partial), dateDir };
+  return { scope: reportScope(day, opts.lookbackDays ?? 30, partial, opts.account), dateDir };
 }
 
 /** The version's work, under the date's lock (held by the caller); its number also counts vN directories on disk, whatever the snapshot. */
@@ -134,7 +143,7 @@ async function writeInTransaction(
   const { date } = scope;
   const leftovers = await removeTempDirs(dateDir);
   if (leftovers.length) log?.warn({ dateDir, leftovers }, 'removed temp directories of an interrupted report run');
-  const records = await listReportVersions(tx, date);
+  const records = await listReportVersions(tx, date, scope.account);
   const quarantined = await quarantineOrphans(
     dateDir,
     records.map((r) => r.version),
@@ -148,7 +157,7 @@ async function writeInTransaction(
   const tempDir = await makeTempDir(dateDir);
   let daySheets: DayItemSheets | null = null;
   try {
-    daySheets = new DayItemSheets(tempDir, { date, timezone: opts.timezone, items: await countDayOrders(tx, scope.window) });
+    daySheets = new DayItemSheets(tempDir, { date, timezone: opts.timezone, items: await countDayOrders(tx, scope.window, scope.account) });
     // The pass over the day: every CSV file written, and what the other files are made from.
     // Never reuse a number: not one on disk (even unrecorded or quarantined), not one recorded (even if deleted from disk).
     const version = Math.max(latest?.version ?? 0, ...(await numbersTakenOnDisk(dateDir)), 0) + 1;
@@ -184,12 +193,14 @@ async function writeInTransaction(
     const extras = await writeVersionExtras(
       tx,
       scope,
-      { dir: tempDir, version, timezone: opts.timezone, now: opts.now, pageSize: opts.pageSize },
+      { dir: tempDir, version, timezone: opts.timezone, now: opts.now, pageSize: opts.pageSize, accountName: scope.accountName },
       facts,
       daySheets,
     );
     const manifest: ReportManifest = {
       format: 'payrecon-report/2',
+      // Only with several accounts: a single account's manifest stays byte for byte what it was.
+      ...(opts.account ? { account: { id: opts.account.id, name: opts.account.displayName } } : {}),
       business_date: date,
       timezone: opts.timezone,
       window: scope.localWindow,
@@ -218,9 +229,10 @@ async function writeInTransaction(
       businessHash: business,
       partial: scope.partial,
       createdAt: opts.now,
+      accountId: scope.account,
     });
     // What this version says per order, for later reports' late_changes.csv: same snapshot as items.csv.
-    await recordVersionOrders(tx, record.id, scope.window);
+    await recordVersionOrders(tx, record.id, scope.window, scope.account);
     // The version's posting file joins the ledger with it, in the same transaction.
     await insertPosting(tx, {
       businessDate: date,
@@ -228,6 +240,7 @@ async function writeInTransaction(
       postedOn: DateTime.fromJSDate(opts.now, { zone: opts.timezone }).toISODate()!,
       createdAt: opts.now,
       entries: facts.posting.entries,
+      accountId: scope.account,
     });
     await opts.onStep?.('recorded');
     await publishVersion(tempDir, dateDir, version);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
-import { withJobLock } from '../db/locks.ts';
+import { accountLockName, withJobLock } from '../db/locks.ts';
 import { createRun, finishRun } from '../db/runs.ts';
 import { DAILY_JOB, closeDeadDailyRuns, completedDailyDates } from '../db/schedule-runs.ts';
 import { abortableSleep } from './sleep.ts';
@@ -35,6 +35,8 @@ export interface DailyDeps {
   /** ...for at most this long; then the daily fails and the next start catches it up. */
   lockWaitMs: number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The account whose day this is, set only when several are configured: its own lock, runs and done dates. */
+  account?: string;
 }
 
 export type DailyStatus = 'completed' | 'skipped' | 'already_done' | 'interrupted' | 'failed';
@@ -56,10 +58,16 @@ export interface DailyResult {
  */
 export async function runDaily(deps: DailyDeps, date: string): Promise<DailyResult> {
   const base = { date, reconcileRunIds: [] as string[], report: null, error: null };
-  const locked = await withJobLock(deps.db, DAILY_JOB, async (): Promise<DailyResult> => {
-    if ((await completedDailyDates(deps.db.knex, date)).has(date)) return { ...base, status: 'already_done', runId: null };
-    await closeDeadDailyRuns(deps.db.knex, deps.now());
-    const run = await createRun(deps.db.knex, DAILY_JOB, { date, email: deps.email }, { dryRun: false, now: deps.now() });
+  const { account } = deps;
+  const locked = await withJobLock(deps.db, accountLockName(DAILY_JOB, account), async (): Promise<DailyResult> => {
+    if ((await completedDailyDates(deps.db.knex, date, account)).has(date)) return { ...base, status: 'already_done', runId: null };
+    await closeDeadDailyRuns(deps.db.knex, deps.now(), account);
+    const run = await createRun(
+      deps.db.knex,
+      DAILY_JOB,
+      { date, email: deps.email, ...(account !== undefined ? { account } : {}) },
+      { dryRun: false, now: deps.now(), ...(account !== undefined ? { accountId: account } : {}) },
+    );
     const log = deps.logger.child({ runId: run.id, date });
     try {
       const result = await reconcileThenReport(deps, date, log);

@@ -16,6 +16,8 @@ export interface JobRunContext {
   signal: AbortSignal;
   /** Child of the scheduler's logger for this job and this firing. */
   logger: Logger;
+  /** The one account to run for (a queued job names it); unset: every configured account. */
+  account?: string;
 }
 
 export interface JobRunReport {

@@ -7,6 +7,8 @@ import { EXIT } from '../domain/exit-codes.ts';
 
 export interface BankSyncJobOptions {
   provider?: Partial<ProviderClientOptions>;
+  /** The account whose client fetches the lists; unset: the only one (several: the scheduler names one). */
+  account?: string;
   clock?: () => Date;
 }
 
@@ -14,7 +16,7 @@ export async function bankSyncJob(
   options: BankSyncJobOptions = {},
   context: JobContextOptions = {},
 ): Promise<{ exitCode: number; result: BankSyncResult }> {
-  return withJob('bank-codes', { ...context, provider: options.provider }, async (deps) => {
+  return withJob('bank-codes', { ...context, provider: options.provider, account: options.account }, async (deps) => {
     const { db, logger } = deps;
     const client = await deps.provider();
     const result = await syncBankCodes({ db, client, clock: options.clock ?? (() => new Date()), logger });

@@ -18,22 +18,24 @@ export interface DayJobs {
  */
 export function dayJobs(
   ctx: { config: Config; logger: Logger; db: Db; metrics?: PayreconMetrics },
-  opts: { email?: boolean; now?: () => Date } = {},
+  opts: { email?: boolean; now?: () => Date; account?: string } = {},
 ): DayJobs {
   const { config, logger, db, metrics } = ctx;
+  // The day of one account (several configured); unset: the only one, as before.
+  const accountOption = opts.account !== undefined ? { account: opts.account } : {};
   return {
     reconcileDay: async (date, stopSignal) => {
       // One try per round: the caller's loop (daily schedule, console rerun worker) retries a held
       // reconcile lock every lockRetryMs for up to lockWaitMs, and names the holder when it gives up.
       const { exitCode, outcome } = await counted(metrics, 'reconcile', () =>
-        reconcileJob({ date, progress: false, stopSignal, waitMs: 0 }, { config, logger, db, metrics }),
+        reconcileJob({ date, progress: false, stopSignal, waitMs: 0, ...accountOption }, { config, logger, db, metrics }),
       );
       metrics?.jobFinished('reconcile', jobOutcome(outcome.status, exitCode));
       return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId), lockHolder: outcome.lockHolder };
     },
     reportDay: async (date) => {
       const { exitCode, report, emails } = await counted(metrics, 'report', () =>
-        reportJob({ date, email: opts.email, now: opts.now }, { config, logger, db, metrics }),
+        reportJob({ date, email: opts.email, now: opts.now, ...accountOption }, { config, logger, db, metrics }),
       );
       metrics?.jobFinished('report', exitCode === 0 ? 'success' : 'failure');
       return { exitCode, version: report.version, unchanged: report.unchanged, emails };

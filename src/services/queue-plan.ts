@@ -94,7 +94,20 @@ export async function enqueueReconcileSweep(ctx: PlanContext, scheduledFor: Date
   return planned ? result : { planned: false };
 }
 
-/** Another scheduled job (snapshot, bank codes, daily, prune) as one job keyed `<kind>:<account>:<occurrence>`. */
+/**
+ * The queue's name for work of the whole deployment (bank codes, prune) when several accounts are configured:
+ * never an account id (ids are lower-case letters, digits and dashes). One account: its id, as before.
+ */
+export const deploymentWork = (config: Config): string => {
+  const accounts = configuredAccounts(config);
+  return accounts.length === 1 ? accounts[0].id : '*';
+};
+
+/**
+ * Another scheduled job (snapshot, bank codes, daily, prune) as one job keyed `<kind>:<account>:<occurrence>`:
+ * of ctx.account (one per account), or of the only account, or with several and none named of the whole
+ * deployment (`*`).
+ */
 export async function enqueueOne(
   ctx: PlanContext,
   task: Exclude<TaskName, 'reconcile_batch'>,
@@ -102,7 +115,7 @@ export async function enqueueOne(
   payload: Record<string, unknown> = {},
   now: Date = new Date(),
 ): Promise<PlanResult> {
-  const account = ctx.account ?? accountFor(ctx.config, undefined).id;
+  const account = ctx.account ?? deploymentWork(ctx.config);
   const job: QueueJob = { task, key: `${task}:${account}:${dueKey}`, payload: { account, ...payload }, maxAttempts: MAX_ATTEMPTS };
   const planned = await planOnce(
     ctx.db.knex,

@@ -1,7 +1,8 @@
 // The report job: write the day's reports, e-mail them, retry pending deliveries, an exit status.
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig, type Config } from '../config/config.ts';
-import { configuredAccounts } from '../config/accounts.ts';
+import { accountFor, configuredAccounts } from '../config/accounts.ts';
+import type { Account } from '../domain/account.ts';
 import { secretValues } from '../config/redact.ts';
 import { describeDatabase } from '../db/describe.ts';
 import { businessDay, dayIsPartial, defaultReportDate } from '../report/date.ts';
@@ -19,8 +20,13 @@ export interface ReportJobOptions {
   /** Business date YYYY-MM-DD in REPORT_TIMEZONE; default yesterday there. */
   date?: string;
   force?: boolean;
-  /** E-mail the day's current version to REPORT_EMAIL_TO (once; again only with resend). */
+  /** E-mail the day's current version to REPORT_EMAIL_TO, or the account's reportRecipients (once; again only with resend). */
   email?: boolean;
+  /**
+   * --account ID: the account whose report this is, required when several accounts are configured (its
+   * rows only, written under REPORT_DIR/<account>/<date>/, numbered apart, its chart of accounts and recipients).
+   */
+  account?: string;
   resend?: boolean;
   mailer?: Mailer;
   now?: () => Date;
@@ -36,22 +42,26 @@ export interface ReportJobResult {
 export async function reportJob(options: ReportJobOptions = {}, context: JobContextOptions = {}): Promise<ReportJobResult> {
   const config = context.config ?? loadConfig();
   const now = options.now ?? (() => new Date());
-  // A day's report reads every order of the day: with several accounts it would mix their money in one
-  // version, so it is refused until reports are written per account (reports/<account>/<date>/vN/).
-  const accounts = configuredAccounts(config);
-  if (accounts.length > 1)
-    throw new UsageError(
-      `report: ${accounts.length} accounts are configured (${accounts.map((a) => a.id).join(', ')}); reports per account are not written yet, and one report of every account's orders would mix their money`,
-    );
+  // With several accounts a report is one account's (named, or refused naming the ids); with one,
+  // nothing is filtered or named: the files are exactly what they were before accounts.
+  const account = accountFor(config, options.account);
+  const apart = configuredAccounts(config).length > 1 ? account : undefined;
+  const recipients = apart ? recipientsOf(apart, config) : (config.REPORT_EMAIL_TO ?? []);
   // Validated before the database is opened: a bad or future --date does nothing at all.
   const day = businessDay(options.date ?? defaultReportDate(config.REPORT_TIMEZONE, now()), config.REPORT_TIMEZONE);
   dayIsPartial(day, now());
   const date = day.date;
-  if (options.email && !config.REPORT_EMAIL_TO?.length)
-    throw new UsageError('REPORT_EMAIL_TO: not set; --email needs the accounting recipients');
-  const mailer = options.mailer ?? (options.email || hasPendingEmailConfig(config) ? tryMailer(config) : undefined);
+  if (options.email && !recipients.length)
+    throw new UsageError(
+      apart
+        ? `${apart.id}: no report recipients (reportRecipients in ACCOUNTS_FILE, or REPORT_EMAIL_TO); --email needs the accounting recipients`
+        : 'REPORT_EMAIL_TO: not set; --email needs the accounting recipients',
+    );
+  const mailer = options.mailer ?? (options.email || (config.SMTP_URL && recipients.length) ? tryMailer(config) : undefined);
   try {
-    return await withJob('report', { ...context, config }, ({ db, logger }) => produce(db, logger));
+    return await withJob('report', { ...context, config, ...(apart ? { account: apart.id } : {}) }, ({ db, logger }) =>
+      produce(db, logger),
+    );
   } finally {
     if (!options.mailer) mailer?.close();
   }
@@ -69,8 +79,10 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       tolerances: config.RECON_TOLERANCE,
       movementLagMs: config.MOVEMENT_LAG_MIN * 60_000,
       lookbackDays: config.RECON_LOOKBACK_DAYS,
+      ...(apart ? { account: { id: apart.id, displayName: apart.displayName } } : {}),
       journal: {
-        accounts: config.JOURNAL_ACCOUNTS_FILE,
+        // An account's mapping overrides JOURNAL_ACCOUNTS_FILE role by role; roles neither lists keep the defaults.
+        accounts: apart ? { ...config.JOURNAL_ACCOUNTS_FILE, ...apart.journalAccounts } : config.JOURNAL_ACCOUNTS_FILE,
         base: config.JOURNAL_BASE_CURRENCY,
         baseRates: config.JOURNAL_RATES_FILE,
         usdtAtPar: config.JOURNAL_USDT_AT_PAR,
@@ -87,6 +99,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
         emails.push(
           await sendReportEmail(db, mailer, {
             versionId: report.record.id,
+            ...(apart ? { to: recipients } : {}),
             resend: options.resend,
             now: now(),
             secrets,
@@ -96,16 +109,19 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       }
       // Deliveries that failed earlier (SMTP down) go out now: nothing is lost. Not when this
       // run's own send just failed: the server is down, and the next run retries them all.
-      if (!emails.some((e) => e.status === 'failed')) emails.push(...(await retryPendingEmails(db, mailer, now(), { secrets })));
+      // With several accounts, this account's pending versions to its recipients; the others' wait for their own runs.
+      const retry = apart ? { secrets, to: recipients, account: apart.id } : { secrets };
+      if (!emails.some((e) => e.status === 'failed')) emails.push(...(await retryPendingEmails(db, mailer, now(), retry)));
     }
-    await raiseAndDeliver({ db, config, logger, now, mailer, job: 'report' }, []);
+    await raiseAndDeliver({ db, config, logger, now, mailer, job: 'report', ...(apart ? { account: apart.id } : {}) }, []);
     const failed = emails.some((e) => e.status === 'failed');
     return { exitCode: failed ? EXIT.INCOMPLETE : EXIT.OK, report, emails };
   }
 }
 
-function hasPendingEmailConfig(config: Config): boolean {
-  return Boolean(config.SMTP_URL && config.REPORT_EMAIL_TO?.length);
+/** An account's report recipients: its own list, or REPORT_EMAIL_TO when it lists none. */
+function recipientsOf(account: Account, config: Config): readonly string[] {
+  return account.reportRecipients.length > 0 ? account.reportRecipients : (config.REPORT_EMAIL_TO ?? []);
 }
 
 function tryMailer(config: Config): Mailer | undefined {

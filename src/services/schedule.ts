@@ -5,6 +5,7 @@ import { untilAborted } from '../runtime/until-aborted.ts';
 import { migrate } from '../db/migrate.ts';
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig } from '../config/config.ts';
+import { configuredAccounts } from '../config/accounts.ts';
 import { routeStrayOutput } from '../log/stray-output.ts';
 import { createLogger } from '../log/logger.ts';
 import { secretValues } from '../config/redact.ts';
@@ -94,13 +95,16 @@ export async function scheduleJob(options: ScheduleJobOptions = {}, context: Job
         const since = DateTime.fromJSDate(now, { zone: config.REPORT_TIMEZONE })
           .minus({ days: CATCH_UP_LOOKBACK_DAYS + 1 })
           .toISODate()!;
+        // Several accounts: a day is done only once every account's daily and report are (one account: as before).
+        const accounts = configuredAccounts(config);
+        const ids = accounts.length > 1 ? accounts.map((a) => a.id) : undefined;
         const plan = planCatchUp({
           now,
           zone: config.REPORT_TIMEZONE,
           schedules,
           lastStarted: await lastStartedByJob(db.knex),
-          dailyDone: await completedDailyDates(db.knex, since),
-          reportDates: await reportDatesSince(db.knex, since),
+          dailyDone: await completedDailyDates(db.knex, since, ids),
+          reportDates: await reportDatesSince(db.knex, since, ids),
         });
         for (const c of plan) logger.info({ catchUp: c }, catchUpLine(c, config.REPORT_TIMEZONE));
         if (!plan.length) logger.info('catch-up: nothing missed');

@@ -1,11 +1,11 @@
 // The webhook receiver and the sweep of pending confirmations, with their exit statuses.
-import { accountFor } from '../config/accounts.ts';
+import { accountFor, configuredAccounts } from '../config/accounts.ts';
 import { untilAborted } from '../runtime/until-aborted.ts';
-import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
+import { withJob, type JobContextOptions, type JobDeps } from '../runtime/with-job.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { loadSigningScheme } from '../provider/signing.ts';
 import { createStatusMapper } from '../domain/status.ts';
-import { confirmPendingWebhooks, type ConfirmCounts } from '../webhook/confirm.ts';
+import { confirmPendingWebhooks, type ConfirmCounts, type WebhookFetcher } from '../webhook/confirm.ts';
 import { createWebhookHandler } from '../webhook/handler.ts';
 import { schemeWarnings } from '../webhook/verify.ts';
 import { createConfirmQueue } from '../webhook/queue.ts';
@@ -37,10 +37,11 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
   const opts = { ...context, metrics, provider: options.provider, signal: options.stop, stoppable: true };
   return withJob('webhook', opts, async (deps) => {
     const { config, logger, db } = deps;
-    const client = await deps.provider();
+    const { client, clientFor, accounts } = await confirmClients(deps);
     const confirmDeps = {
       db,
       client,
+      ...(clientFor ? { clientFor } : {}),
       logger,
       statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
       policy: policyFromConfig(config),
@@ -52,8 +53,9 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
     const handler = createWebhookHandler({
       db,
       scheme,
-      // The one account's secret (PROVIDER_SECRET without ACCOUNTS_FILE); with several, provider() above refused.
-      secret: accountFor(config, undefined).secret,
+      // The one account's secret (PROVIDER_SECRET without ACCOUNTS_FILE); with several, each account's.
+      secret: configuredAccounts(config)[0].secret,
+      ...(accounts ? { accounts } : {}),
       now: Date.now,
       logger,
       windowSec: config.WEBHOOK_TIMESTAMP_WINDOW_SEC,
@@ -97,15 +99,33 @@ export async function serveWebhooksJob(options: ServeOptions = {}, context: JobC
   });
 }
 
+/**
+ * The clients confirming notifications. One account: its client, as before. Several: each notification is
+ * confirmed with the client of the account whose secret signed it (webhook_events.account_id), and the
+ * receiver knows every account's secret.
+ */
+async function confirmClients(deps: JobDeps): Promise<{
+  client: WebhookFetcher;
+  clientFor?: (accountId: string) => Promise<WebhookFetcher>;
+  accounts?: Array<{ id: string; secret: string }>;
+}> {
+  const accounts = configuredAccounts(deps.config);
+  if (accounts.length === 1) return { client: await deps.provider() };
+  const clientFor = (id: string) => deps.providerFor(accountFor(deps.config, id));
+  return { client: await clientFor(accounts[0].id), clientFor, accounts: accounts.map((a) => ({ id: a.id, secret: a.secret })) };
+}
+
 export async function confirmPendingJob(
   options: { provider?: Partial<ProviderClientOptions> } = {},
   context: JobContextOptions = {},
 ): Promise<{ exitCode: number; counts: ConfirmCounts }> {
   return withJob('webhook-confirm', { ...context, provider: options.provider }, async (deps) => {
     const { config, logger, db } = deps;
+    const { client, clientFor } = await confirmClients(deps);
     const counts = await confirmPendingWebhooks({
       db,
-      client: await deps.provider(),
+      client,
+      ...(clientFor ? { clientFor } : {}),
       logger,
       statusMapper: createStatusMapper(config.PROVIDER_STATUS_MAP),
       policy: policyFromConfig(config),

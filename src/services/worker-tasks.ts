@@ -10,6 +10,7 @@ import { executeBatch, type BatchJob } from '../reconcile/execute-batch.ts';
 import { policyFromConfig } from '../reconcile/policy-from-config.ts';
 import type { ScheduledJobName } from '../schedule/schedules.ts';
 import { TASKS } from './queue-plan.ts';
+import { configuredAccounts } from '../config/accounts.ts';
 import { jobRunners } from './schedule-runners.ts';
 
 export interface TaskDeps {
@@ -38,7 +39,18 @@ export function workerTasks(deps: TaskDeps): TaskList {
     async (payload, helpers) => {
       const p = payload as { account?: string; scheduledFor?: string; date?: string };
       const logger = loggerFor(deps.logger, helpers, job, p.account);
+      // Several accounts: a job of one account runs for it alone; one of the whole deployment ('*': bank codes,
+      // prune) names none. One account: none named, the run exactly as in-process.
+      const accounts = configuredAccounts(config);
+      const named = accounts.length > 1 && p.account !== undefined && p.account !== '*' ? p.account : undefined;
+      if (named !== undefined && !accounts.some((a) => a.id === named)) {
+        // Queued before the account left ACCOUNTS_FILE: nothing of it to run, and never every account instead.
+        logger.warn(`${job} job of account ${named}, which is no longer configured: nothing run`);
+        return;
+      }
+      const account = named;
       const report = await runners[job]!({
+        ...(account !== undefined ? { account } : {}),
         scheduledFor: p.scheduledFor ? new Date(p.scheduledFor) : now(),
         reason: 'scheduled',
         ...(p.date ? { date: p.date } : {}),

@@ -75,6 +75,7 @@ export async function snapshotRollForward(
       openingFrom: readingOf(opening).from,
       closingTo: readingOf(closing).to,
       lagMs: input.movementLagMs ?? DEFAULT_MOVEMENT_LAG_MS,
+      account: input.account,
     });
     for (const m of found) {
       const place = classifyFinality(m, readingOf(opening), readingOf(closing));
@@ -128,9 +129,17 @@ const counted = ({ from: _from, to: _to, ...m }: WindowMovement, timing: boolean
  */
 export async function dayRollForward(
   db: Conn,
-  input: { currency: Currency; from: Date; to: Date; tolerance: string; movementLagMs?: number },
+  input: {
+    currency: Currency;
+    from: Date;
+    to: Date;
+    tolerance: string;
+    movementLagMs?: number;
+    /** Only this account's snapshots, orders and movements (several accounts configured); undefined: as with one account. */
+    account?: string;
+  },
 ): Promise<SnapshotRollForward> {
-  const { first, last } = await boundaryBalanceSnapshots(db, input.currency, input.from, input.to);
+  const { first, last } = await boundaryBalanceSnapshots(db, input.currency, input.from, input.to, input.account);
   const closing = last && first && last.id !== first.id ? last : null;
   return snapshotRollForward(db, {
     currency: input.currency,
@@ -138,5 +147,6 @@ export async function dayRollForward(
     closing,
     tolerance: input.tolerance,
     movementLagMs: input.movementLagMs,
+    account: input.account,
   });
 }

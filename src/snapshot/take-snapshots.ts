@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
-import { withJobLock } from '../db/locks.ts';
+import { accountLockName, withJobLock } from '../db/locks.ts';
 import { createRun, finishRun, type RunStatus } from '../db/runs.ts';
 import {
   insertBalanceSnapshot,
@@ -102,8 +102,7 @@ export interface SnapshotResult {
  */
 export async function takeSnapshots(deps: SnapshotDeps, currencies: readonly Currency[]): Promise<SnapshotResult> {
   // Accounts' snapshots are separate histories, so each account has its own lock (one account: the job's).
-  const lockName = deps.account === undefined ? SNAPSHOT_JOB : `${SNAPSHOT_JOB}:${deps.account}`;
-  const locked = await withJobLock(deps.db, lockName, () => runSnapshots(deps, currencies));
+  const locked = await withJobLock(deps.db, accountLockName(SNAPSHOT_JOB, deps.account), () => runSnapshots(deps, currencies));
   if (locked.acquired) return locked.result!;
   deps.logger.info('another snapshot run holds the lock; skipping');
   return { status: 'skipped', runId: null, currencies: [], rateFlags: [], drift: [], failures: [], error: null };
@@ -209,9 +208,11 @@ async function rollForwardCurrency(deps: SnapshotDeps, runId: string, out: Curre
       account: deps.account,
     });
     await storeCheck(trx, runId, out.rollForward, checkedAt, insertBalanceCheck, deps.account);
-    const drift = await syncDriftCase(trx, out.rollForward, checkedAt);
-    await syncDriftHint(trx, out.rollForward, checkedAt, deps.policy.movementLagMs);
-    await syncUnseenMovements(trx, out.rollForward, checkedAt);
+    // The window's cases are its account's (several configured; one: deps.account unset, as before).
+    const window = { ...out.rollForward, account: deps.account };
+    const drift = await syncDriftCase(trx, window, checkedAt);
+    await syncDriftHint(trx, window, checkedAt, deps.policy.movementLagMs);
+    await syncUnseenMovements(trx, window, checkedAt);
     if (drift?.case && out.rollForward.finding) {
       out.driftCase = { id: drift.case.id, state: drift.outcome === 'opened' || drift.outcome === 'moved' ? 'open' : drift.case.state };
     }
@@ -242,9 +243,10 @@ async function rejudgeWindows(deps: SnapshotDeps, runId: string, currency: Curre
       });
       if (rf.withinTolerance === false && new Decimal(rf.drift!).equals(w.drift)) return;
       await storeCheck(trx, runId, rf, checkedAt, rejudgeBalanceCheck);
-      await syncDriftCase(trx, rf, checkedAt);
+      const window = { ...rf, account: deps.account };
+      await syncDriftCase(trx, window, checkedAt);
       // A movement recorded (or approved) since explains the window now: its companion case clears too.
-      await syncDriftHint(trx, rf, checkedAt, deps.policy.movementLagMs);
+      await syncDriftHint(trx, window, checkedAt, deps.policy.movementLagMs);
       deps.logger.info({ currency, opening: w.opening.id, closing: w.closing.id, was: w.drift, drift: rf.drift }, 'window judged again');
     });
   }

@@ -31,6 +31,8 @@ export type WebhookFetcher = Pick<ProviderClient, 'fetchPayment' | 'fetchPayout'
 export interface ConfirmDeps {
   db: Db;
   client: WebhookFetcher;
+  /** Several accounts: the client of the account whose secret signed the notification (its MerchantID); `client` is then unused. */
+  clientFor?: (accountId: string) => Promise<WebhookFetcher>;
   now?: () => Date;
   logger?: Logger;
   /** The same mapping the client uses (PROVIDER_STATUS_MAP), for the notification's own status string. */
@@ -77,11 +79,19 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
     return 'error';
   }
 
+  let client: WebhookFetcher;
+  try {
+    client = deps.clientFor ? await deps.clientFor(event.accountId) : deps.client;
+  } catch (err) {
+    // An account no longer configured (stored before ACCOUNTS_FILE changed): this event cannot be confirmed; the others go on.
+    await settleEvent(deps.db.knex, id, 'error', `no provider client for account ${event.accountId}: ${messageOf(err)}`, now());
+    return 'error';
+  }
   let fetched: FetchedOrder;
   try {
     // A notification waits for its confirming fetch: first in line when the provider budget is short.
     const urgent = { priority: 'urgent' as const };
-    fetched = event.direction === 'payment' ? await deps.client.fetchPayment(ref, urgent) : await deps.client.fetchPayout(ref, urgent);
+    fetched = event.direction === 'payment' ? await client.fetchPayment(ref, urgent) : await client.fetchPayout(ref, urgent);
   } catch (err) {
     if (err instanceof OrderNotFoundError) {
       await settleEvent(deps.db.knex, id, 'conflict', `provider does not know transactionRef ${ref}: notification not confirmed`, now());
@@ -114,7 +124,7 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
       note = 'confirmed; order became final meanwhile: not updated';
     }
     if (!plan.apply && plan.follow === 'recheck' && local) await requestRecheck(trx, event.direction, local.id, at);
-    await syncWebhookCases(trx, event.direction, local, { ...fetched, transactionRef: ref }, event.receivedAt, at);
+    await syncWebhookCases(trx, event.direction, local, { ...fetched, transactionRef: ref }, event.receivedAt, at, event.accountId);
     // The fetch's values with it: a notification may carry only some fields, and reports show these.
     await settleEvent(trx, id, 'confirmed', note, at, fetched);
     logger.debug({ eventId: id, transactionRef: ref, note }, 'webhook confirmed');
@@ -123,8 +133,10 @@ export async function confirmWebhookEvent(deps: ConfirmDeps, id: string): Promis
   if (settled === 'skipped' || settled === 'conflict') return settled;
   if (settled.follow) {
     // Stored now, delivered by the next job's alert delivery; an alert that cannot be stored must not undo the confirmation.
-    const alert =
+    const found =
       settled.follow === 'unknown_order' ? alertForUnknownOrder(event, fetched) : alertForContradictedFinal(event, fetched, settled.local!);
+    // The account whose secret signed the notification ("default" with one account: the alert as before).
+    const alert = { ...found, accountId: event.accountId };
     await raiseAlert(deps.db, alert, { now: settled.at }).catch((err: unknown) =>
       logger.error({ eventId: id, err: messageOf(err) }, 'webhook confirmation: alert not stored'),
     );

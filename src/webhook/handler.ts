@@ -6,7 +6,7 @@ import type { SigningScheme } from '../provider/signing.ts';
 import type { Direction } from '../domain/types.ts';
 import { BodyTooLargeError, decodeUtf8, readLimitedBody } from './body.ts';
 import { dedupeKey, parsePaymentNotification, parsePayoutNotification, PayloadError, type Notification } from './payload.ts';
-import { DEFAULT_FUTURE_SKEW_SEC, verifyWebhook } from './verify.ts';
+import { DEFAULT_FUTURE_SKEW_SEC, verifyWebhook, type VerifyResult } from './verify.ts';
 import { messageOf } from '../domain/errors.ts';
 
 /** Where the provider is told to POST. Payout payload is unspecified; it gets its own path so it is never mistaken for a payment. */
@@ -20,6 +20,11 @@ export interface WebhookHandlerDeps {
   scheme: SigningScheme;
   /** The key shared with the provider (PROVIDER_SECRET); never logged. */
   secret: string;
+  /**
+   * Several accounts (ACCOUNTS_FILE): each one's id and secret. A notification is the account's whose secret
+   * signed it; `secret` is then unused. Unset: one account, stored under the column's default.
+   */
+  accounts?: ReadonlyArray<{ id: string; secret: string }>;
   now: () => number;
   logger: Logger;
   /** Accepted age of the Timestamp header, seconds (webhook/verify.ts says why 900 by default). */
@@ -89,17 +94,21 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
       throw err;
     }
 
-    const verdict = verifyWebhook({
-      signature: header(req, 'signature'),
-      timestamp: header(req, 'timestamp'),
-      body: bytes,
-      nowMs: deps.now(),
-      scheme: deps.scheme,
-      secret: deps.secret,
-      windowSec: deps.windowSec,
-      futureSkewSec: deps.futureSkewSec ?? DEFAULT_FUTURE_SKEW_SEC,
-    });
+    const verify = (secret: string) =>
+      verifyWebhook({
+        signature: header(req, 'signature'),
+        timestamp: header(req, 'timestamp'),
+        body: bytes,
+        nowMs: deps.now(),
+        scheme: deps.scheme,
+        secret,
+        windowSec: deps.windowSec,
+        futureSkewSec: deps.futureSkewSec ?? DEFAULT_FUTURE_SKEW_SEC,
+      });
+    const signer = signedBy(deps.accounts, verify);
+    const verdict = signer ? signer.verdict : verify(deps.secret);
     if (!verdict.ok) return refuse(verdict.status, verdict.reason);
+    const accountId = signer?.account;
     const raw = decodeUtf8(bytes);
     if (raw === undefined) return refuse(400, 'body is not UTF-8 text');
 
@@ -119,6 +128,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
         rawBody: raw,
         headers: pickHeaders(req),
         receivedAt: new Date(deps.now()),
+        ...(accountId !== undefined ? { accountId } : {}),
       });
     } catch (err) {
       log.error({ err: messageOf(err), transactionRef: n.transactionRef }, 'webhook not stored; answering 500 so the provider retries');
@@ -128,12 +138,39 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
     reply(res, 200, 'SUCCESS');
     deps.onOutcome?.(stored.inserted ? 'stored' : 'duplicate');
     log.info(
-      { eventId: stored.id, direction, transactionRef: n.transactionRef, status: n.status, duplicate: !stored.inserted },
+      {
+        eventId: stored.id,
+        direction,
+        transactionRef: n.transactionRef,
+        status: n.status,
+        duplicate: !stored.inserted,
+        account: accountId,
+      },
       'webhook stored',
     );
     // A retry of a notification whose confirmation failed transiently gets another try; a settled one never.
     if (stored.confirmation === 'pending') deps.confirm?.(stored.id);
   }
+}
+
+/**
+ * With several accounts: the account whose secret the signature matches, and its verdict (a Timestamp out of
+ * the window is still refused). None matches: the first refusal, which says the signature does not match.
+ * Undefined without accounts (one account: its secret is deps.secret).
+ */
+function signedBy(
+  accounts: WebhookHandlerDeps['accounts'],
+  verify: (secret: string) => VerifyResult,
+): { account: string | undefined; verdict: VerifyResult } | undefined {
+  if (!accounts || accounts.length === 0) return undefined;
+  let first: VerifyResult | undefined;
+  for (const a of accounts) {
+    const verdict = verify(a.secret);
+    // 403: the signature matched this account's secret, only the Timestamp is out of the window.
+    if (verdict.ok || verdict.status === 403) return { account: a.id, verdict };
+    first ??= verdict;
+  }
+  return { account: undefined, verdict: first! };
 }
 
 /** The headers worth keeping as evidence: what the signature was checked against. */

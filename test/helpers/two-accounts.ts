@@ -16,8 +16,14 @@ export interface TwoAccounts {
   close(): Promise<void>;
 }
 
+/** What a test adds: variables of the config, and keys of an account's entry in ACCOUNTS_FILE (by id). */
+export interface TwoAccountsExtra {
+  env?: Record<string, string>;
+  accounts?: Record<string, Record<string, unknown>>;
+}
+
 /** One sandbox serving M-IN and M-NG, and a config whose ACCOUNTS_FILE names both (in-main, ng-brand) on `t`. */
-export async function startTwoAccounts(t: TestDatabase): Promise<TwoAccounts> {
+export async function startTwoAccounts(t: TestDatabase, extra: TwoAccountsExtra = {}): Promise<TwoAccounts> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrecon-two-accounts-'));
   const sandbox = await startSandbox({
     lifecycle: CLEAN_LIFECYCLE,
@@ -31,8 +37,8 @@ export async function startTwoAccounts(t: TestDatabase): Promise<TwoAccounts> {
     file,
     JSON.stringify({
       accounts: [
-        { id: 'in-main', baseUrl: sandbox.url, merchantId: 'M-IN', secret: { env: 'IN_SECRET' } },
-        { id: 'ng-brand', baseUrl: sandbox.url, merchantId: 'M-NG', secret: { env: 'NG_SECRET' } },
+        { id: 'in-main', baseUrl: sandbox.url, merchantId: 'M-IN', secret: { env: 'IN_SECRET' }, ...extra.accounts?.['in-main'] },
+        { id: 'ng-brand', baseUrl: sandbox.url, merchantId: 'M-NG', secret: { env: 'NG_SECRET' }, ...extra.accounts?.['ng-brand'] },
       ],
     }),
   );
@@ -43,6 +49,7 @@ export async function startTwoAccounts(t: TestDatabase): Promise<TwoAccounts> {
     IN_SECRET: 'secret-in',
     NG_SECRET: 'secret-ng',
     LOG_LEVEL: 'silent',
+    ...extra.env,
   });
   return {
     sandbox,
@@ -57,13 +64,10 @@ export async function startTwoAccounts(t: TestDatabase): Promise<TwoAccounts> {
 /** The account's merchant creates 3 payments and 2 payouts at the provider with its own client; they are recorded under the account. */
 export async function seedAccountOrders(t: TestDatabase, config: Config, id: string, seed: number): Promise<SeededOrder[]> {
   const client = await createAccountClient(config, accountFor(config, id), { logger: silentLogger });
-  let orders: SeededOrder[];
   try {
-    orders = await seedMerchant(t.db.knex, client, { payments: 3, payouts: 2, seed });
+    // Recorded under the account as inserted: two accounts seeded alike share merchantRefs, so no update by ref.
+    return await seedMerchant(t.db.knex, client, { payments: 3, payouts: 2, seed, accountId: id });
   } finally {
     await client.close();
   }
-  const refs = orders.map((o) => o.merchantRef);
-  for (const table of ['payment_orders', 'payout_orders']) await t.db.knex(table).whereIn('merchant_ref', refs).update({ account_id: id });
-  return orders;
 }

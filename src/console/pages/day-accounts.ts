@@ -52,7 +52,7 @@ export function dayAccountsPage({ session: s, date, zone, rows }: DayAccountsDat
               rows.map(
                 (r) =>
                   html`<tr>
-                    <td>${r.accountId}</td>
+                    <td><a href="/days/${date}?account=${encodeURIComponent(r.accountId)}">${r.accountId}</a></td>
                     <td>${r.currency}</td>
                     <td class="num">${count(r.checked)}</td>
                     <td class="num">${count(r.mismatches)}</td>

@@ -28,15 +28,18 @@ export interface DayPageData {
   sections: DaySection[];
   /** The current version's mismatches (the first few and how many in all), null when there is no version. */
   mismatches: { total: number; rows: DayMismatch[] } | null;
+  /** The account whose reports these are, with several accounts configured; undefined with one. */
+  account?: string;
 }
 
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** /days/:date: the day's headline, mismatches, versions and the current version's tables. */
-export function dayPage({ session: s, date, zone, cannotRerun, versions, sections, mismatches }: DayPageData): string {
+export function dayPage({ session: s, date, zone, cannotRerun, versions, sections, mismatches, account }: DayPageData): string {
   const current = versions[0];
   const headline = current ? ((current.manifest.headline as string | undefined) ?? null) : null;
-  const body = html`<h1>Business day ${date} ${rerunForm(s, date, cannotRerun)}</h1>
+  const of = account === undefined ? null : html`, account ${account}`;
+  const body = html`<h1>Business day ${date}${of} ${rerunForm(s, date, cannotRerun)}</h1>
     ${
       current
         ? html`<div class="headline">
@@ -56,7 +59,7 @@ export function dayPage({ session: s, date, zone, cannotRerun, versions, section
         html`<h2>${section.title} <span class="muted">(${section.fileName}, v${current!.version})</span></h2>
           ${csvTable(section.preview)}`,
     )}`;
-  return page({ title: `Business day ${date}`, session: s, nav: 'days' }, body);
+  return page({ title: `Business day ${date}${account === undefined ? '' : `, account ${account}`}`, session: s, nav: 'days' }, body);
 }
 
 /** A /days/:date whose date is not a business day. */

@@ -21,6 +21,8 @@ export interface DaysListData {
 /** /days: the business days with report versions, newest first. */
 export function daysListPage({ session: s, days, zone, cannotRerun, accountIds, account }: DaysListData): string {
   // With several accounts, each day also links to its per-account view; with one, the cell as before.
+  // With an account chosen, a day opens on that account's report.
+  const dayHref = (date: string) => (account ? `/days/${date}?account=${encodeURIComponent(account)}` : `/days/${date}`);
   const byAccount = (date: string) => (accountIds.length > 1 ? html` <a href="/days/${date}/accounts">by account</a>` : null);
   const body = html`<h1>Business days</h1>
     <p class="muted">
@@ -61,7 +63,7 @@ export function daysListPage({ session: s, days, zone, cannotRerun, accountIds, 
             days.map(
               (d) =>
                 html`<tr>
-                  <td><a href="/days/${d.businessDate}">${d.businessDate}</a>${byAccount(d.businessDate)}</td>
+                  <td><a href="${dayHref(d.businessDate)}">${d.businessDate}</a>${byAccount(d.businessDate)}</td>
                   <td class="wrap">${d.headline ?? html`<span class="muted">(this version has no headline)</span>`}</td>
                   <td class="num">v${d.currentVersion}</td>
                   <td class="num">${count(d.versions)}</td>

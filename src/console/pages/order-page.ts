@@ -6,9 +6,12 @@ import { stateBadge } from './layout.ts';
 import { amount, at, count, dataTable } from './format.ts';
 import { caseLink } from './links.ts';
 import { checksTable } from './checks-table.ts';
+import { DEFAULT_ACCOUNT_ID } from '../../domain/account.ts';
 
 export interface OrderPageData {
   order: OrderRow;
+  /** The order's account; named on the page unless it is the single account's "default". */
+  account: string | null;
   checks: StoredReconItem[];
   notifications: OrderNotification[];
   cases: OrderCase[];
@@ -33,6 +36,12 @@ export function orderPageBody(d: OrderPageData): Html {
   ];
   return html`<h1>${o.direction} ${o.merchantRef}</h1>
     <dl class="facts">
+      ${
+        d.account === null || d.account === DEFAULT_ACCOUNT_ID
+          ? null
+          : html`<dt>account</dt>
+              <dd>${d.account}</dd>`
+      }
       <dt>merchant ref</dt>
       <dd>${o.merchantRef}</dd>
       <dt>transaction ref</dt>

@@ -30,20 +30,18 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
   const cannotRerun = rerunRefusal(deps.config);
   const accountIds = consoleAccountIds(deps.config);
 
+  // With several accounts, ?account=ID: that account's reports; with one it is ignored. undefined: none chosen.
+  const chosenAccount = (query: unknown): string | undefined => {
+    const raw = (query as { account?: unknown }).account;
+    return typeof raw === 'string' && raw !== '' && accountIds.length > 1 ? raw : undefined;
+  };
+  const unknownAccount = (account: string) =>
+    `account: ${JSON.stringify(account.slice(0, 40))} is not a configured account; choose from ${accountIds.join(', ')}`;
+
   app.get('/days', { config: { access: 'read' } }, async (request, reply) => {
     const s = request.session!;
-    // With several accounts, ?account=ID lists that account's reports; with one it is ignored.
-    const raw = (request.query as { account?: unknown }).account;
-    const account = typeof raw === 'string' && raw !== '' && accountIds.length > 1 ? raw : undefined;
-    if (account !== undefined && !accountIds.includes(account))
-      return sendPage(
-        reply,
-        400,
-        badAccountPage(
-          s,
-          `account: ${JSON.stringify(account.slice(0, 40))} is not a configured account; choose from ${accountIds.join(', ')}`,
-        ),
-      );
+    const account = chosenAccount(request.query);
+    if (account !== undefined && !accountIds.includes(account)) return sendPage(reply, 400, badAccountPage(s, unknownAccount(account)));
     const days = await listReportDays(deps.db.knex, 120, account);
     return sendPage(reply, 200, daysListPage({ session: s, days, zone, cannotRerun, accountIds, account: account ?? '' }));
   });
@@ -57,7 +55,12 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
     } catch (err) {
       return sendPage(reply, 400, badDatePage(s, messageOf(err)));
     }
-    const versions = await versionsOfDay(deps.db.knex, date);
+    // With several accounts a day has one report per account: the page is one account's (its versions,
+    // files from its own folder); with none chosen, the consolidated day shows the accounts side by side.
+    const account = chosenAccount(request.query);
+    if (account !== undefined && !accountIds.includes(account)) return sendPage(reply, 400, badAccountPage(s, unknownAccount(account)));
+    if (account === undefined && accountIds.length > 1) return reply.redirect(`/days/${date}/accounts`);
+    const versions = await versionsOfDay(deps.db.knex, date, account);
     const current = versions[0];
     const sections: DaySection[] = [];
     if (current) {
@@ -68,7 +71,11 @@ export function registerDayRoutes(app: FastifyInstance, deps: ConsoleDeps): void
       }
     }
     const mismatches = current ? await versionMismatches(deps.db.knex, current.id, MISMATCHES_SHOWN) : null;
-    return sendPage(reply, 200, dayPage({ session: s, date, zone, cannotRerun, versions, sections, mismatches }));
+    return sendPage(
+      reply,
+      200,
+      dayPage({ session: s, date, zone, cannotRerun, versions, sections, mismatches, ...(account !== undefined ? { account } : {}) }),
+    );
   });
 
   // One day across every account, summed from the orders, checks and cases in the database.

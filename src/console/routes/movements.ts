@@ -109,7 +109,8 @@ export function registerMovementRoutes(app: FastifyInstance, deps: ConsoleDeps):
     const { id } = request.params as { id: string };
     const before = ID.test(id) ? await movementWithMatch(deps.db.knex, id) : null;
     if (!before) return notFound(request, reply, 'No such movement');
-    const { outcome, resolvedCases } = await approveAndLink(deps.db.knex, before.reference, s.userName, deps.now(), lagMs);
+    // A reference is unique per account: the movement's own account names it.
+    const { outcome, resolvedCases } = await approveAndLink(deps.db.knex, before.reference, s.userName, deps.now(), lagMs, before.account);
     if (outcome.kind === 'approved')
       return reply.redirect(`/movements/${id}${resolvedCases.length ? `?resolved=${resolvedCases.join(',')}` : ''}`, 303);
     if (outcome.kind === 'not_found') return notFound(request, reply, 'No such movement');

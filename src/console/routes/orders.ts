@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sendPage, type ConsoleDeps } from '../http-kit.ts';
-import { casesOfOrder, notificationsOfOrder, ordersByRefPrefix, versionsOfOrder } from '../../db/order-lookup.ts';
+import { accountOfOrder, casesOfOrder, notificationsOfOrder, ordersByRefPrefix, versionsOfOrder } from '../../db/order-lookup.ts';
 import { findOrderById } from '../../db/orders.ts';
 import { selectItemsOfOrder } from '../../db/items.ts';
 import { html } from '../../html/html.ts';
@@ -17,6 +17,8 @@ const SHOWN = 20;
 export function registerOrderRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   const zone = deps.config.REPORT_TIMEZONE;
   const accountIds = consoleAccountIds(deps.config);
+  // With several accounts a merchantRef may be two orders' (sql/055): each row names its account.
+  const several = accountIds.length > 1;
 
   app.get('/search', { config: { access: 'read' } }, async (request, reply) => {
     const s = request.session!;
@@ -64,6 +66,7 @@ export function registerOrderRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
         </p>
         ${dataTable(
           html`<th>order</th>
+            ${several ? html`<th>account</th>` : null}
             <th>transaction ref</th>
             <th>direction</th>
             <th class="num">amount</th>
@@ -73,6 +76,7 @@ export function registerOrderRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
             (o) =>
               html`<tr>
                 <td><a href="${orderHref(o.direction, o.id)}">${o.merchantRef}</a></td>
+                ${several ? html`<td>${o.accountId}</td>` : null}
                 <td>${o.transactionRef}</td>
                 <td>${o.direction}</td>
                 <td class="num">${amount(o.amount, o.currency)} ${o.currency}</td>
@@ -101,13 +105,14 @@ export function registerOrderRoutes(app: FastifyInstance, deps: ConsoleDeps): vo
             <p>Search by its ref with the box above.</p>`,
         ),
       );
-    const [checks, notifications, cases, versions] = await Promise.all([
+    const [account, checks, notifications, cases, versions] = await Promise.all([
+      accountOfOrder(deps.db.knex, order.direction, order.id),
       selectItemsOfOrder(deps.db.knex, order.direction, order.id),
       notificationsOfOrder(deps.db.knex, order.direction, order.transactionRef),
       casesOfOrder(deps.db.knex, order.direction, order.id),
       versionsOfOrder(deps.db.knex, order.direction, order.id),
     ]);
-    const body = orderPageBody({ order, checks, notifications, cases, versions, zone });
+    const body = orderPageBody({ order, account, checks, notifications, cases, versions, zone });
     return sendPage(reply, 200, page({ title: `${order.direction} ${order.merchantRef}`, session: s }, body));
   });
 }

@@ -81,7 +81,9 @@ export function buildReportEmail(v: ReportVersionRef, opts: ReportContentOptions
   const manifest = readManifest(dir);
   const { headline: line, tables } = summaryOf(dir, manifest);
   const label = versionLabel(v.business_date, v.version, opts.previouslySent ?? null);
-  const subject = fitSubject(`payrecon ${v.business_date}: `, line, ` (${label.short})`);
+  // With several accounts the version's manifest names its account, and so do the subject and the intro.
+  const account = manifest?.account ? `${manifest.account.name} ` : '';
+  const subject = fitSubject(`payrecon ${account}${v.business_date}: `, line, ` (${label.short})`);
   const money = moneyTable(dir, manifest);
 
   const { attachments, notAttached } = fileAttachments(dir, manifest, opts.csvAttachLimitBytes ?? CSV_ATTACH_LIMIT_BYTES);
@@ -99,7 +101,7 @@ export function buildReportEmail(v: ReportVersionRef, opts: ReportContentOptions
     ? `Not attached: ${notAttached.join('; ')}. They are kept with ${where}, and can be downloaded from the console.`
     : '';
 
-  const intro = `Reconciliation report for ${v.business_date}: ${line}.`;
+  const intro = `Reconciliation report for ${account}${v.business_date}: ${line}.`;
   const text = [
     intro,
     label.long,
@@ -221,6 +223,7 @@ function movementsInOut(dir: string): Map<string, { in: Decimal; out: Decimal }>
 }
 
 interface ManifestView {
+  account?: { id: string; name: string };
   headline?: string;
   timezone?: string;
   files?: Record<string, unknown>;

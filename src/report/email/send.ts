@@ -14,6 +14,7 @@ import type { Mailer } from '../../notify/mailer.ts';
 import { buildReportEmail } from './content.ts';
 import { BUSY, withSendLock } from '../../notify/send-lock.ts';
 import { removedVersionSentence } from '../removed-version.ts';
+import { DEFAULT_ACCOUNT_ID } from '../../domain/account.ts';
 
 export type ReportSelector = { versionId: string } | { businessDate: string; version: number };
 
@@ -80,7 +81,8 @@ export async function sendReportEmail(db: Db, mailer: Mailer, opts: SendReportEm
     opts.onStep?.('email_begun');
     const messageId = reportMessageId(row, mailer.from);
     try {
-      const previouslySent = await lastEmailedVersion(db.knex, row.business_date, row.version);
+      // A day's versions are numbered per account: the previous e-mail is of the same account's.
+      const previouslySent = await lastEmailedVersion(db.knex, row.business_date, row.version, row.account_id);
       const content = buildReportEmail(row, { csvAttachLimitBytes: opts.csvAttachLimitBytes, previouslySent });
       await mailer.send({ from: mailer.from, to, messageId, ...content });
       opts.onStep?.('email_accepted');
@@ -101,28 +103,38 @@ function removed(ref: { versionId: string; businessDate: string; version: number
   return { status: 'removed', ...ref, message };
 }
 
-/** Sends every version left pending by a failed or interrupted send, oldest first; never throws for delivery. */
+/**
+ * Sends every version left pending by a failed or interrupted send, oldest first; never throws for delivery.
+ * `account`: that account's versions only, the ones `to` (its recipients) are for; the other accounts'
+ * wait for their own runs.
+ */
 export async function retryPendingEmails(
   db: Db,
   mailer: Mailer,
   now: Date,
-  opts: Pick<SendReportEmailOptions, 'to' | 'csvAttachLimitBytes' | 'secrets'> = {},
+  opts: Pick<SendReportEmailOptions, 'to' | 'csvAttachLimitBytes' | 'secrets'> & { account?: string } = {},
 ): Promise<ReportEmailResult[]> {
+  const { account, ...send } = opts;
   const results: ReportEmailResult[] = [];
-  for (const row of await pendingReportDeliveries(db.knex)) {
-    results.push(await sendReportEmail(db, mailer, { ...opts, versionId: row.id, now }));
+  for (const row of await pendingReportDeliveries(db.knex, account)) {
+    results.push(await sendReportEmail(db, mailer, { ...send, versionId: row.id, now }));
   }
   return results;
 }
 
 /**
  * Stable for every attempt of one send: the version plus the time of the previous successful
- * send (none for the first), so retries share an id and a deliberate resend gets a new one.
+ * send (none for the first), so retries share an id and a deliberate resend gets a new one. An
+ * account's version names its account: two accounts' v1 of a day are two messages, never one de-duplicated.
  */
-export function reportMessageId(row: Pick<ReportDelivery, 'business_date' | 'version' | 'emailed_at'>, from: string): string {
+export function reportMessageId(
+  row: Pick<ReportDelivery, 'business_date' | 'version' | 'emailed_at'> & { account_id?: string },
+  from: string,
+): string {
   const domain = from.split('@')[1] || 'payrecon.invalid';
   const previous = row.emailed_at ? row.emailed_at.getTime() : 0;
-  return `<payrecon.report.${row.business_date}.v${row.version}.${previous}@${domain}>`;
+  const account = row.account_id === undefined || row.account_id === DEFAULT_ACCOUNT_ID ? '' : `${row.account_id}.`;
+  return `<payrecon.report.${account}${row.business_date}.v${row.version}.${previous}@${domain}>`;
 }
 
 async function findVersion(db: Db, sel: ReportSelector): Promise<ReportDelivery> {

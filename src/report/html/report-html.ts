@@ -21,6 +21,8 @@ export interface FileLine {
 
 export interface ReportHtmlInput {
   date: string;
+  /** The account the version is of, named only when several accounts are configured. */
+  account?: string;
   timezone: string;
   version: number;
   /** Local ISO time this version was written. */
@@ -56,7 +58,7 @@ const readableTime = (iso: string) =>
     .replace(/ Z$/, ' UTC');
 
 export function reportHtml(input: ReportHtmlInput, formatTime: (ms: number) => string): string {
-  const title = `Reconciliation ${input.date}, version ${input.version}`;
+  const title = `Reconciliation ${input.date}, version ${input.version}${input.account !== undefined ? `, account ${input.account}` : ''}`;
   const previous = input.versions.filter((v) => v.version !== input.version);
   // The charts' SVG is rendered by vega from our own data, and is markup by design.
   // The templates are the page's markup as written: prettier would reflow the HTML inside them.

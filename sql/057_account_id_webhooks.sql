@@ -1,0 +1,11 @@
+-- Several provider accounts (issue 41), continued from 052: a notification belongs to the account whose
+-- secret signed it, so its confirming fetch uses that account's client and its cases are that account's.
+-- Rows stored before belong to the one account there was, "default" (as in 052: a constant default costs
+-- no table rewrite). Left without an account on purpose:
+--   movements          already carry one (its column `account`, migration 047); movement_events follow their movement.
+--   bank_codes         the provider's directory of banks, one list per currency, read by every account's checks.
+--   statement_lines, statement_matches  a bank account's lines; a line is matched to a movement, which names the account.
+--   case_events, report_version_orders, journal_posting_lines  rows of a parent that carries the account.
+--   recon_open         derived from recon_items per order; the order carries the account.
+--   console_*, installation, alerting_health, provider_budget (keyed by MerchantID), queued_work/run_batches (own account column).
+ALTER TABLE webhook_events ADD COLUMN account_id text NOT NULL DEFAULT 'default';
