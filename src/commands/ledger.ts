@@ -1,6 +1,21 @@
 import type { Command } from 'commander';
 import { printOut } from '../log/terminal.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
+import { UsageError } from '../domain/errors.ts';
+
+/**
+ * The ledger commands read every account's postings as one ledger (and name a posting by date and
+ * version alone): with several accounts that would mix their books, so they are refused until they
+ * take an account. One account: as before.
+ */
+async function refuseSeveralAccounts(): Promise<void> {
+  const [{ loadConfig }, { configuredAccounts }] = await Promise.all([import('../config/config.ts'), import('../config/accounts.ts')]);
+  const ids = configuredAccounts(loadConfig()).map((a) => a.id);
+  if (ids.length > 1)
+    throw new UsageError(
+      `ledger: not per account yet, and ${ids.length} accounts are configured (${ids.join(', ')}): their postings would be mixed`,
+    );
+}
 
 export function registerLedger(program: Command): void {
   const ledger = program
@@ -12,6 +27,7 @@ export function registerLedger(program: Command): void {
     .option('--json', 'print them as JSON')
     .addHelpText('after', envHelp([...DB_ENV]))
     .action(async (opts: { json?: boolean }) => {
+      await refuseSeveralAccounts();
       const { ledgerPostingsJob } = await import('../services/ledger.ts');
       const list = await ledgerPostingsJob();
       if (opts.json) return printOut(`${JSON.stringify(list, null, 2)}\n`);
@@ -34,6 +50,7 @@ export function registerLedger(program: Command): void {
     .option('--json', 'print it as JSON')
     .addHelpText('after', envHelp([...DB_ENV, 'JOURNAL_ACCOUNTS_FILE']))
     .action(async (opts: { asOf?: string; json?: boolean }) => {
+      await refuseSeveralAccounts();
       const { ledgerTrialBalanceJob } = await import('../services/ledger.ts');
       const tb = await ledgerTrialBalanceJob({ asOf: opts.asOf });
       if (opts.json) return printOut(`${JSON.stringify(tb, null, 2)}\n`);
