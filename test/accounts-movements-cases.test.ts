@@ -132,7 +132,7 @@ describe('the movement form and list with two accounts', () => {
 
 describe('cases list with two accounts', () => {
   it.skipIf(requiresServer('the command runs as its own process on the same database'))(
-    'names each case’s account, filters by --account, refuses an unknown one naming the ids; the ledger is refused; one account as before',
+    'names each case’s account, filters by --account, refuses an unknown one naming the ids; the ledger needs --account; one account as before',
     async () => {
       const env = { DATABASE_URL: t.url!, ...accountEnv };
       const all = await runCli(['cases', 'list'], env);
@@ -156,10 +156,11 @@ describe('cases list with two accounts', () => {
       expect(bad.code).toBe(3);
       expect(bad.stderr).toContain('configured: in-main, ng-brand');
 
-      // The ledger reads every account's postings as one: refused with several accounts, naming them.
+      // The ledger is one account's: naming none with several accounts is refused, naming them.
       const ledger = await runCli(['ledger', 'postings'], env);
       expect(ledger.code).toBe(3);
-      expect(ledger.stderr).toContain('ledger: not per account yet, and 2 accounts are configured (in-main, ng-brand)');
+      expect(ledger.stderr).toContain('--account: required, 2 accounts are configured (in-main, ng-brand)');
+      expect((await runCli(['ledger', 'postings', '--account', 'ng-brand'], env)).code).toBe(0);
 
       const one = await runCli(['cases', 'list'], { DATABASE_URL: t.url!, LOG_LEVEL: 'silent' });
       expect(one.code).toBe(0);

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { Decimal } from 'decimal.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { type Config } from '../src/config/config.ts';
 import { type SeededOrder } from '../src/demo/seed-merchant.ts';
 import { reconcileJob } from '../src/services/reconcile.ts';
 import { reportJob } from '../src/services/report.ts';
+import { ledgerPostingsJob, ledgerTrialBalanceJob } from '../src/services/ledger.ts';
 import { snapshotJob } from '../src/services/snapshot.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
@@ -139,6 +141,24 @@ describe('reports of one account among several', () => {
     expect(Object.fromEntries(postings.map((p) => [p.account_id, Number(p.n)]))).toEqual({ 'in-main': 2, 'ng-brand': 1 });
     // The rerun's journal found the account's day posted by its own v1, not by the other account's.
     expect(read(r.report.directory, 'manifest.json')).not.toContain('ng-brand');
+  });
+
+  it("the ledger is one account's: its posting files, and its trial balance in its own chart of accounts", async () => {
+    await expect(ledgerPostingsJob({}, context())).rejects.toThrow('--account: required, 2 accounts are configured (in-main, ng-brand)');
+    const files = async (account: string) => (await ledgerPostingsJob({ account }, context())).map((p) => `${p.date}/v${p.version}`);
+    expect(await files('in-main')).toEqual([`${today}/v1`, `${today}/v2`]);
+    expect(await files('ng-brand')).toEqual([`${today}/v1`]);
+    for (const id of IDS) {
+      const tb = await ledgerTrialBalanceJob({ account: id, asOf: `${today}/v1` }, context());
+      const other = IDS.find((x) => x !== id)!;
+      const codes = tb.rows.map((r) => r.accountCode);
+      expect(codes).toContain(WALLET_CODE[id]);
+      expect(codes).not.toContain(WALLET_CODE[other]);
+      // Each account's books balance on their own, per currency.
+      const byCurrency = new Map<string, Decimal>();
+      for (const r of tb.rows) byCurrency.set(r.currency, (byCurrency.get(r.currency) ?? new Decimal(0)).plus(r.balance));
+      expect([...byCurrency.values()].every((sum) => sum.isZero())).toBe(true);
+    }
   });
 
   it("retries a pending delivery with its own account's run, to its own recipients", async () => {

@@ -1,21 +1,8 @@
 import type { Command } from 'commander';
 import { printOut } from '../log/terminal.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
-import { UsageError } from '../domain/errors.ts';
 
-/**
- * The ledger commands read every account's postings as one ledger (and name a posting by date and
- * version alone): with several accounts that would mix their books, so they are refused until they
- * take an account. One account: as before.
- */
-async function refuseSeveralAccounts(): Promise<void> {
-  const [{ loadConfig }, { configuredAccounts }] = await Promise.all([import('../config/config.ts'), import('../config/accounts.ts')]);
-  const ids = configuredAccounts(loadConfig()).map((a) => a.id);
-  if (ids.length > 1)
-    throw new UsageError(
-      `ledger: not per account yet, and ${ids.length} accounts are configured (${ids.join(', ')}): their postings would be mixed`,
-    );
-}
+const ACCOUNT_HELP = 'the account whose ledger this is, with its chart of accounts (required when several accounts are configured)';
 
 export function registerLedger(program: Command): void {
   const ledger = program
@@ -25,11 +12,11 @@ export function registerLedger(program: Command): void {
     .command('postings')
     .description('the posting files written so far (journal_posting.csv of each report version), in the order to post them')
     .option('--json', 'print them as JSON')
+    .option('--account <id>', ACCOUNT_HELP)
     .addHelpText('after', envHelp([...DB_ENV]))
-    .action(async (opts: { json?: boolean }) => {
-      await refuseSeveralAccounts();
+    .action(async (opts: { json?: boolean; account?: string }) => {
       const { ledgerPostingsJob } = await import('../services/ledger.ts');
-      const list = await ledgerPostingsJob();
+      const list = await ledgerPostingsJob({ account: opts.account });
       if (opts.json) return printOut(`${JSON.stringify(list, null, 2)}\n`);
       if (list.length === 0) return printOut('no posting file written yet\n');
       printOut(
@@ -48,11 +35,11 @@ export function registerLedger(program: Command): void {
     )
     .option('--as-of <DATE/vN>', 'the report version whose posting file is the last posted (default: the last written)')
     .option('--json', 'print it as JSON')
+    .option('--account <id>', ACCOUNT_HELP)
     .addHelpText('after', envHelp([...DB_ENV, 'JOURNAL_ACCOUNTS_FILE']))
-    .action(async (opts: { asOf?: string; json?: boolean }) => {
-      await refuseSeveralAccounts();
+    .action(async (opts: { asOf?: string; json?: boolean; account?: string }) => {
       const { ledgerTrialBalanceJob } = await import('../services/ledger.ts');
-      const tb = await ledgerTrialBalanceJob({ asOf: opts.asOf });
+      const tb = await ledgerTrialBalanceJob({ asOf: opts.asOf, account: opts.account });
       if (opts.json) return printOut(`${JSON.stringify(tb, null, 2)}\n`);
       if (!tb.asOf) return printOut('no posting file written yet\n');
       const rows = tb.rows.map((r) => [r.currency, r.accountCode, r.accountName, r.debits, r.credits, r.balance]);
