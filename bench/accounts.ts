@@ -30,6 +30,7 @@ import { queueRunners } from '../src/services/queue-runners.ts';
 import { installQueue } from '../src/worker/install.ts';
 import { cliEntry } from './lib/cli-entry.ts';
 import { loadSyntheticOrders } from './lib/load-synthetic.ts';
+import { batchTimeline } from './lib/batch-timeline.ts';
 import { benchMachine, loadAverages, recordResult } from './lib/record.ts';
 import { createScratchDatabase } from './lib/scratch-database.ts';
 
@@ -124,7 +125,7 @@ try {
   for (const a of accounts) await control.bulkSeed({ seed: a.seed, count: M, merchantId: a.merchantId });
   log(`sandbox ${baseUrl}: ${N} merchants at ${RATE}/s each, ${M} orders each`);
 
-  for (const W of WORKER_COUNTS) results.push(await runOnce(baseUrl, W));
+  for (const W of WORKER_COUNTS) results.push(await runOnce(baseUrl, control, W));
 
   const loadNow = loadAverages();
   recordResult('accounts', {
@@ -165,7 +166,7 @@ try {
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 
-async function runOnce(baseUrl: string, W: number): Promise<Record<string, unknown>> {
+async function runOnce(baseUrl: string, control: SandboxControl, W: number): Promise<Record<string, unknown>> {
   const scratch = await createScratchDatabase(server!, 'payrecon_bench_accounts');
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -180,8 +181,10 @@ async function runOnce(baseUrl: string, W: number): Promise<Record<string, unkno
     RECON_BATCH_SIZE: String(BATCH),
     RECON_CONCURRENCY: String(RECON_C),
     WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
-    LOG_LEVEL: 'warn',
+    // Info: each batch's 'reconcile batch finished' line carries its stage timings (read, fetch, write).
+    LOG_LEVEL: 'info',
   };
+  const stages = batchStages();
   const workers: Array<{ child: ChildProcess; done: Promise<{ code: number | null; stderr: string }> }> = [];
   const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
   const db = await openDatabase(config, { poolMax: 2 });
@@ -195,6 +198,7 @@ async function runOnce(baseUrl: string, W: number): Promise<Record<string, unkno
     await installQueue(db, scratch.url, silentLogger);
     for (let i = 0; i < W; i++) {
       const child = spawn(process.execPath, [CLI, 'worker'], { cwd: tmp, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      createInterface({ input: child.stderr! }).on('line', (l) => stages.add(i, l));
       let stderr = '';
       child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-20_000)));
       workers.push({ child, done: once(child, 'exit').then(([code]) => ({ code: code as number | null, stderr })) });
@@ -211,6 +215,7 @@ async function runOnce(baseUrl: string, W: number): Promise<Record<string, unkno
     const workerCpu0 = workers.map((w) => procCpuSeconds(w.child.pid!));
     const pgStart = await pgBackendCpu(scratch.name);
     const pgLatest = new Map(pgStart);
+    const throttled0 = (await control.stats()).rate.throttled;
     const t0 = Date.now();
     const plan = await queueRunners({ config, db }).reconcile({
       scheduledFor: new Date(t0),
@@ -254,6 +259,10 @@ async function runOnce(baseUrl: string, W: number): Promise<Record<string, unkno
       slowest_account_s: Number(seconds.toFixed(1)),
       load_start: loadStart,
       load_end: loadEnd,
+      // Where the time went: batches in flight, each account's busy share and rate while busy, the gaps between its batches.
+      timeline: await batchTimeline(db.knex, runIds, t0, RATE),
+      batch_stage_s: stages.totals(),
+      provider_429s: (await control.stats()).rate.throttled - throttled0,
     };
     if (incomplete.length) log(`incomplete runs: ${JSON.stringify(incomplete)}`);
     log(JSON.stringify(result));
@@ -264,4 +273,43 @@ async function runOnce(baseUrl: string, W: number): Promise<Record<string, unkno
     await db.close();
     await scratch.drop().catch((err: Error) => log(`could not drop ${scratch.name}: ${err.message}`));
   }
+}
+
+/** The workers' batch lines summed: seconds spent reading, fetching (waiting for the budget included) and writing. */
+function batchStages() {
+  const sum = { batches: 0, read: 0, fetch: 0, write: 0 };
+  // Cumulative per process and account: the latest line of each is its count.
+  const expired = new Map<string, number>();
+  const pastOnArrival = new Map<string, number>();
+  return {
+    add(worker: number, line: string) {
+      if (!line.includes('reconcile batch finished')) return;
+      try {
+        const parsed = JSON.parse(line) as {
+          ms?: { read: number; fetch: number; write: number };
+          account?: string;
+          budgetSlotsExpired?: number;
+          budgetSlotsPastOnArrival?: number;
+        };
+        const ms = parsed.ms;
+        if (!ms) return;
+        expired.set(`${worker}:${parsed.account}`, parsed.budgetSlotsExpired ?? 0);
+        pastOnArrival.set(`${worker}:${parsed.account}`, parsed.budgetSlotsPastOnArrival ?? 0);
+        sum.batches++;
+        sum.read += ms.read / 1000;
+        sum.fetch += ms.fetch / 1000;
+        sum.write += ms.write / 1000;
+      } catch {
+        // Not a log line of ours.
+      }
+    },
+    totals: () => ({
+      batches: sum.batches,
+      read: Number(sum.read.toFixed(1)),
+      fetch: Number(sum.fetch.toFixed(1)),
+      write: Number(sum.write.toFixed(1)),
+      budget_slots_expired: [...expired.values()].reduce((a, b) => a + b, 0),
+      budget_slots_past_on_arrival: [...pastOnArrival.values()].reduce((a, b) => a + b, 0),
+    }),
+  };
 }

@@ -84,24 +84,25 @@ describe.skipIf(requiresServer(NEEDS))('payrecon worker: a worker killed mid-bat
     workers.push(w);
     return w;
   };
-  /** The instance of a worker process, once it beats. */
-  const instanceOf = async (pid: number): Promise<string> => {
-    let instance = '';
+  /**
+   * Waits until one of the live workers holds a batch it has not written: that worker, its instance and
+   * the batch. (An account's batches run one at a time, so with two accounts one of three workers may be idle.)
+   */
+  const aWorkerHoldingABatch = async () => {
+    let found: { worker: (typeof workers)[number]; instance: string; held: { run_id: string; batch: number } } | undefined;
     await waitFor(async () => {
-      const row = await knex()('worker_heartbeats').where({ pid }).first();
-      instance = row?.instance ?? '';
-      return instance !== '';
+      for (const worker of workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null)) {
+        const instance = (await knex()('worker_heartbeats').where({ pid: worker.child.pid }).first())?.instance as string | undefined;
+        if (!instance) continue;
+        const held = await knex()('run_batches').where({ claimed_by: instance }).whereNull('done_at').first();
+        if (held) {
+          found = { worker, instance, held };
+          return true;
+        }
+      }
+      return false;
     });
-    return instance;
-  };
-  /** Waits until this worker holds a batch it has not written, and returns it. */
-  const holdingABatch = async (instance: string) => {
-    let held: { run_id: string; batch: number } | undefined;
-    await waitFor(async () => {
-      held = await knex()('run_batches').where({ claimed_by: instance }).whereNull('done_at').first();
-      return held !== undefined;
-    });
-    return held!;
+    return found!;
   };
 
   it('two schedulers planning the same occurrence enqueue it once; three workers, one killed twice, check every order of both accounts once', async () => {
@@ -123,13 +124,11 @@ describe.skipIf(requiresServer(NEEDS))('payrecon worker: a worker killed mid-bat
       { account_id: 'acct-b' },
     ]);
 
-    const [victim] = [startWorker(), startWorker(), startWorker()];
+    for (let i = 0; i < 3; i++) startWorker();
     const killed: string[] = [];
     const cut: Array<{ run_id: string; batch: number }> = [];
-    let target = victim;
     for (let round = 0; round < 2; round++) {
-      const instance = await instanceOf(target.child.pid!);
-      const held = await holdingABatch(instance);
+      const { worker: target, instance, held } = await aWorkerHoldingABatch();
       target.child.kill('SIGKILL');
       expect((await target.done).signal).toBe('SIGKILL');
       killed.push(instance);
@@ -137,7 +136,7 @@ describe.skipIf(requiresServer(NEEDS))('payrecon worker: a worker killed mid-bat
       // Still unwritten after the kill: it is this batch the others must pick up.
       const after = await knex()('run_batches').where(held).first();
       expect(after.done_at).toBeNull();
-      target = startWorker();
+      startWorker();
     }
 
     const runsDone = async () => (await knex()('job_runs').whereIn('id', runIds).where({ status: 'completed' })).length === 2;

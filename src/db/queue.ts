@@ -24,6 +24,8 @@ export interface QueueJob {
   runAt?: Date;
   maxAttempts: number;
   priority?: number;
+  /** graphile-worker's named queue: its jobs run one at a time, across every worker. */
+  queue?: string;
 }
 
 /** A batch of a queued reconcile run: one direction's order ids, in id order. */
@@ -66,8 +68,9 @@ export async function planOnce(
 export async function addJob(db: Conn, queueSchema: string, job: QueueJob): Promise<void> {
   await db.raw(
     `SELECT 1 FROM ${quoteIdent(queueSchema)}.add_job(
-       identifier => ?, payload => ?::json, run_at => ?, max_attempts => ?, job_key => ?, priority => ?, job_key_mode => 'unsafe_dedupe')`,
-    [job.task, JSON.stringify(job.payload), job.runAt ?? null, job.maxAttempts, job.key, job.priority ?? 0],
+       identifier => ?, payload => ?::json, queue_name => ?, run_at => ?, max_attempts => ?, job_key => ?, priority => ?,
+       job_key_mode => 'unsafe_dedupe')`,
+    [job.task, JSON.stringify(job.payload), job.queue ?? null, job.runAt ?? null, job.maxAttempts, job.key, job.priority ?? 0],
   );
 }
 

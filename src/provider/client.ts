@@ -189,6 +189,11 @@ export class ProviderClient {
     return this.limiter?.expired ?? 0;
   }
 
+  /** Of the expired slots, those already past when the reservation's answer came. */
+  get expiredOnArrival(): number {
+    return this.limiter?.expiredOnArrival ?? 0;
+  }
+
   close(): Promise<void> {
     return this.transport.close();
   }

@@ -74,6 +74,8 @@ export class RateLimiter {
   private pumping = false;
   /** Slots given up because this process reached them too late (see LATE_MS). */
   expired = 0;
+  /** Of those, slots already past when the store's answer came (a round trip slower than the lead). */
+  expiredOnArrival = 0;
   /** Recent round trips to the store (moving average): slots are asked for no earlier than that from now. */
   private roundTripMs = 0;
   /** Store clock minus local clock, from the reservation with the shortest round trip lately. */
@@ -141,17 +143,18 @@ export class RateLimiter {
           const taken = this.takeBest();
           if (!taken) break;
           const at = grant.firstSlotMs + i * this.intervalMs - offset;
-          const use = () => {
+          const use = (onArrival: boolean) => {
             if (this.now() - at <= LATE_MS) return taken.waiter.resolve();
             this.expired++;
+            if (onArrival) this.expiredOnArrival++;
             this.queues[taken.priority].unshift(taken.waiter);
             if (!this.pumping) void this.pump();
           };
           const wait = at - this.now();
           // A slot already past when the answer came (a round trip slower than the lead asked for) follows the same
           // rule: used within LATE_MS, else given up; the lead grows with the round trips, so this stays rare.
-          if (wait <= 0) use();
-          else void this.sleep(wait).then(use);
+          if (wait <= 0) use(true);
+          else void this.sleep(wait).then(() => use(false));
         }
       }
     } finally {

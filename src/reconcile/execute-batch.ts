@@ -23,9 +23,16 @@ export interface BatchJob {
 }
 
 export type BatchOutcome =
-  | { status: 'written'; checked: number; lost: number; runCompleted: boolean }
+  | { status: 'written'; checked: number; lost: number; runCompleted: boolean; ms: BatchStageMs }
   /** Already written (the job ran again after its write committed), or its run is no longer running. */
   | { status: 'nothing_to_do'; reason: string };
+
+/** Where a batch's time went (logged with it): reading its orders, fetching and comparing them, writing them. */
+interface BatchStageMs {
+  read: number;
+  fetch: number;
+  write: number;
+}
 
 /** The batch's claim was superseded (this worker was presumed dead): its write is rolled back, nothing of it stored. */
 export class ClaimLostError extends Error {}
@@ -37,6 +44,7 @@ export class ClaimLostError extends Error {}
  * Orders another writer changed under the batch are left due for the next run, as a run does after its rechecks.
  */
 export async function executeBatch(deps: ReconcileDeps, job: BatchJob, workerId: string): Promise<BatchOutcome> {
+  const started = performance.now();
   const run = await findRun(deps.db.knex, job.runId);
   if (!run || run.status !== 'running') return { status: 'nothing_to_do', reason: `run ${job.runId} is ${run?.status ?? 'gone'}` };
   const attempt = await claimBatch(deps.db.knex, job.runId, job.batch, workerId, deps.clock());
@@ -50,7 +58,10 @@ export async function executeBatch(deps: ReconcileDeps, job: BatchJob, workerId:
       : await selectOrdersByIds(deps.db.knex, job.direction, job.ids);
   const notified = await notificationsOf(deps, job.direction, orders);
   let result: { done: CheckToWrite[]; lost: unknown[] } = { done: [], lost: [] };
+  const fetching = performance.now();
+  let writing = fetching;
   const write = async (page: OrderRow[], checks: CheckToWrite[]) => {
+    writing = performance.now();
     const now = deps.clock();
     result = await writeBatch(deps.db, {
       run,
@@ -81,7 +92,14 @@ export async function executeBatch(deps: ReconcileDeps, job: BatchJob, workerId:
   }
   if (deps.onChecked) for (const c of result.done) deps.onChecked(job.direction, c.result.verdict, 1);
   const completed = await completeRunIfDone(deps.db.knex, job.runId, deps.clock());
-  return { status: 'written', checked: result.done.length, lost: result.lost.length, runCompleted: completed !== null };
+  const ms = { read: fetching - started, fetch: writing - fetching, write: performance.now() - writing };
+  return {
+    status: 'written',
+    checked: result.done.length,
+    lost: result.lost.length,
+    runCompleted: completed !== null,
+    ms: { read: Math.round(ms.read), fetch: Math.round(ms.fetch), write: Math.round(ms.write) },
+  };
 }
 
 async function* oneBatch(orders: OrderRow[]): AsyncGenerator<OrderRow[]> {

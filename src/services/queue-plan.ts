@@ -37,6 +37,9 @@ export interface PlanContext {
 /** graphile-worker's priority is a smallint. */
 const MAX_PRIORITY = 32_767;
 
+/** The named queue of an account's reconcile batches. */
+const reconcileQueueOf = (account: string): string => `reconcile:${account}`;
+
 export type PlanResult = { planned: true; runId: string | null; jobs: number } | { planned: false };
 
 /**
@@ -47,6 +50,7 @@ export type PlanResult = { planned: true; runId: string | null; jobs: number } |
 export async function enqueueReconcileSweep(ctx: PlanContext, scheduledFor: Date, now: Date = new Date()): Promise<PlanResult> {
   const { config, db } = ctx;
   const account = ctx.account ?? accountFor(config, undefined).id;
+  const several = configuredAccounts(config).length > 1;
   const selection = buildSelection(
     {},
     { now, zone: config.REPORT_TIMEZONE, lookbackDays: config.RECON_LOOKBACK_DAYS, finalRecheckDays: config.RECON_FINAL_RECHECK_DAYS },
@@ -76,6 +80,10 @@ export async function enqueueReconcileSweep(ctx: PlanContext, scheduledFor: Date
         // graphile runs by priority, then id: batch i of every account before batch i+1 of any, so the
         // accounts' sweeps interleave (each within its own budget) instead of running one after another.
         priority: Math.min(i, MAX_PRIORITY),
+        // With several accounts, one batch of an account in flight at a time, across every worker: a second
+        // one would only share the account's budget while holding a job slot another account's batch could
+        // use (measured: docs/performance/scale-out.md). One account keeps today's behaviour.
+        ...(several ? { queue: reconcileQueueOf(account) } : {}),
         maxAttempts: MAX_ATTEMPTS,
       }));
       result = { planned: true, runId: run.id, jobs: jobs.length };

@@ -65,10 +65,11 @@ export function workerTasks(deps: TaskDeps): TaskList {
       const job = payload as BatchJob;
       const logger = loggerFor(deps.logger, helpers, 'reconcile', job.account).child({ runId: job.runId, batch: job.batch });
       const policy = policyFromConfig(config, await loadActiveBankCodes(db.knex));
+      const client = await deps.clientFor(job.account);
       const outcome = await executeBatch(
         {
           db,
-          fetcher: await deps.clientFor(job.account),
+          fetcher: client,
           policy,
           clock: now,
           logger,
@@ -80,7 +81,11 @@ export function workerTasks(deps: TaskDeps): TaskList {
         job,
         deps.instance,
       );
-      logger.info({ ...outcome }, 'reconcile batch finished');
+      // budgetSlotsExpired: this process's count for the account so far (slots reached too late, given up; rate-limit.ts).
+      logger.info(
+        { ...outcome, budgetSlotsExpired: client.expiredSlots, budgetSlotsPastOnArrival: client.expiredOnArrival },
+        'reconcile batch finished',
+      );
     },
     [TASKS.snapshot]: scheduled('snapshot'),
     [TASKS.bankCodes]: scheduled('bank-codes'),

@@ -13,6 +13,8 @@ import { beat } from '../db/queue.ts';
 import { EXIT } from '../domain/exit-codes.ts';
 import { installQueue, queueLogger } from '../worker/install.ts';
 import { keepBeating, type WorkerIdentity } from '../worker/heartbeat.ts';
+import { nudgeAfterBatches } from '../worker/nudge-after-batch.ts';
+import { TASKS } from './queue-plan.ts';
 import { workerTasks } from './worker-tasks.ts';
 
 export interface WorkerJobOptions {
@@ -68,6 +70,7 @@ export async function workerJob(options: WorkerJobOptions = {}, context: JobCont
       config.WORKER_LOCK_TIMEOUT_SECONDS * 1000,
       beating.signal,
     );
+    nudgeAfterBatches(events, TASKS.reconcileBatch, deps.signal);
     let runner: Runner | undefined;
     try {
       runner = await run({
