@@ -20,7 +20,7 @@ async function moneyOf(deps: ConsoleDeps, versionId: string, previousId: string 
 /** The finished rerun's version against the one before it, and whether it can be sent. */
 async function outcomeOf(deps: ConsoleDeps, s: Session, r: RerunRow): Promise<RerunOutcome | null> {
   if (r.state !== 'completed' || r.reportVersion === null) return null;
-  const versions = await versionsOfDay(deps.db.knex, r.businessDate);
+  const versions = await versionsOfDay(deps.db.knex, r.businessDate, r.account);
   const version = versions.find((v) => v.version === r.reportVersion);
   // A version the retention removed has no recorded orders left to tally (its day page says so).
   if (!version || version.removedAt) return null;
