@@ -5,7 +5,7 @@ import { recordAction } from '../../db/console-actions.ts';
 import { businessDay, dayIsPartial } from '../../report/date.ts';
 import { scrub, secretValues } from '../../config/redact.ts';
 import { html } from '../../html/html.ts';
-import { rerunRefusal, sendRefusal } from '../can-do.ts';
+import { accountRecipientsOf, rerunRefusal, sendRefusal } from '../can-do.ts';
 import { createMailer } from '../../notify/mailer.ts';
 import { sendReportEmail } from '../../report/email/send.ts';
 import { noSuchRerun, rerunRefusedPage, rerunsPage, type RerunPageContext } from '../pages/rerun.ts';
@@ -94,15 +94,15 @@ function registerRerunPageRoutes(app: FastifyInstance, deps: ConsoleDeps, ctx: R
     const refuse = async (status: number, text: string) =>
       sendPage(reply, status, await rerunView(deps, s, r, ctx, html`<p class="error" role="alert">${text}</p>`));
     if (r.state !== 'completed' || r.reportVersion === null) return refuse(409, 'This rerun has no finished report version to send.');
-    const cannot = sendRefusal(deps.config);
-    if (cannot) return refuse(409, `Cannot send: ${cannot}`);
-    // With several accounts the version goes to its account's recipients, as `report --account` sends it.
+    // With several accounts the version goes to its account's recipients (else REPORT_EMAIL_TO), as `report --account` sends it.
     let to: readonly string[] | undefined;
     if (ctx.perAccount) {
       const account = configuredAccounts(deps.config).find((a) => a.id === r.account);
       if (!account) return refuse(409, `Cannot send: account ${r.account} is no longer configured.`);
-      to = account.reportRecipients;
+      if (account.reportRecipients.length > 0) to = account.reportRecipients;
     }
+    const cannot = sendRefusal(deps.config, accountRecipientsOf(deps.config, r.account));
+    if (cannot) return refuse(409, `Cannot send: ${cannot}`);
     const mailer = createMailer(deps.config);
     let result;
     try {
