@@ -103,7 +103,10 @@ describe('drift cases, movements and notifications of one account among several'
       expect(await event()).toMatchObject({ account_id: 'ng-brand', confirmation: 'confirmed' });
       const unknown = await t.db.knex('cases').where({ code: 'UNKNOWN_ORDER', transaction_ref: p.transactionRef }).first();
       expect(unknown.account_id).toBe('ng-brand');
-      expect(await t.db.knex('alerts').where({ kind: 'unknown_order' }).select('account_id')).toEqual([{ account_id: 'ng-brand' }]);
+      // The alert is stored after the confirmation commits (a failed store must not undo it): poll for it.
+      const alerts = () => t.db.knex('alerts').where({ kind: 'unknown_order' }).select('account_id');
+      await waitFor(async () => (await alerts()).length > 0);
+      expect(await alerts()).toEqual([{ account_id: 'ng-brand' }]);
     } finally {
       stop.abort();
       await serving;

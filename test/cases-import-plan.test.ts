@@ -26,6 +26,7 @@ const stored = (id: string, over: Partial<StoredCase> = {}): StoredCase => ({
   seenCount: 1,
   finding: { local: '10.00', provider: '11.00' },
   version: 3,
+  accountId: 'default',
   assignee: null,
   difference: '1.00',
   atRisk: '1.00',

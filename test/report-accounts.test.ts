@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { Decimal } from 'decimal.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { type Config } from '../src/config/config.ts';
 import { type SeededOrder } from '../src/demo/seed-merchant.ts';
 import { reconcileJob } from '../src/services/reconcile.ts';
 import { reportJob } from '../src/services/report.ts';
+import { ledgerPostingsJob, ledgerTrialBalanceJob } from '../src/services/ledger.ts';
 import { snapshotJob } from '../src/services/snapshot.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
@@ -13,6 +15,9 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { MailSink, freePort } from './helpers/mail-sink.ts';
 import { Agent, addUsers, buildTestConsole, FixedClock } from './helpers/console.ts';
 import { pruneReportVersions } from '../src/prune/prune-versions.ts';
+import { reportDeliveryByVersion } from '../src/db/deliveries.ts';
+import { sendReportEmail } from '../src/report/email/send.ts';
+import { createMailer } from '../src/notify/mailer.ts';
 import { seedAccountOrders, startTwoAccounts, type TwoAccounts } from './helpers/two-accounts.ts';
 
 // Two provider accounts against one sandbox over HTTP: `report --account ID` writes that account's
@@ -141,6 +146,24 @@ describe('reports of one account among several', () => {
     expect(read(r.report.directory, 'manifest.json')).not.toContain('ng-brand');
   });
 
+  it("the ledger is one account's: its posting files, and its trial balance in its own chart of accounts", async () => {
+    await expect(ledgerPostingsJob({}, context())).rejects.toThrow('--account: required, 2 accounts are configured (in-main, ng-brand)');
+    const files = async (account: string) => (await ledgerPostingsJob({ account }, context())).map((p) => `${p.date}/v${p.version}`);
+    expect(await files('in-main')).toEqual([`${today}/v1`, `${today}/v2`]);
+    expect(await files('ng-brand')).toEqual([`${today}/v1`]);
+    for (const id of IDS) {
+      const tb = await ledgerTrialBalanceJob({ account: id, asOf: `${today}/v1` }, context());
+      const other = IDS.find((x) => x !== id)!;
+      const codes = tb.rows.map((r) => r.accountCode);
+      expect(codes).toContain(WALLET_CODE[id]);
+      expect(codes).not.toContain(WALLET_CODE[other]);
+      // Each account's books balance on their own, per currency.
+      const byCurrency = new Map<string, Decimal>();
+      for (const r of tb.rows) byCurrency.set(r.currency, (byCurrency.get(r.currency) ?? new Decimal(0)).plus(r.balance));
+      expect([...byCurrency.values()].every((sum) => sum.isZero())).toBe(true);
+    }
+  });
+
   it("retries a pending delivery with its own account's run, to its own recipients", async () => {
     // ng-brand's v1 left pending (its SMTP conversation failed): in-main's run leaves it to ng-brand's.
     await t.db.knex('report_versions').where({ account_id: 'ng-brand', version: 1 }).update({ email_status: 'pending' });
@@ -152,6 +175,40 @@ describe('reports of one account among several', () => {
     const sent = sink.received.slice(before);
     expect(sent).toHaveLength(1);
     expect((Array.isArray(sent[0].to) ? sent[0].to : [sent[0].to]).map((x) => x?.text)).toEqual(['group-finance@merchant.example']);
+  });
+
+  it('looks a version up by date and number within its account only', async () => {
+    const found = await reportDeliveryByVersion(t.db.knex, 'ng-brand', today, 1);
+    expect(found?.account_id).toBe('ng-brand');
+    expect(await reportDeliveryByVersion(t.db.knex, 'ng-brand', today, 2)).toBeNull();
+    expect((await reportDeliveryByVersion(t.db.knex, 'in-main', today, 2))?.account_id).toBe('in-main');
+    // Unnamed: the single account's 'default' versions, never another account's v1.
+    const mailer = createMailer(config);
+    try {
+      await expect(sendReportEmail(t.db, mailer, { businessDate: today, version: 1, now: new Date() })).rejects.toThrow(
+        `no report version ${today} version 1`,
+      );
+    } finally {
+      mailer.close();
+    }
+  });
+
+  it('the console refuses a rerun when several accounts are configured, before queueing it', async () => {
+    const clock = new FixedClock(new Date());
+    await addUsers(t, clock, { fiona: 'finance' });
+    const app = await buildTestConsole(t, clock, config);
+    try {
+      const fiona = new Agent(app, '10.7.1.2');
+      await fiona.login('fiona');
+      const page = await fiona.get(`/days/${today}?account=ng-brand`);
+      expect(page.body).toContain('rerun unavailable: several accounts are configured');
+      const res = await fiona.post('/reruns', { date: today });
+      expect(res.statusCode).toBe(409);
+      expect(res.body).toContain('payrecon report --date D --account ID');
+      expect(Number((await t.db.knex('console_reruns').count('* as n'))[0].n)).toBe(0);
+    } finally {
+      await app.close();
+    }
   });
 
   it("the console: a day's page is one account's, its files served from the account's folder; without an account, the consolidated day", async () => {

@@ -5,9 +5,10 @@ import { describeDuration } from '../recon/timing.ts';
 import type { CaseDetail, CaseWithHistory } from './work.ts';
 
 /** `cases ... --json`: snake_case keys, times as ISO text, amounts as the exact decimal text stored. */
-export function caseJson(c: CaseWithHistory): Record<string, unknown> {
+export function caseJson(c: CaseWithHistory, withAccount = false): Record<string, unknown> {
   return {
     id: c.id,
+    ...(withAccount ? { account_id: c.accountId } : {}),
     state: c.state,
     resolution: c.resolution,
     code: c.code,
@@ -92,10 +93,12 @@ export function stateLabel(c: Pick<StoredCase, 'state' | 'resolution'>): string 
   return c.resolution === 'written-off' ? 'written off' : `resolved (${c.resolution})`;
 }
 
-export function renderCaseList(cases: readonly CaseWithHistory[], now: Date): string {
+/** The queue as a table; `withAccount` (several accounts configured) adds the account after the case number. */
+export function renderCaseList(cases: readonly CaseWithHistory[], now: Date, withAccount = false): string {
   if (cases.length === 0) return 'no cases match\n';
   const rows = cases.map((c) => [
     `#${c.id}`,
+    ...(withAccount ? [c.accountId] : []),
     stateLabel(c),
     c.code,
     c.currency ?? '',
@@ -104,7 +107,8 @@ export function renderCaseList(cases: readonly CaseWithHistory[], now: Date): st
     c.history.at(-1)?.actor ?? '',
     clip(String(c.finding.note ?? ''), 70),
   ]);
-  return `${renderTable(['case', 'state', 'code', 'cur', 'about', 'age', 'last by', 'finding'], rows)}${cases.length} case${cases.length === 1 ? '' : 's'}\n`;
+  const header = ['case', ...(withAccount ? ['account'] : []), 'state', 'code', 'cur', 'about', 'age', 'last by', 'finding'];
+  return `${renderTable(header, rows)}${cases.length} case${cases.length === 1 ? '' : 's'}\n`;
 }
 
 export function renderCaseDetail(d: CaseDetail, now: Date): string {

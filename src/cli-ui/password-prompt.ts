@@ -10,10 +10,11 @@ export function promptPasswords(prompts: readonly string[]): Promise<string[] | 
   const stdin = process.stdin;
   const answers: string[] = [];
   let typed = '';
-  printErr(prompts[0] ?? '');
+  // Echo off before the prompt shows: a key typed as soon as it appears must not be echoed.
   stdin.setRawMode(true);
   stdin.setEncoding('utf8');
   stdin.resume();
+  printErr(prompts[0] ?? '');
   return new Promise((resolve) => {
     const finish = (result: string[] | null) => {
       stdin.off('data', onData);

@@ -17,6 +17,7 @@ import { EXIT } from '../domain/exit-codes.ts';
 import { UsageError, messageOf } from '../domain/errors.ts';
 import { currencyOption } from './currency-option.ts';
 import { actorOf as actorOfConfig } from './actor-option.ts';
+import { accountFor, configuredAccounts } from '../config/accounts.ts';
 
 const usage = (message: string) => new UsageError(message);
 // UNKNOWN_ORDER is a mismatch code now too; a Set keeps each code once.
@@ -34,6 +35,7 @@ export function registerCases(program: Command): void {
         'payrecon cases list',
         'payrecon cases list --code FEE --currency NGN --older-than 3d',
         'payrecon cases list --ref 06f0e57a',
+        'payrecon cases list --account ng-brand',
         'payrecon cases list --csv > queue.csv',
         'payrecon cases assign 42 --to asha',
         'payrecon cases comment 42 --note "provider ticket 7781"',
@@ -54,6 +56,7 @@ export function registerCases(program: Command): void {
     .option('--older-than <age>', 'opened (or reopened) longer ago than this: 30m, 12h, 3d')
     .option('--ref <text>', `a merchant or transaction ref, whole or its first ${REF_PIECE_MIN}+ characters, any case`)
     .option('--assignee <name>', "a console user's cases; '' for nobody's")
+    .option('--account <id>', ACCOUNT_HELP)
     .addOption(
       new Option('--sort <order>', 'age: oldest opened first; risk: largest amount at risk first').choices([...CASE_SORTS]).default('age'),
     )
@@ -77,6 +80,8 @@ export function registerCases(program: Command): void {
         const now = new Date();
         const filter = listFilter(opts, ctx, now);
         if (opts.csv) return printCsv(ctx, filter, now);
+        // With several accounts every case names its account (a column, "account_id" in JSON); with one, output as before.
+        const several = configuredAccounts(ctx.config).length > 1;
         if (opts.all) {
           const all: CaseWithHistory[] = [];
           for await (const c of eachCase(ctx.db.knex, filter, opts.sort)) all.push({ ...c, history: [] });
@@ -84,7 +89,7 @@ export function registerCases(program: Command): void {
             ctx.db.knex,
             all.map((c) => c.id),
           );
-          const cases = all.map((c) => caseJson({ ...c, history: histories.get(c.id) ?? [] }));
+          const cases = all.map((c) => caseJson({ ...c, history: histories.get(c.id) ?? [] }, several));
           return printOut(`${JSON.stringify({ total: cases.length, cases, next: null }, null, 2)}\n`);
         }
         const page = await listCases(ctx.db, filter, { sort: opts.sort, limit, after: opts.after, page: pageNo });
@@ -93,8 +98,10 @@ export function registerCases(program: Command): void {
             `--page: ${pageNo} is past the last page: ${count(page.total)} cases make ${plural(Math.ceil(page.total / limit), 'page')} of ${count(limit)}`,
           );
         if (opts.json)
-          return printOut(`${JSON.stringify({ total: page.total, cases: page.cases.map(caseJson), next: page.next }, null, 2)}\n`);
-        printOut(renderCaseList(page.cases, now));
+          return printOut(
+            `${JSON.stringify({ total: page.total, cases: page.cases.map((c: CaseWithHistory) => caseJson(c, several)), next: page.next }, null, 2)}\n`,
+          );
+        printOut(renderCaseList(page.cases, now, several));
         if (page.total > 0) printOut(`${pageFooter(page, process.argv.slice(2), pageNo)}\n`);
       });
     });
@@ -216,7 +223,7 @@ ${envHelp([...DB_ENV, 'PAYRECON_ACTOR'])}`,
             const filter = { ...listFilter({ ...opts, state: opts.state ?? undefined }, ctx, now) };
             if (isEmptyFilter(filter))
               throw usage(
-                "--all-matching: give at least one filter (--code, --currency, --day, --older-than, --ref, --assignee NAME; --assignee '' alone is none) so this cannot resolve the whole queue by accident",
+                "--all-matching: give at least one filter (--code, --currency, --day, --older-than, --ref, --assignee NAME, --account; --assignee '' alone is none) so this cannot resolve the whole queue by accident",
               );
             const selected: SelectedCase[] = [];
             for await (const c of eachCase(ctx.db.knex, filter)) selected.push({ id: c.id, version: c.version });
@@ -281,6 +288,7 @@ interface ListOptions {
   olderThan?: string;
   ref?: string;
   assignee?: string;
+  account?: string;
   sort: CaseSort;
   limit: string;
   after?: string;
@@ -315,8 +323,11 @@ function addBulkFilters(cmd: Command): Command {
     .option('--day <YYYY-MM-DD>', 'cases about business day D in REPORT_TIMEZONE')
     .option('--older-than <age>', 'opened (or reopened) longer ago than this: 30m, 12h, 3d')
     .option('--ref <text>', `a merchant or transaction ref, whole or its first ${REF_PIECE_MIN}+ characters`)
-    .option('--assignee <name>', "a console user's cases; '' for nobody's");
+    .option('--assignee <name>', "a console user's cases; '' for nobody's")
+    .option('--account <id>', ACCOUNT_HELP);
 }
+
+const ACCOUNT_HELP = "one account's cases (ACCOUNTS_FILE; default: every account's)";
 
 function listFilter(opts: Omit<ListOptions, 'sort' | 'limit'>, ctx: JobDeps, now: Date): CaseFilter {
   const olderThan = opts.olderThan === undefined ? undefined : inputOf(() => parseAge(opts.olderThan!), '--older-than');
@@ -332,6 +343,8 @@ function listFilter(opts: Omit<ListOptions, 'sort' | 'limit'>, ctx: JobDeps, now
     openedBefore: olderThan === undefined ? undefined : new Date(now.getTime() - olderThan),
     ref: opts.ref?.trim(),
     assignee: opts.assignee === undefined ? undefined : opts.assignee.trim() === '' ? null : opts.assignee.trim(),
+    // Named: that account's cases (an unknown id is a usage error listing the configured ones); left out: every account's.
+    ...(opts.account === undefined ? {} : { accountId: accountFor(ctx.config, opts.account).id }),
   };
 }
 

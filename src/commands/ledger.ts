@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { printOut } from '../log/terminal.ts';
 import { DB_ENV, envHelp, examplesHelp } from './env-help.ts';
 
+const ACCOUNT_HELP = 'the account whose ledger this is, with its chart of accounts (required when several accounts are configured)';
+
 export function registerLedger(program: Command): void {
   const ledger = program
     .command('ledger')
@@ -10,10 +12,11 @@ export function registerLedger(program: Command): void {
     .command('postings')
     .description('the posting files written so far (journal_posting.csv of each report version), in the order to post them')
     .option('--json', 'print them as JSON')
+    .option('--account <id>', ACCOUNT_HELP)
     .addHelpText('after', envHelp([...DB_ENV]))
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean; account?: string }) => {
       const { ledgerPostingsJob } = await import('../services/ledger.ts');
-      const list = await ledgerPostingsJob();
+      const list = await ledgerPostingsJob({ account: opts.account });
       if (opts.json) return printOut(`${JSON.stringify(list, null, 2)}\n`);
       if (list.length === 0) return printOut('no posting file written yet\n');
       printOut(
@@ -32,10 +35,11 @@ export function registerLedger(program: Command): void {
     )
     .option('--as-of <DATE/vN>', 'the report version whose posting file is the last posted (default: the last written)')
     .option('--json', 'print it as JSON')
+    .option('--account <id>', ACCOUNT_HELP)
     .addHelpText('after', envHelp([...DB_ENV, 'JOURNAL_ACCOUNTS_FILE']))
-    .action(async (opts: { asOf?: string; json?: boolean }) => {
+    .action(async (opts: { asOf?: string; json?: boolean; account?: string }) => {
       const { ledgerTrialBalanceJob } = await import('../services/ledger.ts');
-      const tb = await ledgerTrialBalanceJob({ asOf: opts.asOf });
+      const tb = await ledgerTrialBalanceJob({ asOf: opts.asOf, account: opts.account });
       if (opts.json) return printOut(`${JSON.stringify(tb, null, 2)}\n`);
       if (!tb.asOf) return printOut('no posting file written yet\n');
       const rows = tb.rows.map((r) => [r.currency, r.accountCode, r.accountName, r.debits, r.credits, r.balance]);

@@ -80,6 +80,8 @@ export interface StoredCase {
   atRisk: string | null;
   /** atRisk in USDT at the rate of the case's day (sql/041_case_money.sql); null without a rate. */
   atRiskUsdt: string | null;
+  /** The account the case belongs to (sql/052); "default" with a single account. */
+  accountId: string;
 }
 
 /** An audit row: a state change, or a comment or an assignment that leaves the state as it was. */
@@ -99,7 +101,7 @@ export interface CaseEventRow {
 
 export const COLUMNS = `id::text AS id, subject, code, direction, order_id::text AS order_id, merchant_ref, transaction_ref, currency,
   window_start, window_end, occurred_at, state, resolution, created_at, opened_at, state_changed_at, last_seen_at, seen_count, finding, version,
-  assignee, difference::text AS difference, at_risk::text AS at_risk, at_risk_usdt::text AS at_risk_usdt`;
+  assignee, difference::text AS difference, at_risk::text AS at_risk, at_risk_usdt::text AS at_risk_usdt, account_id`;
 
 export function toCase(r: Row): StoredCase {
   return {
@@ -127,6 +129,7 @@ export function toCase(r: Row): StoredCase {
     difference: textOrNull(r, 'difference'),
     atRisk: textOrNull(r, 'at_risk'),
     atRiskUsdt: textOrNull(r, 'at_risk_usdt'),
+    accountId: text(r, 'account_id'),
   };
 }
 

@@ -50,8 +50,18 @@ export async function reportDeliveryById(db: Knex, id: string): Promise<ReportDe
   return rowsOf(res).map(toDelivery)[0] ?? null;
 }
 
-export async function reportDeliveryByVersion(db: Knex, businessDate: string, version: number): Promise<ReportDelivery | null> {
-  const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE business_date = ?::date AND version = ?`, [businessDate, version]);
+/** Versions are numbered per account: the date and number name a version only together with its account. */
+export async function reportDeliveryByVersion(
+  db: Knex,
+  account: string,
+  businessDate: string,
+  version: number,
+): Promise<ReportDelivery | null> {
+  const res = await db.raw(`SELECT ${COLUMNS} FROM report_versions WHERE account_id = ? AND business_date = ?::date AND version = ?`, [
+    account,
+    businessDate,
+    version,
+  ]);
   return rowsOf(res).map(toDelivery)[0] ?? null;
 }
 

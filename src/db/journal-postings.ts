@@ -210,14 +210,16 @@ export interface TrialBalanceRow {
   balance: string;
 }
 
-/** The postings, oldest first: their seq, day and version, and how many lines each carried. */
+/** The postings (one account's, or every one), oldest first: their seq, day and version, and how many lines each carried. */
 export async function listPostings(
   db: Conn,
+  account?: string,
 ): Promise<Array<{ seq: number; date: string; version: number; postedOn: string; lines: number }>> {
   const res = await db.raw(
     `SELECT p.seq, p.business_date::text AS d, p.version, p.posted_on::text AS posted_on,
             (SELECT count(*) FROM journal_posting_lines l WHERE l.posting_id = p.id)::int AS lines
-       FROM journal_postings p ORDER BY p.seq`,
+       FROM journal_postings p WHERE ${OF_ACCOUNT} ORDER BY p.seq`,
+    ofAccount(account),
   );
   return rowsOf(res).map((r) => ({
     seq: int(r, 'seq'),
@@ -229,8 +231,12 @@ export async function listPostings(
 }
 
 /** The seq of the posting file of a report version; null when that version posted nothing (or predates postings). */
-export async function postingSeqOf(db: Conn, day: string, version: number): Promise<number | null> {
-  const res = await db.raw(`SELECT seq FROM journal_postings WHERE business_date = ?::date AND version = ?`, [day, version]);
+export async function postingSeqOf(db: Conn, day: string, version: number, account?: string): Promise<number | null> {
+  const res = await db.raw(`SELECT p.seq FROM journal_postings p WHERE p.business_date = ?::date AND p.version = ? AND ${OF_ACCOUNT}`, [
+    day,
+    version,
+    ...ofAccount(account),
+  ]);
   const [r] = rowsOf(res);
   return r ? int(r, 'seq') : null;
 }

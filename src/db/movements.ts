@@ -318,9 +318,12 @@ export async function movementsWithMatch(db: Conn, ids: readonly string[]): Prom
   return rows.map(withMatch);
 }
 
-/** Every movement of the account with its statement match, newest moment first. */
-export async function listMovementsWithMatch(db: Conn, account = DEFAULT_ACCOUNT): Promise<MovementWithMatch[]> {
-  const rows = rowsOf(await db.raw(`${WITH_MATCH} WHERE v.account = ? ORDER BY v.occurred_from DESC, v.id DESC`, [account]));
+/** Every movement of the account (null: of every account) with its statement match, newest moment first. */
+export async function listMovementsWithMatch(db: Conn, account: string | null = DEFAULT_ACCOUNT): Promise<MovementWithMatch[]> {
+  const rows =
+    account === null
+      ? rowsOf(await db.raw(`${WITH_MATCH} ORDER BY v.occurred_from DESC, v.id DESC`))
+      : rowsOf(await db.raw(`${WITH_MATCH} WHERE v.account = ? ORDER BY v.occurred_from DESC, v.id DESC`, [account]));
   return rows.map(withMatch);
 }
 

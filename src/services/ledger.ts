@@ -1,7 +1,9 @@
 // The ledger command's job: the posting files written so far and the trial balance as of one of them.
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { listPostings, postingSeqOf, trialBalance, type TrialBalanceRow } from '../db/journal-postings.ts';
-import { accountFor } from '../report/journal-accounts.ts';
+import { accountFor as ledgerAccountFor } from '../report/journal-accounts.ts';
+import { accountFor, configuredAccounts } from '../config/accounts.ts';
+import type { Config } from '../config/config.ts';
 import { checkBusinessDate } from '../domain/business-date.ts';
 import { UsageError } from '../domain/errors.ts';
 
@@ -19,23 +21,37 @@ function parseAsOf(asOf: string | undefined): { date: string; version: number } 
   return { date: checkBusinessDate(m[1], '--as-of'), version: Number(m[2]) };
 }
 
-export async function ledgerTrialBalanceJob(opts: { asOf?: string }, context: JobContextOptions = {}): Promise<LedgerTrialBalance> {
+/**
+ * With several accounts the ledger is one account's (named, or refused naming the ids), with its chart of
+ * accounts over JOURNAL_ACCOUNTS_FILE, as its report wrote it; with one, every posting as before.
+ */
+function ledgerScope(config: Config, id: string | undefined) {
+  const account = accountFor(config, id);
+  if (configuredAccounts(config).length === 1) return { account: undefined, chart: config.JOURNAL_ACCOUNTS_FILE };
+  return { account: account.id, chart: { ...config.JOURNAL_ACCOUNTS_FILE, ...account.journalAccounts } };
+}
+
+export async function ledgerTrialBalanceJob(
+  opts: { asOf?: string; account?: string },
+  context: JobContextOptions = {},
+): Promise<LedgerTrialBalance> {
   const asOf = parseAsOf(opts.asOf);
   return withJob('ledger', context, async ({ db, config }) => {
-    const postings = await listPostings(db.knex);
-    const seq = asOf ? await postingSeqOf(db.knex, asOf.date, asOf.version) : (postings.at(-1)?.seq ?? null);
+    const { account, chart } = ledgerScope(config, opts.account);
+    const postings = await listPostings(db.knex, account);
+    const seq = asOf ? await postingSeqOf(db.knex, asOf.date, asOf.version, account) : (postings.at(-1)?.seq ?? null);
     if (asOf && seq === null)
       throw new UsageError(`--as-of ${opts.asOf}: that report version wrote no posting file (partial, or never written)`);
     if (seq === null) return { asOf: null, rows: [] };
     const p = postings.find((x) => x.seq === seq)!;
-    const rows = (await trialBalance(db.knex, seq)).map((r) => {
-      const a = accountFor(config.JOURNAL_ACCOUNTS_FILE, r.role, r.currency);
+    const rows = (await trialBalance(db.knex, seq, account)).map((r) => {
+      const a = ledgerAccountFor(chart, r.role, r.currency);
       return { ...r, accountCode: a.code, accountName: a.name };
     });
     return { asOf: { seq, file: `${p.date}/v${p.version}` }, rows };
   });
 }
 
-export async function ledgerPostingsJob(context: JobContextOptions = {}) {
-  return withJob('ledger', context, async ({ db }) => listPostings(db.knex));
+export async function ledgerPostingsJob(opts: { account?: string } = {}, context: JobContextOptions = {}) {
+  return withJob('ledger', context, async ({ db, config }) => listPostings(db.knex, ledgerScope(config, opts.account).account));
 }

@@ -26,6 +26,8 @@ export interface MovementsView {
   /** What was typed, kept across a refusal. */
   typed: MovementFields;
   error: string | null;
+  /** Several accounts configured: their ids, the list's ?account= filter ('' every account) and the form's choice; null with one. */
+  accounts: { ids: readonly string[]; filter: string; chosen: string } | null;
 }
 
 /** Where a movement stands: waiting for a second person, or approved (and then how it stands against the bank). */
@@ -77,6 +79,17 @@ function recordForm(s: Session, v: MovementsView): Html {
     ${csrfField(s)} ${v.fromCase ? html`<input type="hidden" name="case" value="${v.fromCase.id}" />` : null}
     <strong>Record a movement</strong>
     ${
+      v.accounts
+        ? html`<label
+            >Account
+            <select name="account" required>
+              <option value="" ${v.accounts.chosen ? null : html`selected`} disabled>choose…</option>
+              ${v.accounts.ids.map((x) => html`<option value="${x}" ${v.accounts!.chosen === x ? html`selected` : null}>${x}</option>`)}
+            </select></label
+          >`
+        : null
+    }
+    ${
       v.fromCase
         ? html`<span class="muted"
             >Filled in from ${caseLink(v.fromCase.id, `case ${v.fromCase.id}`)} (${v.fromCase.code}); once someone else approves it, a
@@ -103,10 +116,11 @@ function approveForm(s: Session, m: MovementWithMatch): Html | null {
   </form>`;
 }
 
-function movementsTable(s: Session, rows: readonly MovementWithMatch[], zone: string): Html {
+function movementsTable(s: Session, rows: readonly MovementWithMatch[], zone: string, withAccount: boolean): Html {
   if (rows.length === 0) return html`<p class="muted">None.</p>`;
   return dataTable(
-    html`<th>reference</th>
+    html`${withAccount ? html`<th>account</th>` : null}
+      <th>reference</th>
       <th>kind</th>
       <th>currency</th>
       <th>in/out</th>
@@ -120,6 +134,7 @@ function movementsTable(s: Session, rows: readonly MovementWithMatch[], zone: st
     rows.map(
       (m) =>
         html`<tr>
+          ${withAccount ? html`<td>${m.account}</td>` : null}
           <td><a href="/movements/${m.id}">${m.reference}</a></td>
           <td>${m.kind}</td>
           <td>${m.currency}</td>
@@ -163,6 +178,22 @@ function linesTable(lines: readonly StoredStatementLine[]): Html {
   );
 }
 
+/** The list's account filter (several accounts): every account's movements, or one account's. */
+function accountFilter(accounts: NonNullable<MovementsView['accounts']>, day: string | null): Html {
+  const option = (value: string, label: string) =>
+    html`<option value="${value}" ${accounts.filter === value ? html`selected` : null}>${label}</option>`;
+  return html`<form class="filters" method="get" action="/movements">
+    ${day ? html`<input type="hidden" name="day" value="${day}" />` : null}
+    <label
+      >Account
+      <select name="account">
+        ${[option('', 'all accounts'), ...accounts.ids.map((a) => option(a, a))]}
+      </select></label
+    >
+    <button type="submit">Show</button>
+  </form>`;
+}
+
 /**
  * The movements page: counts (recorded, pending approval, matched, unmatched), what waits for a second
  * person, every movement with its bank statement match, the statement lines no movement explains, and
@@ -179,14 +210,14 @@ export function movementsPage(s: Session, v: MovementsView): string {
       One finance user records a movement, another approves it; only then does it explain the roll-forward. Times in ${v.zone}.
       ${v.day ? html`<a href="/movements">every movement</a>` : null}
     </p>
-    ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : null}
+    ${v.accounts ? accountFilter(v.accounts, v.day) : null} ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : null}
     <p class="movement-counts">
       <strong>${count(v.movements.length)}</strong> recorded${scope} · <strong>${count(pending.length)}</strong> pending approval ·
       <strong>${count(matched)}</strong> matched to the bank · <strong>${count(unmatched)}</strong> unmatched ·
       <strong>${count(v.unmatchedLines.length)}</strong> statement lines without a movement
     </p>
     <h2>Pending approval</h2>
-    ${movementsTable(s, pending, v.zone)}
+    ${movementsTable(s, pending, v.zone, v.accounts !== null)}
     ${
       can(s.role, 'work-cases')
         ? html`<h2>Record</h2>
@@ -194,7 +225,7 @@ export function movementsPage(s: Session, v: MovementsView): string {
         : null
     }
     <h2>Recorded movements</h2>
-    ${movementsTable(s, v.movements, v.zone)}
+    ${movementsTable(s, v.movements, v.zone, v.accounts !== null)}
     <h2>Bank statement lines without a movement</h2>
     ${linesTable(v.unmatchedLines)}`;
   return page({ title: v.day ? `Movements of ${v.day}` : 'Movements', session: s, nav: 'movements' }, body);

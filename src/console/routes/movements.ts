@@ -12,6 +12,7 @@ import { page } from '../pages/layout.ts';
 import { movementsPage } from '../pages/movements.ts';
 import { movementPage } from '../pages/movements-detail.ts';
 import { messageOf } from '../../domain/errors.ts';
+import { consoleAccountIds } from './account-choice.ts';
 
 /** The drift cases a movement may be recorded for: the form takes their figures. */
 const DRIFT_CODES = new Set(['BALANCE_DRIFT', 'DRIFT_MATCHES_PENDING']);
@@ -21,6 +22,10 @@ const FIELDS = [...MOVEMENT_COLUMNS.required, ...MOVEMENT_COLUMNS.optional];
 export function registerMovementRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   const zone = deps.config.REPORT_TIMEZONE;
   const lagMs = deps.config.MOVEMENT_LAG_MIN * 60_000;
+  // With several accounts the list filters by ?account= and the form records into a chosen account; with one, as before.
+  const accountIds = consoleAccountIds(deps.config);
+  const accountProblem = (id: string) =>
+    `account: ${JSON.stringify(id.slice(0, 40))} is not a configured account; choose from ${accountIds.join(', ')}`;
 
   const notFound = (request: FastifyRequest, reply: FastifyReply, what: string) =>
     sendPage(
@@ -37,9 +42,20 @@ export function registerMovementRoutes(app: FastifyInstance, deps: ConsoleDeps):
   async function listPage(
     request: FastifyRequest,
     reply: FastifyReply,
-    opts: { day: string | null; fromCase: StoredCase | null; typed: MovementFields; error: string | null; status: number },
+    opts: {
+      day: string | null;
+      fromCase: StoredCase | null;
+      typed: MovementFields;
+      error: string | null;
+      status: number;
+      /** The ?account= filter (several accounts only); '' for every account. */
+      account?: string;
+      /** The account chosen in a refused form, kept across the refusal. */
+      typedAccount?: string;
+    },
   ) {
-    const all = await listMovementsWithMatch(deps.db.knex);
+    const { account = '', typedAccount, ...rest } = opts;
+    const all = await listMovementsWithMatch(deps.db.knex, accountIds.length > 1 ? account || null : undefined);
     let movements = all;
     if (opts.day) {
       // The movements whose moment (or interval) falls in the business day, as the day's roll-forward sees them.
@@ -50,23 +66,28 @@ export function registerMovementRoutes(app: FastifyInstance, deps: ConsoleDeps):
     const unmatchedLines = (await unmatchedStatementLines(deps.db.knex)).filter(
       (l) => !opts.day || Math.abs(Date.parse(l.bookedOn) - Date.parse(opts.day)) <= 86_400_000,
     );
-    const body = movementsPage(request.session!, { zone, movements, unmatchedLines, ...opts });
+    const chosen = typedAccount ?? (account || opts.fromCase?.accountId || '');
+    const accounts = accountIds.length > 1 ? { ids: accountIds, filter: account, chosen } : null;
+    const body = movementsPage(request.session!, { zone, movements, unmatchedLines, accounts, ...rest });
     return sendPage(reply, opts.status, body);
   }
 
   app.get('/movements', { config: { access: 'read' } }, async (request, reply) => {
-    const q = request.query as { day?: unknown; case?: unknown };
+    const q = request.query as { day?: unknown; case?: unknown; account?: unknown };
+    const account = typeof q.account === 'string' && q.account !== '' && accountIds.length > 1 ? q.account : '';
+    if (account !== '' && !accountIds.includes(account))
+      return listPage(request, reply, { day: null, fromCase: null, typed: {}, error: accountProblem(account), status: 400 });
     let day: string | null = null;
     if (typeof q.day === 'string' && q.day !== '') {
       try {
         day = businessDay(q.day, zone).date;
       } catch (err) {
-        return listPage(request, reply, { day: null, fromCase: null, typed: {}, error: `day: ${messageOf(err)}`, status: 400 });
+        return listPage(request, reply, { day: null, fromCase: null, typed: {}, error: `day: ${messageOf(err)}`, status: 400, account });
       }
     }
     const c = typeof q.case === 'string' && ID.test(q.case) ? await getCase(deps.db.knex, q.case) : null;
     const fromCase = c && DRIFT_CODES.has(c.code) ? c : null;
-    return listPage(request, reply, { day, fromCase, typed: {}, error: null, status: 200 });
+    return listPage(request, reply, { day, fromCase, typed: {}, error: null, status: 200, account });
   });
 
   app.post('/movements', { config: { access: 'work-cases' } }, async (request, reply) => {
@@ -75,18 +96,28 @@ export function registerMovementRoutes(app: FastifyInstance, deps: ConsoleDeps):
     const typed: MovementFields = Object.fromEntries(
       FIELDS.flatMap((k) => (typeof form[k] === 'string' ? [[k, form[k] as string]] : [])),
     ) as MovementFields;
-    const r = await recordMovement(deps.db.knex, typed, { recordedBy: s.userName, source: 'console', at: deps.now() });
-    if (r.kind === 'refused') {
+    const refuse = async (reason: string, typedAccount?: string) => {
       const caseId = typeof form.case === 'string' && ID.test(form.case) ? form.case : null;
       const c = caseId ? await getCase(deps.db.knex, caseId) : null;
       return listPage(request, reply, {
         day: null,
         fromCase: c && DRIFT_CODES.has(c.code) ? c : null,
         typed,
-        error: `Not recorded: ${r.reason}.`,
+        error: `Not recorded: ${reason}.`,
         status: 400,
+        typedAccount,
       });
+    };
+    // With several accounts the movement belongs to the account chosen in the form, never to a guessed one.
+    let account: string | undefined;
+    if (accountIds.length > 1) {
+      const picked = typeof form.account === 'string' ? form.account : '';
+      if (!accountIds.includes(picked))
+        return refuse(picked === '' ? `account: required, choose from ${accountIds.join(', ')}` : accountProblem(picked), '');
+      account = picked;
     }
+    const r = await recordMovement(deps.db.knex, typed, { recordedBy: s.userName, source: 'console', at: deps.now() }, account);
+    if (r.kind === 'refused') return refuse(r.reason, account);
     return reply.redirect(`/movements/${r.movement.id}`, 303);
   });
 

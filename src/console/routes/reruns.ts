@@ -11,6 +11,7 @@ import { sendReportEmail } from '../../report/email/send.ts';
 import { noSuchRerun, rerunRefusedPage, rerunsPage, type RerunPageContext } from '../pages/rerun.ts';
 import { rerunView } from './rerun-view.ts';
 import { messageOf } from '../../domain/errors.ts';
+import { DEFAULT_ACCOUNT_ID } from '../../domain/account.ts';
 
 /** The reruns area, by route group: the queue (list, queue one), one rerun (its page, sending its version). */
 export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
@@ -78,7 +79,14 @@ function registerRerunPageRoutes(app: FastifyInstance, deps: ConsoleDeps, ctx: R
     const mailer = createMailer(deps.config);
     let result;
     try {
-      result = await sendReportEmail(deps.db, mailer, { businessDate: r.businessDate, version: r.reportVersion, now: deps.now(), secrets });
+      // Only the single account's reruns complete (several: refused before queueing), so its versions are 'default'.
+      result = await sendReportEmail(deps.db, mailer, {
+        businessDate: r.businessDate,
+        version: r.reportVersion,
+        account: DEFAULT_ACCOUNT_ID,
+        now: deps.now(),
+        secrets,
+      });
     } finally {
       mailer.close();
     }

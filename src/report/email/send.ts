@@ -16,7 +16,8 @@ import { BUSY, withSendLock } from '../../notify/send-lock.ts';
 import { removedVersionSentence } from '../removed-version.ts';
 import { DEFAULT_ACCOUNT_ID } from '../../domain/account.ts';
 
-export type ReportSelector = { versionId: string } | { businessDate: string; version: number };
+/** By date and number: `account` is whose version (unset: the only account's, recorded as 'default'). */
+export type ReportSelector = { versionId: string } | { businessDate: string; version: number; account?: string };
 
 export type SendReportEmailOptions = ReportSelector & {
   /** Send a version that was already e-mailed again (a new Message-ID: it is a deliberate second mail). */
@@ -141,7 +142,7 @@ async function findVersion(db: Db, sel: ReportSelector): Promise<ReportDelivery>
   const row =
     'versionId' in sel
       ? await reportDeliveryById(db.knex, sel.versionId)
-      : await reportDeliveryByVersion(db.knex, sel.businessDate, sel.version);
+      : await reportDeliveryByVersion(db.knex, sel.account ?? DEFAULT_ACCOUNT_ID, sel.businessDate, sel.version);
   if (!row) {
     const what = 'versionId' in sel ? `id ${sel.versionId}` : `${sel.businessDate} version ${sel.version}`;
     throw new Error(`no report version ${what}`);
