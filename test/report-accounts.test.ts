@@ -18,6 +18,10 @@ import { pruneReportVersions } from '../src/prune/prune-versions.ts';
 import { reportDeliveryByVersion } from '../src/db/deliveries.ts';
 import { sendReportEmail } from '../src/report/email/send.ts';
 import { createMailer } from '../src/notify/mailer.ts';
+import { serveConsole } from '../src/console/serve.ts';
+import { dayJobs } from '../src/services/day-jobs.ts';
+import { findRerun } from '../src/db/console-reruns.ts';
+import { waitFor } from './helpers/cli.ts';
 import { seedAccountOrders, startTwoAccounts, type TwoAccounts } from './helpers/two-accounts.ts';
 
 // Two provider accounts against one sandbox over HTTP: `report --account ID` writes that account's
@@ -81,6 +85,11 @@ describe('reports of one account among several', () => {
   });
 
   const context = () => ({ config, db: t.db, logger: silentLogger });
+  // No PROVIDER_BASE_URL: each account names its own base URL, which is what a rerun of it needs.
+  const consoleConfig = () => {
+    expect(config.PROVIDER_BASE_URL).toBeUndefined();
+    return config;
+  };
   const read = (dir: string, name: string) => fs.readFileSync(path.join(dir, name), 'utf8');
   const refsIn = (csv: string) =>
     new Set(orders['in-main'].concat(orders['ng-brand']).flatMap((o) => (csv.includes(o.merchantRef) ? [o.merchantRef] : [])));
@@ -193,18 +202,20 @@ describe('reports of one account among several', () => {
     }
   });
 
-  it('the console refuses a rerun when several accounts are configured, before queueing it', async () => {
+  it('the console refuses a rerun naming no account, or one not configured, with several accounts, naming the ids', async () => {
     const clock = new FixedClock(new Date());
     await addUsers(t, clock, { fiona: 'finance' });
-    const app = await buildTestConsole(t, clock, config);
+    const app = await buildTestConsole(t, clock, consoleConfig());
     try {
       const fiona = new Agent(app, '10.7.1.2');
       await fiona.login('fiona');
       const page = await fiona.get(`/days/${today}?account=ng-brand`);
-      expect(page.body).toContain('rerun unavailable: several accounts are configured');
-      const res = await fiona.post('/reruns', { date: today });
-      expect(res.statusCode).toBe(409);
-      expect(res.body).toContain('payrecon report --date D --account ID');
+      expect(page.body).toContain('<input type="hidden" name="account" value="ng-brand" />');
+      for (const form of [{ date: today }, { date: today, account: 'nope' }] as Array<Record<string, string>>) {
+        const res = await fiona.post('/reruns', form);
+        expect(res.statusCode).toBe(400);
+        expect(res.body).toContain('choose from in-main, ng-brand');
+      }
       expect(Number((await t.db.knex('console_reruns').count('* as n'))[0].n)).toBe(0);
     } finally {
       await app.close();
@@ -258,6 +269,59 @@ describe('reports of one account among several', () => {
     expect(fs.existsSync(path.join(reportDir, 'in-main', today, 'v2'))).toBe(true);
     expect(fs.existsSync(path.join(reportDir, 'ng-brand', today, 'v1'))).toBe(true);
     expect(fs.existsSync(path.join(archiveDir, 'report_versions', today.slice(0, 7), 'in-main', `${today}-v1.zip`))).toBe(true);
+  });
+
+  it("a console rerun of ng-brand's day reconciles and reports ng-brand only: its v2, in-main's versions untouched; sent to its recipients", async () => {
+    const versionsOf = async (id: string) =>
+      ((await t.db.knex('report_versions').where({ account_id: id }).orderBy('version').pluck('version')) as number[]).map((v) => `v${v}`);
+    const inMainBefore = await versionsOf('in-main');
+    // Something new in ng-brand's day (an order only the provider knows), so its rerun writes a new version.
+    await t.db.knex.raw(
+      `INSERT INTO webhook_events (account_id, direction, dedupe_key, transaction_ref, merchant_ref, currency, amount, status, raw_body, headers,
+                                   received_at, confirmation, confirmed_at)
+       VALUES ('ng-brand', 'payment', 'k-TX-RERUN-NG', 'TX-RERUN-NG', 'M-TX-RERUN-NG', 'INR', 10, 'Success', '{}', '{}', now(), 'confirmed', now())`,
+    );
+    const clock = new FixedClock(new Date());
+    await addUsers(t, clock, { rita: 'finance' });
+    const ctx = { config: consoleConfig(), logger: silentLogger, db: t.db };
+    const running = await serveConsole({
+      ...ctx,
+      ...dayJobs(ctx),
+      now: clock.now,
+      port: 0,
+      pollMs: 50,
+      lockRetryMs: 50,
+      lockWaitMs: 10_000,
+    });
+    try {
+      const rita = new Agent(running.app, '10.7.1.3');
+      await rita.login('rita');
+      await rita.get(`/days/${today}?account=ng-brand`);
+      const res = await rita.post('/reruns', { date: today, account: 'ng-brand' });
+      expect(res.statusCode).toBe(303);
+      const id = /\/reruns\/(\d+)$/.exec(res.headers.location as string)![1];
+      await waitFor(async () => ['completed', 'failed'].includes((await findRerun(t.db.knex, id))!.state));
+      const rerun = (await findRerun(t.db.knex, id))!;
+      expect(rerun).toMatchObject({ account: 'ng-brand', state: 'completed', error: null, reportVersion: 2 });
+      const runs = (await t.db.knex('job_runs').whereIn('id', rerun.reconcileRunIds).pluck('account_id')) as string[];
+      expect(runs.length).toBeGreaterThan(0);
+      expect(new Set(runs)).toEqual(new Set(['ng-brand']));
+      expect(await versionsOf('ng-brand')).toEqual(['v1', 'v2']);
+      expect(await versionsOf('in-main')).toEqual(inMainBefore);
+      expect(read(path.join(reportDir, 'ng-brand', today, 'v2'), 'mismatches.csv')).toContain('TX-RERUN-NG');
+      const page = await rita.get(`/reruns/${id}`);
+      expect(page.body).toContain(`<a href="/days/${today}?account=ng-brand">${today}</a>, account ng-brand`);
+      // Sent as ng-brand's v2, to ng-brand's recipients.
+      const before = sink.received.length;
+      const sent = await rita.post(`/reruns/${id}/send`);
+      expect(sent.statusCode).toBe(303);
+      const mails = sink.received.slice(before);
+      expect(mails).toHaveLength(1);
+      expect((Array.isArray(mails[0].to) ? mails[0].to : [mails[0].to]).map((x) => x?.text)).toEqual(['group-finance@merchant.example']);
+      expect(mails[0].subject ?? '').toMatch(new RegExp(`^payrecon ng-brand ${today}: `));
+    } finally {
+      await running.close();
+    }
   });
 
   it('lists an order only the provider knows in the report of the account whose notification it was', async () => {

@@ -6,20 +6,33 @@ import { configuredAccounts } from '../config/accounts.ts';
  * queueing one that fails in the worker with an engineer's message.
  */
 export function rerunRefusal(config: Config): string | null {
-  // A queued rerun records only its day, so its report could not be one account's; refused here
-  // instead of reconciling and then failing at the report.
-  if (configuredAccounts(config).length > 1) {
-    return 'several accounts are configured and console reruns are not per account yet; run `payrecon reconcile --date D --account ID`, then `payrecon report --date D --account ID`.';
-  }
-  if (!config.PROVIDER_BASE_URL) {
-    return 'no payments provider is configured for this console (PROVIDER_BASE_URL is not set), so a day cannot be reconciled again here.';
+  // With an ACCOUNTS_FILE each account may name its own baseUrl: the rerun needs the one of its account.
+  const accounts = configuredAccounts(config);
+  const unreachable = accounts.filter((a) => !a.baseUrl).map((a) => a.id);
+  if (unreachable.length === 0) return null;
+  if (accounts.length > 1)
+    return `no payments provider is configured for account ${unreachable.join(', ')} (no baseUrl in ACCOUNTS_FILE, and PROVIDER_BASE_URL is not set), so a day cannot be reconciled again here.`;
+  return 'no payments provider is configured for this console (PROVIDER_BASE_URL is not set), so a day cannot be reconciled again here.';
+}
+
+/**
+ * Why a report cannot be e-mailed from this console, or null. `accountRecipients`: the version's account's
+ * own list (several accounts), which REPORT_EMAIL_TO only stands in for when it is empty.
+ */
+export function sendRefusal(config: Pick<Config, 'SMTP_URL' | 'REPORT_EMAIL_TO'>, accountRecipients?: readonly string[]): string | null {
+  if (!config.SMTP_URL) return 'e-mail is not configured (SMTP_URL is not set).';
+  if (accountRecipients?.length) return null;
+  if (!config.REPORT_EMAIL_TO?.length) {
+    return accountRecipients
+      ? 'no accounting address is configured for this account (no reportRecipients in ACCOUNTS_FILE, and REPORT_EMAIL_TO is not set).'
+      : 'no accounting address is configured (REPORT_EMAIL_TO is not set).';
   }
   return null;
 }
 
-/** Why a report cannot be e-mailed from this console, or null. */
-export function sendRefusal(config: Pick<Config, 'SMTP_URL' | 'REPORT_EMAIL_TO'>): string | null {
-  if (!config.SMTP_URL) return 'e-mail is not configured (SMTP_URL is not set).';
-  if (!config.REPORT_EMAIL_TO?.length) return 'no accounting address is configured (REPORT_EMAIL_TO is not set).';
-  return null;
+/** The recipients of an account's reports when several accounts are configured; undefined with one. */
+export function accountRecipientsOf(config: Config, accountId: string): readonly string[] | undefined {
+  const accounts = configuredAccounts(config);
+  if (accounts.length < 2) return undefined;
+  return accounts.find((a) => a.id === accountId)?.reportRecipients ?? [];
 }

@@ -10,10 +10,12 @@ export interface RerunWorkerDeps {
   db: Db;
   logger: Logger;
   now: () => Date;
-  /** reconcile --date D in this process (under the reconcile job's own lock). */
-  reconcileDay: (date: string, signal: AbortSignal) => Promise<DayReconcile>;
-  /** report --date D in this process (under the report date's lock); never e-mailed from the console. */
-  reportDay: (date: string) => Promise<DayReport>;
+  /** reconcile --date D [--account ID] in this process (under the reconcile job's own lock). */
+  reconcileDay: (date: string, signal: AbortSignal, account?: string) => Promise<DayReconcile>;
+  /** report --date D [--account ID] in this process (under the report date's lock); never e-mailed from the console. */
+  reportDay: (date: string, account?: string) => Promise<DayReport>;
+  /** Several accounts are configured: a rerun runs its row's account; with one, no account is named, as before. */
+  perAccount: boolean;
   /** How often the queue is looked at when idle. */
   pollMs: number;
   /** While another reconcile holds its lock, retry this often, for at most lockWaitMs. */
@@ -71,7 +73,8 @@ export function startRerunWorker(deps: RerunWorkerDeps): RerunWorker {
 }
 
 async function runOne(deps: RerunWorkerDeps, rerun: RerunRow, signal: AbortSignal): Promise<void> {
-  const log = deps.logger.child({ rerun: rerun.id, date: rerun.businessDate });
+  const account = deps.perAccount ? rerun.account : undefined;
+  const log = deps.logger.child({ rerun: rerun.id, date: rerun.businessDate, ...(account !== undefined ? { account } : {}) });
   log.info({ requestedBy: rerun.requestedBy }, 'rerun started');
   let reconcileRunIds: string[] = [];
   try {
@@ -84,13 +87,13 @@ async function runOne(deps: RerunWorkerDeps, rerun: RerunRow, signal: AbortSigna
         lockRetryMs: deps.lockRetryMs,
         lockWaitMs: deps.lockWaitMs,
         reconcileDay: async (date, stop) => {
-          const rec = await deps.reconcileDay(date, stop);
+          const rec = await deps.reconcileDay(date, stop, account);
           reconcileRunIds = rec.runIds;
           return rec;
         },
         reportDay: async (date) => {
           await setRerunPhase(deps.db.knex, rerun.id, 'report', reconcileRunIds, deps.now());
-          return deps.reportDay(date);
+          return deps.reportDay(date, account);
         },
       },
       rerun.businessDate,

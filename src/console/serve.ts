@@ -5,6 +5,7 @@ import type { Config } from '../config/config.ts';
 import type { Db } from '../db/connect.ts';
 import { buildConsole } from './app.ts';
 import { startRerunWorker, type RerunWorkerDeps } from './rerun-worker.ts';
+import { configuredAccounts } from '../config/accounts.ts';
 
 export interface ServeConsoleOptions {
   db: Db;
@@ -37,6 +38,7 @@ export async function serveConsole(opts: ServeConsoleOptions): Promise<RunningCo
     now,
     reconcileDay: opts.reconcileDay,
     reportDay: opts.reportDay,
+    perAccount: configuredAccounts(opts.config).length > 1,
     pollMs: opts.pollMs ?? 5_000,
     lockRetryMs: opts.lockRetryMs ?? 30_000,
     lockWaitMs: opts.lockWaitMs ?? 2 * 3_600_000,

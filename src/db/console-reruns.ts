@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 import { date, dateOrNull, int, intOrNull, oneOf, oneOfOrNull, oneRow, rowsOf, text, textOrNull, texts, type Row } from './row.ts';
 
 type Conn = Knex | Knex.Transaction;
@@ -10,6 +11,8 @@ const PHASES = ['reconcile', 'report'] as const;
 export interface RerunRow {
   id: string;
   businessDate: string;
+  /** The account whose day it reruns; 'default' with one account. */
+  account: string;
   requestedBy: string;
   requestedAt: Date;
   state: RerunState;
@@ -21,13 +24,14 @@ export interface RerunRow {
   error: string | null;
 }
 
-const SELECT = `SELECT r.id::text AS id, r.business_date::text AS business_date, u.name AS requested_by, r.requested_at,
+const SELECT = `SELECT r.id::text AS id, r.business_date::text AS business_date, r.account_id, u.name AS requested_by, r.requested_at,
     r.state, r.phase, r.started_at, r.finished_at, r.reconcile_run_ids, r.report_version, r.error
   FROM console_reruns r JOIN console_users u ON u.id = r.requested_by`;
 
 const toRerun = (r: Row): RerunRow => ({
   id: text(r, 'id'),
   businessDate: text(r, 'business_date'),
+  account: text(r, 'account_id'),
   requestedBy: text(r, 'requested_by'),
   requestedAt: date(r, 'requested_at'),
   state: oneOf(r, 'state', RERUN_STATES),
@@ -39,19 +43,20 @@ const toRerun = (r: Row): RerunRow => ({
   error: textOrNull(r, 'error'),
 });
 
-/** Queues a rerun of a day; an already queued rerun of the same day is returned instead of a second one. */
+/** Queues a rerun of an account's day (unset: the single account's, 'default'); an already queued rerun of the same account and day is returned instead of a second one. */
 export async function enqueueRerun(
   db: Conn,
-  r: { businessDate: string; userId: string; now: Date },
+  r: { businessDate: string; account?: string; userId: string; now: Date },
 ): Promise<{ id: string; queued: boolean }> {
-  const existing = await db.raw(`SELECT id::text AS id FROM console_reruns WHERE business_date = ?::date AND state = 'queued' LIMIT 1`, [
-    r.businessDate,
-  ]);
+  const existing = await db.raw(
+    `SELECT id::text AS id FROM console_reruns WHERE account_id = ? AND business_date = ?::date AND state = 'queued' LIMIT 1`,
+    [r.account ?? DEFAULT_ACCOUNT_ID, r.businessDate],
+  );
   const [found] = rowsOf(existing);
   if (found) return { id: text(found, 'id'), queued: false };
   const res = await db.raw(
-    `INSERT INTO console_reruns (business_date, requested_by, requested_at) VALUES (?::date, ?, ?) RETURNING id::text AS id`,
-    [r.businessDate, r.userId, r.now],
+    `INSERT INTO console_reruns (business_date, account_id, requested_by, requested_at) VALUES (?::date, ?, ?, ?) RETURNING id::text AS id`,
+    [r.businessDate, r.account ?? DEFAULT_ACCOUNT_ID, r.userId, r.now],
   );
   return { id: text(oneRow(res), 'id'), queued: true };
 }
@@ -128,12 +133,13 @@ export interface RerunProgress {
   checked: number;
 }
 
-/** The newest reconcile run of the rerun's day started after the rerun did: what the progress bar shows. */
+/** The newest reconcile run of the rerun's account and day started after the rerun did: what the progress bar shows. */
 export async function rerunReconcileProgress(db: Conn, rerunId: string): Promise<RerunProgress | null> {
   const res = await db.raw(
     `SELECT j.id::text AS run_id, j.status, j.selected, j.checked
        FROM console_reruns r JOIN job_runs j
-         ON j.job = 'reconcile' AND j.id > r.after_run_id AND j.params->'selection'->>'label' = r.business_date::text
+         ON j.job = 'reconcile' AND j.id > r.after_run_id AND j.account_id = r.account_id
+        AND j.params->'selection'->>'label' = r.business_date::text
       WHERE r.id = ?
       ORDER BY j.id DESC LIMIT 1`,
     [rerunId],

@@ -7,9 +7,10 @@ import { reportJob } from './report.ts';
 import type { PayreconMetrics } from '../metrics/metrics.ts';
 import { jobOutcome } from '../metrics/job-outcome.ts';
 
+/** account: the day of that account (a console rerun's, several configured); unset: the jobs' own. */
 export interface DayJobs {
-  reconcileDay: (date: string, stopSignal: AbortSignal) => Promise<DayReconcile>;
-  reportDay: (date: string) => Promise<DayReport>;
+  reconcileDay: (date: string, stopSignal: AbortSignal, account?: string) => Promise<DayReconcile>;
+  reportDay: (date: string, account?: string) => Promise<DayReport>;
 }
 
 /**
@@ -22,20 +23,20 @@ export function dayJobs(
 ): DayJobs {
   const { config, logger, db, metrics } = ctx;
   // The day of one account (several configured); unset: the only one, as before.
-  const accountOption = opts.account !== undefined ? { account: opts.account } : {};
+  const accountOption = (account = opts.account) => (account !== undefined ? { account } : {});
   return {
-    reconcileDay: async (date, stopSignal) => {
+    reconcileDay: async (date, stopSignal, account) => {
       // One try per round: the caller's loop (daily schedule, console rerun worker) retries a held
       // reconcile lock every lockRetryMs for up to lockWaitMs, and names the holder when it gives up.
       const { exitCode, outcome } = await counted(metrics, 'reconcile', () =>
-        reconcileJob({ date, progress: false, stopSignal, waitMs: 0, ...accountOption }, { config, logger, db, metrics }),
+        reconcileJob({ date, progress: false, stopSignal, waitMs: 0, ...accountOption(account) }, { config, logger, db, metrics }),
       );
       metrics?.jobFinished('reconcile', jobOutcome(outcome.status, exitCode));
       return { status: outcome.status, runIds: outcome.runs.map((r) => r.runId), lockHolder: outcome.lockHolder };
     },
-    reportDay: async (date) => {
+    reportDay: async (date, account) => {
       const { exitCode, report, emails } = await counted(metrics, 'report', () =>
-        reportJob({ date, email: opts.email, now: opts.now, ...accountOption }, { config, logger, db, metrics }),
+        reportJob({ date, email: opts.email, now: opts.now, ...accountOption(account) }, { config, logger, db, metrics }),
       );
       metrics?.jobFinished('report', exitCode === 0 ? 'success' : 'failure');
       return { exitCode, version: report.version, unchanged: report.unchanged, emails };

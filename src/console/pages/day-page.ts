@@ -39,7 +39,7 @@ export function dayPage({ session: s, date, zone, cannotRerun, versions, section
   const current = versions[0];
   const headline = current ? ((current.manifest.headline as string | undefined) ?? null) : null;
   const of = account === undefined ? null : html`, account ${account}`;
-  const body = html`<h1>Business day ${date}${of} ${rerunForm(s, date, cannotRerun)}</h1>
+  const body = html`<h1>Business day ${date}${of} ${rerunForm(s, date, cannotRerun, undefined, account)}</h1>
     ${
       current
         ? html`<div class="headline">

@@ -4,7 +4,7 @@ import { can } from '../../domain/roles.ts';
 import type { Session } from '../auth/sessions.ts';
 import { at, count, dataTable } from './format.ts';
 import { csrfField, page } from './layout.ts';
-import { rerunForm } from './rerun-form.ts';
+import { accountField, rerunForm } from './rerun-form.ts';
 
 export interface DaysListData {
   session: Session;
@@ -23,6 +23,8 @@ export function daysListPage({ session: s, days, zone, cannotRerun, accountIds, 
   // With several accounts, each day also links to its per-account view; with one, the cell as before.
   // With an account chosen, a day opens on that account's report.
   const dayHref = (date: string) => (account ? `/days/${date}?account=${encodeURIComponent(account)}` : `/days/${date}`);
+  // The rerun's account with several: the one chosen, else a choice among them; none with one.
+  const rerunAccount = accountIds.length > 1 ? account || accountIds : undefined;
   const byAccount = (date: string) => (accountIds.length > 1 ? html` <a href="/days/${date}/accounts">by account</a>` : null);
   const body = html`<h1>Business days</h1>
     <p class="muted">
@@ -45,7 +47,7 @@ export function daysListPage({ session: s, days, zone, cannotRerun, accountIds, 
     ${
       can(s.role, 'rerun') && !cannotRerun
         ? html`<form class="filters" method="post" action="/reruns">
-            ${csrfField(s)}<label>Rerun another day <input type="date" name="date" required /></label
+            ${csrfField(s)}${accountField(rerunAccount)}<label>Rerun another day <input type="date" name="date" required /></label
             ><button type="submit">Queue rerun</button>
           </form>`
         : null
@@ -68,7 +70,7 @@ export function daysListPage({ session: s, days, zone, cannotRerun, accountIds, 
                   <td class="num">v${d.currentVersion}</td>
                   <td class="num">${count(d.versions)}</td>
                   <td>${at(d.createdAt, zone)}</td>
-                  <td>${rerunForm(s, d.businessDate, cannotRerun, 'Rerun')}</td>
+                  <td>${rerunForm(s, d.businessDate, cannotRerun, 'Rerun', rerunAccount)}</td>
                 </tr>`,
             ),
           )

@@ -9,7 +9,14 @@ import { rerunOutcome, type RerunOutcome } from './rerun-outcome.ts';
 export interface RerunPageContext {
   zone: string;
   errorText: (r: RerunRow) => string | null;
+  /** Several accounts are configured: a rerun is one account's day, named and linked to its page; with one, pages as before. */
+  perAccount: boolean;
 }
+
+/** The rerun's day page: with several accounts its account's page, else the day's. */
+const dayHref = (r: RerunRow, ctx: RerunPageContext): string =>
+  ctx.perAccount ? `/days/${r.businessDate}?account=${encodeURIComponent(r.account)}` : `/days/${r.businessDate}`;
+const ofAccount = (r: RerunRow, ctx: RerunPageContext): Html | null => (ctx.perAccount ? html`, account ${r.account}` : null);
 
 /** The queue of reruns, newest first; reloads while one waits or runs. */
 export function rerunsPage(s: Session, reruns: readonly RerunRow[], ctx: RerunPageContext): string {
@@ -41,7 +48,7 @@ export function rerunsPage(s: Session, reruns: readonly RerunRow[], ctx: RerunPa
                   (r) =>
                     html`<tr>
                       <td class="num"><a href="/reruns/${r.id}">${r.id}</a></td>
-                      <td><a href="/days/${r.businessDate}">${r.businessDate}</a></td>
+                      <td><a href="${dayHref(r, ctx)}">${r.businessDate}</a>${ofAccount(r, ctx)}</td>
                       <td>
                         ${stateBadge(r.state)}${r.state === 'running' && r.phase ? html` <span class="muted">${r.phase}</span>` : null}
                       </td>
@@ -73,7 +80,7 @@ export function rerunPage(
   view: { progress: ReconcileProgress | null; outcome: RerunOutcome | null; message: Html | null },
 ): string {
   const active = r.state === 'queued' || r.state === 'running';
-  const body = html`<h1>Rerun #${r.id} of <a href="/days/${r.businessDate}">${r.businessDate}</a> ${stateBadge(r.state)}</h1>
+  const body = html`<h1>Rerun #${r.id} of <a href="${dayHref(r, ctx)}">${r.businessDate}</a>${ofAccount(r, ctx)} ${stateBadge(r.state)}</h1>
     ${view.message}
     <dl class="facts">
       <dt>asked by</dt>
@@ -87,7 +94,7 @@ export function rerunPage(
       <dt>reconcile run ids</dt>
       <dd>${r.reconcileRunIds.join(', ') || '-'}</dd>
       <dt>report version</dt>
-      <dd>${r.reportVersion === null ? '-' : html`<a href="/days/${r.businessDate}#v${r.reportVersion}">v${r.reportVersion}</a>`}</dd>
+      <dd>${r.reportVersion === null ? '-' : html`<a href="${dayHref(r, ctx)}#v${r.reportVersion}">v${r.reportVersion}</a>`}</dd>
       ${
         r.error
           ? html`<dt>error</dt>

@@ -2,7 +2,7 @@ import type { ConsoleDeps } from '../http-kit.ts';
 import { rerunReconcileProgress, type RerunRow } from '../../db/console-reruns.ts';
 import { versionsOfDay } from '../../db/report-days.ts';
 import { changedOrders, versionMoney, versionRecordedMoney, versionTally } from '../../db/version-diff.ts';
-import { sendRefusal } from '../can-do.ts';
+import { accountRecipientsOf, sendRefusal } from '../can-do.ts';
 import { can } from '../../domain/roles.ts';
 import type { Session } from '../auth/sessions.ts';
 import type { Html } from '../../html/html.ts';
@@ -20,7 +20,7 @@ async function moneyOf(deps: ConsoleDeps, versionId: string, previousId: string 
 /** The finished rerun's version against the one before it, and whether it can be sent. */
 async function outcomeOf(deps: ConsoleDeps, s: Session, r: RerunRow): Promise<RerunOutcome | null> {
   if (r.state !== 'completed' || r.reportVersion === null) return null;
-  const versions = await versionsOfDay(deps.db.knex, r.businessDate);
+  const versions = await versionsOfDay(deps.db.knex, r.businessDate, r.account);
   const version = versions.find((v) => v.version === r.reportVersion);
   // A version the retention removed has no recorded orders left to tally (its day page says so).
   if (!version || version.removedAt) return null;
@@ -33,7 +33,7 @@ async function outcomeOf(deps: ConsoleDeps, s: Session, r: RerunRow): Promise<Re
     previousTally: previous ? await versionTally(deps.db.knex, previous.id) : null,
     money: await moneyOf(deps, version.id, previous?.id ?? null),
     changed: previous ? await changedOrders(deps.db.knex, previous.id, version.id, CHANGED_SHOWN) : null,
-    sendRefusal: sendRefusal(deps.config),
+    sendRefusal: sendRefusal(deps.config, accountRecipientsOf(deps.config, r.account)),
     maySend: can(s.role, 'rerun'),
     rerunId: r.id,
   };

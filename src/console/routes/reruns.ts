@@ -5,23 +5,39 @@ import { recordAction } from '../../db/console-actions.ts';
 import { businessDay, dayIsPartial } from '../../report/date.ts';
 import { scrub, secretValues } from '../../config/redact.ts';
 import { html } from '../../html/html.ts';
-import { rerunRefusal, sendRefusal } from '../can-do.ts';
+import { accountRecipientsOf, rerunRefusal, sendRefusal } from '../can-do.ts';
 import { createMailer } from '../../notify/mailer.ts';
 import { sendReportEmail } from '../../report/email/send.ts';
 import { noSuchRerun, rerunRefusedPage, rerunsPage, type RerunPageContext } from '../pages/rerun.ts';
 import { rerunView } from './rerun-view.ts';
 import { messageOf } from '../../domain/errors.ts';
 import { DEFAULT_ACCOUNT_ID } from '../../domain/account.ts';
+import { consoleAccountIds } from './account-choice.ts';
+import { configuredAccounts } from '../../config/accounts.ts';
 
 /** The reruns area, by route group: the queue (list, queue one), one rerun (its page, sending its version). */
 export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   const secrets = secretValues(deps.config);
-  const ctx: RerunPageContext = { zone: deps.config.REPORT_TIMEZONE, errorText: (r) => (r.error ? scrub(r.error, secrets) : null) };
+  const ctx: RerunPageContext = {
+    zone: deps.config.REPORT_TIMEZONE,
+    errorText: (r) => (r.error ? scrub(r.error, secrets) : null),
+    perAccount: consoleAccountIds(deps.config).length > 0,
+  };
   registerRerunQueueRoutes(app, deps, ctx);
   registerRerunPageRoutes(app, deps, ctx, secrets);
 }
 
 function registerRerunQueueRoutes(app: FastifyInstance, deps: ConsoleDeps, ctx: RerunPageContext): void {
+  const accountIds = consoleAccountIds(deps.config);
+  // With several accounts a rerun is one account's day: the form names it; with one, none is posted ('default').
+  const accountOf = (body: Record<string, unknown>): { account: string } | { problem: string } => {
+    if (accountIds.length === 0) return { account: DEFAULT_ACCOUNT_ID };
+    const raw = body.account;
+    if (typeof raw === 'string' && accountIds.includes(raw)) return { account: raw };
+    const named = typeof raw === 'string' && raw !== '' ? `${JSON.stringify(raw.slice(0, 40))} is not a configured account` : 'required';
+    return { problem: `account: ${named}; choose from ${accountIds.join(', ')}` };
+  };
+
   app.get('/reruns', { config: { access: 'read' } }, async (request, reply) =>
     sendPage(reply, 200, rerunsPage(request.session!, await listReruns(deps.db.knex), ctx)),
   );
@@ -30,7 +46,8 @@ function registerRerunQueueRoutes(app: FastifyInstance, deps: ConsoleDeps, ctx: 
     const s = request.session!;
     const cannot = rerunRefusal(deps.config);
     if (cannot) return sendPage(reply, 409, rerunRefusedPage(s, 'Cannot rerun', cannot));
-    const raw = (request.body as Record<string, unknown>).date;
+    const body = request.body as Record<string, unknown>;
+    const raw = body.date;
     let date: string;
     try {
       // The checks (and messages) of `payrecon report --date`: a rerun ends in that report, so a day
@@ -41,15 +58,18 @@ function registerRerunQueueRoutes(app: FastifyInstance, deps: ConsoleDeps, ctx: 
     } catch (err) {
       return sendPage(reply, 400, rerunRefusedPage(s, 'Bad date', `date: ${messageOf(err)}`));
     }
+    const chosen = accountOf(body);
+    if ('problem' in chosen) return sendPage(reply, 400, rerunRefusedPage(s, 'Bad account', chosen.problem));
+    const { account } = chosen;
     const now = deps.now();
-    const { id, queued } = await enqueueRerun(deps.db.knex, { businessDate: date, userId: s.userId, now });
+    const { id, queued } = await enqueueRerun(deps.db.knex, { businessDate: date, account, userId: s.userId, now });
     await recordAction(deps.db.knex, {
       at: now,
       actor: s.userName,
       action: queued ? 'rerun-queued' : 'rerun-already-queued',
       target: date,
       address: request.ip,
-      detail: { rerun: id },
+      detail: accountIds.length > 0 ? { rerun: id, account } : { rerun: id },
     });
     deps.onRerunQueued?.();
     return reply.redirect(`/reruns/${id}`, 303);
@@ -74,16 +94,24 @@ function registerRerunPageRoutes(app: FastifyInstance, deps: ConsoleDeps, ctx: R
     const refuse = async (status: number, text: string) =>
       sendPage(reply, status, await rerunView(deps, s, r, ctx, html`<p class="error" role="alert">${text}</p>`));
     if (r.state !== 'completed' || r.reportVersion === null) return refuse(409, 'This rerun has no finished report version to send.');
-    const cannot = sendRefusal(deps.config);
+    // With several accounts the version goes to its account's recipients (else REPORT_EMAIL_TO), as `report --account` sends it.
+    let to: readonly string[] | undefined;
+    if (ctx.perAccount) {
+      const account = configuredAccounts(deps.config).find((a) => a.id === r.account);
+      if (!account) return refuse(409, `Cannot send: account ${r.account} is no longer configured.`);
+      if (account.reportRecipients.length > 0) to = account.reportRecipients;
+    }
+    const cannot = sendRefusal(deps.config, accountRecipientsOf(deps.config, r.account));
     if (cannot) return refuse(409, `Cannot send: ${cannot}`);
     const mailer = createMailer(deps.config);
     let result;
     try {
-      // Only the single account's reruns complete (several: refused before queueing), so its versions are 'default'.
+      // The rerun's account's version ('default' with one account).
       result = await sendReportEmail(deps.db, mailer, {
         businessDate: r.businessDate,
         version: r.reportVersion,
-        account: DEFAULT_ACCOUNT_ID,
+        account: r.account,
+        ...(to ? { to } : {}),
         now: deps.now(),
         secrets,
       });
