@@ -4,6 +4,7 @@
  *
  *   BENCH_DATABASE_URL=postgres://…/postgres npm run bench:accounts -- [--accounts 4] [--orders-per-account 500]
  *     [--rate 25] [--workers 1,2] [--worker-concurrency 4] [--batch-size 100] [--recon-concurrency 8] [--cli tsx|dist]
+ *     [--cpu-prof-dir DIR]
  *
  * Per worker count, on a fresh scratch database (`payrecon_bench_accounts_*`, made and dropped here): the
  * workers start and beat, one scheduler plans every account's sweep, and the clock runs from then until
@@ -23,6 +24,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
+import { rowsOf } from '../src/db/row.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { SandboxControl } from '../src/sandbox/control-client.ts';
@@ -44,6 +46,8 @@ const { values } = parseArgs({
     'batch-size': { type: 'string', default: '100' },
     'recon-concurrency': { type: 'string', default: '8' },
     cli: { type: 'string', default: 'tsx' },
+    // Each worker writes a V8 CPU profile there when it stops (node --cpu-prof): where its CPU per order goes.
+    'cpu-prof-dir': { type: 'string' },
   },
 });
 const whole = (name: string, v: string | undefined, min = 1): number => {
@@ -85,11 +89,17 @@ fs.writeFileSync(
 
 /** utime + stime of a live process, in seconds (0 once it is gone). */
 function procCpuSeconds(pid: number): number {
+  const { user, system } = procCpuSplit(pid);
+  return user + system;
+}
+
+/** utime and stime (the kernel's share: socket sends and receives) of a live process, in seconds. */
+function procCpuSplit(pid: number): { user: number; system: number } {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    return { user: Number(fields[11]) / CLK_TCK, system: Number(fields[12]) / CLK_TCK };
   } catch {
-    return 0;
+    return { user: 0, system: 0 };
   }
 }
 
@@ -197,7 +207,8 @@ async function runOnce(baseUrl: string, control: SandboxControl, W: number): Pro
     }
     await installQueue(db, scratch.url, silentLogger);
     for (let i = 0; i < W; i++) {
-      const child = spawn(process.execPath, [CLI, 'worker'], { cwd: tmp, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const prof = values['cpu-prof-dir'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values['cpu-prof-dir'])] : [];
+      const child = spawn(process.execPath, [...prof, CLI, 'worker'], { cwd: tmp, env, stdio: ['ignore', 'ignore', 'pipe'] });
       createInterface({ input: child.stderr! }).on('line', (l) => stages.add(i, l));
       let stderr = '';
       child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-20_000)));
@@ -213,7 +224,9 @@ async function runOnce(baseUrl: string, control: SandboxControl, W: number): Pro
     }
     const loadStart = loadAverages();
     const workerCpu0 = workers.map((w) => procCpuSeconds(w.child.pid!));
+    const workerSystem0 = workers.map((w) => procCpuSplit(w.child.pid!).system);
     const pgStart = await pgBackendCpu(scratch.name);
+    const stmts0 = await tableAccesses(db.knex);
     const pgLatest = new Map(pgStart);
     const throttled0 = (await control.stats()).rate.throttled;
     const t0 = Date.now();
@@ -235,9 +248,13 @@ async function runOnce(baseUrl: string, control: SandboxControl, W: number): Pro
       await new Promise((r) => setTimeout(r, 500));
     }
     const workerCpu = workers.reduce((s, w, i) => s + procCpuSeconds(w.child.pid!) - workerCpu0[i], 0);
+    const workerSystem = workers.reduce((s, w, i) => s + procCpuSplit(w.child.pid!).system - workerSystem0[i], 0);
     for (const [pid, s] of await pgBackendCpu(scratch.name)) pgLatest.set(pid, s);
     const pgCpu = [...pgLatest].reduce((s, [pid, cpu]) => s + cpu - (pgStart.get(pid) ?? 0), 0);
     const loadEnd = loadAverages();
+    // The statistics collector publishes a backend's counts within a second or so.
+    await new Promise((r) => setTimeout(r, 1500));
+    const stmts1 = await tableAccesses(db.knex);
     const runs = await db.knex('job_runs').whereIn('id', runIds).select('account_id', 'status', 'selected', 'checked', 'finished_at');
     const finish = runs.map((r) => (new Date(r.finished_at as string).getTime() - t0) / 1000);
     const seconds = Math.max(...finish);
@@ -253,6 +270,7 @@ async function runOnce(baseUrl: string, control: SandboxControl, W: number): Pro
       orders_per_s: Number(perS.toFixed(1)),
       ratio_to_summed_limits: Number((perS / (N * RATE)).toFixed(3)),
       worker_cpu_us_per_order: Math.round((workerCpu / orders) * 1e6),
+      worker_system_cpu_us_per_order: Math.round((workerSystem / orders) * 1e6),
       postgres_cpu_us_per_order: Math.round((pgCpu / orders) * 1e6),
       fairness: Number((seconds / Math.min(...finish)).toFixed(3)),
       fastest_account_s: Number(Math.min(...finish).toFixed(1)),
@@ -263,6 +281,7 @@ async function runOnce(baseUrl: string, control: SandboxControl, W: number): Pro
       timeline: await batchTimeline(db.knex, runIds, t0, RATE),
       batch_stage_s: stages.totals(),
       provider_429s: (await control.stats()).rate.throttled - throttled0,
+      db_per_order: perOrder(stmts0, stmts1, orders),
     };
     if (incomplete.length) log(`incomplete runs: ${JSON.stringify(incomplete)}`);
     log(JSON.stringify(result));
@@ -312,4 +331,39 @@ function batchStages() {
       budget_slots_past_on_arrival: [...pastOnArrival.values()].reduce((a, b) => a + b, 0),
     }),
   };
+}
+
+type Accesses = Map<string, number>;
+
+/**
+ * What the database did, from its statistics views: transactions committed on the scratch database, and per
+ * table, scans (sequential + index: about one per statement touching it) and rows inserted, updated or deleted.
+ */
+async function tableAccesses(knex: import('knex').Knex): Promise<Accesses> {
+  const out: Accesses = new Map();
+  const [{ xacts }] = rowsOf(
+    await knex.raw('SELECT xact_commit + xact_rollback AS xacts FROM pg_stat_database WHERE datname = current_database()'),
+  );
+  out.set('xacts', Number(xacts));
+  const tables = rowsOf(
+    await knex.raw(
+      `SELECT schemaname || '.' || relname AS t, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS scans,
+              n_tup_ins + n_tup_upd + n_tup_del AS writes
+         FROM pg_stat_all_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`,
+    ),
+  );
+  for (const r of tables) {
+    out.set(`scans ${r.t as string}`, Number(r.scans));
+    out.set(`writes ${r.t as string}`, Number(r.writes));
+  }
+  return out;
+}
+
+/** Per order checked, the counts that moved (the largest first), to two decimals. */
+function perOrder(before: Accesses, after: Accesses, orders: number): Record<string, number> {
+  const moved = [...after]
+    .map(([k, v]) => [k, (v - (before.get(k) ?? 0)) / orders] as const)
+    .filter(([, v]) => v >= 0.005)
+    .sort((a, b) => b[1] - a[1]);
+  return Object.fromEntries(moved.map(([k, v]) => [k, Number(v.toFixed(2))]));
 }

@@ -182,6 +182,32 @@ describe('RateLimiter over one shared schedule, fake clock', () => {
     expect(maxPerSecond(starts)).toBeLessThanOrEqual(R);
   });
 
+  it('does not ask the schedule while its own last grant shows it would refuse; the sweep books three slots a round trip at low R', async () => {
+    const time = new FakeTime();
+    const memory = new MemorySlotStore(time.now);
+    let reserves = 0;
+    let refused = 0;
+    const store = {
+      reserve: async (req: Parameters<MemorySlotStore['reserve']>[0]) => {
+        reserves++;
+        const grant = await memory.reserve(req);
+        if (grant.count === 0) refused++;
+        return grant;
+      },
+    };
+    // At R = 25 a 25 ms lease is one slot: the sweep books 250 ms ahead, then waits until three slots fit again.
+    const limiter = new RateLimiter({ ratePerSec: 25, account: 'acct', store, now: time.now, sleep: time.sleep });
+    const starts: number[] = [];
+    const all = Array.from({ length: 100 }, () => limiter.acquire('sweep').then(() => starts.push(time.t)));
+    await time.run();
+    await Promise.all(all);
+    expect(starts).toHaveLength(100);
+    expect(maxPerSecond(starts)).toBeLessThanOrEqual(25);
+    expect(refused).toBe(0);
+    // Three slots per round trip once the first 250 ms are booked (one slot each until then).
+    expect(reserves).toBeLessThanOrEqual(40);
+  });
+
   it('a schedule that cannot be reached fails the waiting calls instead of hanging them', async () => {
     const limiter = new RateLimiter({
       ratePerSec: 5,
