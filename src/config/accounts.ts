@@ -1,6 +1,6 @@
 import type { Config } from './config.ts';
 import { UsageError } from '../domain/errors.ts';
-import { DEFAULT_ACCOUNT_ID, type Account } from '../domain/account.ts';
+import { DEFAULT_ACCOUNT_ID, type Account, type LedgerAccount } from '../domain/account.ts';
 
 /**
  * The provider accounts this deployment serves. With no ACCOUNTS_FILE, today's variables define the
@@ -55,6 +55,27 @@ export function accountFor(config: Config, id: string | undefined): Account {
   const found = accounts.find((a) => a.id === id);
   if (!found) throw new UsageError(`--account ${JSON.stringify(id)}: no such account; configured: ${ids}`);
   return found;
+}
+
+/**
+ * The account a job keeps apart from the others: with several accounts configured, `account` (its rows only,
+ * named in files and labels); with one, undefined, so nothing is filtered or named, as before accounts.
+ */
+export function apartOf(config: Config, account: Account): Account | undefined {
+  return configuredAccounts(config).length > 1 ? account : undefined;
+}
+
+/** An account's report recipients: its own list, or REPORT_EMAIL_TO when it lists none. */
+export function reportRecipientsOf(account: Account, config: Config): readonly string[] {
+  return account.reportRecipients.length > 0 ? account.reportRecipients : (config.REPORT_EMAIL_TO ?? []);
+}
+
+/**
+ * The chart of accounts an account's journal posts to: its mapping over JOURNAL_ACCOUNTS_FILE, role by role
+ * (roles neither lists keep the defaults). The report writes with it and the ledger reads with it.
+ */
+export function journalChartOf(account: Account, config: Config): Readonly<Record<string, LedgerAccount>> {
+  return { ...config.JOURNAL_ACCOUNTS_FILE, ...account.journalAccounts };
 }
 
 /** What `accounts list` shows of an account: everything but the secret, and where the secret comes from. */

@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.ts';
-import { configuredAccounts } from '../config/accounts.ts';
+import { configuredAccounts, reportRecipientsOf } from '../config/accounts.ts';
 
 /**
  * Why a rerun cannot work in this console, or null: said where the rerun is offered, instead of
@@ -16,23 +16,24 @@ export function rerunRefusal(config: Config): string | null {
 }
 
 /**
- * Why a report cannot be e-mailed from this console, or null. `accountRecipients`: the version's account's
- * own list (several accounts), which REPORT_EMAIL_TO only stands in for when it is empty.
+ * Why a report cannot be e-mailed from this console, or null. `accountRecipients`: where the version's
+ * account's reports go (several accounts: its own list, else REPORT_EMAIL_TO); undefined with one account.
  */
 export function sendRefusal(config: Pick<Config, 'SMTP_URL' | 'REPORT_EMAIL_TO'>, accountRecipients?: readonly string[]): string | null {
   if (!config.SMTP_URL) return 'e-mail is not configured (SMTP_URL is not set).';
-  if (accountRecipients?.length) return null;
-  if (!config.REPORT_EMAIL_TO?.length) {
-    return accountRecipients
-      ? 'no accounting address is configured for this account (no reportRecipients in ACCOUNTS_FILE, and REPORT_EMAIL_TO is not set).'
-      : 'no accounting address is configured (REPORT_EMAIL_TO is not set).';
-  }
+  if (accountRecipients)
+    return accountRecipients.length
+      ? null
+      : 'no accounting address is configured for this account (no reportRecipients in ACCOUNTS_FILE, and REPORT_EMAIL_TO is not set).';
+  if (!config.REPORT_EMAIL_TO?.length) return 'no accounting address is configured (REPORT_EMAIL_TO is not set).';
   return null;
 }
 
-/** The recipients of an account's reports when several accounts are configured; undefined with one. */
+/** Where an account's reports go when several accounts are configured (reportRecipientsOf); undefined with one. */
 export function accountRecipientsOf(config: Config, accountId: string): readonly string[] | undefined {
   const accounts = configuredAccounts(config);
   if (accounts.length < 2) return undefined;
-  return accounts.find((a) => a.id === accountId)?.reportRecipients ?? [];
+  const account = accounts.find((a) => a.id === accountId);
+  // An account no longer configured: REPORT_EMAIL_TO, as for an account listing none (its send is refused anyway).
+  return account ? reportRecipientsOf(account, config) : (config.REPORT_EMAIL_TO ?? []);
 }

@@ -2,7 +2,7 @@
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { listPostings, postingSeqOf, trialBalance, type TrialBalanceRow } from '../db/journal-postings.ts';
 import { accountFor as ledgerAccountFor } from '../report/journal-accounts.ts';
-import { accountFor, configuredAccounts } from '../config/accounts.ts';
+import { accountFor, apartOf, journalChartOf } from '../config/accounts.ts';
 import type { Config } from '../config/config.ts';
 import { checkBusinessDate } from '../domain/business-date.ts';
 import { UsageError } from '../domain/errors.ts';
@@ -26,9 +26,8 @@ function parseAsOf(asOf: string | undefined): { date: string; version: number } 
  * accounts over JOURNAL_ACCOUNTS_FILE, as its report wrote it; with one, every posting as before.
  */
 function ledgerScope(config: Config, id: string | undefined) {
-  const account = accountFor(config, id);
-  if (configuredAccounts(config).length === 1) return { account: undefined, chart: config.JOURNAL_ACCOUNTS_FILE };
-  return { account: account.id, chart: { ...config.JOURNAL_ACCOUNTS_FILE, ...account.journalAccounts } };
+  const apart = apartOf(config, accountFor(config, id));
+  return { account: apart?.id, chart: apart ? journalChartOf(apart, config) : config.JOURNAL_ACCOUNTS_FILE };
 }
 
 export async function ledgerTrialBalanceJob(

@@ -1,6 +1,6 @@
 // The reconcile job: select, check against the provider, raise alerts, map the outcome to an exit status.
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
-import { accountFor, configuredAccounts } from '../config/accounts.ts';
+import { accountFor, apartOf } from '../config/accounts.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { loadActiveBankCodes } from '../db/bank-codes.ts';
 import { policyFromConfig } from '../reconcile/policy-from-config.ts';
@@ -44,11 +44,10 @@ export async function reconcileJob(options: ReconcileJobOptions, context: JobCon
   // The run's account: its orders only, checked with its own client (base URL, MerchantID, secret).
   // With one account the selection names none, so the run is exactly what it was before accounts.
   const account = accountFor(config, options.account);
-  const several = configuredAccounts(config).length > 1;
   // Validated before the database is opened: a bad --date, --from/--to or --ref does nothing at all.
   const selection = usage(() =>
     buildSelection(
-      { ...options, account: several ? account.id : undefined },
+      { ...options, account: apartOf(config, account)?.id },
       {
         now: now(),
         zone: config.REPORT_TIMEZONE,

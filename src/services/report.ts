@@ -1,8 +1,7 @@
 // The report job: write the day's reports, e-mail them, retry pending deliveries, an exit status.
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig, type Config } from '../config/config.ts';
-import { accountFor, configuredAccounts } from '../config/accounts.ts';
-import type { Account } from '../domain/account.ts';
+import { accountFor, apartOf, journalChartOf, reportRecipientsOf } from '../config/accounts.ts';
 import { secretValues } from '../config/redact.ts';
 import { describeDatabase } from '../db/describe.ts';
 import { businessDay, dayIsPartial, defaultReportDate } from '../report/date.ts';
@@ -45,8 +44,8 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
   // With several accounts a report is one account's (named, or refused naming the ids); with one,
   // nothing is filtered or named: the files are exactly what they were before accounts.
   const account = accountFor(config, options.account);
-  const apart = configuredAccounts(config).length > 1 ? account : undefined;
-  const recipients = apart ? recipientsOf(apart, config) : (config.REPORT_EMAIL_TO ?? []);
+  const apart = apartOf(config, account);
+  const recipients = apart ? reportRecipientsOf(apart, config) : (config.REPORT_EMAIL_TO ?? []);
   // Validated before the database is opened: a bad or future --date does nothing at all.
   const day = businessDay(options.date ?? defaultReportDate(config.REPORT_TIMEZONE, now()), config.REPORT_TIMEZONE);
   dayIsPartial(day, now());
@@ -81,8 +80,7 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
       lookbackDays: config.RECON_LOOKBACK_DAYS,
       ...(apart ? { account: { id: apart.id, displayName: apart.displayName } } : {}),
       journal: {
-        // An account's mapping overrides JOURNAL_ACCOUNTS_FILE role by role; roles neither lists keep the defaults.
-        accounts: apart ? { ...config.JOURNAL_ACCOUNTS_FILE, ...apart.journalAccounts } : config.JOURNAL_ACCOUNTS_FILE,
+        accounts: apart ? journalChartOf(apart, config) : config.JOURNAL_ACCOUNTS_FILE,
         base: config.JOURNAL_BASE_CURRENCY,
         baseRates: config.JOURNAL_RATES_FILE,
         usdtAtPar: config.JOURNAL_USDT_AT_PAR,
@@ -117,11 +115,6 @@ export async function reportJob(options: ReportJobOptions = {}, context: JobCont
     const failed = emails.some((e) => e.status === 'failed');
     return { exitCode: failed ? EXIT.INCOMPLETE : EXIT.OK, report, emails };
   }
-}
-
-/** An account's report recipients: its own list, or REPORT_EMAIL_TO when it lists none. */
-function recipientsOf(account: Account, config: Config): readonly string[] {
-  return account.reportRecipients.length > 0 ? account.reportRecipients : (config.REPORT_EMAIL_TO ?? []);
 }
 
 function tryMailer(config: Config): Mailer | undefined {

@@ -1,7 +1,7 @@
 // The snapshot job: balances and rates, roll-forward, alerts for drift and flags, an exit status.
 import { withJob, type JobContextOptions } from '../runtime/with-job.ts';
 import { loadConfig } from '../config/config.ts';
-import { accountFor, configuredAccounts } from '../config/accounts.ts';
+import { accountFor, apartOf } from '../config/accounts.ts';
 import type { ProviderClientOptions } from '../provider/client.ts';
 import { snapshotPolicyFromConfig } from '../snapshot/policy.ts';
 import { takeSnapshots, type SnapshotResult } from '../snapshot/take-snapshots.ts';
@@ -32,7 +32,7 @@ export async function snapshotJob(options: SnapshotJobOptions = {}, context: Job
   // The account's balances, read with its own client; with several, only its orders explain them.
   // With one account nothing is filtered or named: the run is exactly what it was before accounts.
   const account = accountFor(config, options.account);
-  const apart = configuredAccounts(config).length > 1 ? account.id : undefined;
+  const apart = apartOf(config, account)?.id;
   return withJob('snapshot', { ...context, config, account: account.id, provider: options.provider }, async (deps) => {
     const { logger, db } = deps;
     const client = await deps.provider();

@@ -5,7 +5,7 @@ import { recordAction } from '../../db/console-actions.ts';
 import { businessDay, dayIsPartial } from '../../report/date.ts';
 import { scrub, secretValues } from '../../config/redact.ts';
 import { html } from '../../html/html.ts';
-import { accountRecipientsOf, rerunRefusal, sendRefusal } from '../can-do.ts';
+import { rerunRefusal, sendRefusal } from '../can-do.ts';
 import { createMailer } from '../../notify/mailer.ts';
 import { sendReportEmail } from '../../report/email/send.ts';
 import { noSuchRerun, rerunRefusedPage, rerunsPage, type RerunPageContext } from '../pages/rerun.ts';
@@ -13,7 +13,7 @@ import { rerunView } from './rerun-view.ts';
 import { messageOf } from '../../domain/errors.ts';
 import { DEFAULT_ACCOUNT_ID } from '../../domain/account.ts';
 import { consoleAccountIds } from './account-choice.ts';
-import { configuredAccounts } from '../../config/accounts.ts';
+import { configuredAccounts, reportRecipientsOf } from '../../config/accounts.ts';
 
 /** The reruns area, by route group: the queue (list, queue one), one rerun (its page, sending its version). */
 export function registerRerunRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
@@ -99,9 +99,9 @@ function registerRerunPageRoutes(app: FastifyInstance, deps: ConsoleDeps, ctx: R
     if (ctx.perAccount) {
       const account = configuredAccounts(deps.config).find((a) => a.id === r.account);
       if (!account) return refuse(409, `Cannot send: account ${r.account} is no longer configured.`);
-      if (account.reportRecipients.length > 0) to = account.reportRecipients;
+      to = reportRecipientsOf(account, deps.config);
     }
-    const cannot = sendRefusal(deps.config, accountRecipientsOf(deps.config, r.account));
+    const cannot = sendRefusal(deps.config, to);
     if (cannot) return refuse(409, `Cannot send: ${cannot}`);
     const mailer = createMailer(deps.config);
     let result;
