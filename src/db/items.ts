@@ -86,7 +86,7 @@ const UNNEST_CHUNK = 5000;
  * recon_items' columns after run_id as unnest arrays; codes and details travel as text and are cast in the
  * SELECT. A run's batch gives its run id once, as a scalar (insertRunItems).
  */
-const CHECK_COLUMNS: readonly UnnestColumn<Omit<ReconItemRow, 'runId'>>[] = [
+export const ITEM_CHECK_COLUMNS: readonly UnnestColumn<Omit<ReconItemRow, 'runId'>>[] = [
   { name: 'direction', type: 'text', value: (x) => x.direction },
   { name: 'order_id', type: 'bigint', value: (x) => x.orderId },
   { name: 'merchant_ref', type: 'text', value: (x) => x.merchantRef },
@@ -118,7 +118,7 @@ const CHECK_COLUMNS: readonly UnnestColumn<Omit<ReconItemRow, 'runId'>>[] = [
 const isEmptyList = (v: unknown): boolean => Array.isArray(v) && v.length === 0;
 
 /** Every column, the run id per row (insertItems: rows of any runs). */
-const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [{ name: 'run_id', type: 'bigint', value: (x) => x.runId }, ...CHECK_COLUMNS];
+const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [{ name: 'run_id', type: 'bigint', value: (x) => x.runId }, ...ITEM_CHECK_COLUMNS];
 
 const namesOf = (columns: readonly UnnestColumn<never>[]) => columns.map((c) => c.name).join(', ');
 const selectOf = (columns: readonly UnnestColumn<never>[]) =>
@@ -126,7 +126,7 @@ const selectOf = (columns: readonly UnnestColumn<never>[]) =>
 const ITEMS_SQL = (from: string) =>
   `INSERT INTO recon_items (${namesOf(ITEM_COLUMNS)}) SELECT ${selectOf(ITEM_COLUMNS)} FROM ${from} ON CONFLICT (run_id, direction, order_id) DO NOTHING`;
 const RUN_ITEMS_SQL = (from: string) =>
-  `INSERT INTO recon_items (run_id, account_id, ${namesOf(CHECK_COLUMNS)}) SELECT ?::bigint, ?, ${selectOf(CHECK_COLUMNS)} FROM ${from} ON CONFLICT (run_id, direction, order_id) DO NOTHING`;
+  `INSERT INTO recon_items (run_id, account_id, ${namesOf(ITEM_CHECK_COLUMNS)}) SELECT ?::bigint, ?, ${selectOf(ITEM_CHECK_COLUMNS)} FROM ${from} ON CONFLICT (run_id, direction, order_id) DO NOTHING`;
 
 /**
  * Bulk insert; an item already written for (run, direction, order), e.g. by a run that died after
@@ -153,7 +153,7 @@ export async function insertRunItems(
 ): Promise<number> {
   let inserted = 0;
   for (let i = 0; i < items.length; i += UNNEST_CHUNK) {
-    const v = unnestRows(items.slice(i, i + UNNEST_CHUNK), CHECK_COLUMNS);
+    const v = unnestRows(items.slice(i, i + UNNEST_CHUNK), ITEM_CHECK_COLUMNS);
     inserted += rowCountOf(await trx.raw(RUN_ITEMS_SQL(v.sql), [run.id, run.accountId, ...v.bindings]));
   }
   return inserted;

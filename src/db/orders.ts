@@ -442,6 +442,12 @@ function checkUpdateColumns(direction: Direction): UnnestColumn<CheckUpdate>[] {
   return columns;
 }
 
+/** Built once per direction: fresh closures per batch were compiled again and again by V8. */
+export const CHECK_UPDATE_COLUMNS: Readonly<Record<Direction, readonly UnnestColumn<CheckUpdate>[]>> = {
+  payment: checkUpdateColumns('payment'),
+  payout: checkUpdateColumns('payout'),
+};
+
 /**
  * Records one batch of checks in a single UPDATE ... FROM unnest(arrays): last_checked_at,
  * check_count + 1 and next_check_at always; the other fields only where given. Each row is written
@@ -451,6 +457,14 @@ function checkUpdateColumns(direction: Direction): UnnestColumn<CheckUpdate>[] {
  */
 export async function applyCheckResults(trx: Conn, direction: Direction, updates: readonly CheckUpdate[]): Promise<string[]> {
   if (updates.length === 0) return [];
+  assertCheckUpdates(direction, updates);
+  const v = unnestRows(updates, CHECK_UPDATE_COLUMNS[direction]);
+  const res = await trx.raw(checkUpdateStatement(direction, v.sql), v.bindings);
+  return rowsOf(res).map((r) => id(r, 'id'));
+}
+
+/** What a batch of check updates must hold before it is written: one row per order, each field of its own direction. */
+export function assertCheckUpdates(direction: Direction, updates: readonly CheckUpdate[]): void {
   const ids = new Set(updates.map((u) => u.id));
   // UPDATE ... FROM applies only one of several source rows for the same target: refuse the ambiguity.
   if (ids.size !== updates.length) throw new TypeError('applyCheckResults: duplicate order id in one batch');
@@ -460,14 +474,18 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
   if (direction === 'payout' && updates.some((u) => u.paidAmount !== undefined || u.providerPaidAmount !== undefined)) {
     throw new TypeError('applyCheckResults: paidAmount is a payment field');
   }
+}
+
+/**
+ * The conditional UPDATE of a batch of checks, reading its rows from `source`: `v` with the columns
+ * of CHECK_UPDATE_COLUMNS (an unnest, or a WITH query of them), returning the ids it wrote.
+ */
+export function checkUpdateStatement(direction: Direction, source: string): string {
   const extra = direction === 'payment' ? 'paid_amount' : 'utr';
-  const v = unnestRows(updates, checkUpdateColumns(direction));
-  const table = tableOf(direction);
   // Only payments have a paid amount: a constant line of SQL or none, never a value.
   const PROVIDER_PAID_SET =
     direction === 'payment' ? '\n       provider_paid_amount = COALESCE(v.provider_paid_amount, o.provider_paid_amount),' : '';
-  const res = await trx.raw(
-    `UPDATE ${table} AS o SET
+  return `UPDATE ${tableOf(direction)} AS o SET
        last_checked_at = v.checked_at,
        check_count = o.check_count + 1,
        next_check_at = v.next_check_at,
@@ -483,16 +501,13 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
        provider_success_at = CASE WHEN o.provider_success_at IS NULL AND v.provider_category = 'success' THEN v.checked_at
                                   ELSE o.provider_success_at END,
        updated_at = COALESCE(v.updated_at, o.updated_at)
-     FROM ${v.sql}
+     FROM ${source}
      WHERE o.id = v.id
        AND o.merchant_ref = v.was_merchant_ref AND o.currency = v.was_currency AND o.method = v.was_method
        AND o.amount = v.was_amount AND o.status = v.was_status AND o.status_category = v.was_status_category
        AND o.fee IS NOT DISTINCT FROM v.was_fee AND o.${extra} IS NOT DISTINCT FROM v.was_extra
        AND o.check_count = v.was_check_count
-     RETURNING o.id`,
-    v.bindings,
-  );
-  return rowsOf(res).map((r) => id(r, 'id'));
+     RETURNING o.id`;
 }
 
 export async function findOrderById(db: Conn, direction: Direction, id: string): Promise<OrderRow | null> {

@@ -15,7 +15,9 @@ export const codeKey = (code: string): string => `${CODE_PREFIX}${code}`;
 /** Adds one checked order (its verdict, each of its codes once) to counts, in place. */
 export function countCheck(counts: RunCounts, verdict: Verdict, codes: readonly string[]): void {
   counts[verdictKey(verdict)] = (counts[verdictKey(verdict)] ?? 0) + 1;
-  for (const code of new Set(codes)) counts[codeKey(code)] = (counts[codeKey(code)] ?? 0) + 1;
+  // Most checks find nothing: no set to build.
+  if (codes.length === 0) return;
+  for (const code of codes.length === 1 ? codes : new Set(codes)) counts[codeKey(code)] = (counts[codeKey(code)] ?? 0) + 1;
 }
 
 /** Adds a code found n times (snapshot findings), in place. */

@@ -1,6 +1,6 @@
 import type { OrderRow } from '../db/orders.ts';
 import type { ReconItemRow } from '../db/items.ts';
-import { stateOf, type CheckUpdate } from '../db/orders.ts';
+import type { CheckUpdate } from '../db/orders.ts';
 import { compareOrder } from '../recon/compare.ts';
 import { isFinalCategory } from '../domain/status.ts';
 import type { CheckResult, LocalOrder, NotificationFacts, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
@@ -76,27 +76,29 @@ export function checkOrder(
     reason: result.reason,
   };
   const u = result.update;
-  // Open at the provider, whatever the merchant recorded: the provider's word starts the finality interval.
-  const seenOpen = result.providerMoney !== undefined && !isFinalCategory(result.providerMoney.category);
-  // Fields assigned one by one, not spread from small objects: this runs for every order of a run.
-  const update: CheckUpdate = { id: order.id, expected: stateOf(order), checkedAt: now, nextCheckAt: result.nextCheckAt };
-  if (seenOpen) update.openSeenAt = askedAt ?? now;
   const money = result.providerMoney;
-  if (money) {
-    update.providerCategory = money.category;
-    update.providerAmount = money.amount;
-    update.providerFee = money.fee;
-    if (money.paidAmount !== undefined) update.providerPaidAmount = money.paidAmount;
-  }
-  if (u) {
-    update.status = u.status;
-    update.statusCategory = u.category;
-    if (u.fee !== undefined) update.fee = u.fee;
-    if (order.direction === 'payment') update.paidAmount = u.paidAmount;
-    else update.utr = u.utr;
-    update.finalizedAt = u.finalized ? now : undefined;
-    update.updatedAt = now;
-  }
+  // Open at the provider, whatever the merchant recorded: the provider's word starts the finality interval.
+  const seenOpen = money !== undefined && !isFinalCategory(money.category);
+  // Every field in one literal, unset ones undefined: every update has one shape, so the batch's column
+  // readers stay monomorphic. `expected` is the order itself (its state fields are what the write checks).
+  const update: CheckUpdate = {
+    id: order.id,
+    expected: order,
+    checkedAt: now,
+    nextCheckAt: result.nextCheckAt,
+    status: u?.status,
+    statusCategory: u?.category,
+    paidAmount: u && order.direction === 'payment' ? u.paidAmount : undefined,
+    fee: u?.fee,
+    utr: u && order.direction === 'payout' ? u.utr : undefined,
+    finalizedAt: u?.finalized ? now : undefined,
+    providerCategory: money?.category,
+    providerAmount: money?.amount,
+    providerFee: money?.fee,
+    providerPaidAmount: money?.paidAmount,
+    openSeenAt: seenOpen ? (askedAt ?? now) : undefined,
+    updatedAt: u ? now : undefined,
+  };
   return { item, update, result };
 }
 

@@ -8,8 +8,8 @@
  * Ordered commits keep the run's checkpoint contiguous (everything up to it is written), while
  * up to `ahead` pages in flight keep the slots busy across page boundaries.
  *
- * The slots are a counter and a list of waiting starts, not a general limiter: this runs once per
- * order, and a limiter's own promises per call were a measurable share of the job's CPU (issue 42).
+ * The slots are a counter and a list of pages with items not started, not a general limiter: this runs
+ * once per order, and a limiter's own promises per call were a measurable share of the job's CPU (issue 42).
  */
 export async function runOrderedPipeline<T, F, R>(
   pages: AsyncIterable<T[]>,
@@ -20,41 +20,18 @@ export async function runOrderedPipeline<T, F, R>(
 ): Promise<void> {
   const concurrency = Math.max(1, opts.concurrency);
   const ahead = Math.max(1, opts.ahead ?? 3);
-  const inflight: Array<{ page: T[]; results: Promise<R[]> }> = [];
-  const waiting: Array<() => void> = [];
-  let active = 0;
-  let stopped = false;
+  const inflight: Array<PageRun<T, F, R>> = [];
+  // Pages with items not started yet, oldest first: a freed slot starts the next item of the first.
+  const waiting: Array<PageRun<T, F, R>> = [];
+  const slots = { active: 0, stopped: false };
   const release = () => {
-    active--;
-    const next = waiting.shift();
-    if (next && !stopped) next();
+    slots.active--;
+    while (!slots.stopped && slots.active < concurrency && waiting.length > 0) {
+      const next = waiting[0];
+      next.startNext();
+      if (!next.hasWaiting()) waiting.shift();
+    }
   };
-  const run = (item: T): Promise<R> =>
-    new Promise<R>((resolve, reject) => {
-      const start = () => {
-        active++;
-        let fetching: Promise<F>;
-        try {
-          fetching = work(item);
-        } catch (err) {
-          release();
-          reject(err);
-          return;
-        }
-        fetching.then(
-          (fetched) => {
-            release();
-            afterPendingIo(() => finish(item, fetched), resolve, reject);
-          },
-          (err: unknown) => {
-            release();
-            reject(err);
-          },
-        );
-      };
-      if (active < concurrency) start();
-      else waiting.push(start);
-    });
   const drainOne = async () => {
     const next = inflight.shift()!;
     await commit(next.page, await next.results);
@@ -62,37 +39,118 @@ export async function runOrderedPipeline<T, F, R>(
   try {
     for await (const page of pages) {
       if (opts.shouldStop?.()) break;
-      const results = Promise.all(page.map(run));
+      const run = new PageRun(page, work, finish, slots, release);
+      while (slots.active < concurrency && run.hasWaiting()) run.startNext();
+      if (run.hasWaiting()) waiting.push(run);
       // A rejection is awaited in order by drainOne; this keeps Node from calling it unhandled meanwhile.
-      results.catch(() => undefined);
-      inflight.push({ page, results });
+      run.results.catch(() => undefined);
+      inflight.push(run);
       if (inflight.length >= ahead) await drainOne();
     }
     while (inflight.length) await drainOne();
   } finally {
     // Fetches not started yet never start (their pages are not committed).
-    stopped = true;
+    slots.stopped = true;
     waiting.length = 0;
   }
 }
 
-/** Comparisons waiting for the check phase; one setImmediate serves all that were queued before it ran. */
-let due: Array<() => void> = [];
+/**
+ * One page in the pipeline: its items start in order as slots free up, each result lands at its
+ * index, and one promise settles when all are in (or at the first failure). One promise per page,
+ * not per item: per-item promises lived until their page was written, for the collector to copy.
+ */
+class PageRun<T, F, R> {
+  readonly results: Promise<R[]>;
+  private readonly values: R[];
+  private next = 0;
+  private remaining: number;
+  private resolve!: (values: R[]) => void;
+  private reject!: (err: unknown) => void;
+  private failed = false;
 
-/** Runs `fn` after the current microtasks and the I/O callbacks already due (setImmediate's phase). */
-function afterPendingIo<R>(fn: () => R, resolve: (value: R) => void, reject: (err: unknown) => void): void {
-  if (due.length === 0) setImmediate(runDue);
-  due.push(() => {
+  constructor(
+    readonly page: T[],
+    private readonly work: (item: T) => Promise<F>,
+    private readonly finish: (item: T, fetched: F) => R,
+    private readonly slots: { active: number },
+    private readonly release: () => void,
+  ) {
+    this.values = new Array<R>(page.length);
+    this.remaining = page.length;
+    this.results = new Promise<R[]>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    if (page.length === 0) this.resolve(this.values);
+  }
+
+  hasWaiting(): boolean {
+    return this.next < this.page.length;
+  }
+
+  /** Starts the next item: it holds a slot while its work runs, then finishes after the pending I/O. */
+  startNext(): void {
+    const i = this.next++;
+    this.slots.active++;
+    let fetching: Promise<F>;
     try {
-      resolve(fn());
+      fetching = this.work(this.page[i]);
     } catch (err) {
-      reject(err);
+      this.release();
+      this.fail(err);
+      return;
     }
-  });
+    fetching.then(
+      (fetched) => {
+        this.release();
+        afterPendingIo(this, i, fetched);
+      },
+      (err: unknown) => {
+        this.release();
+        this.fail(err);
+      },
+    );
+  }
+
+  /** Called once the item's slot is given back and the pending I/O is served. */
+  finishItem(i: number, fetched: F): void {
+    if (this.failed) return;
+    try {
+      this.values[i] = this.finish(this.page[i], fetched);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    if (--this.remaining === 0) this.resolve(this.values);
+  }
+
+  private fail(err: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.reject(err);
+  }
+}
+
+/** Comparisons waiting for the check phase (page, index, answer); one setImmediate serves all queued before it ran. */
+let duePages: Array<PageRun<never, unknown, unknown>> = [];
+let dueIndexes: number[] = [];
+let dueFetched: unknown[] = [];
+
+/** Finishes item i of `run` after the current microtasks and the I/O callbacks already due (setImmediate's phase). */
+function afterPendingIo<T, F, R>(run: PageRun<T, F, R>, i: number, fetched: F): void {
+  if (duePages.length === 0) setImmediate(runDue);
+  duePages.push(run as unknown as PageRun<never, unknown, unknown>);
+  dueIndexes.push(i);
+  dueFetched.push(fetched);
 }
 
 function runDue(): void {
-  const batch = due;
-  due = [];
-  for (const task of batch) task();
+  const pages = duePages;
+  const indexes = dueIndexes;
+  const fetched = dueFetched;
+  duePages = [];
+  dueIndexes = [];
+  dueFetched = [];
+  for (let k = 0; k < pages.length; k++) pages[k].finishItem(indexes[k], fetched[k]);
 }

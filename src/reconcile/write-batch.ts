@@ -1,7 +1,7 @@
 import type { Knex } from '../db/knex-types.ts';
 import type { Db } from '../db/connect.ts';
-import { insertRunItems } from '../db/items.ts';
-import { applyCheckResults, findRefusedValue, type OrderRow } from '../db/orders.ts';
+import { applyChecksWithItems } from '../db/check-writes.ts';
+import { findRefusedValue, type OrderRow } from '../db/orders.ts';
 import { describeRefusal, isValueRefusal } from '../db/refusal.ts';
 import { checkpointRun, type RunRow } from '../db/runs.ts';
 import type { Direction } from '../domain/types.ts';
@@ -62,22 +62,18 @@ export async function writeBatch(db: Db, batch: BatchToWrite): Promise<BatchWrit
   });
 }
 
-/** Order updates first: only the orders still as their checks saw them get their items and case updates. */
+/** Order updates and their items in one statement: only the orders still as their checks saw them get their items and case updates. */
 async function writeChecks(trx: Knex.Transaction, batch: BatchToWrite, entries: BatchToWrite['entries']): Promise<BatchWritten> {
   const applied = new Set(
-    await applyCheckResults(
+    await applyChecksWithItems(
       trx,
+      batch.run,
       batch.direction,
-      entries.map((e) => e.checked.update),
+      entries.map((e) => e.checked),
     ),
   );
   const kept = entries.filter((e) => applied.has(e.order.id));
   const done = kept.map((e) => e.checked);
-  await insertRunItems(
-    trx,
-    batch.run,
-    done.map((c) => c.item),
-  );
   await syncOrderCases(
     trx,
     kept.map((e) => caseCheckOf(batch.run.accountId, e.order, e.checked)),
