@@ -11,7 +11,7 @@ import {
   type OrderRow,
 } from '../src/db/orders.ts';
 import { checkpointRun, createRun, findResumableRun, finishRun, lastRuns, findRun } from '../src/db/runs.ts';
-import { insertItems, insertRunItems, selectItemsByRun, type ReconItemRow, type StoredReconItem } from '../src/db/items.ts';
+import { insertItems, selectItemsByRun, type ReconItemRow } from '../src/db/items.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import type { Direction } from '../src/domain/types.ts';
 
@@ -311,13 +311,6 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
     expect(back[1]).toMatchObject({ ...items[1], id: expect.any(String) });
     expect(back[0].codes).toEqual([]);
     expect(back[0].details).toEqual([]);
-    // A run's batch binds its run id once (insertRunItems): the same rows as insertItems writes, and the same skip.
-    const other = await createRun(k, 'reconcile', {}, { dryRun: false, now: hours(2) });
-    const checks = items.map(({ runId: _, ...check }) => check);
-    expect(await k.transaction((trx) => insertRunItems(trx, other, checks))).toBe(600);
-    expect(await insertRunItems(k, other, checks.slice(0, 10))).toBe(0);
-    const strip = ({ id: _, runId: __, ...rest }: StoredReconItem) => rest;
-    expect((await selectItemsByRun(k, other.id)).map(strip)).toEqual(back.map(strip));
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Direction } from '../domain/types.ts';
-import { ITEM_CHECK_COLUMNS, type ReconItemRow } from './items.ts';
+import { ITEM_CHECK_COLUMNS, itemColumnSql, type ReconItemRow } from './items.ts';
 import { assertCheckUpdates, CHECK_UPDATE_COLUMNS, checkUpdateStatement, type CheckUpdate } from './orders.ts';
 import { id, rowsOf } from './row.ts';
 import { unnestRows, type UnnestColumn } from './unnest.ts';
@@ -49,9 +49,7 @@ function planFor(direction: Direction): { columns: UnnestColumn<CheckRows>[]; sq
   }));
   const itemNames = ITEM_CHECK_COLUMNS.map((c) => c.name);
   const itemValues = ITEM_CHECK_COLUMNS.map((c) =>
-    c.name === 'direction'
-      ? '?::text'
-      : (fromUpdate[c.name] ?? (c.name === 'codes' ? 'v.item_codes::text[]' : c.name === 'details' ? 'v.item_details::jsonb' : `v.item_${c.name}`)),
+    c.name === 'direction' ? '?::text' : (fromUpdate[c.name] ?? itemColumnSql(c.name, `v.item_${c.name}`)),
   );
   const sql = (from: string) =>
     `WITH v AS MATERIALIZED (SELECT * FROM ${from}),
@@ -66,8 +64,8 @@ function planFor(direction: Direction): { columns: UnnestColumn<CheckRows>[]; sq
 
 /**
  * Writes a batch of one run's checks in one statement: each order's conditional update (see
- * applyCheckResults) and, for the orders it applied to, their recon_items (see insertRunItems; an
- * item the run already wrote is skipped). The item's local view and time come from the update's
+ * applyCheckResults) and, for the orders it applied to, their recon_items with the run's id and account
+ * (an item the run already wrote, e.g. before a crash and its checkpoint, is skipped, as insertItems does). The item's local view and time come from the update's
  * arrays, which hold the same values: half a batch's arrays less to build, send and parse, and one
  * round trip less. Returns the ids written: the caller re-checks the others.
  */

@@ -79,12 +79,12 @@ function verdictOf(r: Row): { verdict: Verdict; codes: string[] } {
   return { verdict: oneOf(r, 'verdict', VERDICTS), codes: texts(r, 'codes') };
 }
 
-// One statement per chunk; unnest takes 25 array parameters (24 for a run's batch) whatever the chunk size.
+// One statement per chunk; unnest takes 25 array parameters whatever the chunk size.
 const UNNEST_CHUNK = 5000;
 
 /**
  * recon_items' columns after run_id as unnest arrays; codes and details travel as text and are cast in the
- * SELECT. A run's batch gives its run id once, as a scalar (insertRunItems).
+ * SELECT. A run's batch gives its run id and account once, as scalars, with its order updates (check-writes.ts).
  */
 export const ITEM_CHECK_COLUMNS: readonly UnnestColumn<Omit<ReconItemRow, 'runId'>>[] = [
   { name: 'direction', type: 'text', value: (x) => x.direction },
@@ -118,15 +118,18 @@ export const ITEM_CHECK_COLUMNS: readonly UnnestColumn<Omit<ReconItemRow, 'runId
 const isEmptyList = (v: unknown): boolean => Array.isArray(v) && v.length === 0;
 
 /** Every column, the run id per row (insertItems: rows of any runs). */
-const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [{ name: 'run_id', type: 'bigint', value: (x) => x.runId }, ...ITEM_CHECK_COLUMNS];
+const ITEM_COLUMNS: readonly UnnestColumn<ReconItemRow>[] = [
+  { name: 'run_id', type: 'bigint', value: (x) => x.runId },
+  ...ITEM_CHECK_COLUMNS,
+];
 
 const namesOf = (columns: readonly UnnestColumn<never>[]) => columns.map((c) => c.name).join(', ');
-const selectOf = (columns: readonly UnnestColumn<never>[]) =>
-  columns.map((c) => (c.name === 'codes' ? 'codes::text[]' : c.name === 'details' ? 'details::jsonb' : c.name)).join(', ');
+/** A column of the item arrays as recon_items takes it: codes and details travel as text. */
+export const itemColumnSql = (name: string, expr = name): string =>
+  name === 'codes' ? `${expr}::text[]` : name === 'details' ? `${expr}::jsonb` : expr;
+const selectOf = (columns: readonly UnnestColumn<never>[]) => columns.map((c) => itemColumnSql(c.name)).join(', ');
 const ITEMS_SQL = (from: string) =>
   `INSERT INTO recon_items (${namesOf(ITEM_COLUMNS)}) SELECT ${selectOf(ITEM_COLUMNS)} FROM ${from} ON CONFLICT (run_id, direction, order_id) DO NOTHING`;
-const RUN_ITEMS_SQL = (from: string) =>
-  `INSERT INTO recon_items (run_id, account_id, ${namesOf(ITEM_CHECK_COLUMNS)}) SELECT ?::bigint, ?, ${selectOf(ITEM_CHECK_COLUMNS)} FROM ${from} ON CONFLICT (run_id, direction, order_id) DO NOTHING`;
 
 /**
  * Bulk insert; an item already written for (run, direction, order), e.g. by a run that died after
@@ -138,23 +141,6 @@ export async function insertItems(trx: Conn, items: readonly ReconItemRow[]): Pr
   for (let i = 0; i < items.length; i += UNNEST_CHUNK) {
     const v = unnestRows(items.slice(i, i + UNNEST_CHUNK), ITEM_COLUMNS);
     inserted += rowCountOf(await trx.raw(ITEMS_SQL(v.sql), v.bindings));
-  }
-  return inserted;
-}
-
-/**
- * insertItems for the checks of one run's batch: the run id and its account are the batch's, bound once, so
- * the items are written as the check made them (no copy of each with its run id, no array of the same id).
- */
-export async function insertRunItems(
-  trx: Conn,
-  run: { id: string; accountId: string },
-  items: ReadonlyArray<Omit<ReconItemRow, 'runId'>>,
-): Promise<number> {
-  let inserted = 0;
-  for (let i = 0; i < items.length; i += UNNEST_CHUNK) {
-    const v = unnestRows(items.slice(i, i + UNNEST_CHUNK), ITEM_CHECK_COLUMNS);
-    inserted += rowCountOf(await trx.raw(RUN_ITEMS_SQL(v.sql), [run.id, run.accountId, ...v.bindings]));
   }
   return inserted;
 }

@@ -6,6 +6,7 @@ import type { Notification } from '../provider/types.ts';
 import { canonicalRef } from '../domain/refs.ts';
 import { DEFAULT_ACCOUNT_ID } from '../domain/account.ts';
 import { bool, date, dateOrNull, id, int, oneOf, rowsOf, text, textOrNull, textRecord, type Row } from './row.ts';
+import { arrayLiteral } from './unnest.ts';
 
 type Conn = Knex | Knex.Transaction;
 
@@ -215,7 +216,8 @@ export async function notificationStates(
   if (refs.length === 0) return out;
   const rows: Array<{ transaction_ref: string; confirmation: string; confirmation_note: string | null }> = await db('webhook_events')
     .where({ direction })
-    .whereIn('transaction_ref', [...refs])
+    // One array parameter, not an IN list of a page's 500 refs (500 bind parameters to build, send and plan).
+    .whereRaw('transaction_ref = ANY (?::text[])', [arrayLiteral(refs, (ref) => ref, 'transaction_ref')])
     .select('transaction_ref', 'confirmation', 'confirmation_note')
     .orderBy('id');
   for (const r of rows) {

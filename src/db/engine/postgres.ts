@@ -4,6 +4,7 @@ import { advisoryKey, withHeldConnection } from '../advisory.ts';
 import { PostgresSlotStore } from '../provider-budget.ts';
 import { discardOnQueryTimeout } from '../query-timeout.ts';
 import { KNEX_LOG } from './knex-log.ts';
+import { parseTimestamptz } from './timestamptz.ts';
 import type { DbEngine, HeldLock, LockSession, TryLockResult } from './engine.ts';
 
 export interface PostgresOptions {
@@ -42,12 +43,24 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
 
 const NUMERIC_ARRAY = 1231;
 const TEXT_ARRAY = 1009;
-/** pg's defaults, except numeric[] which pg parses into floats: read it like text[] instead. Per client, not global. */
+const TIMESTAMPTZ = 1184;
 // pg types the lookup by its TypeId enum; knex passes plain oids and format names.
 const builtinParser = pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown;
+const builtinTimestamptz = builtinParser(TIMESTAMPTZ, 'text');
+const readTimestamptz = (text: string) => parseTimestamptz(text, builtinTimestamptz);
+/**
+ * pg's defaults, except numeric[] which pg parses into floats: read it like text[] instead; and
+ * timestamptz, read without pg's regular expressions when in UTC (same Date). Per client, not global.
+ */
 const pgTypes = {
   getTypeParser: (oid: number, format?: string) =>
-    oid === NUMERIC_ARRAY && format !== 'binary' ? builtinParser(TEXT_ARRAY, 'text') : builtinParser(oid, format),
+    format === 'binary'
+      ? builtinParser(oid, format)
+      : oid === NUMERIC_ARRAY
+        ? builtinParser(TEXT_ARRAY, 'text')
+        : oid === TIMESTAMPTZ
+          ? readTimestamptz
+          : builtinParser(oid, format),
 };
 
 /**
