@@ -35,7 +35,10 @@ const check = checkCreep(records);
 const describe = (r: BenchRecord, ratio: number): string => {
   const cpu = (r.figures.cpu_us_per_order ?? {}) as Record<string, number | null>;
   const client = [cpu.fetch_only_client_per_request, cpu.fetch_only_client_per_request_after].filter((x) => x != null).join(' / ');
-  return `${ratio.toFixed(2)} (job ${cpu.job} µs per order, client ${client} µs per request; ${r.commit ?? 'no commit'}, ${r.at}, load ${JSON.stringify(r.load)})`;
+  // After the job's start-up and warm-up (runs recorded since the bench splits them): what the steady state adds to the client.
+  const steady = r.figures.job_steady_cpu_over_client_cpu;
+  const after = typeof steady === 'number' ? `; ${steady.toFixed(2)} after warm-up (${cpu.job_steady} µs per order)` : '';
+  return `${ratio.toFixed(2)} (job ${cpu.job} µs per order, client ${client} µs per request${after}; ${r.commit ?? 'no commit'}, ${r.at}, load ${JSON.stringify(r.load)})`;
 };
 const { latest, best, growth } = check;
 process.stdout.write(`case: ${latest.command}\nmachine: ${JSON.stringify(latest.machine)}\n`);

@@ -38,6 +38,7 @@ import { cliEntry } from './lib/cli-entry.ts';
 import { benchMachine, currentCommit, recordResult } from './lib/record.ts';
 import { costOf, resetStatements, snapshot, type PgCost } from './lib/pg-stats.ts';
 import { cpuRatio } from './lib/cpu-ratio.ts';
+import { sampleWarmSplit, steadyCpuUs } from './lib/warm-split.ts';
 
 const { values } = parseArgs({
   options: {
@@ -110,6 +111,11 @@ const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
   else env.PGLITE_DIR = pgliteDir;
   return env;
 };
+/** The warm-up split's own connection, named so it is not counted among the job's backends. */
+const WARM_SPLIT_APP = 'bench-warm-split';
+let warmClient: pg.Client | undefined;
+
+const SCHEMA = loadConfig({ ...MERCHANT, LOG_LEVEL: 'silent' }).DATABASE_SCHEMA;
 const dbConfig = () => loadConfig({ ...MERCHANT, LOG_LEVEL: 'silent', ...(dbUrl ? { DATABASE_URL: dbUrl } : { PGLITE_DIR: pgliteDir }) });
 
 async function adminQuery(sql: string): Promise<void> {
@@ -201,13 +207,27 @@ try {
   const sandboxCpuBefore = procCpuSeconds(sandbox.pid!);
   const pgCpu = new Map<number, number>();
   const pgSampler = dbName ? setInterval(() => void samplePgBackends(pgCpu), 500) : undefined;
+  // The job's fixed costs apart from its steady state: its CPU once its run had checked a fifth of the orders
+  // (a server's database only: PGlite serves one process).
+  let jobPid = 0;
+  const warm = dbUrl
+    ? sampleWarmSplit({
+        cpuSeconds: () => (jobPid ? procCpuSeconds(jobPid) : 0),
+        checked: runChecked,
+        from: Math.ceil(N / 5),
+        everyMs: 100,
+      })
+    : undefined;
   const job = await runChild(
     'reconcile',
     [process.execPath, ...NODE_ARGS, '--import', RSS_PRELOAD, CLI, 'reconcile', '--json'],
     childEnv({ PROVIDER_BASE_URL: baseUrl, RECON_CONCURRENCY: String(C) }),
     tmp,
+    (pid) => (jobPid = pid),
   );
   clearInterval(pgSampler);
+  const warmSplit = warm?.stop() ?? null;
+  await warmClient?.end().catch(() => undefined);
   const loadAfterJob = loadavg();
   const cpu = {
     job: job.cpuSeconds,
@@ -266,6 +286,8 @@ try {
   // The creep figure (issue 42): what the job costs per order against the HTTP client it wraps, both CPU time.
   const jobCpuUs = Math.round((cpu.job * 1e6) / N);
   const ratio = cpuRatio(jobCpuUs, ceilingBefore.cpu_us_per_request, ceilingAfter.cpu_us_per_request);
+  const steadyUs = steadyCpuUs(cpu.job, N, warmSplit);
+  const steadyRatio = steadyUs === null ? null : cpuRatio(steadyUs, ceilingBefore.cpu_us_per_request, ceilingAfter.cpu_us_per_request);
   const ratioLine =
     `job CPU per order / fetch-only client CPU per request: ${ratio.toFixed(2)} ` +
     `(job ${jobCpuUs} µs per order; client ${ceilingBefore.cpu_us_per_request} µs per request before the job, ${ceilingAfter.cpu_us_per_request} after)`;
@@ -273,6 +295,12 @@ try {
     `CPU per order: job ${perOrder(cpu.job)} (fetch-only client ${ceilingBefore.cpu_us_per_request} µs/request), sandbox ${perOrder(cpu.sandbox)}, ` +
     `job's Postgres backends ${perOrder(cpu.postgres)}, over ${job.seconds.toFixed(1)} s wall on ${os.availableParallelism()} cores`;
   log(cpuLine);
+  if (warmSplit && steadyUs !== null) {
+    log(
+      `job's fixed costs and steady state: ${warmSplit.cpuSeconds.toFixed(2)} s CPU until ${warmSplit.checked} orders were checked ` +
+        `(start-up, warm-up), then ${steadyUs} µs per order: ${steadyRatio!.toFixed(2)} × the client after warm-up`,
+    );
+  }
   log(`run span ${Number(runSeconds).toFixed(1)} s = ${Math.round(N / runSeconds)} orders/s in-run`);
   log(
     `verify: run ${run.status}, checked ${run.checked}, recon_items ${items}, orders with check_count 1: ${checkedOrders} => ${verified ? 'OK' : 'FAILED'}`,
@@ -355,9 +383,13 @@ try {
       job_over_ceiling: Number((jobRate / ceiling.rps).toFixed(2)),
       job_over_c_per_l: cOverL ? Number((jobRate / cOverL).toFixed(2)) : null,
       job_cpu_over_client_cpu: ratio,
+      // The job after its start-up and warm-up (the first fifth of the orders), against the same client figure.
+      job_steady_cpu_over_client_cpu: steadyRatio,
+      job_fixed_cpu: warmSplit ? { seconds: Number(warmSplit.cpuSeconds.toFixed(2)), until_checked: warmSplit.checked } : null,
       job_peak_rss_mb: mb(job.rssKiB),
       cpu_us_per_order: {
         job: perOrderUs(cpu.job),
+        job_steady: steadyUs,
         fetch_only_client_per_request: ceilingBefore.cpu_us_per_request,
         fetch_only_client_per_request_after: ceilingAfter.cpu_us_per_request,
         sandbox: perOrderUs(cpu.sandbox),
@@ -396,12 +428,27 @@ function procCpuSeconds(pid: number): number {
   }
 }
 
+/** Orders the running reconcile run has checked (its row's count, moved by each batch's checkpoint); null before it exists. */
+async function runChecked(): Promise<number | null> {
+  if (!warmClient) {
+    warmClient = new pg.Client({ connectionString: dbUrl, application_name: WARM_SPLIT_APP });
+    await warmClient.connect();
+  }
+  const { rows } = await warmClient.query(
+    `SELECT max(checked)::int AS n FROM ${SCHEMA}.job_runs WHERE job = 'reconcile' AND status = 'running'`,
+  );
+  return (rows[0] as { n: number | null }).n;
+}
+
 /** Latest CPU seconds of every backend connected to the bench database (only the job connects while it runs). */
 async function samplePgBackends(into: Map<number, number>): Promise<void> {
   const c = new pg.Client({ connectionString: server });
   try {
     await c.connect();
-    const { rows } = await c.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
+    const { rows } = await c.query(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND application_name <> $2',
+      [dbName, WARM_SPLIT_APP],
+    );
     for (const { pid } of rows as Array<{ pid: number }>) {
       const s = procCpuSeconds(pid);
       if (s > 0) into.set(pid, s);
