@@ -2,7 +2,7 @@
 // Page boundaries, a resumed pass, and orders whose due-ness changes while the pass runs.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertOrders, requestRecheck, type NewOrder, type OrderFilter, type OrderRow } from '../src/db/orders.ts';
+import { insertOrders, requestRecheck, type NewOrder, type OrderFilter, type CheckedOrderRow } from '../src/db/orders.ts';
 import { pagesOf } from '../src/reconcile/order-pages.ts';
 import { availableEngines, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
@@ -25,7 +25,7 @@ function order(kind: 'due' | 'later' | 'final'): NewOrder {
   };
 }
 
-async function collect(pages: AsyncGenerator<OrderRow[]>, each?: (page: OrderRow[]) => Promise<void>): Promise<string[][]> {
+async function collect(pages: AsyncGenerator<CheckedOrderRow[]>, each?: (page: CheckedOrderRow[]) => Promise<void>): Promise<string[][]> {
   const out: string[][] = [];
   for await (const page of pages) {
     out.push(page.map((o) => o.id));

@@ -105,7 +105,7 @@ export interface OrderState {
   checkCount: number;
 }
 
-export function stateOf(order: OrderRow): OrderState {
+export function stateOf(order: CheckedOrderRow): OrderState {
   const { merchantRef, currency, method, amount, status, statusCategory, fee, paidAmount, utr, checkCount } = order;
   return { merchantRef, currency, method, amount, status, statusCategory, fee, paidAmount, utr, checkCount };
 }
@@ -191,8 +191,27 @@ export function toColumns(direction: Direction, r: NewOrder): Record<string, unk
   return cols;
 }
 
+/**
+ * An order as a check reads it: every column but the bookkeeping times a check never reads (when the
+ * row was last updated, checked, seen open, and is next due). A run reads it for every order; each
+ * timestamp is a Date parsed from text, so the four are not selected (the console's order page reads
+ * the whole row, OrderRow).
+ */
+export type CheckedOrderRow = Omit<OrderRow, 'updatedAt' | 'openSeenAt' | 'lastCheckedAt' | 'nextCheckAt'>;
+
 /** An order row of either table; the columns of the other direction (paid_amount, or bank_code and utr) read as null. */
 export function toOrderRow(direction: Direction, r: Row): OrderRow {
+  return {
+    ...toCheckedOrderRow(direction, r),
+    updatedAt: date(r, 'updated_at'),
+    openSeenAt: dateOrNull(r, 'open_seen_at'),
+    lastCheckedAt: dateOrNull(r, 'last_checked_at'),
+    nextCheckAt: dateOrNull(r, 'next_check_at'),
+  };
+}
+
+/** The columns a check reads (CHECKED_ORDER_COLUMNS) as a CheckedOrderRow. */
+function toCheckedOrderRow(direction: Direction, r: Row): CheckedOrderRow {
   return {
     direction,
     id: id(r, 'id'),
@@ -208,19 +227,16 @@ export function toOrderRow(direction: Direction, r: Row): OrderRow {
     status: text(r, 'status'),
     statusCategory: oneOf(r, 'status_category', STATUS_CATEGORIES),
     createdAt: date(r, 'created_at'),
-    updatedAt: date(r, 'updated_at'),
     finalizedAt: dateOrNull(r, 'finalized_at'),
-    openSeenAt: dateOrNull(r, 'open_seen_at'),
-    lastCheckedAt: dateOrNull(r, 'last_checked_at'),
     checkCount: int(r, 'check_count'),
-    nextCheckAt: dateOrNull(r, 'next_check_at'),
   };
 }
 
 /**
- * The columns toOrderRow reads, per table: a check's read of its orders selects these, not `*` (the
- * provider's figures, the account and the finality's end are written by checks, never read by them:
- * the driver parsing them, a timestamp among them, cost every order of a run for nothing).
+ * The columns toCheckedOrderRow reads, per table: a check's read of its orders selects these, not `*`
+ * (the provider's figures, the account, the finality's end and the bookkeeping times are written by
+ * checks, never read by them: the driver parsing them, timestamps among them, cost every order of a run
+ * for nothing).
  */
 const SHARED_ORDER_COLUMNS = [
   'id',
@@ -233,14 +249,10 @@ const SHARED_ORDER_COLUMNS = [
   'status',
   'status_category',
   'created_at',
-  'updated_at',
   'finalized_at',
-  'open_seen_at',
-  'last_checked_at',
   'check_count',
-  'next_check_at',
 ];
-const ORDER_ROW_COLUMNS: Readonly<Record<Direction, readonly string[]>> = {
+const CHECKED_ORDER_COLUMNS: Readonly<Record<Direction, readonly string[]>> = {
   payment: [...SHARED_ORDER_COLUMNS, 'paid_amount'],
   payout: [...SHARED_ORDER_COLUMNS, 'bank_code', 'utr'],
 };
@@ -318,11 +330,11 @@ export async function selectOrdersPage(
   filter: OrderFilter,
   afterId: string | null,
   limit: number,
-): Promise<OrderRow[]> {
+): Promise<CheckedOrderRow[]> {
   const q = filtered(db, direction, filter);
   if (afterId !== null) q.where('id', '>', afterId);
-  const rows = await q.select(ORDER_ROW_COLUMNS[direction]).orderBy('id', 'asc').limit(limit);
-  return rows.map((r: Row) => toOrderRow(direction, r));
+  const rows = await q.select(CHECKED_ORDER_COLUMNS[direction]).orderBy('id', 'asc').limit(limit);
+  return rows.map((r: Row) => toCheckedOrderRow(direction, r));
 }
 
 /**
@@ -364,7 +376,12 @@ export class IdList {
  * stopped being due since the ids were found (a webhook made it final) is left out, as a page's
  * query left it out before.
  */
-export async function selectDueOrders(db: Conn, direction: Direction, filter: DueFilter, ids: readonly string[]): Promise<OrderRow[]> {
+export async function selectDueOrders(
+  db: Conn,
+  direction: Direction,
+  filter: DueFilter,
+  ids: readonly string[],
+): Promise<CheckedOrderRow[]> {
   if (ids.length === 0) return [];
   const q = db(tableOf(direction))
     .whereRaw('id = ANY(?::int8[])', [arrayLiteral(ids, (id) => id, 'id')])
@@ -373,8 +390,8 @@ export async function selectDueOrders(db: Conn, direction: Direction, filter: Du
     });
   if (filter.currency) q.where('currency', filter.currency);
   if (filter.accountId) q.where('account_id', filter.accountId);
-  const rows = await q.select(ORDER_ROW_COLUMNS[direction]).orderBy('id', 'asc');
-  return rows.map((r: Row) => toOrderRow(direction, r));
+  const rows = await q.select(CHECKED_ORDER_COLUMNS[direction]).orderBy('id', 'asc');
+  return rows.map((r: Row) => toCheckedOrderRow(direction, r));
 }
 
 /**
@@ -386,14 +403,14 @@ export async function requestRecheck(db: Conn, direction: Direction, id: string,
 }
 
 /** Orders by id, ascending (a re-check reads them as they are now). */
-export async function selectOrdersByIds(db: Conn, direction: Direction, ids: readonly string[]): Promise<OrderRow[]> {
+export async function selectOrdersByIds(db: Conn, direction: Direction, ids: readonly string[]): Promise<CheckedOrderRow[]> {
   if (ids.length === 0) return [];
   const rows = await db(tableOf(direction))
     // knex's whereIn type takes a mutable array; it only reads it.
     .whereIn('id', ids as string[])
-    .select(ORDER_ROW_COLUMNS[direction])
+    .select(CHECKED_ORDER_COLUMNS[direction])
     .orderBy('id', 'asc');
-  return rows.map((r: Row) => toOrderRow(direction, r));
+  return rows.map((r: Row) => toCheckedOrderRow(direction, r));
 }
 
 export async function countOrders(db: Conn, direction: Direction, filter: OrderFilter): Promise<number> {

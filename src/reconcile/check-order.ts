@@ -1,4 +1,4 @@
-import type { OrderRow } from '../db/orders.ts';
+import type { CheckedOrderRow } from '../db/orders.ts';
 import type { ReconItemRow } from '../db/items.ts';
 import type { CheckUpdate } from '../db/orders.ts';
 import { compareOrder } from '../recon/compare.ts';
@@ -6,7 +6,7 @@ import { isFinalCategory } from '../domain/status.ts';
 import type { CheckResult, LocalOrder, NotificationFacts, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
 
 /** The local order as the pure core sees it. */
-export function toLocalOrder(order: OrderRow): LocalOrder {
+export function toLocalOrder(order: CheckedOrderRow): LocalOrder {
   return {
     direction: order.direction,
     merchantRef: order.merchantRef,
@@ -40,7 +40,7 @@ export interface CheckToWrite {
  * check that sees it success ends the interval (provider_success_at, set by applyCheckResults).
  */
 export function checkOrder(
-  order: OrderRow,
+  order: CheckedOrderRow,
   answer: ProviderAnswer,
   policy: ReconPolicy,
   now: Date,
@@ -106,7 +106,7 @@ export function checkOrder(
  * The check recorded when the database refused what an order's check would write: an error for this
  * order alone (nothing learnt is stored, re-checked at the first backoff step), the reason saying which value.
  */
-export function refusedCheck(order: OrderRow, message: string, policy: ReconPolicy, now: Date): CheckToWrite {
+export function refusedCheck(order: CheckedOrderRow, message: string, policy: ReconPolicy, now: Date): CheckToWrite {
   const c = checkOrder(order, { kind: 'error', message }, policy, now);
   return { ...c, result: { ...c.result, reason: message }, item: { ...c.item, reason: message } };
 }

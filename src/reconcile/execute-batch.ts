@@ -1,4 +1,4 @@
-import { selectDueOrders, selectOrdersByIds, type OrderRow } from '../db/orders.ts';
+import { selectDueOrders, selectOrdersByIds, type CheckedOrderRow } from '../db/orders.ts';
 import { findRun } from '../db/runs.ts';
 import { claimBatch, completeRunIfDone, finishBatch } from '../db/queue.ts';
 import { notificationStates } from '../db/webhook-events.ts';
@@ -60,7 +60,7 @@ export async function executeBatch(deps: ReconcileDeps, job: BatchJob, workerId:
   let result: { done: CheckToWrite[]; lost: unknown[] } = { done: [], lost: [] };
   const fetching = performance.now();
   let writing = fetching;
-  const write = async (page: OrderRow[], checks: CheckToWrite[]) => {
+  const write = async (page: CheckedOrderRow[], checks: CheckToWrite[]) => {
     writing = performance.now();
     const now = deps.clock();
     result = await writeBatch(deps.db, {
@@ -77,7 +77,7 @@ export async function executeBatch(deps: ReconcileDeps, job: BatchJob, workerId:
       },
     });
   };
-  await runOrderedPipeline<OrderRow, { answer: ProviderAnswer; askedAt: Date }, CheckToWrite>(
+  await runOrderedPipeline<CheckedOrderRow, { answer: ProviderAnswer; askedAt: Date }, CheckToWrite>(
     oneBatch(orders),
     (order) => fetchOne(deps, job.direction, selection, order),
     (order, fetched) => checkOrder(order, fetched.answer, deps.policy, deps.clock(), fetched.askedAt, notified(order)),
@@ -102,7 +102,7 @@ export async function executeBatch(deps: ReconcileDeps, job: BatchJob, workerId:
   };
 }
 
-async function* oneBatch(orders: OrderRow[]): AsyncGenerator<OrderRow[]> {
+async function* oneBatch(orders: CheckedOrderRow[]): AsyncGenerator<CheckedOrderRow[]> {
   if (orders.length > 0) yield orders;
 }
 
@@ -111,7 +111,7 @@ async function fetchOne(
   deps: ReconcileDeps,
   direction: Direction,
   selection: Selection,
-  order: OrderRow,
+  order: CheckedOrderRow,
 ): Promise<{ answer: ProviderAnswer; askedAt: Date }> {
   const askedAt = deps.clock();
   const urgent = selection.mode === 'ref' || selection.mode === 'range';
@@ -129,8 +129,8 @@ async function fetchOne(
 async function notificationsOf(
   deps: ReconcileDeps,
   direction: Direction,
-  orders: readonly OrderRow[],
-): Promise<(order: OrderRow) => NotificationFacts> {
+  orders: readonly CheckedOrderRow[],
+): Promise<(order: CheckedOrderRow) => NotificationFacts> {
   const states = await notificationStates(
     deps.db.knex,
     direction,

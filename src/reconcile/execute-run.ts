@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { countOrders, selectOrdersByIds, type OrderFilter, type OrderRow } from '../db/orders.ts';
+import { countOrders, selectOrdersByIds, type OrderFilter, type CheckedOrderRow } from '../db/orders.ts';
 import { finishRun, setRunSelected, type RunRow, type RunStatus } from '../db/runs.ts';
 import type { HeldLock } from '../db/locks.ts';
 import { notificationStates } from '../db/webhook-events.ts';
@@ -90,7 +90,7 @@ function stopped({ deps, lock, state }: Run): boolean {
 
 async function reconcileDirection(pass: Pass): Promise<void> {
   const after = (pass.state.run.checkpoint[pass.direction] as string | undefined) ?? null;
-  await runOrderedPipeline<OrderRow, Fetched | null, CheckToWrite | null>(
+  await runOrderedPipeline<CheckedOrderRow, Fetched | null, CheckToWrite | null>(
     pagesWithNotifications(pass, after),
     (order) => fetchOne(pass, order),
     (order, fetched) => compareOne(pass, order, fetched),
@@ -99,14 +99,14 @@ async function reconcileDirection(pass: Pass): Promise<void> {
   );
 }
 
-async function* pagesWithNotifications(pass: Pass, after: string | null): AsyncGenerator<OrderRow[]> {
+async function* pagesWithNotifications(pass: Pass, after: string | null): AsyncGenerator<CheckedOrderRow[]> {
   for await (const page of pagesOf(pass.deps.db, pass.direction, pass.filter, after, pass.deps.batchSize)) {
     await loadNotified(pass, page);
     yield page;
   }
 }
 
-async function loadNotified({ deps, direction, notified }: Pass, orders: readonly OrderRow[]): Promise<void> {
+async function loadNotified({ deps, direction, notified }: Pass, orders: readonly CheckedOrderRow[]): Promise<void> {
   const states = await notificationStates(
     deps.db.knex,
     direction,
@@ -126,7 +126,7 @@ function notificationFacts(deps: ReconcileDeps, state: { received: boolean; conf
 }
 
 /** Stage one holds a concurrency slot: the fetch, and what must stop the run at once. Null: nothing learnt. */
-async function fetchOne({ deps, direction, state }: Pass, order: OrderRow): Promise<Fetched | null> {
+async function fetchOne({ deps, direction, state }: Pass, order: CheckedOrderRow): Promise<Fetched | null> {
   if (state.halt) return null;
   const askedAt = deps.clock();
   const outcome = await fetchAnswer(deps.fetcher, direction, order.transactionRef, budgetPriority(state.selection, order));
@@ -154,20 +154,20 @@ async function fetchOne({ deps, direction, state }: Pass, order: OrderRow): Prom
  * What this fetch is for when the provider budget is short: a rerun someone asked for comes first,
  * the due sweep next, and its low-rate re-check of final orders last.
  */
-function budgetPriority(selection: Selection, order: OrderRow): BudgetPriority {
+function budgetPriority(selection: Selection, order: CheckedOrderRow): BudgetPriority {
   if (selection.mode === 'ref' || selection.mode === 'range') return 'urgent';
   return isFinalCategory(order.statusCategory) ? 'recheck' : 'sweep';
 }
 
 /** Stage two, once the slot is free: the comparison and the rows to write. */
-function compareOne({ deps, notified, quiet }: Pass, order: OrderRow, fetched: Fetched | null): CheckToWrite | null {
+function compareOne({ deps, notified, quiet }: Pass, order: CheckedOrderRow, fetched: Fetched | null): CheckToWrite | null {
   return (
     fetched && checkOrder(order, fetched.answer, deps.policy, deps.clock(), fetched.askedAt, notified.get(order.transactionRef) ?? quiet)
   );
 }
 
 /** Stage three, strictly in page order: write the batch and move the checkpoint past it. */
-async function commitPage(pass: Pass, page: OrderRow[], results: Array<CheckToWrite | null>): Promise<void> {
+async function commitPage(pass: Pass, page: CheckedOrderRow[], results: Array<CheckToWrite | null>): Promise<void> {
   const { deps, lock, log, state } = pass;
   // A batch cut short by a stop is not written: its orders stay due for the next run.
   if (state.halt || lock.lost.aborted || results.some((r) => r === null)) return;
@@ -202,7 +202,7 @@ async function recheckLost(pass: Pass, lost: BatchToWrite['entries']): Promise<B
   return lost;
 }
 
-function entriesOf(orders: readonly OrderRow[], checks: readonly CheckToWrite[]): BatchToWrite['entries'] {
+function entriesOf(orders: readonly CheckedOrderRow[], checks: readonly CheckToWrite[]): BatchToWrite['entries'] {
   return checks.map((checked, i) => ({ order: orders[i], checked }));
 }
 

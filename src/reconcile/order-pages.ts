@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect.ts';
-import { selectDueIds, selectDueOrders, selectOrdersPage, type DueFilter, type OrderFilter, type OrderRow } from '../db/orders.ts';
+import { selectDueIds, selectDueOrders, selectOrdersPage, type DueFilter, type OrderFilter, type CheckedOrderRow } from '../db/orders.ts';
 import type { Direction } from '../domain/types.ts';
 import type { ReconPolicy } from '../recon/types.ts';
 import type { Selection } from './selection.ts';
@@ -41,7 +41,7 @@ export async function* pagesOf(
   filter: OrderFilter,
   afterId: string | null,
   size: number,
-): AsyncGenerator<OrderRow[]> {
+): AsyncGenerator<CheckedOrderRow[]> {
   if (filter.mode === 'due') {
     yield* duePagesOf(db, direction, filter, afterId, size);
     return;
@@ -68,7 +68,7 @@ async function* duePagesOf(
   filter: DueFilter,
   afterId: string | null,
   size: number,
-): AsyncGenerator<OrderRow[]> {
+): AsyncGenerator<CheckedOrderRow[]> {
   const ids = await selectDueIds(db.knex, direction, filter, afterId);
   for (let chunk = ids.next(size); chunk.length > 0; chunk = ids.next(size)) {
     const page = await selectDueOrders(db.knex, direction, filter, chunk);

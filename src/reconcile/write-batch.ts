@@ -1,7 +1,7 @@
 import type { Knex } from '../db/knex-types.ts';
 import type { Db } from '../db/connect.ts';
 import { applyChecksWithItems } from '../db/check-writes.ts';
-import { findRefusedValue, type OrderRow } from '../db/orders.ts';
+import { findRefusedValue, type CheckedOrderRow } from '../db/orders.ts';
 import { describeRefusal, isValueRefusal } from '../db/refusal.ts';
 import { checkpointRun, type RunRow } from '../db/runs.ts';
 import type { Direction } from '../domain/types.ts';
@@ -13,12 +13,12 @@ export interface BatchToWrite {
   run: RunRow;
   direction: Direction;
   /** The page's orders in id order, each with its check. */
-  entries: ReadonlyArray<{ order: OrderRow; checked: CheckToWrite }>;
+  entries: ReadonlyArray<{ order: CheckedOrderRow; checked: CheckToWrite }>;
   now: Date;
   /** Where a killed run resumes once this batch is written; null for re-checks of orders already behind it. */
   checkpointId: string | null;
   /** The check to record instead when the database refuses what this order's check would write. */
-  refused: (order: OrderRow, message: string) => CheckToWrite;
+  refused: (order: CheckedOrderRow, message: string) => CheckToWrite;
   /** Run last in the batch's transaction (a queued batch marks itself written there, or throws to roll the batch back). */
   alsoInTransaction?: (trx: Knex.Transaction) => Promise<void>;
 }
@@ -83,7 +83,7 @@ async function writeChecks(trx: Knex.Transaction, batch: BatchToWrite, entries: 
 }
 
 /** What the order's cases need of a check: a provider error saw nothing, NOT_FOUND saw only that. */
-function caseCheckOf(accountId: string, order: OrderRow, c: CheckToWrite): OrderCheckForCases {
+function caseCheckOf(accountId: string, order: CheckedOrderRow, c: CheckToWrite): OrderCheckForCases {
   const visibility = c.result.verdict === 'error' ? 'error' : c.result.codes.includes('NOT_FOUND') ? 'not_found' : 'found';
   return {
     accountId,
