@@ -78,4 +78,27 @@ describe('runOrderedPipeline', () => {
     );
     expect(committed).toEqual([[1], [2]]);
   });
+
+  it('a work that throws at once fails its page; the slots stay counted and the pages before it are committed', async () => {
+    const committed: number[][] = [];
+    let active = 0;
+    let peak = 0;
+    const run = runOrderedPipeline<number, number, number>(
+      pagesOf([[1, 2, 3], [4, 5, 6], [7]]),
+      (n) => {
+        if (n === 5) throw new Error('work 5 threw');
+        active++;
+        peak = Math.max(peak, active);
+        return Promise.resolve(n).finally(() => active--);
+      },
+      (_n, fetched) => fetched,
+      async (page) => {
+        committed.push(page);
+      },
+      { concurrency: 2, ahead: 2 },
+    );
+    await expect(run).rejects.toThrow('work 5 threw');
+    expect(committed).toEqual([[1, 2, 3]]);
+    expect(peak).toBeLessThanOrEqual(2);
+  });
 });

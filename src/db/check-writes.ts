@@ -65,9 +65,10 @@ function planFor(direction: Direction): { columns: UnnestColumn<CheckRows>[]; sq
 /**
  * Writes a batch of one run's checks in one statement: each order's conditional update (see
  * applyCheckResults) and, for the orders it applied to, their recon_items with the run's id and account
- * (an item the run already wrote, e.g. before a crash and its checkpoint, is skipped, as insertItems does). The item's local view and time come from the update's
- * arrays, which hold the same values: half a batch's arrays less to build, send and parse, and one
- * round trip less. Returns the ids written: the caller re-checks the others.
+ * (an item the run already wrote, e.g. before a crash and its checkpoint, is skipped, as insertItems
+ * does). The item's local view and time come from the update's arrays, which hold the same values: 35
+ * arrays per batch instead of 47 to build, send and parse, and one round trip less. Returns the ids
+ * written: the caller re-checks the others.
  */
 export async function applyChecksWithItems(
   trx: Knex | Knex.Transaction,

@@ -26,10 +26,10 @@ export async function runOrderedPipeline<T, F, R>(
   const slots = { active: 0, stopped: false };
   const release = () => {
     slots.active--;
+    // Checked at the top of each turn: a work that throws at once releases its slot from inside startNext.
     while (!slots.stopped && slots.active < concurrency && waiting.length > 0) {
-      const next = waiting[0];
-      next.startNext();
-      if (!next.hasWaiting()) waiting.shift();
+      if (waiting[0].hasWaiting()) waiting[0].startNext();
+      else waiting.shift();
     }
   };
   const drainOne = async () => {
