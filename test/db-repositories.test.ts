@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyCheckResults,
-  stateOf,
   countOrders,
   findOrderById,
   insertOrders,
@@ -148,10 +147,10 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
     const pays = await insertOrders(k, 'payment', [base(), base(), base()]);
     const n = await k.transaction((trx) =>
       applyCheckResults(trx, 'payment', [
-        { id: pays[0].id, expected: stateOf(pays[0]), checkedAt: hours(1), nextCheckAt: hours(2) },
+        { id: pays[0].id, expected: pays[0], checkedAt: hours(1), nextCheckAt: hours(2) },
         {
           id: pays[1].id,
-          expected: stateOf(pays[1]),
+          expected: pays[1],
           checkedAt: hours(1),
           nextCheckAt: null,
           status: 'Success',
@@ -191,21 +190,21 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
 
     const [po] = await insertOrders(k, 'payout', [base()]);
     await applyCheckResults(k, 'payout', [
-      { id: po.id, expected: stateOf(po), checkedAt: hours(3), nextCheckAt: hours(4), utr: 'UTR"with,quote\\NULL', status: 'NULL' },
+      { id: po.id, expected: po, checkedAt: hours(3), nextCheckAt: hours(4), utr: 'UTR"with,quote\\NULL', status: 'NULL' },
     ]);
     const [po1] = await selectOrdersPage(k, 'payout', { mode: 'ref', ref: po.merchantRef }, null, 1);
-    expect(
-      await applyCheckResults(k, 'payout', [{ id: po.id, expected: stateOf(po1), checkedAt: hours(4), nextCheckAt: hours(5) }]),
-    ).toEqual([po.id]);
+    expect(await applyCheckResults(k, 'payout', [{ id: po.id, expected: po1, checkedAt: hours(4), nextCheckAt: hours(5) }])).toEqual([
+      po.id,
+    ]);
     const po2 = (await findOrderById(k, 'payout', po.id))!;
     expect(po2).toMatchObject({ checkCount: 2, utr: 'UTR"with,quote\\NULL', status: 'NULL', lastCheckedAt: hours(4) });
     await expect(
-      applyCheckResults(k, 'payout', [{ id: po.id, expected: stateOf(po2), checkedAt: hours(1), nextCheckAt: null, paidAmount: '1' }]),
+      applyCheckResults(k, 'payout', [{ id: po.id, expected: po2, checkedAt: hours(1), nextCheckAt: null, paidAmount: '1' }]),
     ).rejects.toThrow();
     await expect(
       applyCheckResults(k, 'payout', [
-        { id: po.id, expected: stateOf(po2), checkedAt: hours(1), nextCheckAt: null },
-        { id: po.id, expected: stateOf(po2), checkedAt: hours(1), nextCheckAt: null },
+        { id: po.id, expected: po2, checkedAt: hours(1), nextCheckAt: null },
+        { id: po.id, expected: po2, checkedAt: hours(1), nextCheckAt: null },
       ]),
     ).rejects.toThrow(/duplicate/);
   });
@@ -221,7 +220,7 @@ describe.each(availableEngines)('repositories on %s', (engine) => {
     await k('payment_orders').where({ id: o.id }).update(change);
     const before = await k('payment_orders').where({ id: o.id }).first();
     const written = await applyCheckResults(k, 'payment', [
-      { id: o.id, expected: stateOf(o), checkedAt: hours(1), nextCheckAt: hours(2), status: 'Processing', statusCategory: 'pending' },
+      { id: o.id, expected: o, checkedAt: hours(1), nextCheckAt: hours(2), status: 'Processing', statusCategory: 'pending' },
     ]);
     expect(written).toEqual([]);
     expect(await k('payment_orders').where({ id: o.id }).first()).toEqual(before);

@@ -105,11 +105,6 @@ export interface OrderState {
   checkCount: number;
 }
 
-export function stateOf(order: CheckedOrderRow): OrderState {
-  const { merchantRef, currency, method, amount, status, statusCategory, fee, paidAmount, utr, checkCount } = order;
-  return { merchantRef, currency, method, amount, status, statusCategory, fee, paidAmount, utr, checkCount };
-}
-
 export interface CheckUpdate {
   id: string;
   /** What the check saw; the write is conditional on it. */
@@ -484,12 +479,12 @@ export async function applyCheckResults(trx: Conn, direction: Direction, updates
 export function assertCheckUpdates(direction: Direction, updates: readonly CheckUpdate[]): void {
   const ids = new Set(updates.map((u) => u.id));
   // UPDATE ... FROM applies only one of several source rows for the same target: refuse the ambiguity.
-  if (ids.size !== updates.length) throw new TypeError('applyCheckResults: duplicate order id in one batch');
+  if (ids.size !== updates.length) throw new TypeError('check updates: duplicate order id in one batch');
   if (direction === 'payment' && updates.some((u) => u.utr !== undefined)) {
-    throw new TypeError('applyCheckResults: utr is a payout field');
+    throw new TypeError('check updates: utr is a payout field');
   }
   if (direction === 'payout' && updates.some((u) => u.paidAmount !== undefined || u.providerPaidAmount !== undefined)) {
-    throw new TypeError('applyCheckResults: paidAmount is a payment field');
+    throw new TypeError('check updates: paidAmount is a payment field');
   }
 }
 

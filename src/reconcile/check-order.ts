@@ -1,6 +1,5 @@
-import type { CheckedOrderRow } from '../db/orders.ts';
+import type { CheckedOrderRow, CheckUpdate } from '../db/orders.ts';
 import type { ReconItemRow } from '../db/items.ts';
-import type { CheckUpdate } from '../db/orders.ts';
 import { compareOrder } from '../recon/compare.ts';
 import { isFinalCategory } from '../domain/status.ts';
 import type { CheckResult, LocalOrder, NotificationFacts, ProviderAnswer, ReconPolicy } from '../recon/types.ts';
